@@ -1,0 +1,200 @@
+"""The typed configuration: read by the handler from its environment and by the stack from `cdk.json`.
+
+Both sides call `Config.from_dict`, which checks every key and raises one `ConfigError` naming each bad
+field, its value and what is allowed. `Config.to_dict` is the canonical form the stack passes to the function.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rule_actions.actions import EMAIL, SMS, Action, endpoint_problem, parse_entries, show
+
+DEFAULT_RULES: dict[str, list[Any]] = {"*": ["notify"]}
+_FLAGS = {
+    "honor_action_json": True,
+    "stop_all_matching": False,
+    "allow_cross_job_stop": False,
+    "act_on_replays": False,
+    "notify_on_rule_error": True,
+    "dry_run": False,
+}
+KEYS = ("notify", "rules", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours", *_FLAGS)
+MAX_TTL_HOURS = 24 * 365
+
+
+class ConfigError(ValueError):
+    """Invalid configuration; the message names every bad field."""
+
+
+@dataclass(frozen=True)
+class Config:
+    team_emails: tuple[str, ...] = ()
+    team_sms: tuple[str, ...] = ()
+    rules: tuple[tuple[str, tuple[Action, ...]], ...] = (("*", (Action("notify"),)),)
+    honor_action_json: bool = True
+    allowed_endpoints: tuple[str, ...] = ()
+    stop_all_matching: bool = False
+    allow_cross_job_stop: bool = False
+    act_on_replays: bool = False
+    notify_on_rule_error: bool = True
+    training_job_prefixes: tuple[str, ...] = ()
+    dedup_ttl_hours: int = 72
+    dry_run: bool = False
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "rule_actions") -> Config:
+        errors: list[str] = []
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{where}: must be an object with the keys {', '.join(KEYS)}; got {show(data)}")
+        for key in data:
+            if key not in KEYS:
+                errors.append(f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}")
+        flags = {name: _bool(data, name, default, where, errors) for name, default in _FLAGS.items()}
+        emails, sms = _notify(data.get("notify"), f"{where}.notify", errors)
+        allowed = _strings(data.get("allowed_endpoints", []), f"{where}.allowed_endpoints", errors)
+        prefixes = _strings(data.get("training_job_prefixes", []), f"{where}.training_job_prefixes", errors)
+        ttl = data.get("dedup_ttl_hours", 72)
+        if isinstance(ttl, bool) or not isinstance(ttl, int) or not 1 <= ttl <= MAX_TTL_HOURS:
+            errors.append(f"{where}.dedup_ttl_hours: {show(ttl)} is not a whole number of hours from 1 to {MAX_TTL_HOURS}")
+            ttl = 72
+        config = cls(
+            team_emails=emails,
+            team_sms=sms,
+            rules=_rules(data.get("rules", DEFAULT_RULES), f"{where}.rules", errors),
+            allowed_endpoints=allowed,
+            training_job_prefixes=prefixes,
+            dedup_ttl_hours=ttl,
+            **flags,
+        )
+        errors += [f"{where}.notify: {e} is not in allowed_endpoints" for e in (*emails, *sms) if not config.endpoint_allowed(e)]
+        for pattern, actions in config.rules:
+            for action in actions:
+                if action.kind in (EMAIL, SMS) and not config.endpoint_allowed(str(action.target)):
+                    errors.append(f"{where}.rules[{show(pattern)}]: {action.target} is not in allowed_endpoints")
+        if errors:
+            raise ConfigError("invalid configuration:\n  " + "\n  ".join(errors))
+        return config
+
+    @classmethod
+    def from_json(cls, text: str | None, where: str = "rule_actions") -> Config:
+        if not text:
+            return cls()
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise ConfigError(f"{where}: not JSON ({err})") from None
+        return cls.from_dict(data, where)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical JSON form (every key, defaults filled in)."""
+        return {
+            "notify": {"emails": list(self.team_emails), "sms": list(self.team_sms)},
+            "rules": {pattern: [a.as_dict() for a in actions] for pattern, actions in self.rules},
+            "allowed_endpoints": list(self.allowed_endpoints),
+            "training_job_prefixes": list(self.training_job_prefixes),
+            "dedup_ttl_hours": self.dedup_ttl_hours,
+            **{name: getattr(self, name) for name in _FLAGS},
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+
+    def actions_for_rule(self, rule: str) -> tuple[Action, ...]:
+        """The entry for a rule: its exact name first, else the first glob in file order, `*` last."""
+        entries = dict(self.rules)
+        if rule in entries:
+            return entries[rule]
+        for pattern, actions in self.rules:
+            if pattern != "*" and fnmatch.fnmatchcase(rule, pattern):
+                return actions
+        return entries.get("*", ())
+
+    def endpoint_allowed(self, endpoint: str) -> bool:
+        if not self.allowed_endpoints:
+            return True
+        folded = endpoint.casefold()
+        return any(fnmatch.fnmatchcase(folded, pattern.casefold()) for pattern in self.allowed_endpoints)
+
+    def job_in_scope(self, job_name: str) -> bool:
+        return not self.training_job_prefixes or job_name.startswith(self.training_job_prefixes)
+
+    @property
+    def has_team(self) -> bool:
+        return bool(self.team_emails or self.team_sms)
+
+
+def _bool(data: Mapping[str, Any], name: str, default: bool, where: str, errors: list[str]) -> bool:
+    value = data.get(name, default)
+    if not isinstance(value, bool):
+        errors.append(f"{where}.{name}: {show(value)} is not true or false")
+        return default
+    return value
+
+
+def _strings(value: Any, where: str, errors: list[str]) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        errors.append(f"{where}: {show(value)} is not a list of non-empty strings")
+        return ()
+    return tuple(value)
+
+
+def _notify(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if value is None:
+        return (), ()
+    if not isinstance(value, Mapping) or set(value) - {"emails", "sms"}:
+        errors.append(f"{where}: {show(value)} must be an object with the keys emails, sms")
+        return (), ()
+    found: dict[str, tuple[str, ...]] = {}
+    for key, kind in (("emails", EMAIL), ("sms", SMS)):
+        found[key] = _strings(value.get(key, []), f"{where}.{key}", errors)
+        problems = (endpoint_problem(kind, endpoint) for endpoint in found[key])
+        errors += [f"{where}.{key}: {problem}" for problem in problems if problem]
+    return found["emails"], found["sms"]
+
+
+def _rules(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, tuple[Action, ...]], ...]:
+    if not isinstance(value, Mapping):
+        errors.append(f"{where}: {show(value)} must be an object of rule name or glob -> actions")
+        return ()
+    rules = []
+    for pattern, entries in value.items():
+        path = f"{where}[{json.dumps(pattern)}]"
+        if not isinstance(pattern, str) or not pattern:
+            errors.append(f"{path}: a rule name or glob must be a non-empty string")
+            continue
+        if hasattr(entries, "entries"):  # rule_actions.client objects
+            entries = entries.entries()
+        actions, invalid = parse_entries(entries, path, configuration=True)
+        errors += [f"{bad.field}: {bad.reason}" for bad in invalid]
+        rules.append((pattern, tuple(dict.fromkeys(actions))))
+    return tuple(rules)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the function reads from its environment, validated once at cold start."""
+
+    config: Config
+    topic_arn: str
+    ledger_table: str
+    region: str
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        missing = [name for name in ("RULE_ACTIONS_TOPIC_ARN", "RULE_ACTIONS_LEDGER_TABLE") if not env.get(name)]
+        if missing:
+            raise ConfigError(f"environment: {', '.join(missing)} not set")
+        return cls(
+            config=Config.from_json(env.get("RULE_ACTIONS_CONFIG"), "RULE_ACTIONS_CONFIG"),
+            topic_arn=env["RULE_ACTIONS_TOPIC_ARN"],
+            ledger_table=env["RULE_ACTIONS_LEDGER_TABLE"],
+            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+        )

@@ -1,0 +1,30 @@
+"""The only modules that call AWS. Clients use botocore's standard retry mode and honour AWS_ENDPOINT_URL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+from botocore.config import Config as BotoConfig
+
+BOTO_CONFIG = BotoConfig(retries={"mode": "standard", "max_attempts": 5}, user_agent_extra="rule-actions")
+
+
+def client(service: str, region: str | None = None) -> Any:
+    """A client for `service`; botocore itself reads AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_<SERVICE>."""
+    return boto3.client(service, region_name=region, config=BOTO_CONFIG)
+
+
+def error_code(err: Exception) -> str:
+    """The AWS error code of a botocore ClientError, else the exception's class name."""
+    response = getattr(err, "response", None)
+    if isinstance(response, dict):
+        return str(response.get("Error", {}).get("Code", ""))
+    return type(err).__name__
+
+
+def error_message(err: Exception) -> str:
+    response = getattr(err, "response", None)
+    if isinstance(response, dict):
+        return str(response.get("Error", {}).get("Message", ""))
+    return str(err)

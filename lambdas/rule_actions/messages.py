@@ -1,0 +1,87 @@
+"""What people read: email subject and body, SMS text, console and log links. Plain text only.
+
+Job names, rule names and status details come from the event: they are untrusted. They are rendered as
+plain text with control characters removed, and every value placed in a link is percent-encoded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from urllib.parse import quote
+
+from rule_actions.model import JobEvent, RuleStatus
+
+SUBJECT_MAX = 100  # SNS: ASCII, no line breaks, at most 100 characters
+SMS_MAX = 140
+DETAILS_MAX = 1024
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def plain(text: str, limit: int | None = None) -> str:
+    """Untrusted text as plain text: control characters (but newlines and tabs) removed, length capped."""
+    text = _CONTROL.sub("", text)
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """Untrusted text on one printable ASCII line."""
+    text = " ".join(plain(text).split())
+    return plain(text.encode("ascii", "replace").decode("ascii"), limit)
+
+
+def console_domain(region: str) -> str:
+    return f"{region}.console.amazonaws.cn" if region.startswith("cn-") else f"{region}.console.aws.amazon.com"
+
+
+def job_link(region: str, job_name: str) -> str:
+    return f"https://{console_domain(region)}/sagemaker/home?region={quote(region)}#/jobs/{quote(job_name, safe='')}"
+
+
+def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
+    """CloudWatch Logs of the rule evaluation (processing) job, from its ARN; None when there is no ARN."""
+    name = evaluation_job_arn.rpartition("/")[2] if ":processing-job/" in evaluation_job_arn else ""
+    if not name:
+        return None
+    # The console's logsV2 fragment encodes '/' as $252F, '?' as $3F and '=' as $3D.
+    fragment = "$252Faws$252Fsagemaker$252FProcessingJobs$3FlogStreamNameFilter$3D" + quote(name, safe="")
+    return f"https://{console_domain(region)}/cloudwatch/home?region={quote(region)}#logsV2:log-groups/log-group/{fragment}"
+
+
+def subject(event: JobEvent, rule: RuleStatus) -> str:
+    what = "rule error" if rule.status == "Error" else "issues found"
+    return one_line(f"[rule-actions] {rule.name} {what} in {event.job_name}", SUBJECT_MAX)
+
+
+def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping[str, object]]) -> str:
+    """The email body: what happened, what was done, where to look."""
+    when = rule.last_modified.isoformat() if rule.last_modified else event.time or "unknown"
+    lines = [
+        f"SageMaker Debugger rule {plain(rule.name)} reported {rule.status} for training job {plain(event.job_name)}.",
+        "",
+        f"Training job:   {plain(event.job_name)}",
+        f"Job status:     {plain(event.job_status)}" + (f" ({plain(event.secondary_status)})" if event.secondary_status else ""),
+        f"Rule:           {plain(rule.name)} ({rule.family} rule)",
+        f"Rule status:    {plain(rule.status)}",
+        f"Time:           {plain(when)}",
+        f"Region:         {plain(region)}",
+        "Status details:",
+        "  " + plain(rule.details.strip() or "(none)", DETAILS_MAX).replace("\n", "\n  "),
+        "",
+        "Actions taken for this rule:",
+    ]
+    actions = [f"  - {a['kind']} {plain(str(a['target']))}: {a['outcome']} ({plain(str(a['reason']))})" for a in taken]
+    lines += actions or ["  (none besides this message)"]
+    lines += ["", f"Training job in the console: {job_link(region, event.job_name)}"]
+    log_link = rule_log_link(region, rule.evaluation_job_arn)
+    if log_link:
+        lines.append(f"Rule evaluation logs:        {log_link}")
+    lines += ["", "Sent by rule-actions for the SageMaker Debugger rule actions attached to this job."]
+    return "\n".join(lines)
+
+
+def sms(event: JobEvent, rule: RuleStatus, taken: Iterable[Mapping[str, object]]) -> str:
+    what = "rule error" if rule.status == "Error" else "issues found"
+    stopped = [job for a in taken if a["kind"] == "stoptraining" and a["outcome"] == "done" for job in a.get("jobs", [])]
+    tail = f"; stopped {', '.join(stopped)}" if stopped else ""
+    return one_line(f"rule-actions: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}", SMS_MAX)

@@ -1,0 +1,85 @@
+"""Builders for "SageMaker Training Job State Change" events, as SageMaker sends them (see events/)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ACCOUNT = "123456789012"  # moto's default account: the jobs the tests create live there
+REGION = "us-east-1"
+EVENTS = Path(__file__).resolve().parent.parent / "events"
+SDK_ACTIONS = (  # Rule.prepare_actions("demo-job-001") for ActionList(StopTraining(), Email("ml@example.com"))
+    '[{\\"name\\": \\"stoptraining\\", \\"training_job_prefix\\": \\"demo-job-001\\"}, '
+    '{\\"endpoint\\": \\"ml@example.com\\", \\"name\\": \\"email\\"}]'
+)
+
+
+def job_arn(name: str) -> str:
+    return f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:training-job/{name.lower()}"
+
+
+def rule_status(name: str, status: str = "IssuesFound", job: str = "demo-job-001", **extra: Any) -> dict[str, Any]:
+    processing = f"{job[:26]}-{name.lower()[:26]}-0a1b2c3d"
+    return {
+        "RuleConfigurationName": name,
+        "RuleEvaluationJobArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:processing-job/{processing}",
+        "RuleEvaluationStatus": status,
+        "StatusDetails": f"RuleEvaluationConditionMet: Evaluation of the rule {name} at step 500 resulted in the condition being met\n"
+        if status == "IssuesFound"
+        else "",
+        "LastModifiedTime": "1763800000000",
+        **extra,
+    }
+
+
+def rule_config(name: str, action_json: str | None = None) -> dict[str, Any]:
+    params = {"rule_to_invoke": name}
+    if action_json is not None:
+        params["action_json"] = action_json
+    return {"RuleConfigurationName": name, "RuleEvaluatorImage": "503895931360.dkr.ecr.us-east-1.amazonaws.com/sagemaker-debugger-rules:latest", "RuleParameters": params}
+
+
+def event(
+    job: str = "demo-job-001",
+    status: str = "InProgress",
+    secondary: str = "Training",
+    debug: list[dict[str, Any]] | None = None,
+    profiler: list[dict[str, Any]] | None = None,
+    debug_configs: list[dict[str, Any]] | None = None,
+    profiler_configs: list[dict[str, Any]] | None = None,
+    event_id: str = "6a7e8feb-b491-4cf7-a9f1-bf3703467718",
+    **envelope: Any,
+) -> dict[str, Any]:
+    detail: dict[str, Any] = {
+        "TrainingJobName": job,
+        "TrainingJobArn": job_arn(job),
+        "TrainingJobStatus": status,
+        "SecondaryStatus": secondary,
+        "CreationTime": "1763799000000",
+        "LastModifiedTime": "1763800000000",
+    }
+    for key, value in (
+        ("DebugRuleEvaluationStatuses", debug),
+        ("ProfilerRuleEvaluationStatuses", profiler),
+        ("DebugRuleConfigurations", debug_configs),
+        ("ProfilerRuleConfigurations", profiler_configs),
+    ):
+        if value is not None:
+            detail[key] = value
+    return {
+        "version": "0",
+        "id": event_id,
+        "detail-type": "SageMaker Training Job State Change",
+        "source": "aws.sagemaker",
+        "account": ACCOUNT,
+        "time": "2026-11-22T08:00:00Z",
+        "region": REGION,
+        "resources": [job_arn(job)],
+        "detail": detail,
+        **envelope,
+    }
+
+
+def sample(name: str) -> Any:
+    return json.loads((EVENTS / name).read_text())

@@ -1,0 +1,88 @@
+"""The handler against moto: an SNS topic, the ledger table and SageMaker (with our StopTrainingJob)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+from builders import ACCOUNT, REGION
+from moto import mock_aws
+from moto.sns.models import sns_backends
+from moto.sns.utils import FilterPolicyMatcher
+
+from rule_actions import handler
+from rule_actions_cli import moto_sagemaker
+
+TABLE = "rule-actions-ledger"
+
+
+@dataclass
+class LambdaContext:
+    function_name: str = "rule-actions"
+    memory_limit_in_mb: int = 256
+    invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:rule-actions"
+    aws_request_id: str = "req-1"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 60_000
+
+
+@dataclass
+class Account:
+    topic_arn: str
+    monkeypatch: pytest.MonkeyPatch
+
+    def configure(self, **config: Any) -> None:
+        """Set the function's configuration (the RULE_ACTIONS_CONFIG environment variable) for the next calls."""
+        self.monkeypatch.setenv("RULE_ACTIONS_CONFIG", json.dumps(config))
+        handler.runtime.cache_clear()
+
+    def invoke(self, event: Any) -> dict[str, Any]:
+        return handler.lambda_handler(event, LambdaContext())
+
+    def put_job(self, name: str, status: str = "InProgress", **rules: Any) -> str:
+        return moto_sagemaker.put_training_job(name, status, **rules)
+
+    def status(self, name: str) -> str:
+        return moto_sagemaker.training_job_status(name)
+
+    def inbox(self, endpoint: str) -> list[dict[str, Any]]:
+        """The messages SNS delivers to `endpoint`'s subscription (after its filter policy)."""
+        topic = sns_backends[ACCOUNT][REGION].topics[self.topic_arn]
+        subs = [s for s in sns_backends[ACCOUNT][REGION].subscriptions.values() if s.endpoint == endpoint]
+        received = []
+        for sub in subs:
+            policy = json.loads(sub.attributes.get("FilterPolicy") or "{}")
+            matcher = FilterPolicyMatcher(policy, sub.attributes.get("FilterPolicyScope"))
+            for _id, message, subject, attributes, _group in topic.sent_notifications:
+                if matcher.matches(attributes, message):
+                    received.append({"subject": subject, **json.loads(message)})
+        return received
+
+    @property
+    def published(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every publish: (the `to` attribute, the JSON message structure)."""
+        topic = sns_backends[ACCOUNT][REGION].topics[self.topic_arn]
+        return [(attrs["to"]["Value"], json.loads(msg)) for _id, msg, _s, attrs, _g in topic.sent_notifications]
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch):
+    with mock_aws():
+        moto_sagemaker.install()
+        topic_arn = boto3.client("sns", region_name=REGION).create_topic(Name="rule-actions")["TopicArn"]
+        boto3.client("dynamodb", region_name=REGION).create_table(
+            TableName=TABLE,
+            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        monkeypatch.setenv("RULE_ACTIONS_TOPIC_ARN", topic_arn)
+        monkeypatch.setenv("RULE_ACTIONS_LEDGER_TABLE", TABLE)
+        account = Account(topic_arn, monkeypatch)
+        account.configure()
+        yield account
+        handler.runtime.cache_clear()
