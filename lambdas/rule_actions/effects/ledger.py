@@ -31,6 +31,7 @@ class Ledger:
             raise_on_no_idempotency_key=True,
             response_hook=_mark_duplicate,
         )
+        self.client = dynamodb_client
         store = DynamoDBPersistenceLayer(table_name=table_name, boto3_client=dynamodb_client)
         self._once = idempotent_function(
             _run, data_keyword_argument="key", persistence_store=store, config=self.config, key_prefix=KEY_PREFIX
