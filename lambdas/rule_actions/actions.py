@@ -62,9 +62,11 @@ class Invalid:
 
 
 def show(value: Any, limit: int = 64) -> str:
-    """A short, printable rendering of an untrusted value for reasons and logs."""
-    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= limit else text[: limit - 5] + '..."'
+    """A short, printable, ASCII rendering of an untrusted value for reasons and logs."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit]  # never encode a huge string only to cut it
+    text = json.dumps(value, default=lambda v: f"<{type(v).__name__}>")
+    return text if len(text) <= limit else text[: limit - 4] + '..."'
 
 
 def decode_action_json(text: Any) -> Any:

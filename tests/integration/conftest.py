@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
@@ -34,14 +34,36 @@ class LambdaContext:
 class Account:
     topic_arn: str
     monkeypatch: pytest.MonkeyPatch
+    calls: list[str] = field(default_factory=list)  # every AWS operation the handler's clients made
 
     def configure(self, **config: Any) -> None:
-        """Set the function's configuration (the RULE_ACTIONS_CONFIG environment variable) for the next calls."""
+        """Set the function's configuration (the RULE_ACTIONS_CONFIG environment variable) for the next calls,
+        and subscribe the team as the stack does: filter policy {"to": ["team"]}."""
         self.monkeypatch.setenv("RULE_ACTIONS_CONFIG", json.dumps(config))
         handler.runtime.cache_clear()
+        sns = boto3.client("sns", region_name=REGION)
+        notify = config.get("notify", {})
+        for protocol, endpoints in (("email", notify.get("emails", [])), ("sms", notify.get("sms", []))):
+            for endpoint in endpoints:
+                sns.subscribe(
+                    TopicArn=self.topic_arn,
+                    Protocol=protocol,
+                    Endpoint=endpoint,
+                    Attributes={"FilterPolicy": json.dumps({"to": ["team"]})},
+                )
 
     def invoke(self, event: Any) -> dict[str, Any]:
+        self.effects()  # the clients exist and are counted
         return handler.lambda_handler(event, LambdaContext())
+
+    def effects(self) -> Any:
+        """The function's effects (created on first use, like at cold start), with their AWS calls counted."""
+        effects = handler.runtime()[1]
+        for client in (effects.sagemaker.client, effects.notifier.client, effects.ledger.client):
+            if not getattr(client, "_counted", False):
+                client.meta.events.register("before-call", lambda model, **_: self.calls.append(model.name))
+                client._counted = True
+        return effects
 
     def put_job(self, name: str, status: str = "InProgress", **rules: Any) -> str:
         return moto_sagemaker.put_training_job(name, status, **rules)
