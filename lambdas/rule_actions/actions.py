@@ -65,7 +65,10 @@ def show(value: Any, limit: int = 64) -> str:
     """A short, printable, ASCII rendering of an untrusted value for reasons and logs."""
     if isinstance(value, str) and len(value) > limit:
         value = value[:limit]  # never encode a huge string only to cut it
-    text = json.dumps(value, default=lambda v: f"<{type(v).__name__}>")
+    try:
+        text = json.dumps(value, default=lambda v: f"<{type(v).__name__}>")
+    except (ValueError, RecursionError):  # a 5,000-digit integer, a structure nested too deep
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 4] + '..."'
 
 
@@ -76,11 +79,13 @@ def decode_action_json(text: Any) -> Any:
     for _ in range(2):  # a JSON string holding the list is decoded once more
         try:
             value = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             try:
                 value = json.loads(text.replace('\\"', '"'))
-            except ValueError as err:
+            except json.JSONDecodeError as err:
                 raise ValueError(f"is not JSON ({err.msg} at position {err.pos})") from None
+            except (ValueError, RecursionError) as err:  # too many digits, nested too deep
+                raise ValueError(f"is not usable JSON ({type(err).__name__})") from None
         if not isinstance(value, str):
             return value
         text = value

@@ -89,7 +89,7 @@ class Config:
             return cls()
         try:
             data = json.loads(text)
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:
             raise ConfigError(f"{where}: not JSON ({err})") from None
         return cls.from_dict(data, where)
 

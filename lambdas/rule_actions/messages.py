@@ -18,16 +18,16 @@ DETAILS_MAX = 1024
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def plain(text: str, limit: int | None = None) -> str:
-    """Untrusted text as plain text: control characters (but newlines and tabs) removed, length capped."""
-    text = _CONTROL.sub("", text)
+def plain(text: str, limit: int | None = None, multiline: bool = False) -> str:
+    """Untrusted text as plain text: control characters removed (newlines kept only when `multiline`, so a
+    name can never start a line of its own), length capped."""
+    text = _CONTROL.sub("", text) if multiline else " ".join(_CONTROL.sub("", text).split())
     return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
 def one_line(text: str, limit: int | None = None) -> str:
     """Untrusted text on one printable ASCII line."""
-    text = " ".join(plain(text).split())
-    return plain(text.encode("ascii", "replace").decode("ascii"), limit)
+    return plain(plain(text).encode("ascii", "replace").decode("ascii"), limit)
 
 
 def console_domain(region: str) -> str:
@@ -49,8 +49,12 @@ def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
 
 
 def subject(event: JobEvent, rule: RuleStatus) -> str:
-    what = "rule error" if rule.status == "Error" else "issues found"
-    return one_line(f"[rule-actions] {rule.name} {what} in {event.job_name}", SUBJECT_MAX)
+    """Names rule and job within 100 characters: when both are long, each keeps at least half the room."""
+    head, what = "[rule-actions] ", f" {'rule error' if rule.status == 'Error' else 'issues found'} in "
+    name, job = one_line(rule.name), one_line(event.job_name)
+    room = SUBJECT_MAX - len(head) - len(what)
+    job = one_line(job, max(room - len(name), room // 2))
+    return head + one_line(name, room - len(job)) + what + job
 
 
 def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping[str, object]]) -> str:
@@ -66,7 +70,7 @@ def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping
         f"Time:           {plain(when)}",
         f"Region:         {plain(region)}",
         "Status details:",
-        "  " + plain(rule.details.strip() or "(none)", DETAILS_MAX).replace("\n", "\n  "),
+        "  " + plain(rule.details.strip() or "(none)", DETAILS_MAX, multiline=True).replace("\n", "\n  "),
         "",
         "Actions taken for this rule:",
     ]

@@ -1,0 +1,450 @@
+"""The typed configuration: Config.from_dict / to_dict, rule lookup, endpoint allow-list, job scope, Settings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rule_actions.actions import EMAIL, NOTIFY, SMS, STOP, Action
+from rule_actions.config import Config, ConfigError, Settings
+
+SPEC_KEYS = (
+    "notify",
+    "rules",
+    "honor_action_json",
+    "allowed_endpoints",
+    "stop_all_matching",
+    "allow_cross_job_stop",
+    "act_on_replays",
+    "notify_on_rule_error",
+    "training_job_prefixes",
+    "dedup_ttl_hours",
+    "dry_run",
+)
+ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
+
+
+def config_error(data) -> str:
+    with pytest.raises(ConfigError) as caught:
+        Config.from_dict(data)
+    return str(caught.value)
+
+
+# --- defaults ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("attribute", "default"),
+    [
+        ("honor_action_json", True),
+        ("allowed_endpoints", ()),
+        ("stop_all_matching", False),
+        ("allow_cross_job_stop", False),
+        ("act_on_replays", False),
+        ("notify_on_rule_error", True),
+        ("training_job_prefixes", ()),
+        ("dedup_ttl_hours", 72),
+        ("dry_run", False),
+        ("team_emails", ()),
+        ("team_sms", ()),
+    ],
+)
+@pytest.mark.parametrize("data", [{}, None], ids=["empty object", "null"])
+def test_defaults(data, attribute, default):
+    # Given an empty configuration
+    # When it is read
+    config = Config.from_dict(data)
+
+    # Then each setting has its documented default
+    assert getattr(config, attribute) == default
+
+
+def test_default_rules_notify_the_team_for_every_rule():
+    # Given no rules key
+    # When it is read
+    config = Config.from_dict({})
+
+    # Then every rule maps to notify ({"*": ["notify"]})
+    for rule in ("VanishingGradient", "LossNotDecreasing", "ProfilerReport", "x"):
+        assert config.actions_for_rule(rule) == (Action(NOTIFY),)
+    assert config.to_dict()["rules"] == {"*": [{"name": "notify"}]}
+
+
+def test_a_full_configuration_is_read():
+    # Given a configuration using every key
+    data = {
+        "notify": {"emails": ["team@example.com"], "sms": ["+15555550100"]},
+        "rules": {"LossNotDecreasing": ["stoptraining", {"name": "email", "endpoint": "ml@example.com"}], "*": ["notify"]},
+        "honor_action_json": False,
+        "allowed_endpoints": ["*@example.com", "+1555*"],
+        "stop_all_matching": True,
+        "allow_cross_job_stop": True,
+        "act_on_replays": True,
+        "notify_on_rule_error": False,
+        "training_job_prefixes": ["team-a-", "team-b-"],
+        "dedup_ttl_hours": 24,
+        "dry_run": True,
+    }
+
+    # When it is read
+    config = Config.from_dict(data)
+
+    # Then every value is taken
+    assert config.team_emails == ("team@example.com",)
+    assert config.team_sms == ("+15555550100",)
+    assert config.actions_for_rule("LossNotDecreasing") == (Action(STOP), Action(EMAIL, "ml@example.com"))
+    assert config.allowed_endpoints == ("*@example.com", "+1555*")
+    assert config.training_job_prefixes == ("team-a-", "team-b-")
+    assert config.dedup_ttl_hours == 24
+    flags = ("honor_action_json", "stop_all_matching", "allow_cross_job_stop", "act_on_replays", "notify_on_rule_error", "dry_run")
+    assert {flag: getattr(config, flag) for flag in flags} == {flag: data[flag] for flag in flags}
+
+
+# --- errors: one ConfigError naming every bad field and value -----------------------------------------------
+
+
+def test_unknown_key_is_named_and_the_allowed_keys_listed():
+    # Given a misspelt key
+    # When it is read
+    message = config_error({"dry-run": True})
+
+    # Then the message names it and lists every allowed key
+    assert "dry-run" in message
+    for key in SPEC_KEYS:
+        assert key in message
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "value"),
+    [
+        ({"honor_action_json": "yes"}, "honor_action_json", "yes"),
+        ({"dry_run": 1}, "dry_run", "1"),
+        ({"stop_all_matching": None}, "stop_all_matching", "null"),
+        ({"act_on_replays": "false"}, "act_on_replays", "false"),
+        ({"allow_cross_job_stop": [True]}, "allow_cross_job_stop", "true"),
+        ({"notify_on_rule_error": 0}, "notify_on_rule_error", "0"),
+        ({"dedup_ttl_hours": 0}, "dedup_ttl_hours", "0"),
+        ({"dedup_ttl_hours": 8761}, "dedup_ttl_hours", "8761"),
+        ({"dedup_ttl_hours": -5}, "dedup_ttl_hours", "-5"),
+        ({"dedup_ttl_hours": 1.5}, "dedup_ttl_hours", "1.5"),
+        ({"dedup_ttl_hours": "72"}, "dedup_ttl_hours", "72"),
+        ({"dedup_ttl_hours": True}, "dedup_ttl_hours", "true"),
+        ({"allowed_endpoints": "*@example.com"}, "allowed_endpoints", "*@example.com"),
+        ({"allowed_endpoints": [""]}, "allowed_endpoints", '""'),
+        ({"allowed_endpoints": [42]}, "allowed_endpoints", "42"),
+        ({"training_job_prefixes": "team-a-"}, "training_job_prefixes", "team-a-"),
+        ({"training_job_prefixes": [None]}, "training_job_prefixes", "null"),
+        ({"notify": ["team@example.com"]}, "notify", "team@example.com"),
+        ({"notify": {"email": ["team@example.com"]}}, "notify", "email"),
+        ({"notify": {"emails": "team@example.com"}}, "notify.emails", "team@example.com"),
+        ({"notify": {"emails": ["not-an-address"]}}, "notify.emails", "not-an-address"),
+        ({"notify": {"sms": ["5555550100"]}}, "notify.sms", "5555550100"),
+        ({"notify": {"sms": ["+0555"]}}, "notify.sms", "+0555"),
+        ({"rules": ["notify"]}, "rules", "notify"),
+        ({"rules": {"Loss": [{"name": "email", "endpoint": "nope"}]}}, "rules", "nope"),
+        ({"rules": {"Loss": [{"name": "sms", "endpoint": "555"}]}}, "rules", "555"),
+        ({"rules": {"Loss": ["pagerduty"]}}, "rules", "pagerduty"),
+        ({"rules": {"Loss": [{"name": "stoptraining", "training_job_prefix": ""}]}}, "training_job_prefix", "empty"),
+        ({"rules": {"Loss": [{"name": "notify", "endpoint": "x@example.com"}]}}, "endpoint", "notify"),
+        ({"rules": {"": ["notify"]}}, "rules", 'rules[""]'),
+        ({"rules": {"Loss": 42}}, "rules", "42"),
+    ],
+)
+def test_bad_values_are_named_with_their_field_and_value(data, field, value):
+    # Given a configuration with one bad value
+    # When it is read
+    message = config_error(data)
+
+    # Then the ConfigError names the field and shows the value
+    assert field in message
+    assert value in message
+
+
+def test_rule_errors_name_the_rule_and_the_entry():
+    # Given a rule whose second entry has a bad endpoint
+    # When it is read
+    message = config_error({"rules": {"Loss*": ["notify", {"name": "email", "endpoint": "nope"}]}})
+
+    # Then the message points at that rule's entry
+    assert "Loss*" in message
+    assert "[1].endpoint" in message
+
+
+def test_every_bad_field_is_reported_at_once():
+    # Given several independent mistakes
+    data = {
+        "dry_run": "no",
+        "dedup_ttl_hours": 0,
+        "colour": "blue",
+        "notify": {"emails": ["bad-address"]},
+        "rules": {"Loss": [{"name": "sms", "endpoint": "123"}]},
+    }
+
+    # When it is read
+    message = config_error(data)
+
+    # Then one ConfigError names all of them
+    for fragment in ("dry_run", "dedup_ttl_hours", "colour", "bad-address", '"123"'):
+        assert fragment in message
+
+
+@pytest.mark.parametrize("data", [[], "notify", 42, True], ids=["list", "string", "number", "bool"])
+def test_a_configuration_that_is_not_an_object_is_refused(data):
+    # Given a configuration of the wrong type
+    # When it is read
+    # Then ConfigError (not a TypeError or AttributeError)
+    config_error(data)
+
+
+@pytest.mark.parametrize("hours", [1, 72, 8760])
+def test_dedup_ttl_hours_accepts_whole_hours_in_range(hours):
+    # Given a TTL from 1 to 8760 hours
+    # When it is read
+    # Then it is taken
+    assert Config.from_dict({"dedup_ttl_hours": hours}).dedup_ttl_hours == hours
+
+
+# --- allowed_endpoints ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("allowed", "endpoint", "expected"),
+    [
+        ([], "anyone@anywhere.org", True),
+        ([], "+4915155550100", True),
+        (["ml@example.com"], "ml@example.com", True),
+        (["ml@example.com"], "ML@Example.COM", True),  # case-insensitive
+        (["ML@EXAMPLE.COM"], "ml@example.com", True),
+        (["*@example.com"], "first.last@example.com", True),
+        (["*@example.com"], "x@example.org", False),
+        (["*@example.com"], "x@sub.example.com", False),
+        (["*@*.example.com"], "x@sub.example.com", True),
+        (["+1555*"], "+15555550100", True),
+        (["+1555*"], "+4415555550100", False),
+        (["ml@example.com", "+1555*"], "ops@example.com", False),
+    ],
+)
+def test_endpoint_allowed(allowed, endpoint, expected):
+    # Given an allow-list ([] means any)
+    config = Config.from_dict({"allowed_endpoints": allowed})
+
+    # When an endpoint is checked
+    # Then it is allowed exactly when it matches one glob, case-insensitively
+    assert config.endpoint_allowed(endpoint) is expected
+
+
+@pytest.mark.parametrize(
+    ("data", "endpoint"),
+    [
+        ({"notify": {"emails": ["team@other.org"]}}, "team@other.org"),
+        ({"notify": {"sms": ["+4415555550100"]}}, "+4415555550100"),
+        ({"rules": {"Loss": [{"name": "email", "endpoint": "ml@other.org"}]}}, "ml@other.org"),
+        ({"rules": {"*": [{"name": "sms", "endpoint": "+4415555550100"}]}}, "+4415555550100"),
+    ],
+)
+def test_configured_endpoints_must_be_in_allowed_endpoints(data, endpoint):
+    # Given an endpoint in the configuration outside its own allow-list
+    data = {**data, "allowed_endpoints": ["*@example.com", "+1*"]}
+
+    # When it is read
+    message = config_error(data)
+
+    # Then the error names the endpoint and allowed_endpoints
+    assert endpoint in message
+    assert "allowed_endpoints" in message
+
+
+def test_configured_endpoints_inside_allowed_endpoints_are_accepted():
+    # Given configured endpoints that match the allow-list (in another case)
+    data = {
+        "allowed_endpoints": ["*@example.com", "+1*"],
+        "notify": {"emails": ["Team@Example.com"], "sms": ["+15555550100"]},
+        "rules": {"Loss": [{"name": "email", "endpoint": "ML@EXAMPLE.COM"}]},
+    }
+
+    # When it is read
+    config = Config.from_dict(data)
+
+    # Then it is accepted, addresses kept as written
+    assert config.team_emails == ("Team@Example.com",)
+    assert config.actions_for_rule("Loss") == (Action(EMAIL, "ML@EXAMPLE.COM"),)
+
+
+# --- rule lookup ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rules", "rule", "expected"),
+    [
+        # exact name beats an earlier glob
+        ({"Loss*": ["notify"], "LossNotDecreasing": ["stoptraining"]}, "LossNotDecreasing", (Action(STOP),)),
+        # first glob in file order wins
+        ({"Loss*": ["stoptraining"], "L*": ["notify"]}, "LossNotDecreasing", (Action(STOP),)),
+        ({"L*": ["notify"], "Loss*": ["stoptraining"]}, "LossNotDecreasing", (Action(NOTIFY),)),
+        # `*` is last even when written first
+        ({"*": ["notify"], "Loss*": ["stoptraining"]}, "LossNotDecreasing", (Action(STOP),)),
+        ({"*": ["notify"], "Loss*": ["stoptraining"]}, "Overfit", (Action(NOTIFY),)),
+        # ? and [] globs
+        ({"Profiler?eport": ["stoptraining"], "*": ["notify"]}, "ProfilerReport", (Action(STOP),)),
+        ({"[LV]*": ["stoptraining"], "*": ["notify"]}, "VanishingGradient", (Action(STOP),)),
+        # no match and no `*`: nothing
+        ({"Loss*": ["stoptraining"]}, "Overfit", ()),
+        ({}, "Overfit", ()),
+        # a rule mapped to nothing explicitly
+        ({"Overfit": [], "*": ["notify"]}, "Overfit", ()),
+    ],
+)
+def test_actions_for_rule(rules, rule, expected):
+    # Given a rules table
+    config = Config.from_dict({"rules": rules})
+
+    # When a rule's actions are looked up
+    # Then exact name first, else the first glob in file order, `*` last
+    assert config.actions_for_rule(rule) == expected
+
+
+def test_rule_entries_keep_their_order_and_drop_duplicates():
+    # Given a rule listing the same action twice, one spelt differently
+    config = Config.from_dict({"rules": {"Loss": ["notify", "stoptraining", "StopTraining", {"name": "notify"}]}})
+
+    # When it is looked up
+    # Then each action appears once, in first-seen order
+    assert config.actions_for_rule("Loss") == (Action(NOTIFY), Action(STOP))
+
+
+# --- job scope -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("prefixes", "job", "expected"),
+    [
+        ([], "anything-at-all", True),
+        (["team-a-"], "team-a-bert-001", True),
+        (["team-a-"], "team-b-bert-001", False),
+        (["team-a-", "team-b-"], "team-b-bert-001", True),
+        (["team-a-"], "x-team-a-bert", False),  # a prefix, not a substring
+    ],
+)
+def test_job_in_scope(prefixes, job, expected):
+    # Given training_job_prefixes
+    config = Config.from_dict({"training_job_prefixes": prefixes})
+
+    # When a job is checked
+    # Then it is in scope when any prefix starts its name ([] = every job)
+    assert config.job_in_scope(job) is expected
+
+
+# --- canonical form ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"rules": {}},
+        {"rules": {"*": ["notify"], "Loss*": ["stoptraining"], "LossNotDecreasing": [{"name": "stoptraining", "training_job_prefix": "Exp-A"}]}},
+        {
+            "notify": {"emails": ["Team@Example.com"], "sms": ["+15555550100"]},
+            "rules": {"Overfit": [{"name": "EMAIL", "endpoint": "ML@example.com"}, {"name": "sms", "endpoint": "+15555550101"}, "notify"]},
+            "allowed_endpoints": ["*@example.com", "+1555*"],
+            "training_job_prefixes": ["team-a-"],
+            "dedup_ttl_hours": 1,
+            "honor_action_json": False,
+            "stop_all_matching": True,
+            "allow_cross_job_stop": True,
+            "act_on_replays": True,
+            "notify_on_rule_error": False,
+            "dry_run": True,
+        },
+    ],
+    ids=["empty", "no rules", "globs and prefixes", "every key"],
+)
+def test_to_dict_round_trips(data):
+    # Given a configuration read from a dict
+    config = Config.from_dict(data)
+
+    # When it is written to its canonical form (through JSON, as the stack passes it) and read back
+    canonical = config.to_dict()
+    again = Config.from_dict(json.loads(json.dumps(canonical)))
+
+    # Then it is the same configuration, and the canonical form has every key
+    assert again == config
+    assert again.to_dict() == canonical
+    assert set(canonical) == set(SPEC_KEYS)
+    assert Config.from_json(config.to_json()) == config
+
+
+def test_to_dict_keeps_rule_order():
+    # Given rules in a particular file order (order matters for globs)
+    config = Config.from_dict({"rules": {"L*": ["notify"], "Loss*": ["stoptraining"]}})
+
+    # When written and read back
+    again = Config.from_dict(config.to_dict())
+
+    # Then the first glob still wins
+    assert list(config.to_dict()["rules"]) == ["L*", "Loss*"]
+    assert again.actions_for_rule("LossNotDecreasing") == (Action(NOTIFY),)
+
+
+# --- Settings.from_env ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("drop", "missing"),
+    [
+        (("RULE_ACTIONS_TOPIC_ARN",), ("RULE_ACTIONS_TOPIC_ARN",)),
+        (("RULE_ACTIONS_LEDGER_TABLE",), ("RULE_ACTIONS_LEDGER_TABLE",)),
+        (("RULE_ACTIONS_TOPIC_ARN", "RULE_ACTIONS_LEDGER_TABLE"), ("RULE_ACTIONS_TOPIC_ARN", "RULE_ACTIONS_LEDGER_TABLE")),
+    ],
+)
+@pytest.mark.parametrize("how", ["absent", "empty"])
+def test_settings_name_the_missing_variables(drop, missing, how):
+    # Given an environment without some required variables
+    env = {k: v for k, v in ENV.items() if k not in drop} if how == "absent" else {**ENV, **{k: "" for k in drop}}
+
+    # When settings are read
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env(env)
+
+    # Then the error names exactly the missing ones
+    message = str(caught.value)
+    for name in ENV:
+        assert (name in message) is (name in missing)
+
+
+def test_settings_read_the_environment():
+    # Given a complete environment with a configuration
+    env = {**ENV, "AWS_REGION": "eu-west-1", "RULE_ACTIONS_CONFIG": json.dumps({"dry_run": True, "notify": {"emails": ["t@example.com"]}})}
+
+    # When settings are read
+    settings = Settings.from_env(env)
+
+    # Then every value is taken
+    assert settings.topic_arn == ENV["RULE_ACTIONS_TOPIC_ARN"]
+    assert settings.ledger_table == ENV["RULE_ACTIONS_LEDGER_TABLE"]
+    assert settings.region == "eu-west-1"
+    assert settings.config.dry_run is True
+    assert settings.config.team_emails == ("t@example.com",)
+
+
+def test_settings_without_a_configuration_use_the_defaults():
+    # Given no RULE_ACTIONS_CONFIG
+    # When settings are read
+    settings = Settings.from_env(dict(ENV))
+
+    # Then the configuration is the default one
+    assert settings.config == Config.from_dict({})
+
+
+@pytest.mark.parametrize(("text", "fragment"), [("{not json", "RULE_ACTIONS_CONFIG"), ('{"dry_run": "yes"}', "dry_run")])
+def test_settings_with_a_bad_configuration_raise_config_error(text, fragment):
+    # Given a configuration that is not JSON or not valid
+    env = {**ENV, "RULE_ACTIONS_CONFIG": text}
+
+    # When settings are read
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env(env)
+
+    # Then the error says where
+    assert fragment in str(caught.value)
