@@ -1,0 +1,407 @@
+"""The sample events in events/: valid, consistent with what SageMaker sends, readable by the handler's model."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from builders import ACCOUNT, EVENTS, REGION, job_arn
+from smdebug_rulesconfig.actions.actions import SMS, ActionList, Email, StopTraining
+
+from rule_actions.actions import EMAIL, SMS as SMS_KIND, STOP, Action, Invalid, decode_action_json, parse_action_json
+from rule_actions.model import parse_event
+
+FILES = sorted(EVENTS.glob("*.json"))
+LIFECYCLES = [path for path in FILES if path.name.startswith("lifecycle-")]
+README = EVENTS / "README.md"
+SCENARIOS = (  # the files the corpus must hold (lifecycle-*.json come on top)
+    "vanishing-gradient-sdk-actions.json",
+    "profiler-low-gpu-utilization.json",
+    "no-issues-found.json",
+    "rule-error.json",
+    "issues-found-after-completed.json",
+    "custom-prefix-stop.json",
+    "archive-replay.json",
+    "cross-team-prefix.json",
+)
+FAMILIES = ("Debug", "Profiler")
+ENVELOPE_KEYS = {
+    "version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail", "replay-name",
+}
+RULE_STATUSES = {"InProgress", "NoIssuesFound", "IssuesFound", "Error", "Stopping", "Stopped"}
+# TrainingJobStatus -> the statuses the next event of the same job may carry.
+NEXT_STATUS = {
+    "InProgress": {"InProgress", "Stopping", "Completed", "Failed"},
+    "Stopping": {"Stopping", "Stopped"},
+    "Stopped": {"Stopped"},
+    "Completed": {"Completed"},
+    "Failed": {"Failed"},
+}
+SECONDARY = {
+    "InProgress": {
+        "Starting", "LaunchingMLInstances", "PreparingTrainingStack", "Downloading", "DownloadingTrainingImage",
+        "Training", "Uploading", "Pending", "Updating", "Restarting",
+    },
+    "Stopping": {"Stopping"},
+    "Stopped": {"Stopped", "MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Interrupted"},
+    "Completed": {"Completed"},
+    "Failed": {"Failed"},
+}
+ISSUES_DETAILS = re.compile(
+    r"RuleEvaluationConditionMet: Evaluation of the rule (\w+) at step \d+ resulted in the condition being met\n"
+)
+PROCESSING_NAME = re.compile(r"(?P<job>.+)-(?P<rule>[a-z0-9-]+)-(?P<hex>[0-9a-f]{8})")
+# Public AWS-owned registries the SDK's image URIs name in us-east-1; they are the only other 12-digit numbers allowed,
+# and only as the registry of a container image.
+AWS_REGISTRIES = {
+    "503895931360": "SageMaker Debugger rule evaluator images",
+    "763104351884": "AWS Deep Learning Containers",
+    "683313688378": "SageMaker built-in XGBoost",
+}
+UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+TWELVE_DIGITS = re.compile(r"(?<!\d)\d{12}(?!\d)")
+EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
+PHONE_RE = re.compile(r"\+\d[\d ()-]{5,}\d")
+
+
+def events_of(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text())
+    return data if isinstance(data, list) else [data]
+
+
+def corpus() -> list[tuple[str, dict[str, Any]]]:
+    return [(path.name, event) for path in FILES for event in events_of(path)]
+
+
+def ids(paths: list[Path]) -> list[str]:
+    return [path.name for path in paths]
+
+
+def rule_entries(detail: dict[str, Any], kind: str) -> list[tuple[str, dict[str, Any]]]:
+    """(family, entry) for every `<family>Rule<kind>` entry: kind is EvaluationStatuses or Configurations."""
+    return [(family, entry) for family in FAMILIES for entry in detail.get(f"{family}Rule{kind}") or []]
+
+
+def action_jsons() -> dict[str, str]:
+    """Every distinct action_json in the corpus, keyed by where it was first seen."""
+    found: dict[str, str] = {}
+    for path in FILES:
+        try:  # read at collection: an unreadable file is reported by the file tests, not as a collection error
+            events = [event for event in events_of(path) if isinstance(event, dict)]
+        except ValueError:
+            continue
+        for event in events:
+            detail = event.get("detail") if isinstance(event.get("detail"), dict) else {}
+            for family, config in rule_entries(detail, "Configurations"):
+                text = config.get("RuleParameters", {}).get("action_json")
+                if text is not None and text not in found.values():
+                    found[f"{path.name}:{family}:{config['RuleConfigurationName']}"] = text
+    return found
+
+
+def sdk_serialize(text: str) -> str:
+    """What smdebug-rulesconfig writes for the same actions in the same key order (the golden form)."""
+    data = json.loads(text.replace('\\"', '"'), object_pairs_hook=list)  # objects become lists of (key, value)
+    single = isinstance(data[0], tuple)
+    entries = [data] if single else data
+    actions = []
+    for pairs in entries:
+        fields = dict(pairs)
+        if fields["name"] == STOP:
+            if [key for key, _ in pairs][0] == "training_job_prefix":
+                actions.append(StopTraining(fields["training_job_prefix"]))  # a prefix the user wrote
+            else:
+                stop = StopTraining()  # the SDK fills in the job's name at fit(), after `name`
+                stop.update_training_job_prefix_if_not_specified(fields["training_job_prefix"])
+                actions.append(stop)
+        else:
+            actions.append({EMAIL: Email, SMS_KIND: SMS}[fields["name"]](fields["endpoint"]))
+    return actions[0].serialize() if single else ActionList(*actions).serialize()
+
+
+def epoch_ms(value: str) -> int:
+    assert isinstance(value, str) and value.isdigit() and len(value) == 13, f"not epoch milliseconds: {value!r}"
+    return int(value)
+
+
+def test_the_corpus_holds_every_scenario_and_at_least_three_lifecycles():
+    # Given the files in events/
+    names = {path.name for path in FILES}
+
+    # When the required scenarios are looked up
+    missing = [name for name in SCENARIOS if name not in names]
+
+    # Then every scenario has its file, and there are at least three lifecycles
+    assert not missing, f"missing scenario files: {missing}"
+    assert len(LIFECYCLES) >= 3, f"only {len(LIFECYCLES)} lifecycle-*.json files"
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_every_file_is_an_event_or_a_non_empty_list_of_events(path: Path):
+    # Given a file of the corpus
+    text = path.read_text()
+
+    # When it is read as JSON
+    data = json.loads(text)
+
+    # Then it is one event object, or a non-empty list of event objects (lifecycles are lists)
+    if path.name.startswith("lifecycle-"):
+        assert isinstance(data, list) and 8 <= len(data) <= 20, "a lifecycle is a list of 8-20 events"
+    if isinstance(data, list):
+        assert data, "an empty list"
+        assert all(isinstance(event, dict) and "detail" in event for event in data)
+    else:
+        assert isinstance(data, dict) and "detail" in data
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_every_event_parses_without_being_ignored_and_without_problems(path: Path):
+    for index, event in enumerate(events_of(path)):
+        # Given an event of the corpus; When the handler's model reads it
+        parsed = parse_event(event)  # raises IgnoredEvent when the event cannot be used
+
+        # Then nothing is reported, and every rule status and configuration is seen
+        detail = event["detail"]
+        assert parsed.problems == (), f"event {index}: {parsed.problems}"
+        assert parsed.job_name == detail["TrainingJobName"] and parsed.job_status == detail["TrainingJobStatus"]
+        assert len(parsed.rules) == len(rule_entries(detail, "EvaluationStatuses")), f"event {index}: rules lost"
+        for rule in parsed.rules:
+            assert parsed.parameters(rule).get("rule_to_invoke"), f"event {index}: no configuration for {rule.name}"
+        assert (parsed.replay_name is not None) == ("replay-name" in event)
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_envelope_fields_are_present_and_consistent(path: Path):
+    for index, event in enumerate(events_of(path)):
+        # Given an event of the corpus
+        detail = event["detail"]
+        name = detail["TrainingJobName"]
+
+        # When its envelope is compared with its detail
+        arn = detail["TrainingJobArn"]
+
+        # Then they describe the same job, in the one account and region
+        where = f"event {index}"
+        assert event["version"] == "0", where
+        assert str(uuid.UUID(event["id"])) == event["id"].lower(), where
+        assert event["detail-type"] == "SageMaker Training Job State Change", where
+        assert event["source"] == "aws.sagemaker", where
+        assert (event["account"], event["region"]) == (ACCOUNT, REGION), where
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", event["time"]), f"{where}: time {event['time']!r}"
+        assert arn == job_arn(name), f"{where}: the ARN's name must be the lower-cased job name"
+        assert event["resources"] == [arn], where
+        assert detail["RoleArn"].startswith(f"arn:aws:iam::{ACCOUNT}:role/"), where
+        assert set(event) <= ENVELOPE_KEYS, f"{where}: unknown envelope keys {set(event) - ENVELOPE_KEYS}"
+        for key in ("CreationTime", "LastModifiedTime", "TrainingStartTime", "TrainingEndTime"):
+            if key in detail:
+                epoch_ms(detail[key])
+        assert epoch_ms(detail["CreationTime"]) <= epoch_ms(detail["LastModifiedTime"]), where
+        envelope_ms = datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp() * 1000
+        assert epoch_ms(detail["LastModifiedTime"]) <= envelope_ms, f"{where}: the event is older than its detail"
+        assert detail["SecondaryStatus"] in SECONDARY[detail["TrainingJobStatus"]], where
+        assert isinstance(detail["Tags"], dict), where
+
+
+def test_ids_are_unique_across_the_corpus():
+    # Given every event of every file
+    counts = Counter(event["id"] for _, event in corpus())
+
+    # When the ids are counted
+    repeated = sorted(event_id for event_id, count in counts.items() if count > 1)
+
+    # Then no id is used twice (duplicates that SageMaker sends get new ids)
+    assert not repeated, f"ids used more than once: {repeated}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_rule_statuses_name_their_evaluation_jobs_and_configurations(path: Path):
+    for index, event in enumerate(events_of(path)):
+        # Given an event's rule statuses and configurations
+        detail = event["detail"]
+        configured = {(family, c["RuleConfigurationName"]) for family, c in rule_entries(detail, "Configurations")}
+
+        for family, status in rule_entries(detail, "EvaluationStatuses"):
+            # When each status is read
+            rule = status["RuleConfigurationName"]
+            arn = status["RuleEvaluationJobArn"]
+            prefix = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:processing-job/"
+            processing = PROCESSING_NAME.fullmatch(arn.removeprefix(prefix))
+
+            # Then it names a configured rule, a processing job as SageMaker names them, a known status
+            where = f"event {index}, {family} rule {rule}"
+            assert (family, rule) in configured, where
+            assert arn.startswith(prefix) and processing, f"{where}: {arn}"
+            assert processing["job"] == detail["TrainingJobName"][:26].lower(), f"{where}: {arn}"
+            assert processing["rule"] == rule.lower()[:26], f"{where}: {arn}"
+            assert status["RuleEvaluationStatus"] in RULE_STATUSES, where
+            details = status.get("StatusDetails", "")
+            assert len(details) <= 1024, where
+            if status["RuleEvaluationStatus"] == "IssuesFound":
+                assert (match := ISSUES_DETAILS.fullmatch(details)) and match[1] == rule, f"{where}: {details!r}"
+            if status["RuleEvaluationStatus"] == "Error":
+                assert details.startswith("ClientError: "), f"{where}: {details!r}"
+            epoch_ms(status["LastModifiedTime"])
+
+
+def test_the_corpus_carries_action_json():
+    # Given the corpus; When its action_json parameters are collected; Then there are some to check
+    assert len(action_jsons()) >= 5
+
+
+@pytest.mark.parametrize("where,text", sorted(action_jsons().items()))
+def test_every_action_json_is_the_sdks_form_and_decodes_into_valid_actions(where: str, text: str):
+    # Given an action_json parameter of the corpus
+    assert isinstance(text, str)
+
+    # When it is decoded with the handler's grammar
+    actions, invalid = parse_action_json(text)
+
+    # Then every entry is a valid action, the value fits the service's limit, and it is the SDK's exact output
+    assert invalid == [], [f"{item.field}: {item.reason}" for item in invalid]
+    assert actions and all(isinstance(action, Action) for action in actions)
+    assert len(actions) == len(d if isinstance(d := decode_action_json(text), list) else [d])
+    assert len(text) <= 256, f"{len(text)} characters: the service allows 256 per rule parameter"
+    assert '\\"' in text, "not in the SDK's escaped form (every quote written as backslash-quote)"
+    assert text == sdk_serialize(text), "not what smdebug-rulesconfig serializes for these actions"
+
+
+def test_invalid_action_json_would_be_caught():
+    # Given action strings the checks above must refuse; When they are checked; Then each is refused
+    _, invalid = parse_action_json('[{\\"name\\": \\"stoptraining\\", \\"training_job_prefix\\": \\"\\"}]')
+    assert invalid and isinstance(invalid[0], Invalid)
+    user_prefix = '{\\"name\\": \\"stoptraining\\", \\"training_job_prefix\\": \\"exp-fam\\"}'
+    assert sdk_serialize(user_prefix) == user_prefix  # the SDK's order when it fills in the prefix itself
+    with pytest.raises(ValueError):  # the SDK refuses what it cannot write (dotted local part)
+        sdk_serialize('[{\\"endpoint\\": \\"ml.team@example.com\\", \\"name\\": \\"email\\"}]')
+
+
+@pytest.mark.parametrize("path", LIFECYCLES, ids=ids(LIFECYCLES))
+def test_lifecycle_is_one_job_in_order_with_legal_transitions_and_duplicates(path: Path):
+    # Given a lifecycle
+    events = events_of(path)
+    details = [event["detail"] for event in events]
+
+    # When it is walked in order
+    jobs = {detail["TrainingJobName"] for detail in details}
+    times = [event["time"] for event in events]
+    modified = [epoch_ms(detail["LastModifiedTime"]) for detail in details]
+    statuses = [detail["TrainingJobStatus"] for detail in details]
+    duplicates = sum(
+        1 for a, b in zip(events, events[1:]) if a["detail"] == b["detail"] and a["id"] != b["id"]
+    )
+
+    # Then it is one job, its times increase, its status moves only along legal transitions, it has duplicates
+    assert len(jobs) == 1, f"several jobs: {sorted(jobs)}"
+    assert all(a < b for a, b in zip(times, times[1:])), f"event times do not increase: {times}"
+    assert all(a <= b for a, b in zip(modified, modified[1:])), "LastModifiedTime goes back"
+    assert statuses[0] == "InProgress" and details[0]["SecondaryStatus"] == "Starting"
+    illegal = [(a, b) for a, b in zip(statuses, statuses[1:]) if b not in NEXT_STATUS[a]]
+    assert not illegal, f"illegal TrainingJobStatus transitions: {illegal}"
+    assert statuses[-1] in ("Completed", "Stopped", "Failed"), "the lifecycle does not end"
+    assert duplicates >= 2, f"only {duplicates} duplicate events (same detail, new id)"
+
+
+@pytest.mark.parametrize("path", LIFECYCLES, ids=ids(LIFECYCLES))
+def test_lifecycle_keeps_issues_found_once_reported(path: Path):
+    # Given a lifecycle's rule statuses, event by event
+    seen: set[tuple[str, str]] = set()
+    for index, event in enumerate(events_of(path)):
+        entries = rule_entries(event["detail"], "EvaluationStatuses")
+        current = {(f, s["RuleConfigurationName"]): s["RuleEvaluationStatus"] for f, s in entries}
+
+        # When a rule reported IssuesFound before; Then every later event still carries it
+        lost = [rule for rule in seen if current.get(rule) != "IssuesFound"]
+        assert not lost, f"event {index}: IssuesFound dropped for {lost}"
+        seen |= {rule for rule, status in current.items() if status == "IssuesFound"}
+
+
+def _statuses(event: dict[str, Any]) -> set[str]:
+    return {s["RuleEvaluationStatus"] for _, s in rule_entries(event["detail"], "EvaluationStatuses")}
+
+
+def _prefixes(event: dict[str, Any]) -> list[str]:
+    return [
+        action.target or event["detail"]["TrainingJobName"]
+        for _, config in rule_entries(event["detail"], "Configurations")
+        if "action_json" in config["RuleParameters"]
+        for action in parse_action_json(config["RuleParameters"]["action_json"])[0]
+        if action.kind == STOP
+    ]
+
+
+def _job(event: dict[str, Any]) -> str:
+    return event["detail"]["TrainingJobName"]
+
+
+def _issues(event: dict[str, Any], family: str = "") -> set[str]:
+    return {
+        s["RuleConfigurationName"]
+        for f, s in rule_entries(event["detail"], "EvaluationStatuses")
+        if s["RuleEvaluationStatus"] == "IssuesFound" and family in ("", f)
+    }
+
+
+SCENARIO_CHECKS = {  # each file shows what its name says
+    "vanishing-gradient-sdk-actions.json": lambda e: e["detail"]["TrainingJobStatus"] == "InProgress"
+    and "VanishingGradient" in _issues(e)
+    and _prefixes(e) == [_job(e)],
+    "profiler-low-gpu-utilization.json": lambda e: _issues(e, "Profiler") >= {"ProfilerReport", "LowGPUUtilization"},
+    "no-issues-found.json": lambda e: _statuses(e) == {"NoIssuesFound"},
+    "rule-error.json": lambda e: "Error" in _statuses(e) and not _issues(e),
+    "issues-found-after-completed.json": lambda e: e["detail"]["TrainingJobStatus"] == "Completed" and bool(_issues(e)),
+    "custom-prefix-stop.json": lambda e: any(p != _job(e) and _job(e).startswith(p) for p in _prefixes(e)),
+    "archive-replay.json": lambda e: bool(e.get("replay-name")) and bool(_issues(e)),
+    "cross-team-prefix.json": lambda e: any(not _job(e).startswith(p) for p in _prefixes(e)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIO_CHECKS))
+def test_each_scenario_shows_what_its_name_says(name: str):
+    # Given a scenario file; When its event is checked against the scenario; Then it matches
+    event = json.loads((EVENTS / name).read_text())
+    assert SCENARIO_CHECKS[name](event)
+
+
+def test_the_replay_is_the_archived_event_again():
+    # Given the replayed event and the original; When their details are compared; Then only the envelope differs
+    replay = json.loads((EVENTS / "archive-replay.json").read_text())
+    original = json.loads((EVENTS / "vanishing-gradient-sdk-actions.json").read_text())
+    assert replay["detail"] == original["detail"] and replay["id"] != original["id"]
+
+
+def test_readme_lists_every_file_and_only_files_that_exist():
+    # Given events/README.md and the folder's files
+    text = README.read_text()
+    listed = re.findall(r"^- `([^`]+\.json)`: \S", text, flags=re.MULTILINE)
+    mentioned = set(re.findall(r"[\w.-]+\.json", text))
+    present = {path.name for path in EVENTS.iterdir() if path.name != "README.md"}
+
+    # When they are compared; Then each file has exactly one line, and the README names no other file
+    assert set(listed) == present, f"listed only: {set(listed) - present}; not listed: {present - set(listed)}"
+    assert len(listed) == len(set(listed)), "a file is listed twice"
+    assert mentioned <= present, f"the README names files that do not exist: {mentioned - present}"
+
+
+@pytest.mark.parametrize("path", [*FILES, README], ids=[*ids(FILES), README.name])
+def test_no_real_addresses_phone_numbers_or_accounts(path: Path):
+    # Given the raw text of a corpus file (UUIDs removed: their last group may be twelve digits)
+    text = UUID_RE.sub("<uuid>", path.read_text())
+
+    # When every address, phone number and twelve-digit number is collected
+    domains = {match[1].lower() for match in EMAIL_RE.finditer(text)}
+    phones = set(PHONE_RE.findall(text))
+    accounts = {
+        (m.group(), text[m.end() : m.end() + len(".dkr.ecr.")] == ".dkr.ecr.") for m in TWELVE_DIGITS.finditer(text)
+    }
+
+    # Then only example.com / example.org, +1555555xxxx, and our account (or a public AWS image registry) appear
+    assert domains <= {"example.com", "example.org"}, f"addresses outside example.com/example.org: {domains}"
+    assert all(re.fullmatch(r"\+1555555\d{4}", phone) for phone in phones), f"phone numbers: {phones}"
+    others = {n for n, registry in accounts if n != ACCOUNT and not (registry and n in AWS_REGISTRIES)}
+    assert not others, f"accounts other than {ACCOUNT}: {others}"
