@@ -8,41 +8,41 @@ from pathlib import Path
 from typing import Any
 
 
-def expand(paths: list[str]) -> tuple[list[Path], list[str]]:
-    """Files in the order given (a directory: its *.json files by name); errors for paths that do not exist."""
-    files: list[Path] = []
-    errors: list[str] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(p for p in path.glob("*.json") if p.is_file())
-            if not found:
-                errors.append(f"{raw}: directory holds no *.json file")
-            files += found
-        elif path.is_file():
-            files.append(path)
-        else:
-            errors.append(f"{raw}: no such file or directory")
-    return files, errors
+def expand(raw: str) -> tuple[list[Path], str | None]:
+    """A path's event files (a directory: its *.json files by name), or why there are none."""
+    path = Path(raw)
+    if path.is_dir():
+        found = sorted(p for p in path.glob("*.json") if p.is_file())
+        return found, None if found else f"{raw}: directory holds no *.json file"
+    if path.is_file():
+        return [path], None
+    return [], f"{raw}: no such file or directory"
+
+
+def read(path: Path) -> tuple[list[tuple[str, dict[str, Any]]], str | None]:
+    """The events in one file, with source FILE or FILE#INDEX, or why it is unusable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        return [], f"{path}: cannot be read ({err})"
+    except ValueError as err:
+        return [], f"{path}: not JSON ({err})"
+    if isinstance(data, dict):
+        return [(str(path), data)], None
+    if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+        return [(f"{path}#{index}", item) for index, item in enumerate(data)], None
+    return [], f"{path}: must hold an event (a JSON object) or a non-empty list of events"
 
 
 def load(paths: list[str]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-    """[(source, event)] with source FILE or FILE#INDEX for lists, and one error line per unusable input."""
-    files, errors = expand(paths)
+    """Every event in the order given, and one error line per unusable input, also in that order."""
     events: list[tuple[str, dict[str, Any]]] = []
-    for path in files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as err:
-            errors.append(f"{path}: cannot be read ({err})")
-            continue
-        except ValueError as err:
-            errors.append(f"{path}: not JSON ({err})")
-            continue
-        if isinstance(data, dict):
-            events.append((str(path), data))
-        elif isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
-            events += [(f"{path}#{index}", item) for index, item in enumerate(data)]
-        else:
-            errors.append(f"{path}: must hold an event (a JSON object) or a non-empty list of events")
+    errors: list[str] = []
+    for raw in paths:
+        files, problem = expand(raw)
+        errors += [problem] if problem else []
+        for path in files:
+            found, problem = read(path)
+            events += found
+            errors += [problem] if problem else []
     return events, errors

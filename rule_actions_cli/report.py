@@ -28,7 +28,8 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 60) -> Non
     """event | job | matched | rule | action | target | outcome | reason, one line per action."""
     lines = [("EVENT", "JOB", "MATCHED", "RULE", "ACTION", "TARGET", "OUTCOME", "REASON")]
     for item in rows:
-        first = (_short(item["source"], 48), item["training_job"] or "-", "yes" if item["matched"] else "no")
+        source = item["source"].rsplit("/", 1)[-1]  # the file name (and #index) is enough in a table
+        first = (_short(source, 44), _short(item["training_job"] or "-", 40), "yes" if item["matched"] else "no")
         if not item["actions"]:
             note = item.get("error") or item.get("ignored") or ("no rule to act on" if item["matched"] else "")
             lines.append((*first, "-", "-", "-", "-", _short(note, width)))

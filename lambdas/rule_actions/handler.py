@@ -22,6 +22,10 @@ from rule_actions.observability import emit_outcomes, log_action, logger, metric
 class ActionsFailed(RuntimeError):
     """Some actions failed; Lambda retries the event and the ledger skips the ones already done."""
 
+    def __init__(self, message: str, result: dict[str, Any]):
+        super().__init__(message)
+        self.result = result  # every action's outcome, for callers in-process (the local replay)
+
 
 @cache
 def runtime() -> tuple[Settings, execute.Effects]:
@@ -45,7 +49,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     failed = [a for a in outcome["actions"] if a["outcome"] == plan.FAILED]
     if failed:
         summary = "; ".join(f"{a['rule']} {a['kind']} {a['target']}: {a['reason']}" for a in failed)
-        raise ActionsFailed(f"{len(failed)} action(s) failed for {outcome['training_job']}: {summary}")
+        raise ActionsFailed(f"{len(failed)} action(s) failed for {outcome['training_job']}: {summary}", outcome)
     return outcome
 
 

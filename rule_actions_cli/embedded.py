@@ -1,0 +1,232 @@
+"""The embedded account: moto, built from the synthesized stack, with the real handler run in-process.
+
+The stack's template is deployed into moto's CloudFormation (with the bootstrap parameter, the Lambda asset
+in the assets bucket and the Powertools layer parameter pointed at a layer made here), so the handler runs
+with the environment the stack really gives it, and events are matched against the EventBridge rules the
+stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions) lives for the whole run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import warnings
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import boto3
+from moto import mock_aws
+
+from rule_actions_cli import moto_sagemaker
+from rule_actions_cli.pattern import matches
+
+ACCOUNT = "123456789012"  # moto's default account
+BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
+LOCAL_PARAMETERS = "/rule-actions/embedded"  # moto refuses to create parameters under /aws/
+
+
+@dataclass
+class LocalContext:
+    """The parts of the Lambda context the handler (Powertools) reads."""
+
+    function_name: str
+    invoked_function_arn: str
+    memory_limit_in_mb: int = 256
+    aws_request_id: str = "embedded"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 60_000
+
+
+def _zip_dir(path: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(path.rglob("*")):
+            if file.is_file() and "__pycache__" not in file.parts:
+                archive.write(file, file.relative_to(path).as_posix())
+    return buffer.getvalue()
+
+
+def _sub(value: str, region: str) -> str:
+    return value.replace("${AWS::AccountId}", ACCOUNT).replace("${AWS::Region}", region).replace("${AWS::Partition}", "aws")
+
+
+class EmbeddedAccount:
+    """`with EmbeddedAccount(assembly_dir, stack_name) as account: account.process(event)`."""
+
+    def __init__(self, assembly_dir: Path, stack_name: str, region: str = "us-east-1"):
+        self.assembly_dir, self.stack_name, self.region = Path(assembly_dir), stack_name, region
+        self._mock = mock_aws()
+        self.patterns: list[dict[str, Any]] = []
+        self.environment: dict[str, str] = {}
+        self._seen: set[str] = set()
+
+    def __enter__(self) -> EmbeddedAccount:
+        self._saved_env = dict(os.environ)
+        os.environ.update(AWS_ACCESS_KEY_ID="embedded", AWS_SECRET_ACCESS_KEY="embedded", AWS_DEFAULT_REGION=self.region)
+        for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
+            os.environ.pop(key, None)
+        self._mock.start()
+        try:
+            moto_sagemaker.install()
+            self._deploy()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._mock.stop()
+        os.environ.clear()
+        os.environ.update(self._saved_env)
+
+    def client(self, service: str) -> Any:
+        return boto3.client(service, region_name=self.region)
+
+    def _deploy(self) -> None:
+        template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
+        self.client("ssm").put_parameter(Name=BOOTSTRAP_VERSION, Value="30", Type="String")
+        self._local_ssm_parameters(template)
+        self._upload_assets()
+        cloudformation = self.client("cloudformation")
+        # moto skips the types it does not emulate (alarms, topic/queue policies, EventInvokeConfig, CDK
+        # metadata) with a warning each: they do not change what the handler does, so the run stays quiet.
+        logging.getLogger("moto").setLevel(logging.ERROR)
+        warnings.filterwarnings("ignore", message="Tried to parse AWS::", category=UserWarning)
+        cloudformation.create_stack(
+            StackName=self.stack_name,
+            TemplateBody=json.dumps(template),
+            Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"],
+        )
+        status = cloudformation.describe_stacks(StackName=self.stack_name)["Stacks"][0]["StackStatus"]
+        if status != "CREATE_COMPLETE":
+            raise RuntimeError(f"the embedded stack did not deploy: {status}")
+        resources = cloudformation.describe_stack_resources(StackName=self.stack_name)["StackResources"]
+        [function] = [r["PhysicalResourceId"] for r in resources if r.get("ResourceType") == "AWS::Lambda::Function"]
+        configuration = self.client("lambda").get_function_configuration(FunctionName=function)
+        self.function_name, self.function_arn = configuration["FunctionName"], configuration["FunctionArn"]
+        self.environment = dict(configuration.get("Environment", {}).get("Variables", {}))
+        self.patterns = self._patterns_targeting(self.function_arn)
+        if not self.patterns:
+            raise RuntimeError("the stack has no EventBridge rule targeting its function")
+        self._subscriptions(template, resources)
+
+    def _subscriptions(self, template: dict[str, Any], resources: list[dict[str, Any]]) -> None:
+        """moto's CloudFormation skips AWS::SNS::Subscription: create the team's subscriptions as declared."""
+        physical = {r.get("LogicalResourceId"): r.get("PhysicalResourceId") for r in resources}
+        sns = self.client("sns")
+        for resource in template.get("Resources", {}).values():
+            if resource.get("Type") != "AWS::SNS::Subscription":
+                continue
+            props = resource["Properties"]
+            topic = props["TopicArn"]
+            topic_arn = physical.get(topic["Ref"]) if isinstance(topic, dict) and "Ref" in topic else topic
+            attributes = {"FilterPolicy": json.dumps(props["FilterPolicy"])} if "FilterPolicy" in props else {}
+            sns.subscribe(TopicArn=topic_arn, Protocol=props["Protocol"], Endpoint=props["Endpoint"], Attributes=attributes)
+
+    def _local_ssm_parameters(self, template: dict[str, Any]) -> None:
+        """SSM-typed parameters that point at public AWS paths (the Powertools layer) get a local copy."""
+        for name, parameter in template.get("Parameters", {}).items():
+            default = parameter.get("Default", "")
+            if parameter.get("Type", "").startswith("AWS::SSM::Parameter::Value") and default.startswith("/aws/"):
+                # The layer stands in for Powertools, which the handler imports from this environment.
+                layer = self.client("lambda").publish_layer_version(
+                    LayerName=f"embedded-{name}", Content={"ZipFile": _empty_zip()}
+                )
+                local = f"{LOCAL_PARAMETERS}/{name}"
+                self.client("ssm").put_parameter(Name=local, Value=layer["LayerVersionArn"], Type="String", Overwrite=True)
+                parameter["Default"] = local
+
+    def _upload_assets(self) -> None:
+        manifest = json.loads((self.assembly_dir / f"{self.stack_name}.assets.json").read_text())
+        s3 = self.client("s3")
+        for asset in manifest.get("files", {}).values():
+            source = self.assembly_dir / asset["source"]["path"]
+            body = _zip_dir(source) if source.is_dir() else source.read_bytes()
+            for destination in asset["destinations"].values():
+                bucket = _sub(destination["bucketName"], self.region)
+                if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:
+                    s3.create_bucket(Bucket=bucket)
+                s3.put_object(Bucket=bucket, Key=_sub(destination["objectKey"], self.region), Body=body)
+
+    def _patterns_targeting(self, function_arn: str) -> list[dict[str, Any]]:
+        events = self.client("events")
+        patterns = []
+        for rule in events.list_rules().get("Rules", []):
+            targets = events.list_targets_by_rule(Rule=rule["Name"]).get("Targets", [])
+            if any(t["Arn"] == function_arn for t in targets) and rule.get("EventPattern"):
+                patterns.append(json.loads(rule["EventPattern"]))
+        return patterns
+
+    def replay(self, events: list[tuple[str, Any]], log: TextIO | None = None) -> list[dict[str, Any]]:
+        """Each event through the stack's rule pattern and, when it matches, the real handler. The handler's
+        logs and EMF metrics (its stdout in Lambda) go to `log`, or nowhere."""
+        from rule_actions import handler  # after the environment is the function's
+        from rule_actions.observability import logger
+
+        os.environ.update(self.environment, AWS_REGION=self.region)
+        handler.runtime.cache_clear()
+        with open(os.devnull, "w") as devnull:
+            sink = log or devnull
+            stream = logger.registered_handler.setStream(sink)
+            try:
+                with contextlib.redirect_stdout(sink):
+                    return self._replay(handler, events)
+            finally:
+                logger.registered_handler.setStream(stream)
+
+    def _replay(self, handler: Any, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        from rule_actions_cli.report import row
+
+        context = LocalContext(self.function_name, self.function_arn)
+        rows = []
+        for source, event in events:
+            self.seed_job(event)
+            detail = event.get("detail") if isinstance(event, dict) else None
+            job = detail.get("TrainingJobName") if isinstance(detail, dict) else None
+            if not self.matched(event):
+                rows.append(row(source, job if isinstance(job, str) else None, False, None))
+                continue
+            try:
+                result = handler.lambda_handler(event, context)
+            except handler.ActionsFailed as err:  # Lambda would retry the event; the replay reports it
+                result = {**err.result, "error": str(err)}
+            rows.append(row(source, result.get("training_job"), True, result))
+        return rows
+
+    def matched(self, event: Any) -> bool:
+        return isinstance(event, dict) and any(matches(pattern, event) for pattern in self.patterns)
+
+    def seed_job(self, event: Any) -> None:
+        """The job the event names exists with the status it states (rule lists from its first sight)."""
+        detail = event.get("detail") if isinstance(event, dict) else None
+        if not isinstance(detail, dict) or not isinstance(detail.get("TrainingJobName"), str):
+            return
+        status = detail.get("TrainingJobStatus")
+        if status not in moto_sagemaker.TRAINING_JOB_STATUSES:
+            return
+        name = detail["TrainingJobName"]
+        rules: dict[str, Any] = {}
+        if name not in self._seen:
+            self._seen.add(name)
+            for key, field in (
+                ("debug_rule_configurations", "DebugRuleConfigurations"),
+                ("profiler_rule_configurations", "ProfilerRuleConfigurations"),
+            ):
+                if isinstance(detail.get(field), list):
+                    rules[key] = detail[field]
+        moto_sagemaker.put_training_job(
+            name, status, secondary_status=detail.get("SecondaryStatus") or None, region=self.region, **rules
+        )
+
+
+def _empty_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("python/.keep", "")
+    return buffer.getvalue()

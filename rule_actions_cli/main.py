@@ -1,0 +1,117 @@
+"""The `rule-actions` command: replay events on the embedded AWS, or send them to a deployed function."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rule_actions_cli import inputs, report
+
+EPILOG = """\
+exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
+scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed).
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="rule-actions",
+        description="Actions for SageMaker Debugger and Profiler rule outcomes: replay events locally or invoke a deployment.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = top.add_subparsers(dest="command", required=True)
+    replay = commands.add_parser(
+        "replay",
+        help="replay events through the stack's rule pattern and the real handler, on an embedded AWS (moto)",
+        description="Replays events in the order given (a directory: its *.json files by name; a file: one event "
+        "or a JSON list) through the EventBridge rule(s) of the synthesized stack and, when they match, through "
+        "the real handler, in an embedded account (moto) deployed from the stack's template. The training jobs "
+        "the events name exist there with the status each event states. No AWS account is used.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    replay.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
+    replay.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
+    replay.add_argument("--config", metavar="FILE", help="a JSON object with the rule_actions keys, replacing cdk.json's")
+    replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, call nothing")
+    replay.add_argument("--verbose", action="store_true", help="show the handler's structured logs (stderr)")
+    invoke = commands.add_parser(
+        "invoke",
+        help="send events to a deployed function and report its answers",
+        description="Invokes a deployed rule-actions function synchronously with each event (the EventBridge "
+        "rule is bypassed) and prints the same report. Uses the usual AWS settings: profile, region, "
+        "AWS_ENDPOINT_URL.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    target = invoke.add_mutually_exclusive_group(required=True)
+    target.add_argument("--function-name", metavar="NAME")
+    target.add_argument("--stack", metavar="NAME", help="read the function name from this stack's FunctionName output")
+    invoke.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
+    invoke.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
+    invoke.add_argument("--profile")
+    invoke.add_argument("--region")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    events, errors = inputs.load(args.paths)
+    context = None
+    if args.command == "replay":
+        context, config_errors = replay_context(args.config, args.dry_run)
+        errors += config_errors
+    if errors:
+        for line in errors:
+            print(f"rule-actions: {line}", file=sys.stderr)
+        return 2
+    rows = run_replay(events, context, args.verbose) if args.command == "replay" else run_invoke(events, args)
+    (report.write_json if args.json else report.write_table)(rows, sys.stdout)
+    return 0
+
+
+def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
+    """cdk.json's context, its rule_actions replaced by --config, validated; errors as lines."""
+    from infra.app import cdk_json_context, read_context
+    from rule_actions.config import ConfigError
+
+    context = cdk_json_context()
+    if config_file:
+        try:
+            context["rule_actions"] = json.loads(Path(config_file).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            return context, [f"{config_file}: not a readable JSON file ({err})"]
+    if dry_run:
+        context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
+    try:
+        read_context(context)
+    except ConfigError as err:
+        return context, [f"{config_file or 'cdk.json'}: {err}"]
+    return context, []
+
+
+def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool) -> list[dict[str, Any]]:
+    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.synth import synthesize
+
+    assembly, stack = synthesize(context)
+    with EmbeddedAccount(assembly, stack) as account:
+        return account.replay(events, log=sys.stderr if verbose else None)
+
+
+def run_invoke(events: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    import boto3
+
+    from rule_actions_cli.invoke import function_from_stack, invoke_all, lambda_client
+
+    session = boto3.Session(profile_name=args.profile, region_name=args.region)
+    function = args.function_name or function_from_stack(session, args.stack)
+    return invoke_all(lambda_client(session), function, events)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""Synthesize the stack with a given configuration, cached by everything that shapes the template."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".cache" / "replay"
+SOURCES = ("app.py", "infra", "lambdas/rule_actions")
+
+
+def cache_key(context: dict[str, Any]) -> str:
+    digest = hashlib.sha256(json.dumps(context, sort_keys=True).encode())
+    digest.update(metadata.version("aws-cdk-lib").encode())
+    for source in SOURCES:
+        path = ROOT / source
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(file.relative_to(ROOT).as_posix().encode() + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def synthesize(context: dict[str, Any]) -> tuple[Path, str]:
+    """(cloud assembly directory, stack name) for this context; synthesized only on a cache miss."""
+    target = CACHE / cache_key(context)
+    if not (target / "manifest.json").is_file():
+        # jsii runs on the machine's Node.js; its end-of-life banner is noise here (the CLI sets the same).
+        os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "1")
+        from infra.app import build_app  # starts the jsii runtime: only on a miss
+
+        CACHE.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(dir=CACHE))
+        app, _ = build_app(context, outdir=str(work), nag=False)
+        app.synth()
+        shutil.rmtree(target, ignore_errors=True)
+        work.rename(target)
+    manifest = json.loads((target / "manifest.json").read_text())
+    [stack] = [name for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"]
+    return target, stack
