@@ -3,18 +3,55 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
+CDK    := node_modules/.bin/cdk
+# Extra arguments for cdk deploy/destroy, e.g. make deploy ARGS="-c rule_actions='{...}'"
+ARGS   ?=
 
-.PHONY: setup test clean
+# The CDK CLI and the jsii runtime (also under pytest): offline and quiet. No telemetry, no notices, caches
+# in ignored project folders, no end-of-life banner for Node 20.
+export CDK_DISABLE_CLI_TELEMETRY := 1
+export CDK_HOME := $(CURDIR)/.cache/cdk
+export JSII_RUNTIME_PACKAGE_CACHE_ROOT := $(CURDIR)/.cache/jsii
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-setup: $(STAMP)
+# cfn-lint rules ignored on the synthesized template, each for a reason:
+#   W3005  aws-cdk-lib gives every Lambda function a DependsOn on its role (and the role's policy) that also
+#          has a GetAtt on the role: redundant, harmless, and not ours to remove.
+CFN_LINT_IGNORE := W3005
+
+.PHONY: setup test synth lint-template deploy destroy clean
+
+setup: $(STAMP) $(NPM_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[infra,dev]'
 	touch $(STAMP)
 
-test: setup
+# The CDK CLI, pinned in package-lock.json (aws-cdk 2.x: 3.x cannot read this aws-cdk-lib's assembly schema).
+$(NPM_STAMP): package-lock.json package.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+# cdk.out/: the template, the function's asset, and cdk-nag's validation report (synth fails on a finding).
+synth: setup
+	rm -rf cdk.out
+	$(CDK) synth --no-notices --quiet
+
+# cfn-lint on what synth wrote.
+lint-template: synth
+	$(VENV)/bin/cfn-lint --include-checks I $(if $(CFN_LINT_IGNORE),--ignore-checks $(CFN_LINT_IGNORE)) -- cdk.out/*.template.json
+
+test: setup synth lint-template
 	$(PY) -m pytest -q
 
+# For users with an AWS account (bootstrapped with `cdk bootstrap`); never run by the tests.
+deploy: setup
+	$(CDK) deploy --no-notices $(ARGS)
+
+destroy: setup
+	$(CDK) destroy --no-notices $(ARGS)
+
 clean:
-	rm -rf $(VENV) cdk.out .pytest_cache
+	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache

@@ -1,0 +1,65 @@
+"""Builds the CDK app from context: `cdk.json` (and `-c` overrides) under the CLI, or a dict in tests.
+
+    rule_actions        the function's configuration (rule_actions.config.Config), validated here
+    rule_actions_stack  stack-only settings (infra.settings.StackSettings)
+
+An invalid value stops synth with one message on stderr and exit status 1 (no traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from infra.settings import CONFIG_KEY, STACK_KEY, StackSettings, context_object
+from rule_actions.config import Config, ConfigError
+
+CDK_JSON = Path(__file__).resolve().parent.parent / "cdk.json"
+
+
+def cdk_json_context(path: Path = CDK_JSON) -> dict[str, Any]:
+    """The context `cdk synth` gives the app from cdk.json (feature flags and the two blocks)."""
+    return dict(json.loads(path.read_text())["context"])
+
+
+def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
+    """Validate both blocks; raises ConfigError naming every bad key."""
+    config = Config.from_dict(context_object(context.get(CONFIG_KEY), CONFIG_KEY), CONFIG_KEY)
+    settings = StackSettings.from_dict(context_object(context.get(STACK_KEY), STACK_KEY), STACK_KEY)
+    return config, settings
+
+
+def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = None, nag: bool = True):
+    """The app with its one stack and cdk-nag's AwsSolutions checks; `context=None` reads what the CLI passes."""
+    import aws_cdk as cdk  # the jsii runtime starts here
+    from cdk_nag import AwsSolutionsChecks
+
+    from infra.stack import RuleActionsStack
+
+    app = cdk.App(context=dict(context), outdir=outdir) if context is not None else cdk.App(outdir=outdir)
+    config, settings = read_context({key: app.node.try_get_context(key) for key in (CONFIG_KEY, STACK_KEY)})
+    stack = RuleActionsStack(app, config=config, settings=settings)
+    if nag:
+        # cdk-nag 3 is a policy validation plugin: findings not acknowledged fail synth.
+        cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
+    return app, stack
+
+
+def main() -> int:
+    try:
+        app, _ = build_app()
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return 1
+    try:
+        app.synth()
+    except RuntimeError as err:  # the validation report (cdk-nag findings) is already printed above
+        if "ValidationFailed" not in str(err):
+            raise
+        print("synth failed: cdk-nag findings above are neither fixed nor acknowledged "
+              "(Validations.of(construct).acknowledge in infra/construct.py, with a reason)", file=sys.stderr)
+        return 1
+    return 0

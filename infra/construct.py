@@ -1,0 +1,420 @@
+"""`RuleActions`: everything one deployment needs, as one construct that a user's CDK app can also embed.
+
+    EventBridge rule (pattern: infra.pattern) --async--> Lambda (lambdas/, Powertools layer)
+        |  target retry policy, target DLQ                 |  2 retries, then the on-failure queue
+        v                                                  v
+    <name>-target-dlq                                   <name>-failed-events
+    Lambda --> SNS <name>-notifications (team subscribers filtered on to=team; endpoints it subscribes itself)
+           --> SageMaker StopTrainingJob / DescribeTrainingJob / ListTrainingJobs
+           --> DynamoDB <name>-ledger (exactly-once per action)
+    CloudWatch alarms (function errors, a message in either queue) --> SNS <name>-ops (team, unfiltered)
+
+Names derive from `name` (by default the stack's name), so two deployments in one account need two stack
+names. Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import jsii
+from aws_cdk import (
+    Acknowledgment,
+    ArnFormat,
+    CfnParameter,
+    Duration,
+    RemovalPolicy,
+    Stack,
+    Validations,
+)
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from infra.pattern import event_pattern
+from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION, STACK_NAME_RE, StackSettings
+from rule_actions.actions import PREFIX_RE, show
+from rule_actions.config import Config, ConfigError
+from rule_actions.effects.ledger import EXPIRY_ATTRIBUTE
+from rule_actions.effects.notify import ATTRIBUTE
+from rule_actions.observability import NAMESPACE, SERVICE
+from rule_actions.plan import TEAM
+
+LAMBDAS = Path(__file__).resolve().parent.parent / "lambdas"
+HANDLER = "rule_actions.handler.lambda_handler"
+RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
+LEDGER_KEY = "id"  # Powertools' DynamoDBPersistenceLayer default key attribute (the ledger keeps the default)
+
+# The CloudFormation parameter that resolves the Powertools layer at deploy time. Its logical id is part of
+# the contract: the local replay rewrites its Default (moto cannot serve /aws/service/ parameters).
+POWERTOOLS_PARAMETER_ID = "PowertoolsLayerArn"
+
+# Lambda's limit on the environment, keys and values together. Counted here as the JSON of the variables,
+# which is at least what Lambda counts, with the longest partition and region names for the ARNs.
+ENVIRONMENT_LIMIT = 4096
+_LONGEST_PARTITION, _LONGEST_REGION, _ACCOUNT = "aws-us-gov", "x" * 20, "0" * 12
+
+# The function: 256 MB (cold start is CPU-bound imports of boto3 and Powertools, ~0.4 s, and Lambda's CPU
+# share grows with memory; 128 MB doubles it), 60 s timeout (a handful of AWS calls, each retried by
+# botocore's standard mode with up to 5 attempts, plus a paged ListTrainingJobs; a normal run takes < 2 s).
+MEMORY_MB = 256
+TIMEOUT = Duration.seconds(60)
+# Lambda's own async retries (EventBridge invokes asynchronously): 2, Lambda's maximum, then the on-failure
+# queue. Six hours (Lambda's maximum) in the async queue: a throttled event waits rather than being dropped,
+# because stopping a job late still saves its remaining hours and the ledger makes late re-delivery safe.
+ASYNC_RETRIES = 2
+ASYNC_MAX_EVENT_AGE = Duration.hours(6)
+# EventBridge's retries apply only when it cannot hand the event to Lambda at all (permissions, a disabled
+# key, service errors): those rarely heal by waiting, so 8 attempts within 2 hours, then the target DLQ and
+# its alarm, instead of EventBridge's default of 185 attempts over 24 hours.
+TARGET_RETRIES = 8
+TARGET_MAX_EVENT_AGE = Duration.hours(2)
+QUEUE_RETENTION = Duration.days(14)  # SQS's maximum: time for a person to look after the alarm
+ALARM_PERIOD = Duration.minutes(5)
+
+
+@jsii.implements(lambda_.IDestination)
+class _QueueDestination:
+    """An on-failure destination queue, without the grants `SqsDestination` adds (ReEncrypt, GetQueueUrl...):
+    the construct grants exactly sqs:SendMessage and the key use, in statements of its own."""
+
+    def __init__(self, queue: sqs.IQueue):
+        self.queue = queue
+
+    def bind(self, scope: Construct, fn: lambda_.IFunction, *, type: lambda_.DestinationType) -> lambda_.DestinationConfig:  # noqa: A002
+        return lambda_.DestinationConfig(destination=self.queue.queue_arn)
+
+
+class RuleActions(Construct):
+    """The rule, function, topics, queues, ledger table, alarms and IAM for one configuration.
+
+    `config` is a validated `rule_actions.config.Config` (its actions may come from `rule_actions.client`
+    classes: `Config.from_dict({"rules": {"VanishingGradient": ActionList(StopTraining())}})`).
+    `settings` gives the reserved concurrency, log retention and Powertools layer (its `stack_name` is not
+    used here); `name` prefixes every resource name (default: the stack's name).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: Config,
+                 settings: StackSettings | None = None, name: str | None = None) -> None:
+        super().__init__(scope, construct_id)
+        settings = settings or StackSettings()
+        stack = Stack.of(self)
+        self.config = config
+        self.name = name = name or stack.stack_name
+        if not STACK_NAME_RE.fullmatch(name):
+            raise ConfigError(f"RuleActions name {show(name)}: resource names are derived from it, so it must be "
+                              f"a letter, then letters, digits or '-', at most 40 characters (pass name=...)")
+        _check_prefixes(config)
+        function_name = f"{name}-handler"
+        topic_name, table_name = f"{name}-notifications", f"{name}-ledger"
+        # Before anything is built: a configuration too large for the environment fails fast.
+        _check_environment(config, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{topic_name}",
+                           table_name)
+
+        # One key for the topics and queues, owned by the stack, rotated yearly.
+        self.key = kms.Key(
+            self, "Key",
+            description=f"{name}: encrypts the rule-actions SNS topics and SQS queues",
+            alias=f"alias/{name}",
+            enable_key_rotation=True,
+            pending_window=Duration.days(7),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        rule_name = f"{name}-rule-outcomes"
+        rule_arn = stack.format_arn(service="events", resource="rule", resource_name=rule_name)
+        alarm_arns = stack.format_arn(service="cloudwatch", resource="alarm", resource_name=f"{name}-*",
+                                      arn_format=ArnFormat.COLON_RESOURCE_NAME)
+        # Alarm actions publish to the encrypted ops topic as CloudWatch: without this, they are dropped silently.
+        self.key.add_to_resource_policy(iam.PolicyStatement(
+            sid="AlarmsPublishToEncryptedTopic",
+            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+            actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+            resources=["*"],  # in a key policy, "*" is this key
+        ))
+        # EventBridge writes undeliverable events to the encrypted target DLQ, for this stack's rule only.
+        self.key.add_to_resource_policy(iam.PolicyStatement(
+            sid="RuleWritesToEncryptedDeadLetterQueue",
+            principals=[iam.ServicePrincipal("events.amazonaws.com")],
+            actions=["kms:Decrypt", "kms:GenerateDataKey"],
+            resources=["*"],
+            conditions={"ArnEquals": {"aws:SourceArn": rule_arn}},
+        ))
+        # The function (its role) uses the key through the IAM statements below, which the key's default
+        # policy (the account may delegate to IAM) permits.
+
+        # The team topic: the function publishes with the attribute to=team or to=<endpoint>.
+        self.topic = sns.Topic(
+            self, "Topic", topic_name=topic_name, display_name="Rule actions",
+            master_key=self.key, enforce_ssl=True,
+        )
+        # The ops topic: alarm notifications carry no message attributes, so they cannot go through the
+        # team topic's filter policies.
+        self.ops_topic = sns.Topic(
+            self, "OpsTopic", topic_name=f"{name}-ops", display_name="Rule actions ops",
+            master_key=self.key, enforce_ssl=True,
+        )
+        self.ops_topic.add_to_resource_policy(iam.PolicyStatement(
+            sid="AlarmsPublish",
+            principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+            actions=["sns:Publish"],
+            resources=[self.ops_topic.topic_arn],
+            conditions={"ArnLike": {"aws:SourceArn": alarm_arns}},
+        ))
+        team_filter = {ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[TEAM])}
+        for kind, protocol, endpoints in (("Email", sns.SubscriptionProtocol.EMAIL, config.team_emails),
+                                          ("Sms", sns.SubscriptionProtocol.SMS, config.team_sms)):
+            for endpoint in endpoints:
+                # Ids from the endpoint, not its position: adding one subscriber never replaces another.
+                tag = hashlib.sha256(endpoint.encode()).hexdigest()[:10]
+                sns.Subscription(self, f"Team{kind}{tag}", topic=self.topic, protocol=protocol,
+                                 endpoint=endpoint, filter_policy=team_filter)
+                sns.Subscription(self, f"Ops{kind}{tag}", topic=self.ops_topic, protocol=protocol,
+                                 endpoint=endpoint)
+
+        # The exactly-once ledger (Powertools idempotency records, expired by TTL).
+        self.table = dynamodb.Table(
+            self, "Ledger", table_name=table_name,
+            partition_key=dynamodb.Attribute(name=LEDGER_KEY, type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            time_to_live_attribute=EXPIRY_ATTRIBUTE,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True),
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            removal_policy=RemovalPolicy.DESTROY,  # records live dedup_ttl_hours; nothing to keep
+        )
+
+        self.target_dlq = self._queue("TargetDeadLetterQueue", f"{name}-target-dlq",
+                                      "the dead-letter queue of the EventBridge rule's target")
+        self.failure_queue = self._queue("FailedEventsQueue", f"{name}-failed-events",
+                                         "the function's on-failure destination")
+
+        self.log_group = logs.LogGroup(
+            self, "LogGroup", log_group_name=f"/aws/lambda/{function_name}",
+            retention=_retention(settings.log_retention_days),
+            removal_policy=RemovalPolicy.DESTROY,  # a kept group would block redeploying the same name
+        )
+        self.role = iam.Role(
+            self, "FunctionRole", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"{function_name}: stop training jobs, notify, keep the ledger",
+        )
+        self._grant_function(stack)
+
+        self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name)
+        self.layer_parameter = _powertools_parameter(stack) if not _pinned(settings.powertools_layer) else None
+        layer_arn = (settings.powertools_layer if self.layer_parameter is None
+                     else self.layer_parameter.value_as_string)
+        if settings.powertools_layer and self.layer_parameter is not None:  # another SSM parameter name
+            self.layer_parameter.default = settings.powertools_layer
+        self.function = lambda_.Function(
+            self, "Function",
+            function_name=function_name,
+            description="Acts on SageMaker Debugger/Profiler rule outcomes: stop training, notify",
+            runtime=RUNTIMES[PYTHON_VERSION],
+            architecture=lambda_.Architecture.ARM_64,
+            handler=HANDLER,
+            code=lambda_.Code.from_asset(str(LAMBDAS), exclude=["**/__pycache__", "**/*.pyc"]),
+            layers=[lambda_.LayerVersion.from_layer_version_arn(self, "Powertools", layer_arn)],
+            role=self.role,
+            environment=self.environment,
+            memory_size=MEMORY_MB,
+            timeout=TIMEOUT,
+            log_group=self.log_group,
+            reserved_concurrent_executions=settings.reserved_concurrency,
+            retry_attempts=ASYNC_RETRIES,
+            max_event_age=ASYNC_MAX_EVENT_AGE,
+            on_failure=_QueueDestination(self.failure_queue),
+        )
+
+        self.pattern = event_pattern(config)
+        self.rule = events.Rule(
+            self, "Rule", rule_name=rule_name,
+            description="SageMaker training jobs whose Debugger/Profiler rule outcome can trigger an action",
+            event_pattern=events.EventPattern(
+                source=self.pattern["source"],
+                detail_type=self.pattern["detail-type"],
+                detail=self.pattern["detail"],
+            ),
+            targets=[targets.LambdaFunction(
+                self.function, dead_letter_queue=self.target_dlq,
+                retry_attempts=TARGET_RETRIES, max_event_age=TARGET_MAX_EVENT_AGE,
+            )],
+        )
+
+        alarm_action = cloudwatch_actions.SnsAction(self.ops_topic)
+        queue_metric = {"period": ALARM_PERIOD, "statistic": "Maximum"}
+        self.alarms = [
+            self._alarm("FunctionErrorsAlarm", f"{name}-function-errors",
+                        "The rule-actions function failed: an action failed, or the handler raised",
+                        self.function.metric_errors(period=ALARM_PERIOD, statistic="Sum")),
+            self._alarm("TargetDeadLetterQueueAlarm", f"{name}-target-dlq-messages",
+                        "EventBridge could not deliver rule outcomes to the function: they wait in the target DLQ",
+                        self.target_dlq.metric_approximate_number_of_messages_visible(**queue_metric)),
+            self._alarm("FailedEventsQueueAlarm", f"{name}-failed-events-messages",
+                        "The function failed on rule outcomes after Lambda's retries: they wait in the "
+                        "failed-events queue",
+                        self.failure_queue.metric_approximate_number_of_messages_visible(**queue_metric)),
+        ]
+        for alarm in self.alarms:
+            alarm.add_alarm_action(alarm_action)
+
+    def _queue(self, construct_id: str, queue_name: str, purpose: str) -> sqs.Queue:
+        queue = sqs.Queue(
+            self, construct_id, queue_name=queue_name,
+            encryption=sqs.QueueEncryption.KMS, encryption_master_key=self.key,
+            enforce_ssl=True, retention_period=QUEUE_RETENTION, removal_policy=RemovalPolicy.DESTROY,
+        )
+        Validations.of(queue).acknowledge(Acknowledgment(
+            id="AwsSolutions-SQS3",
+            reason=f"This queue is itself a dead-letter queue ({purpose}); a person reads it after its alarm.",
+        ))
+        return queue
+
+    def _alarm(self, construct_id: str, alarm_name: str, description: str,
+               metric: cloudwatch.Metric) -> cloudwatch.Alarm:
+        return cloudwatch.Alarm(
+            self, construct_id, alarm_name=alarm_name, alarm_description=description, metric=metric,
+            threshold=1, evaluation_periods=1,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+        )
+
+    def _grant_function(self, stack: Stack) -> None:
+        """The function's permissions, statement by statement; nothing else is attached to its role."""
+        jobs = [stack.format_arn(service="sagemaker", resource="training-job", resource_name=f"{prefix}*")
+                for prefix in job_name_patterns(self.config.training_job_prefixes)]
+        statements = [
+            iam.PolicyStatement(sid="StopAndDescribeTrainingJobs",
+                                actions=["sagemaker:StopTrainingJob", "sagemaker:DescribeTrainingJob"],
+                                resources=jobs),
+            # ListTrainingJobs supports no resource-level permissions: IAM only accepts "*" for it. The
+            # function lists InProgress jobs by name to resolve a StopTraining prefix; listing reveals names
+            # and statuses, never data.
+            iam.PolicyStatement(sid="ListTrainingJobs", actions=["sagemaker:ListTrainingJobs"], resources=["*"]),
+            iam.PolicyStatement(sid="PublishAndSubscribe",
+                                actions=["sns:Publish", "sns:Subscribe", "sns:ListSubscriptionsByTopic"],
+                                resources=[self.topic.topic_arn]),
+            # Subscription ARNs are <topic ARN>:<uuid>: this is the topic's subscriptions and nothing else.
+            iam.PolicyStatement(sid="TopicSubscriptions",
+                                actions=["sns:GetSubscriptionAttributes", "sns:SetSubscriptionAttributes"],
+                                resources=[f"{self.topic.topic_arn}:*"]),
+            # Publishing to the encrypted topic and sending to the encrypted queue (SNS/SQS call KMS as the
+            # caller): what their documentation prescribes, on the stack's own key only.
+            iam.PolicyStatement(sid="UseStackKey", actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                                resources=[self.key.key_arn]),
+            iam.PolicyStatement(sid="Ledger",
+                                actions=["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+                                         "dynamodb:DeleteItem"],
+                                resources=[self.table.table_arn]),
+            iam.PolicyStatement(sid="SendFailedEvents", actions=["sqs:SendMessage"],
+                                resources=[self.failure_queue.queue_arn]),
+            iam.PolicyStatement(sid="WriteLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                                resources=[self.log_group.log_group_arn]),
+        ]
+        for statement in statements:
+            self.role.add_to_policy(statement)
+        # cdk-nag AwsSolutions-IAM5 (wildcards) findings on this policy, each acknowledged with its reason.
+        policy = self.role.node.find_child("DefaultPolicy")
+        topic = stack.get_logical_id(self.topic.node.default_child)  # type: ignore[arg-type]
+        acknowledgments = {
+            f"Resource::arn:<AWS::Partition>:sagemaker:<AWS::Region>:<AWS::AccountId>:training-job/{pattern}*":
+                "Training jobs are named by users at run time: the function may stop or describe any job under "
+                "the configured training_job_prefixes (every job in the account and region when none are set)."
+            for pattern in job_name_patterns(self.config.training_job_prefixes)
+        }
+        acknowledgments.update({
+            "Resource::*": "sagemaker:ListTrainingJobs supports no resource-level permissions; IAM requires "
+                           "Resource \"*\" for it (the only action in that statement).",
+            f"Resource::<{topic}>:*": "The topic's own subscriptions (<topic ARN>:<id>), whose filter policies the "
+                                     "function reads and widens; their ids are not known in advance.",
+            "Action::kms:GenerateDataKey*": "What SNS and SQS server-side encryption require of a publisher or "
+                                            "sender, on the stack's own key only.",
+        })
+        for finding, reason in acknowledgments.items():
+            Validations.of(policy).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))
+
+
+def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:
+    """The training-job resource name prefixes for IAM: SageMaker puts job names into ARNs lower-cased, so the
+    lower-cased prefix; the prefix as written too when it has capitals (should an ARN ever keep them)."""
+    if not prefixes:
+        return [""]
+    return list(dict.fromkeys(p for prefix in prefixes for p in (prefix.lower(), prefix)))
+
+
+def _check_prefixes(config: Config) -> None:
+    """A prefix goes into an IAM resource ARN: anything but a job-name prefix (say a `*`) would widen it."""
+    bad = [p for p in config.training_job_prefixes if not PREFIX_RE.fullmatch(p) or len(p) > 63]
+    if bad:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(
+            f"rule_actions.training_job_prefixes: {show(p)} is not a training job name prefix "
+            f"(letters, digits and '-', at most 63)" for p in bad))
+
+
+def config_json(config: Config) -> str:
+    """The validated configuration as the function reads it (Config.from_json), compact.
+
+    Not `Config.to_json()`: its sort_keys reorders `rules`, and their order decides which glob wins.
+    """
+    return json.dumps(config.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+
+def function_environment(config: Config, topic_arn: str, table_name: str) -> dict[str, str]:
+    """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'."""
+    return {
+        "RULE_ACTIONS_CONFIG": config_json(config),
+        "RULE_ACTIONS_TOPIC_ARN": topic_arn,
+        "RULE_ACTIONS_LEDGER_TABLE": table_name,
+        "POWERTOOLS_SERVICE_NAME": SERVICE,
+        "POWERTOOLS_METRICS_NAMESPACE": NAMESPACE,
+    }
+
+
+def _check_environment(config: Config, longest_topic_arn: str, table_name: str) -> None:
+    environment = function_environment(config, longest_topic_arn, table_name)
+    size = len(json.dumps(environment, separators=(",", ":"), ensure_ascii=False).encode())
+    if size > ENVIRONMENT_LIMIT:
+        own = len(environment["RULE_ACTIONS_CONFIG"].encode())
+        raise ConfigError(
+            f"rule_actions: too large for the function's environment: it would take up to {size} bytes, and "
+            f"Lambda allows {ENVIRONMENT_LIMIT} in all (the configuration is {own} bytes of it). Shorten "
+            f"`rules` (one glob for several rules, fewer endpoints), `allowed_endpoints` or `notify`."
+        )
+
+
+def _retention(days: int | None) -> logs.RetentionDays:
+    names = {1: "ONE_DAY", 3: "THREE_DAYS", 5: "FIVE_DAYS", 7: "ONE_WEEK", 14: "TWO_WEEKS", 30: "ONE_MONTH",
+             60: "TWO_MONTHS", 90: "THREE_MONTHS", 120: "FOUR_MONTHS", 150: "FIVE_MONTHS", 180: "SIX_MONTHS",
+             365: "ONE_YEAR", 400: "THIRTEEN_MONTHS", 545: "EIGHTEEN_MONTHS", 731: "TWO_YEARS",
+             1096: "THREE_YEARS", 1827: "FIVE_YEARS", 2192: "SIX_YEARS", 2557: "SEVEN_YEARS",
+             2922: "EIGHT_YEARS", 3288: "NINE_YEARS", 3653: "TEN_YEARS"}
+    return logs.RetentionDays.INFINITE if days is None else getattr(logs.RetentionDays, names[days])
+
+
+def _pinned(layer: str | None) -> bool:
+    return bool(layer) and layer.startswith("arn:")  # type: ignore[union-attr]
+
+
+def _powertools_parameter(stack: Stack) -> CfnParameter:
+    """The stack's one Powertools layer parameter (shared if the construct is used twice in a stack)."""
+    existing = stack.node.try_find_child(POWERTOOLS_PARAMETER_ID)
+    if isinstance(existing, CfnParameter):
+        return existing
+    return CfnParameter(
+        stack, POWERTOOLS_PARAMETER_ID,
+        type="AWS::SSM::Parameter::Value<String>",
+        default=POWERTOOLS_SSM_PARAMETER,
+        description="SSM parameter holding the Powertools for AWS Lambda (Python) layer version ARN for "
+                    f"python{PYTHON_VERSION} arm64; resolved at deploy time",
+    )
+

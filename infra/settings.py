@@ -1,0 +1,97 @@
+"""Settings only the stack needs (cdk.json context key `rule_actions_stack`), and reading context values.
+
+`cdk synth -c key=value` hands the app a string, `cdk.json` an object: `context_object` accepts both. Every
+problem raises `ConfigError` (the same error as the function's configuration) naming the key and what is
+allowed, so `app.py` prints one message and exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rule_actions.actions import show
+from rule_actions.config import ConfigError
+
+CONFIG_KEY = "rule_actions"
+STACK_KEY = "rule_actions_stack"
+
+PYTHON_VERSION = "3.14"  # the function's runtime and the Powertools layer built for it: one value, never two
+POWERTOOLS_SSM_PARAMETER = f"/aws/service/powertools/python/arm64/python{PYTHON_VERSION}/latest"
+
+# Retention periods CloudWatch Logs accepts (and aws-cdk-lib's RetentionDays names); null keeps logs forever.
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
+                      2922, 3288, 3653)
+STACK_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,39}")  # CloudFormation's rule, capped so derived names fit
+LAYER_ARN_RE = re.compile(r"arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]{1,140}:\d+")
+SSM_PATH_RE = re.compile(r"(/[A-Za-z0-9_.-]+)+")
+MAX_RESERVED_CONCURRENCY = 1000
+DEFAULTS: dict[str, Any] = {
+    "stack_name": "RuleActions",
+    "reserved_concurrency": None,
+    "log_retention_days": 90,
+    "powertools_layer": None,
+}
+
+
+@dataclass(frozen=True)
+class StackSettings:
+    """What the stack is called and how the function is provisioned (the function never reads these)."""
+
+    stack_name: str = DEFAULTS["stack_name"]
+    # None: no reservation. New accounts often have a concurrency quota of 10, and Lambda keeps 10 unreserved,
+    # so any reservation there fails the deploy.
+    reserved_concurrency: int | None = DEFAULTS["reserved_concurrency"]
+    log_retention_days: int | None = DEFAULTS["log_retention_days"]
+    # None: the public SSM parameter POWERTOOLS_SSM_PARAMETER, resolved at deploy time; a string starting
+    # with "/" is another SSM parameter (same mechanism); "arn:..." pins a layer version.
+    powertools_layer: str | None = DEFAULTS["powertools_layer"]
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = STACK_KEY) -> StackSettings:
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{where}: must be an object with the keys {', '.join(DEFAULTS)}; got {show(data)}")
+        errors = [f"{where}.{key}: unknown key; allowed: {', '.join(DEFAULTS)}" for key in data if key not in DEFAULTS]
+        values = {**DEFAULTS, **{k: v for k, v in data.items() if k in DEFAULTS}}
+
+        name = values["stack_name"]
+        if not isinstance(name, str) or not STACK_NAME_RE.fullmatch(name):
+            errors.append(f"{where}.stack_name: {show(name)} is not a stack name (a letter, then letters, digits "
+                          f"or '-', at most 40 characters: resource names are derived from it)")
+        reserved = values["reserved_concurrency"]
+        if reserved is not None and (isinstance(reserved, bool) or not isinstance(reserved, int)
+                                     or not 1 <= reserved <= MAX_RESERVED_CONCURRENCY):
+            errors.append(f"{where}.reserved_concurrency: {show(reserved)} is not null (no reservation) or a whole "
+                          f"number from 1 to {MAX_RESERVED_CONCURRENCY}")
+        retention = values["log_retention_days"]
+        if retention is not None and (isinstance(retention, bool) or retention not in LOG_RETENTION_DAYS):
+            errors.append(f"{where}.log_retention_days: {show(retention)} is not a retention CloudWatch Logs "
+                          f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
+        layer = values["powertools_layer"]
+        if layer is not None and not (isinstance(layer, str)
+                                      and (LAYER_ARN_RE.fullmatch(layer) or SSM_PATH_RE.fullmatch(layer))):
+            errors.append(f"{where}.powertools_layer: {show(layer)} is not null (the public SSM parameter "
+                          f"{POWERTOOLS_SSM_PARAMETER}), an SSM parameter name starting with '/', or a layer "
+                          f"version ARN (arn:aws:lambda:<region>:<account>:layer:<name>:<version>)")
+        if errors:
+            raise ConfigError("invalid stack settings:\n  " + "\n  ".join(errors))
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in DEFAULTS}
+
+
+def context_object(value: Any, key: str) -> Any:
+    """A context value as cdk.json (an object) or `-c key='{...}'` (a JSON string) gives it."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError as err:
+            raise ConfigError(f"{key}: the context value is not JSON ({err}); pass a JSON object, "
+                              f"e.g. -c {key}='{{...}}'") from None
+    return value

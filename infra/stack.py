@@ -1,0 +1,33 @@
+"""`RuleActionsStack`: the `RuleActions` construct alone in a stack, with the outputs a user needs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_cdk import CfnOutput, Stack
+from constructs import Construct
+
+from infra.construct import RuleActions
+from infra.settings import StackSettings
+from rule_actions.config import Config
+
+
+class RuleActionsStack(Stack):
+    def __init__(self, scope: Construct, *, config: Config, settings: StackSettings | None = None,
+                 **kwargs: Any) -> None:
+        settings = settings or StackSettings()
+        kwargs.setdefault("description", "rule-actions: event-driven actions (stop training, notify) for "
+                                         "SageMaker Debugger/Profiler rule outcomes")
+        super().__init__(scope, settings.stack_name, stack_name=settings.stack_name, **kwargs)
+        self.actions = actions = RuleActions(self, "RuleActions", config=config, settings=settings)
+        for output_id, value, description in (
+            ("FunctionName", actions.function.function_name, "The function that acts on rule outcomes"),
+            ("TopicArn", actions.topic.topic_arn, "Team notifications (subscribers filter on to=team)"),
+            ("OpsTopicArn", actions.ops_topic.topic_arn, "Alarm notifications"),
+            ("LedgerTable", actions.table.table_name, "The exactly-once ledger"),
+            ("TargetDeadLetterQueueUrl", actions.target_dlq.queue_url,
+             "Events EventBridge could not deliver to the function"),
+            ("FailedEventsQueueUrl", actions.failure_queue.queue_url,
+             "Events the function failed on after Lambda's retries"),
+        ):
+            CfnOutput(self, output_id, value=value, description=description)

@@ -1,0 +1,100 @@
+"""Reading the context: the two blocks of cdk.json, `-c` overrides as JSON strings, and the one clear message
+(exit status 1, no traceback) that `cdk synth` shows for an invalid block."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from stack_helpers import ROOT
+
+from infra.app import cdk_json_context, read_context
+from infra.settings import LOG_RETENTION_DAYS, POWERTOOLS_SSM_PARAMETER, StackSettings, context_object
+from rule_actions.config import Config, ConfigError
+
+
+def test_cdk_json_holds_the_documented_defaults():
+    context = cdk_json_context()
+    config, settings = read_context(context)
+    assert config == Config()  # cdk.json's block spells out Config's defaults
+    assert context["rule_actions"] == json.loads(json.dumps(Config().to_dict())) | {"rules": {"*": ["notify"]}}
+    assert settings == StackSettings() and context["rule_actions_stack"] == StackSettings().to_dict()
+    assert settings.reserved_concurrency is None and settings.log_retention_days == 90
+    assert settings.powertools_layer is None and settings.stack_name == "RuleActions"
+
+
+def test_cdk_json_runs_the_project_venv_and_sets_the_recommended_flags():
+    cdk_json = json.loads((ROOT / "cdk.json").read_text())
+    assert cdk_json["app"] == ".venv/bin/python app.py"
+    flags = {k for k in cdk_json["context"] if k.startswith("@aws-cdk")}
+    assert "@aws-cdk/core:validateAgainstDefaultRules" in flags and len(flags) > 80
+
+
+def test_json_strings_from_the_command_line_are_accepted():
+    assert context_object('{"dry_run": true}', "rule_actions") == {"dry_run": True}
+    assert context_object({"dry_run": True}, "rule_actions") == {"dry_run": True}
+    assert context_object(None, "rule_actions") is None
+    config, _ = read_context({"rule_actions": '{"notify": {"emails": ["ml@example.com"]}}'})
+    assert config.team_emails == ("ml@example.com",)
+
+
+def test_a_value_that_is_not_json_names_the_key():
+    with pytest.raises(ConfigError, match=r"^rule_actions_stack: the context value is not JSON .*-c rule_actions_stack="):
+        read_context({"rule_actions_stack": "{stack_name: x}"})
+
+
+@pytest.mark.parametrize(("block", "message"), [
+    ({"stack_name": "1st"}, "rule_actions_stack.stack_name: \"1st\" is not a stack name"),
+    ({"stack_name": "x" * 41}, "at most 40 characters"),
+    ({"reserved_concurrency": 0}, "rule_actions_stack.reserved_concurrency: 0 is not null (no reservation) or a whole number from 1 to 1000"),
+    ({"reserved_concurrency": True}, "rule_actions_stack.reserved_concurrency: true"),
+    ({"log_retention_days": 2}, "rule_actions_stack.log_retention_days: 2 is not a retention CloudWatch Logs allows"),
+    ({"powertools_layer": "latest"}, "rule_actions_stack.powertools_layer: \"latest\" is not null"),
+    ({"stack": "x"}, "rule_actions_stack.stack: unknown key; allowed: stack_name, reserved_concurrency, log_retention_days, powertools_layer"),
+    ([], "rule_actions_stack: must be an object"),
+])
+def test_invalid_stack_settings_name_the_key_and_what_is_allowed(block, message):
+    with pytest.raises(ConfigError) as failure:
+        StackSettings.from_dict(block)
+    assert message in str(failure.value)
+
+
+def test_valid_stack_settings():
+    assert StackSettings.from_dict({"reserved_concurrency": 2, "log_retention_days": None}).log_retention_days is None
+    for days in LOG_RETENTION_DAYS:
+        assert StackSettings.from_dict({"log_retention_days": days}).log_retention_days == days
+    for layer in ("arn:aws:lambda:us-east-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:7",
+                  "/my/powertools/layer", POWERTOOLS_SSM_PARAMETER):
+        assert StackSettings.from_dict({"powertools_layer": layer}).powertools_layer == layer
+
+
+def test_every_problem_is_reported_at_once():
+    with pytest.raises(ConfigError) as failure:
+        StackSettings.from_dict({"stack_name": "", "reserved_concurrency": -1, "log_retention_days": "90"})
+    assert str(failure.value).count("\n  rule_actions_stack.") == 3
+
+
+def synth(context):
+    """`cdk synth` runs app.py with the merged context in CDK_CONTEXT_JSON; so does this."""
+    env = {**os.environ, "CDK_CONTEXT_JSON": json.dumps(context), "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+    return subprocess.run([sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_an_invalid_rule_actions_block_stops_synth_with_one_clear_message():
+    context = {**cdk_json_context(), "rule_actions": '{"rules": {"*": ["reboot"]}, "dedup_ttl_hours": 0}'}
+    result = synth(context)
+    assert result.returncode == 1
+    assert result.stderr.startswith("invalid configuration:\n  rule_actions.")
+    assert "rule_actions.dedup_ttl_hours: 0 is not a whole number of hours from 1 to 8760" in result.stderr
+    assert "rule_actions.rules[\"*\"]" in result.stderr and "reboot" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_an_invalid_rule_actions_stack_block_stops_synth_with_one_clear_message():
+    result = synth({**cdk_json_context(), "rule_actions_stack": {"log_retention_days": 45}})
+    assert result.returncode == 1
+    assert result.stderr == (
+        "invalid stack settings:\n  rule_actions_stack.log_retention_days: 45 is not a retention CloudWatch Logs "
+        f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}\n"
+    )
