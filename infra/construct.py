@@ -154,14 +154,15 @@ class RuleActions(Construct):
         # policy (the account may delegate to IAM) permits.
 
         # The team topic: the function publishes with the attribute to=team or to=<endpoint>.
+        # Display names are the email sender's name and prefix every text message: short.
         self.topic = sns.Topic(
-            self, "Topic", topic_name=topic_name, display_name="Rule actions",
+            self, "Topic", topic_name=topic_name, display_name="RuleActions",
             master_key=self.key, enforce_ssl=True,
         )
         # The ops topic: alarm notifications carry no message attributes, so they cannot go through the
         # team topic's filter policies.
         self.ops_topic = sns.Topic(
-            self, "OpsTopic", topic_name=f"{name}-ops", display_name="Rule actions ops",
+            self, "OpsTopic", topic_name=f"{name}-ops", display_name="RuleOps",
             master_key=self.key, enforce_ssl=True,
         )
         self.ops_topic.add_to_resource_policy(iam.PolicyStatement(
