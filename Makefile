@@ -20,7 +20,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup test synth lint-template deploy destroy clean
+.PHONY: setup demo test synth lint-template deploy destroy clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -42,6 +42,11 @@ synth: setup
 # cfn-lint on what synth wrote.
 lint-template: synth
 	$(VENV)/bin/cfn-lint --include-checks I $(if $(CFN_LINT_IGNORE),--ignore-checks $(CFN_LINT_IGNORE)) -- cdk.out/*.template.json
+
+# The main job: the sample events replayed through the stack's rule and the real handler on an embedded
+# AWS (moto), with the demo configuration (a team to notify). Prints what was done.
+demo: setup
+	$(VENV)/bin/rule-actions replay --config examples/demo-config.json events/
 
 test: setup synth lint-template
 	$(PY) -m pytest -q

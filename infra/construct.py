@@ -44,7 +44,7 @@ from constructs import Construct
 
 from infra.pattern import event_pattern
 from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION, STACK_NAME_RE, StackSettings
-from rule_actions.actions import PREFIX_RE, show
+from rule_actions.actions import show
 from rule_actions.config import Config, ConfigError
 from rule_actions.effects.ledger import EXPIRY_ATTRIBUTE
 from rule_actions.effects.notify import ATTRIBUTE
@@ -115,7 +115,6 @@ class RuleActions(Construct):
         if not STACK_NAME_RE.fullmatch(name):
             raise ConfigError(f"RuleActions name {show(name)}: resource names are derived from it, so it must be "
                               f"a letter, then letters, digits or '-', at most 40 characters (pass name=...)")
-        _check_prefixes(config)
         function_name = f"{name}-handler"
         topic_name, table_name = f"{name}-notifications", f"{name}-ledger"
         # Before anything is built: a configuration too large for the environment fails fast.
@@ -353,27 +352,10 @@ def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(p for prefix in prefixes for p in (prefix.lower(), prefix)))
 
 
-def _check_prefixes(config: Config) -> None:
-    """A prefix goes into an IAM resource ARN: anything but a job-name prefix (say a `*`) would widen it."""
-    bad = [p for p in config.training_job_prefixes if not PREFIX_RE.fullmatch(p) or len(p) > 63]
-    if bad:
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(
-            f"rule_actions.training_job_prefixes: {show(p)} is not a training job name prefix "
-            f"(letters, digits and '-', at most 63)" for p in bad))
-
-
-def config_json(config: Config) -> str:
-    """The validated configuration as the function reads it (Config.from_json), compact.
-
-    Not `Config.to_json()`: its sort_keys reorders `rules`, and their order decides which glob wins.
-    """
-    return json.dumps(config.to_dict(), separators=(",", ":"), ensure_ascii=False)
-
-
 def function_environment(config: Config, topic_arn: str, table_name: str) -> dict[str, str]:
     """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'."""
     return {
-        "RULE_ACTIONS_CONFIG": config_json(config),
+        "RULE_ACTIONS_CONFIG": config.to_json(),
         "RULE_ACTIONS_TOPIC_ARN": topic_arn,
         "RULE_ACTIONS_LEDGER_TABLE": table_name,
         "POWERTOOLS_SERVICE_NAME": SERVICE,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rule_actions.actions import EMAIL, SMS, Action, endpoint_problem, parse_entries, show
+from rule_actions.actions import EMAIL, PREFIX_RE, SMS, Action, endpoint_problem, parse_entries, show
 
 DEFAULT_RULES: dict[str, list[Any]] = {"*": ["notify"]}
 _FLAGS = {
@@ -61,6 +61,13 @@ class Config:
         emails, sms = _notify(data.get("notify"), f"{where}.notify", errors)
         allowed = _strings(data.get("allowed_endpoints", []), f"{where}.allowed_endpoints", errors)
         prefixes = _strings(data.get("training_job_prefixes", []), f"{where}.training_job_prefixes", errors)
+        # A prefix goes into the IAM resource ARN: anything but a job-name prefix (a `*`, say) would widen it.
+        errors += [
+            f"{where}.training_job_prefixes: {show(p)} is not a training job name prefix (letters, digits, '-'; "
+            "at most 63)"
+            for p in prefixes
+            if not (PREFIX_RE.fullmatch(p) and len(p) <= 63)
+        ]
         ttl = data.get("dedup_ttl_hours", 72)
         if isinstance(ttl, bool) or not isinstance(ttl, int) or not 1 <= ttl <= MAX_TTL_HOURS:
             errors.append(f"{where}.dedup_ttl_hours: {show(ttl)} is not a whole number of hours from 1 to {MAX_TTL_HOURS}")
@@ -105,7 +112,8 @@ class Config:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+        """Compact JSON, key order kept: the order of `rules` decides which glob wins."""
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
 
     def actions_for_rule(self, rule: str) -> tuple[Action, ...]:
         """The entry for a rule: its exact name first, else the first glob in file order, `*` last."""

@@ -250,7 +250,7 @@ def test_the_environment_is_what_the_handler_reads(template, ids):
     assert deployed.read - {"AWS_REGION", "AWS_DEFAULT_REGION"} <= set(variables)
     assert {name for name in variables if name.startswith("RULE_ACTIONS_")} <= deployed.read
     assert settings.config == CONFIG == Config.from_json(variables["RULE_ACTIONS_CONFIG"])
-    assert variables["RULE_ACTIONS_CONFIG"] == construct.config_json(CONFIG)
+    assert variables["RULE_ACTIONS_CONFIG"] == CONFIG.to_json()
     assert (settings.topic_arn, settings.ledger_table) == (f"<{ids['topic']}>", f"<{ids['table']}>")
 
 

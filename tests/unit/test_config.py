@@ -448,3 +448,15 @@ def test_settings_with_a_bad_configuration_raise_config_error(text, fragment):
 
     # Then the error says where
     assert fragment in str(caught.value)
+
+
+def test_to_json_keeps_the_order_of_rules_which_decides_the_glob():
+    # Given two globs that both match "LossNotDecreasing", the first one written first
+    config = Config.from_dict({"rules": {"Loss*": ["stoptraining"], "*Decreasing": ["notify"], "*": []}})
+
+    # When it goes through the function's environment and back
+    again = Config.from_json(config.to_json())
+
+    # Then the first glob in file order still wins
+    assert again == config
+    assert [a.kind for a in again.actions_for_rule("LossNotDecreasing")] == ["stoptraining"]
