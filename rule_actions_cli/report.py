@@ -24,19 +24,20 @@ def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
         out.write(json.dumps(item, ensure_ascii=False) + "\n")
 
 
-def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 60) -> None:
+def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> None:
     """event | job | matched | rule | action | target | outcome | reason, one line per action."""
     lines = [("EVENT", "JOB", "MATCHED", "RULE", "ACTION", "TARGET", "OUTCOME", "REASON")]
     for item in rows:
-        source = item["source"].rsplit("/", 1)[-1]  # the file name (and #index) is enough in a table
-        first = (_short(source, 44), _short(item["training_job"] or "-", 40), "yes" if item["matched"] else "no")
+        name, _, index = item["source"].rsplit("/", 1)[-1].partition("#")  # the file name (and #index)
+        source = _short(name, 36 - len(index) - 1) + f"#{index}" if index else _short(name, 36)
+        first = (source, _short(item["training_job"] or "-", 36), "yes" if item["matched"] else "no")
         if not item["actions"]:
             note = item.get("error") or item.get("ignored") or ("no rule to act on" if item["matched"] else "")
             lines.append((*first, "-", "-", "-", "-", _short(note, width)))
         for index, action in enumerate(item["actions"]):
             lead = first if index == 0 else ("", "", "")
             lines.append(
-                (*lead, action["rule"], action["kind"], _short(str(action["target"]), 32), action["outcome"],
+                (*lead, _short(action["rule"], 24), action["kind"], _short(str(action["target"]), 28), action["outcome"],
                  _short(action["reason"], width))
             )
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]) - 1)]

@@ -153,3 +153,16 @@ def test_help_documents_the_commands(capsys):
     assert exit_.value.code == 0
     for option in ("--json", "--config", "--dry-run", "EVENT_FILE_OR_DIR", "exit status"):
         assert option in text
+
+
+def test_readme_shows_what_make_demo_prints(corpus):
+    # Given the README's excerpt of `make demo`, which replays events/ with examples/demo-config.json
+    from rule_actions_cli.report import summary as summary_line
+
+    readme = (ROOT / "README.md").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert "replay --config examples/demo-config.json events/" in makefile
+
+    # When / Then its summary line is the one the replay prints today
+    _, rows = corpus
+    assert summary_line(rows) in readme
