@@ -20,7 +20,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo test synth lint-template deploy destroy clean
+.PHONY: setup demo test bench stress synth lint-template deploy destroy clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -50,6 +50,14 @@ demo: setup
 
 test: setup synth lint-template
 	$(PY) -m pytest -q
+
+# Benchmarks: print numbers (invocations, actions, API calls, cold start, replay throughput); not tests.
+bench: setup
+	$(PY) -m bench
+
+# The heavy adversarial runs kept out of `make test`: 10,000 fuzz cases, 10,000 concurrent events.
+stress: setup
+	RULE_ACTIONS_STRESS=1 $(PY) -m pytest -q -m stress
 
 # For users with an AWS account (bootstrapped with `cdk bootstrap`); never run by the tests.
 deploy: setup
