@@ -55,7 +55,8 @@ def run(planned: list[Planned], event: JobEvent, config: Config, effects: Effect
         if item.outcome:
             results.append(result(item, item.outcome, item.reason))
             continue
-        taken = [r for r, p in zip(results, planned) if p.rule == item.rule]
+        # What a message reports as taken: the rule's stops so far (never another recipient's address).
+        taken = [r for r, p in zip(results, planned) if p.rule == item.rule and p.kind == STOP]
         work = _WORK[item.kind]
         key = {"job": event.job_arn, "rule": item.rule.name, "kind": item.kind, "target": item.target}
         try:

@@ -428,3 +428,22 @@ def test_hostile_strings_do_not_crash_and_stay_plain_text(aws):
     [(_, message)] = aws.published
     assert "\x00" not in message["email"] and "\x1b" not in message["email"]
     assert "<script>alert(1)</script>" in message["email"]  # literal text, never markup
+
+
+def test_a_message_never_reveals_another_recipients_address(aws):
+    # Given one rule whose action_json emails two people and texts a third
+    aws.put_job("demo-job-001")
+    actions = (
+        '[{"name": "stoptraining"}, {"name": "email", "endpoint": "alice@example.com"}, '
+        '{"name": "email", "endpoint": "bob@example.org"}, {"name": "sms", "endpoint": "+15555550100"}]'
+    )
+
+    # When the rule fires
+    aws.invoke(issues_found(action_json=actions))
+
+    # Then each message reports the stop, and names no other recipient
+    [to_bob] = aws.inbox("bob@example.org")
+    assert "stoptraining demo-job-001: done" in to_bob["email"]
+    assert "alice@example.com" not in to_bob["email"] and "+15555550100" not in to_bob["email"]
+    [to_alice] = aws.inbox("alice@example.com")
+    assert "bob@example.org" not in to_alice["email"]
