@@ -99,6 +99,9 @@ def test_state_changes_that_cannot_act_never_invoke_the_function(corpus):
         ("lifecycle-stopped-after-issues.json", {("LossNotDecreasing", "stoptraining"), ("LossNotDecreasing", "email"), ("LossNotDecreasing", "notify")}),
         ("lifecycle-profiler-and-debug-after-completed.json", {("ExplodingTensor", "email"), ("ExplodingTensor", "sms"), ("ExplodingTensor", "notify"), ("ProfilerReport", "notify")}),
         ("lifecycle-completed-no-issues.json", set()),
+        ("lifecycle-concurrent-family-prefix.json", {("LossNotDecreasing", "email"), ("LossNotDecreasing", "notify")}),
+        ("lifecycle-failed-after-issues.json", {("ExplodingTensor", "stoptraining"), ("ExplodingTensor", "sms"), ("ExplodingTensor", "notify")}),
+        ("lifecycle-rule-error-then-completed.json", {("PoorWeightInitialization", "notify")}),
     ],
 )
 def test_lifecycles_do_each_action_exactly_once(corpus, file, once):
@@ -166,3 +169,14 @@ def test_readme_shows_what_make_demo_prints(corpus):
     # When / Then its summary line is the one the replay prints today
     _, rows = corpus
     assert summary_line(rows) in readme
+
+
+def test_a_family_prefix_matching_two_running_jobs_stops_neither(corpus):
+    # Given two trials of one family running together, and a rule whose action_json stops the family prefix
+    _, rows = corpus
+    family = by_file(rows, "lifecycle-concurrent-family-prefix.json")
+    stops = [a for r in family for a in r["actions"] if a["kind"] == "stoptraining"]
+
+    # Then, like the SDK, several matches stop nothing (stop_all_matching is false), and the jobs are named
+    assert stops and {a["outcome"] for a in stops} == {"skipped"} and all(a["jobs"] == [] for a in stops)
+    assert "hpo-tabnet-trial-01, hpo-tabnet-trial-02" in stops[0]["reason"]

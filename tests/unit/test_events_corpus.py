@@ -53,6 +53,7 @@ SECONDARY = {
     "Completed": {"Completed"},
     "Failed": {"Failed"},
 }
+FAILURE_KINDS = {"AlgorithmError", "ClientError", "CapacityError", "InternalServerError"}  # FailureReason's prefixes
 ISSUES_DETAILS = re.compile(
     r"RuleEvaluationConditionMet: Evaluation of the rule (\w+) at step \d+ resulted in the condition being met\n"
 )
@@ -130,16 +131,18 @@ def epoch_ms(value: str) -> int:
     return int(value)
 
 
-def test_the_corpus_holds_every_scenario_and_at_least_three_lifecycles():
+def test_the_corpus_holds_every_scenario_and_at_least_five_lifecycles_of_sixty_events():
     # Given the files in events/
     names = {path.name for path in FILES}
 
-    # When the required scenarios are looked up
+    # When the required scenarios are looked up and the lifecycles' events counted
     missing = [name for name in SCENARIOS if name not in names]
+    lifecycle_events = sum(len(events_of(path)) for path in LIFECYCLES)
 
-    # Then every scenario has its file, and there are at least three lifecycles
+    # Then every scenario has its file, and there are at least five lifecycles of sixty events in all
     assert not missing, f"missing scenario files: {missing}"
-    assert len(LIFECYCLES) >= 3, f"only {len(LIFECYCLES)} lifecycle-*.json files"
+    assert len(LIFECYCLES) >= 5, f"only {len(LIFECYCLES)} lifecycle-*.json files"
+    assert lifecycle_events >= 60, f"only {lifecycle_events} lifecycle events"
 
 
 @pytest.mark.parametrize("path", FILES, ids=ids(FILES))
@@ -205,6 +208,10 @@ def test_envelope_fields_are_present_and_consistent(path: Path):
         envelope_ms = datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp() * 1000
         assert epoch_ms(detail["LastModifiedTime"]) <= envelope_ms, f"{where}: the event is older than its detail"
         assert detail["SecondaryStatus"] in SECONDARY[detail["TrainingJobStatus"]], where
+        failed = detail["TrainingJobStatus"] == "Failed"
+        assert ("FailureReason" in detail) == failed, f"{where}: FailureReason is given exactly when the job Failed"
+        if failed:
+            assert detail["FailureReason"].split(":")[0] in FAILURE_KINDS, f"{where}: {detail['FailureReason']!r}"
         assert isinstance(detail["Tags"], dict), where
 
 
@@ -281,42 +288,65 @@ def test_invalid_action_json_would_be_caught():
         sdk_serialize('[{\\"endpoint\\": \\"ml.team@example.com\\", \\"name\\": \\"email\\"}]')
 
 
+def by_job(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """A lifecycle's events per training job, each job's in file order."""
+    jobs: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        jobs.setdefault(event["detail"]["TrainingJobName"], []).append(event)
+    return jobs
+
+
 @pytest.mark.parametrize("path", LIFECYCLES, ids=ids(LIFECYCLES))
-def test_lifecycle_is_one_job_in_order_with_legal_transitions_and_duplicates(path: Path):
+def test_lifecycle_is_one_job_or_one_concurrent_family_in_order_with_legal_transitions_and_duplicates(path: Path):
     # Given a lifecycle
     events = events_of(path)
-    details = [event["detail"] for event in events]
-
-    # When it is walked in order
-    jobs = {detail["TrainingJobName"] for detail in details}
     times = [event["time"] for event in events]
-    modified = [epoch_ms(detail["LastModifiedTime"]) for detail in details]
-    statuses = [detail["TrainingJobStatus"] for detail in details]
-    duplicates = sum(
-        1 for a, b in zip(events, events[1:]) if a["detail"] == b["detail"] and a["id"] != b["id"]
-    )
+    jobs = by_job(events)
+    duplicates = 0
 
-    # Then it is one job, its times increase, its status moves only along legal transitions, it has duplicates
-    assert len(jobs) == 1, f"several jobs: {sorted(jobs)}"
+    # When each job's events are walked in order
+    for job, job_events in jobs.items():
+        details = [event["detail"] for event in job_events]
+        modified = [epoch_ms(detail["LastModifiedTime"]) for detail in details]
+        statuses = [detail["TrainingJobStatus"] for detail in details]
+        duplicates += sum(
+            1 for a, b in zip(job_events, job_events[1:]) if a["detail"] == b["detail"] and a["id"] != b["id"]
+        )
+
+        # Then each job starts, moves only along legal transitions, never goes back in time, and ends
+        assert all(a <= b for a, b in zip(modified, modified[1:])), f"{job}: LastModifiedTime goes back"
+        assert statuses[0] == "InProgress" and details[0]["SecondaryStatus"] == "Starting", job
+        illegal = [(a, b) for a, b in zip(statuses, statuses[1:]) if b not in NEXT_STATUS[a]]
+        assert not illegal, f"{job}: illegal TrainingJobStatus transitions: {illegal}"
+        assert statuses[-1] in ("Completed", "Stopped", "Failed"), f"{job}: the lifecycle does not end"
+
+    # And the file's times increase, and it has duplicates (same detail, new id)
     assert all(a < b for a, b in zip(times, times[1:])), f"event times do not increase: {times}"
-    assert all(a <= b for a, b in zip(modified, modified[1:])), "LastModifiedTime goes back"
-    assert statuses[0] == "InProgress" and details[0]["SecondaryStatus"] == "Starting"
-    illegal = [(a, b) for a, b in zip(statuses, statuses[1:]) if b not in NEXT_STATUS[a]]
-    assert not illegal, f"illegal TrainingJobStatus transitions: {illegal}"
-    assert statuses[-1] in ("Completed", "Stopped", "Failed"), "the lifecycle does not end"
     assert duplicates >= 2, f"only {duplicates} duplicate events (same detail, new id)"
+
+    # And several jobs are one family: one StopTraining prefix of their rules covers them all, and they all
+    # train at the same time (a family's jobs running one after the other would be separate lifecycles)
+    if len(jobs) > 1:
+        prefixes = {prefix for event in events for prefix in _prefixes(event)}
+        assert any(all(job.startswith(p) for job in jobs) for p in prefixes), f"no family prefix: {sorted(jobs)}"
+        running: set[str] = set()
+        together = False
+        for event in events:
+            (running.add if event["detail"]["TrainingJobStatus"] == "InProgress" else running.discard)(_job(event))
+            together = together or running == set(jobs)
+        assert together, f"the jobs never train at the same time: {sorted(jobs)}"
 
 
 @pytest.mark.parametrize("path", LIFECYCLES, ids=ids(LIFECYCLES))
 def test_lifecycle_keeps_issues_found_once_reported(path: Path):
-    # Given a lifecycle's rule statuses, event by event
-    seen: set[tuple[str, str]] = set()
+    # Given a lifecycle's rule statuses, event by event (a rule is its job's: family lifecycles hold several jobs)
+    seen: set[tuple[str, str, str]] = set()
     for index, event in enumerate(events_of(path)):
         entries = rule_entries(event["detail"], "EvaluationStatuses")
-        current = {(f, s["RuleConfigurationName"]): s["RuleEvaluationStatus"] for f, s in entries}
+        current = {(_job(event), f, s["RuleConfigurationName"]): s["RuleEvaluationStatus"] for f, s in entries}
 
         # When a rule reported IssuesFound before; Then every later event still carries it
-        lost = [rule for rule in seen if current.get(rule) != "IssuesFound"]
+        lost = [rule for rule in seen if rule[0] == _job(event) and current.get(rule) != "IssuesFound"]
         assert not lost, f"event {index}: IssuesFound dropped for {lost}"
         seen |= {rule for rule, status in current.items() if status == "IssuesFound"}
 
@@ -366,6 +396,78 @@ def test_each_scenario_shows_what_its_name_says(name: str):
     # Given a scenario file; When its event is checked against the scenario; Then it matches
     event = json.loads((EVENTS / name).read_text())
     assert SCENARIO_CHECKS[name](event)
+
+
+def _status(event: dict[str, Any]) -> str:
+    return event["detail"]["TrainingJobStatus"]
+
+
+def _rule_status(event: dict[str, Any]) -> dict[str, str]:
+    entries = rule_entries(event["detail"], "EvaluationStatuses")
+    return {s["RuleConfigurationName"]: s["RuleEvaluationStatus"] for _, s in entries}
+
+
+def _stopped_after_issues(events: list[dict[str, Any]]) -> bool:
+    first = next((i for i, e in enumerate(events) if _issues(e)), None)
+    statuses = [_status(e) for e in events]
+    return first is not None and (
+        statuses[first] == "InProgress" and _prefixes(events[first]) == [_job(events[first])]
+        and "Stopping" in statuses[first:] and statuses[-1] == "Stopped"
+    )
+
+
+def _family_stop_while_all_train(events: list[dict[str, Any]]) -> bool:
+    jobs, running = set(by_job(events)), set()
+    for event in events:
+        (running.add if _status(event) == "InProgress" else running.discard)(_job(event))
+        if running == jobs and _issues(event) and any(
+            p != _job(event) and all(job.startswith(p) for job in jobs) for p in _prefixes(event)
+        ):
+            return len(jobs) >= 2 and {_status(e[-1]) for e in by_job(events).values()} == {"Completed"}
+    return False
+
+
+def _failed_after_stop(events: list[dict[str, Any]]) -> bool:
+    first = next((i for i, e in enumerate(events) if _issues(e)), None)
+    statuses = [_status(e) for e in events]
+    return first is not None and (
+        statuses[first] == "InProgress" and _prefixes(events[first]) == [_job(events[first])]
+        and "Stopping" not in statuses and statuses[-1] == "Failed"
+    )
+
+
+def _rule_error_then_completed(events: list[dict[str, Any]]) -> bool:
+    last = _rule_status(events[-1])
+    return (
+        any(_status(e) == "InProgress" and "Error" in _statuses(e) for e in events)
+        and not any(_issues(e) for e in events)
+        and _status(events[-1]) == "Completed"
+        and set(last.values()) == {"Error", "NoIssuesFound"}
+    )
+
+
+LIFECYCLE_CHECKS = {  # each lifecycle shows what its name (and its README line) says
+    "lifecycle-stopped-after-issues.json": _stopped_after_issues,
+    "lifecycle-completed-no-issues.json": lambda events: not any(
+        _statuses(e) & {"IssuesFound", "Error"} for e in events
+    )
+    and _status(events[-1]) == "Completed"
+    and _statuses(events[-1]) == {"NoIssuesFound"},
+    "lifecycle-profiler-and-debug-after-completed.json": lambda events: all(
+        _status(e) == "Completed" for e in events if _issues(e)
+    )
+    and all(_issues(events[-1], family) for family in FAMILIES),
+    "lifecycle-concurrent-family-prefix.json": _family_stop_while_all_train,
+    "lifecycle-failed-after-issues.json": _failed_after_stop,
+    "lifecycle-rule-error-then-completed.json": _rule_error_then_completed,
+}
+
+
+@pytest.mark.parametrize("path", LIFECYCLES, ids=ids(LIFECYCLES))
+def test_each_lifecycle_shows_what_its_name_says(path: Path):
+    # Given a lifecycle; When it is checked against what it is there to show; Then it shows it
+    assert path.name in LIFECYCLE_CHECKS, f"no check says what {path.name} shows"
+    assert LIFECYCLE_CHECKS[path.name](events_of(path))
 
 
 def test_the_replay_is_the_archived_event_again():
