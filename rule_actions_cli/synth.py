@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from importlib import metadata
 from pathlib import Path
@@ -26,12 +27,21 @@ def cache_key(context: dict[str, Any]) -> str:
     return digest.hexdigest()[:16]
 
 
+def _node_major() -> str:
+    try:
+        version = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    return version.strip().lstrip("v").split(".")[0]
+
+
 def synthesize(context: dict[str, Any]) -> tuple[Path, str]:
     """(cloud assembly directory, stack name) for this context; synthesized only on a cache miss."""
     target = CACHE / cache_key(context)
     if not (target / "manifest.json").is_file():
-        # jsii runs on the machine's Node.js; its end-of-life banner is noise here (the CLI sets the same).
-        os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "1")
+        # jsii runs on the machine's Node.js; its end-of-life banner is noise here (the Makefile sets the same).
+        # jsii silences it only when the variable names the running major version.
+        os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", _node_major())
         from infra.app import build_app  # starts the jsii runtime: only on a miss
 
         CACHE.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,155 @@
+"""Benchmark 1: Lambda invocations and actions over the lifecycle corpus, ours versus the AWS documentation sample.
+
+Ours: the EventBridge pattern read back from the stack synthesized with cdk.json's context, and the actions the
+real handler carries out when the lifecycles are replayed on the embedded account with a configuration that has
+a team to notify (examples/demo-config.json): outcome "done".
+
+The AWS sample (sdk-facts §4): its rule matches every "SageMaker Training Job State Change"; its handler loops
+over DebugRuleEvaluationStatuses and calls StopTrainingJob for each IssuesFound entry when the event's
+TrainingJobStatus is InProgress, re-raising errors, and sends nothing. It is simulated over the same sequence:
+`calls` counts one StopTrainingJob per delivered event per IssuesFound entry (duplicates included); the
+`with_state` figures add what really happens next: once a call stopped the job, later calls are refused
+(ValidationException, the job is Stopping), the sample re-raises, and Lambda retries the event twice more.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from bench.common import (
+    DEMO_CONFIG,
+    SAMPLE_PATTERN,
+    Harness,
+    block,
+    context,
+    function_patterns,
+    lifecycle_files,
+    load_lifecycles,
+    ratio,
+    synthesized,
+    verdict,
+)
+
+LAMBDA_ASYNC_RETRIES = 2  # Lambda's default for asynchronous invocations (EventBridge)
+
+
+def count_invocations(events: Iterable[tuple[str, Any]], patterns: list[dict[str, Any]]) -> int:
+    """Events that at least one of `patterns` matches: each is one Lambda invocation."""
+    from rule_actions_cli.pattern import matches
+
+    return sum(1 for _, event in events if isinstance(event, dict) and any(matches(p, event) for p in patterns))
+
+
+def simulate_sample(events: Iterable[tuple[str, Any]], retries: int = LAMBDA_ASYNC_RETRIES) -> dict[str, int]:
+    """What the AWS documentation sample would do over `events`, delivered in order (see the module doc)."""
+    from rule_actions_cli.pattern import matches
+
+    out = Counter(invocations=0, calls=0, calls_with_retries=0, stopped=0, refused=0, failed_invocations=0)
+    stopped: set[str] = set()  # jobs a previous call stopped: SageMaker refuses to stop them again
+    for _, event in events:
+        if not (isinstance(event, dict) and matches(SAMPLE_PATTERN, event)):
+            continue
+        out["invocations"] += 1
+        detail = event.get("detail") or {}
+        job = detail.get("TrainingJobName")
+        issues = [
+            s for s in detail.get("DebugRuleEvaluationStatuses") or []
+            if isinstance(s, dict) and s.get("RuleEvaluationStatus") == "IssuesFound"
+        ]
+        if detail.get("TrainingJobStatus") != "InProgress" or not issues:
+            continue
+        out["calls"] += len(issues)
+        for _attempt in range(1 + retries):
+            raised = False
+            for _entry in issues:  # the loop stops at the first error (re-raised)
+                out["calls_with_retries"] += 1
+                if job in stopped:
+                    out["refused"] += 1
+                    raised = True
+                    break
+                stopped.add(job)
+                out["stopped"] += 1
+            if not raised:
+                break
+        else:
+            out["failed_invocations"] += 1
+    return dict(out)
+
+
+def replay_ours(harness: Harness, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """The replay rows (EmbeddedAccount.replay's shape) for `events` on the harness's embedded account."""
+    return [row for row, _elapsed, _calls in harness.replay(events)]
+
+
+def run() -> list[str]:
+    events = load_lifecycles()
+    files = lifecycle_files()
+    _, _, template = synthesized(context())  # cdk.json's context: the pattern `cdk synth` deploys
+    patterns = function_patterns(template)
+    ours_invocations = count_invocations(events, patterns)
+    sample = simulate_sample(events)
+
+    assembly, stack, _ = synthesized(context(DEMO_CONFIG))
+    with Harness(assembly, stack) as harness:
+        rows = replay_ours(harness, events)
+
+    by_file: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    for source, event in events:
+        by_file[Path(source.split("#")[0]).name].append((source, event))
+    rows_by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        rows_by_file[Path(row["source"].split("#")[0]).name].append(row)
+
+    outcomes = Counter(a["outcome"] for r in rows for a in r["actions"])
+    done = [a for r in rows for a in r["actions"] if a["outcome"] == "done"]
+    done_kinds = Counter(a["kind"] for a in done)
+    done_keys = Counter((r["training_job"], a["rule"], a["kind"], a["target"]) for r in rows for a in r["actions"]
+                        if a["outcome"] == "done")
+    replay_matched = sum(1 for r in rows if r["matched"])
+
+    lines = [
+        f"corpus: {len(files)} lifecycle files, {len(events)} events (events/lifecycle-*.json, read at run time)",
+        f"ours: the pattern of the EventBridge rule targeting the function in the template synthesized from cdk.json "
+        f"({len(patterns)} rule); actions: replay on the embedded account with {DEMO_CONFIG.relative_to(DEMO_CONFIG.parents[1])}",
+        "",
+        f"  {'lifecycle file':<52} {'events':>6} {'ours inv':>8} {'sample inv':>10} {'ours done':>9} {'sample stops':>12}",
+    ]
+    for name, file_events in by_file.items():
+        file_rows = rows_by_file[name]
+        lines.append(
+            f"  {name:<52} {len(file_events):>6} {count_invocations(file_events, patterns):>8} "
+            f"{count_invocations(file_events, [SAMPLE_PATTERN]):>10} "
+            f"{sum(1 for r in file_rows for a in r['actions'] if a['outcome'] == 'done'):>9} "
+            f"{simulate_sample(file_events)['calls']:>12}"
+        )
+    inv_ratio = ratio(ours_invocations, sample["invocations"])
+    lines += [
+        "",
+        f"Lambda invocations:  ours {ours_invocations}  vs  AWS sample {sample['invocations']}   "
+        f"ratio ours/sample {inv_ratio:.2f} ({1 - inv_ratio:.0%} fewer)",
+        f"  (the demo configuration's stack matched {replay_matched} in the replay: same pattern)"
+        if replay_matched == ours_invocations else
+        f"  (the demo configuration's stack matched {replay_matched} in the replay: its pattern differs)",
+        f"Actions executed:    ours {len(done)} done ({', '.join(f'{k} {n}' for k, n in sorted(done_kinds.items()))})"
+        f"  vs  AWS sample {sample['calls']} StopTrainingJob calls (one per delivered event per IssuesFound entry while "
+        f"InProgress, duplicates included)   ratio ours/sample {ratio(len(done), sample['calls']):.2f}",
+        f"  stops only:        ours {done_kinds.get('stoptraining', 0)}  vs  sample {sample['calls']}   "
+        f"ratio {ratio(done_kinds.get('stoptraining', 0), sample['calls']):.2f}; "
+        f"messages: ours {len(done) - done_kinds.get('stoptraining', 0)}, sample 0",
+        f"  sample against the real job state, with Lambda's {LAMBDA_ASYNC_RETRIES} retries: "
+        f"{sample['calls_with_retries']} StopTrainingJob calls ({sample['stopped']} stopped a job, {sample['refused']} "
+        f"refused: job already Stopping), {sample['failed_invocations']} invocation(s) failed after every retry",
+        f"  ours, every outcome: {', '.join(f'{o} {n}' for o, n in outcomes.most_common())}",
+        "target: none set (a comparison); checks:",
+    ]
+    subset = ours_invocations <= sample["invocations"]
+    once = all(n == 1 for n in done_keys.values())
+    verdicts = [
+        verdict(subset, f"ours invokes on a subset of the sample's events ({ours_invocations} <= {sample['invocations']})"),
+        verdict(once, "each (job, rule, action) done at most once over the corpus"),
+    ]
+    print(block("[1] Invocations and actions over the lifecycle corpus: ours vs the AWS documentation sample", lines + verdicts))
+    return [f"[1] {v}" for v in verdicts]
