@@ -31,8 +31,9 @@ _LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
 EMAIL_RE = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+[A-Za-z0-9_]{{2,63}}", re.ASCII)
 # E.164: a plus, a country code that does not start with 0, at most 15 digits in all.
 PHONE_RE = re.compile(r"\+[1-9][0-9]{1,14}", re.ASCII)
-# The training-job-name charset; the service allows 256 characters per rule parameter value.
-PREFIX_RE = re.compile(r"[A-Za-z0-9-]{1,256}", re.ASCII)
+# The training-job-name charset and length: a longer prefix matches no job, and ListTrainingJobs' NameContains
+# refuses more than 63 characters (a permanent error on every delivery).
+PREFIX_RE = re.compile(r"[A-Za-z0-9-]{1,63}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def _stop(prefix: Any, field: str) -> Action | Invalid:
     if prefix == "":
         return Invalid(field, "is empty: it would match every training job", STOP)
     if not PREFIX_RE.fullmatch(prefix):
-        return Invalid(field, f"{show(prefix)} is not a training job name prefix (letters, digits, '-'; at most 256)", STOP, prefix)
+        return Invalid(field, f"{show(prefix)} is not a training job name prefix (letters, digits, '-'; at most 63)", STOP, prefix)
     return Action(STOP, prefix)
 
 

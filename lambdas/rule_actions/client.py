@@ -77,7 +77,7 @@ class StopTraining(_Action):
             raise ValueError(f"training_job_prefix must be a string, got {_show(training_job_prefix)}")
         if not grammar.PREFIX_RE.fullmatch(training_job_prefix):
             why = "is empty: it would match every training job" if training_job_prefix == "" else \
-                "is not a training job name prefix (letters, digits and '-', at most 256)"
+                "is not a training job name prefix (letters, digits and '-', at most 63)"
             raise ValueError(f"training_job_prefix {grammar.show(training_job_prefix)} {why}")
         self._params = {"training_job_prefix": training_job_prefix, "name": grammar.STOP}  # the SDK's order
 

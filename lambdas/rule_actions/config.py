@@ -66,7 +66,7 @@ class Config:
             f"{where}.training_job_prefixes: {show(p)} is not a training job name prefix (letters, digits, '-'; "
             "at most 63)"
             for p in prefixes
-            if not (PREFIX_RE.fullmatch(p) and len(p) <= 63)
+            if not PREFIX_RE.fullmatch(p)
         ]
         ttl = data.get("dedup_ttl_hours", 72)
         if isinstance(ttl, bool) or not isinstance(ttl, int) or not 1 <= ttl <= MAX_TTL_HOURS:

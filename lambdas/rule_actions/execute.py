@@ -58,7 +58,7 @@ def run(planned: list[Planned], event: JobEvent, config: Config, effects: Effect
         # What a message reports as taken: the rule's stops so far (never another recipient's address).
         taken = [r for r, p in zip(results, planned) if p.rule == item.rule and p.kind == STOP]
         work = _WORK[item.kind]
-        key = {"job": event.job_arn, "rule": item.rule.name, "kind": item.kind, "target": item.target}
+        key = {"job": event.job_arn, "family": item.rule.family, "rule": item.rule.name, "kind": item.kind, "target": item.target}
         try:
             done = effects.ledger.once(key, lambda: work(item, event, config, effects, taken))
         except NotDone as nd:
@@ -67,8 +67,12 @@ def run(planned: list[Planned], event: JobEvent, config: Config, effects: Effect
             reason = "in progress in a concurrent invocation; failed here so the retry confirms it was done"
             results.append(result(item, FAILED, reason))
         except IdempotencyPersistenceLayerError as err:
-            cause = err.args[1] if len(err.args) > 1 else err
-            reason = f"ledger unavailable, not attempted: {error_code(cause)}: {error_message(cause)}"
+            cause = f"{error_code(err.args[1] if len(err.args) > 1 else err)}: {error_message(err.args[1] if len(err.args) > 1 else err)}"
+            if "to success" in str(err.args[0]):  # the work ran; only its record could not be completed
+                reason = (f"carried out, but the ledger could not record it ({cause}); a redelivery repeats it only "
+                          "after its in-progress record expires")
+            else:
+                reason = f"ledger unavailable, not attempted: {cause}"
             results.append(result(item, FAILED, reason))
         except Exception as err:  # every action is attempted; the handler raises for the failed ones at the end
             results.append(result(item, FAILED, f"{error_code(err)}: {error_message(err)}"))
@@ -89,6 +93,13 @@ def _stop(item: Planned, event: JobEvent, config: Config, effects: Effects, take
         candidates = sagemaker.in_progress_jobs(prefix)
         if not candidates:
             raise NotDone(SKIPPED, f"no InProgress training job starts with {prefix!r}")
+        if event.job_name not in candidates and not config.allow_cross_job_stop:
+            # A prefix covering this job covers others too; with this job gone they alone would be stopped.
+            raise NotDone(
+                SKIPPED,
+                f"{event.job_name} is no longer InProgress; stopping only other jobs under {prefix!r} "
+                f"({_names(candidates)}) needs allow_cross_job_stop",
+            )
         if len(candidates) > 1 and not config.stop_all_matching:
             raise NotDone(
                 SKIPPED,

@@ -15,12 +15,15 @@ from rule_actions.model import JobEvent, RuleStatus
 SUBJECT_MAX = 100  # SNS: ASCII, no line breaks, at most 100 characters
 SMS_MAX = 140
 DETAILS_MAX = 1024
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# Control characters, and the bidirectional marks, overrides and isolates that can reorder a line on screen.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+NAME_MAX = 256  # SageMaker allows 63 for a job name, 256 for a rule name: a longer one is a hostile event
 
 
 def plain(text: str, limit: int | None = None, multiline: bool = False) -> str:
     """Untrusted text as plain text: control characters removed (newlines kept only when `multiline`, so a
     name can never start a line of its own), length capped."""
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate (JSON can carry one) becomes "?"
     text = _CONTROL.sub("", text) if multiline else " ".join(_CONTROL.sub("", text).split())
     return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
@@ -30,12 +33,17 @@ def one_line(text: str, limit: int | None = None) -> str:
     return plain(plain(text).encode("ascii", "replace").decode("ascii"), limit)
 
 
+def _encoded(value: str) -> str:
+    """A value for a link: percent-encoded whole (a lone surrogate, which UTF-8 cannot hold, becomes "?")."""
+    return quote(value[:NAME_MAX].encode("utf-8", "replace"), safe="")
+
+
 def console_domain(region: str) -> str:
     return f"{region}.console.amazonaws.cn" if region.startswith("cn-") else f"{region}.console.aws.amazon.com"
 
 
 def job_link(region: str, job_name: str) -> str:
-    return f"https://{console_domain(region)}/sagemaker/home?region={quote(region)}#/jobs/{quote(job_name, safe='')}"
+    return f"https://{console_domain(region)}/sagemaker/home?region={quote(region)}#/jobs/{_encoded(job_name)}"
 
 
 def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
@@ -44,7 +52,7 @@ def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
     if not name:
         return None
     # The console's logsV2 fragment encodes '/' as $252F, '?' as $3F and '=' as $3D.
-    fragment = "$252Faws$252Fsagemaker$252FProcessingJobs$3FlogStreamNameFilter$3D" + quote(name, safe="")
+    fragment = "$252Faws$252Fsagemaker$252FProcessingJobs$3FlogStreamNameFilter$3D" + _encoded(name)
     return f"https://{console_domain(region)}/cloudwatch/home?region={quote(region)}#logsV2:log-groups/log-group/{fragment}"
 
 
@@ -60,21 +68,25 @@ def subject(event: JobEvent, rule: RuleStatus) -> str:
 def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping[str, object]]) -> str:
     """The email body: what happened, what was done, where to look."""
     when = rule.last_modified.isoformat() if rule.last_modified else event.time or "unknown"
+    job, name = plain(event.job_name, NAME_MAX), plain(rule.name, NAME_MAX)
+    state = plain(event.job_status, 64) + (f" ({plain(event.secondary_status, 64)})" if event.secondary_status else "")
     lines = [
-        f"SageMaker Debugger rule {plain(rule.name)} reported {rule.status} for training job {plain(event.job_name)}.",
+        f"SageMaker Debugger rule {name} reported {plain(rule.status, 64)} for training job {job}.",
         "",
-        f"Training job:   {plain(event.job_name)}",
-        f"Job status:     {plain(event.job_status)}" + (f" ({plain(event.secondary_status)})" if event.secondary_status else ""),
-        f"Rule:           {plain(rule.name)} ({rule.family} rule)",
-        f"Rule status:    {plain(rule.status)}",
-        f"Time:           {plain(when)}",
-        f"Region:         {plain(region)}",
+        f"Training job:   {job}",
+        f"Job status:     {state}",
+        f"Rule:           {name} ({rule.family} rule)",
+        f"Rule status:    {plain(rule.status, 64)}",
+        f"Time:           {plain(when, 64)}",
+        f"Region:         {plain(region, 64)}",
         "Status details:",
         "  " + plain(rule.details.strip() or "(none)", DETAILS_MAX, multiline=True).replace("\n", "\n  "),
         "",
         "Actions taken for this rule:",
     ]
-    actions = [f"  - {a['kind']} {plain(str(a['target']))}: {a['outcome']} ({plain(str(a['reason']))})" for a in taken]
+    actions = [
+        f"  - {a['kind']} {plain(str(a['target']), NAME_MAX)}: {a['outcome']} ({plain(str(a['reason']), 512)})" for a in taken
+    ]
     lines += actions or ["  (none besides this message)"]
     lines += ["", f"Training job in the console: {job_link(region, event.job_name)}"]
     log_link = rule_log_link(region, rule.evaluation_job_arn)

@@ -327,7 +327,7 @@ def _sdk_shaped_values(count=40, seed=1234):
         values.append(("SMS", "+" + rng.choice("123456789") + pick(string.digits, 1, 14)))
         values.append(("StopTraining", pick(string.ascii_letters + string.digits + "-", 1, 63)))
     return values + [("Email", "a@b.co"), ("Email", "0@_.__"), ("SMS", "+12"), ("SMS", "+" + "9" * 15),
-                     ("StopTraining", "-"), ("StopTraining", "A" * 256)]
+                     ("StopTraining", "-"), ("StopTraining", "A" * 63)]
 
 
 SDK_REGEX = {"Email": sdk_utils.EMAIL_ADDRESS_REGEX, "SMS": sdk_utils.PHONE_NUMBER_REGEX,
@@ -388,9 +388,10 @@ def test_non_string_values_raise_value_error(factory, argument):
 
 
 @pytest.mark.parametrize("kind, value", [("SMS", "+0123"), ("SMS", "+1"), ("Email", "a@" + "b" * 64 + ".com"),
-                                         ("StopTraining", "A" * 257)])
+                                         ("StopTraining", "A" * 64)])
 def test_documented_narrowing_sdk_accepts_but_ours_refuses(kind, value):
-    # Given a value the SDK takes (no E.164 country code, one digit, a DNS label over 63, over the 256 limit)
+    # Given a value the SDK takes (no E.164 country code, one digit, a DNS label over 63, a prefix longer than any
+    # job name, which ListTrainingJobs refuses)
     assert getattr(sdk, kind)(value).serialize()
     # When / Then
     with pytest.raises(ValueError):
