@@ -58,7 +58,8 @@ def run(planned: list[Planned], event: JobEvent, config: Config, effects: Effect
         # What a message reports as taken: the rule's stops so far (never another recipient's address).
         taken = [r for r, p in zip(results, planned) if p.rule == item.rule and p.kind == STOP]
         work = _WORK[item.kind]
-        key = {"job": event.job_arn, "family": item.rule.family, "rule": item.rule.name, "kind": item.kind, "target": item.target}
+        key = {"job": event.job_arn, "family": item.rule.family, "rule": item.rule.name, "kind": item.kind,
+               "target": item.target}
         try:
             done = effects.ledger.once(key, lambda: work(item, event, config, effects, taken))
         except NotDone as nd:
@@ -67,7 +68,8 @@ def run(planned: list[Planned], event: JobEvent, config: Config, effects: Effect
             reason = "in progress in a concurrent invocation; failed here so the retry confirms it was done"
             results.append(result(item, FAILED, reason))
         except IdempotencyPersistenceLayerError as err:
-            cause = f"{error_code(err.args[1] if len(err.args) > 1 else err)}: {error_message(err.args[1] if len(err.args) > 1 else err)}"
+            source = err.args[1] if len(err.args) > 1 else err  # Powertools passes the AWS error second
+            cause = f"{error_code(source)}: {error_message(source)}"
             if "to success" in str(err.args[0]):  # the work ran; only its record could not be completed
                 reason = (f"carried out, but the ledger could not record it ({cause}); a redelivery repeats it only "
                           "after its in-progress record expires")
