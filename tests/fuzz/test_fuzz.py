@@ -46,26 +46,17 @@ from rule_actions.config import Config, ConfigError, Settings
 from rule_actions.handler import ActionsFailed
 from rule_actions.model import NOT_GIVEN, IgnoredEvent, JobEvent, parse_event
 from rule_actions_cli import moto_sagemaker
+from rule_actions_cli.embedded import LocalContext
 
 TABLE = "rule-actions-fuzz-ledger"
 FUZZ = settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=150)
 PURE = settings(FUZZ, max_examples=150)
 STRESS_HANDLER = settings(FUZZ, max_examples=2_500)
 STRESS_PURE = settings(FUZZ, max_examples=1_000)
+CONTEXT = LocalContext("rule-actions", f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:rule-actions")
 API_NAME_MAX = 63  # ListTrainingJobs NameContains (and TrainingJobName): SageMaker refuses longer values
 
 # --------------------------------------------------------------------------- the embedded account
-
-
-@dataclass
-class Context:
-    function_name: str = "rule-actions"
-    memory_limit_in_mb: int = 256
-    invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:rule-actions"
-    aws_request_id: str = "req-fuzz"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 60_000
 
 
 @dataclass
@@ -92,7 +83,7 @@ class Embedded:
                                             profiler_rule_configurations=configs.get("Profiler"))
         self.settings = Settings(case.config, self.topic_arn, TABLE, REGION)
         try:
-            return handler.lambda_handler(case.raw, Context()), None
+            return handler.lambda_handler(case.raw, CONTEXT), None
         except ActionsFailed as err:  # anything else propagates and fails the property
             return None, err
 

@@ -15,19 +15,13 @@ from moto.sns.utils import FilterPolicyMatcher
 
 from rule_actions import handler
 from rule_actions_cli import moto_sagemaker
+from rule_actions_cli.embedded import LocalContext
 
 TABLE = "rule-actions-ledger"
 
 
-@dataclass
-class LambdaContext:
-    function_name: str = "rule-actions"
-    memory_limit_in_mb: int = 256
-    invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:rule-actions"
-    aws_request_id: str = "req-1"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 60_000
+def LambdaContext() -> LocalContext:  # noqa: N802 - reads like the class it stands in for
+    return LocalContext("rule-actions", f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:rule-actions")
 
 
 @dataclass
