@@ -83,3 +83,23 @@ def event(
 
 def sample(name: str) -> Any:
     return json.loads((EVENTS / name).read_text())
+
+
+def function_resources(monkeypatch: Any, topic_name: str = "rule-actions", table: str = "rule-actions-ledger") -> str:
+    """Inside moto: what the stack gives the function (its topic and ledger table, and the environment that
+    names them); returns the topic ARN."""
+    import boto3
+
+    from rule_actions_cli import moto_sagemaker
+
+    moto_sagemaker.install()
+    topic_arn = boto3.client("sns", region_name=REGION).create_topic(Name=topic_name)["TopicArn"]
+    boto3.client("dynamodb", region_name=REGION).create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    monkeypatch.setenv("RULE_ACTIONS_TOPIC_ARN", topic_arn)
+    monkeypatch.setenv("RULE_ACTIONS_LEDGER_TABLE", table)
+    return topic_arn

@@ -29,7 +29,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from builders import ACCOUNT, REGION, event, rule_config, rule_status
+from builders import ACCOUNT, REGION, event, function_resources, rule_config, rule_status
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context, note
@@ -100,16 +100,7 @@ class Embedded:
 @pytest.fixture
 def embedded(monkeypatch):
     with mock_aws():
-        moto_sagemaker.install()
-        topic_arn = boto3.client("sns", region_name=REGION).create_topic(Name="rule-actions-fuzz")["TopicArn"]
-        boto3.client("dynamodb", region_name=REGION).create_table(
-            TableName=TABLE,
-            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        monkeypatch.setenv("RULE_ACTIONS_TOPIC_ARN", topic_arn)
-        monkeypatch.setenv("RULE_ACTIONS_LEDGER_TABLE", TABLE)
+        topic_arn = function_resources(monkeypatch, "rule-actions-fuzz", TABLE)
         monkeypatch.delenv("RULE_ACTIONS_CONFIG", raising=False)
         runtime = handler.runtime
         runtime.cache_clear()

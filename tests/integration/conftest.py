@@ -8,7 +8,7 @@ from typing import Any
 
 import boto3
 import pytest
-from builders import ACCOUNT, REGION
+from builders import ACCOUNT, REGION, function_resources
 from moto import mock_aws
 from moto.sns.models import sns_backends
 from moto.sns.utils import FilterPolicyMatcher
@@ -88,16 +88,7 @@ class Account:
 @pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch):
     with mock_aws():
-        moto_sagemaker.install()
-        topic_arn = boto3.client("sns", region_name=REGION).create_topic(Name="rule-actions")["TopicArn"]
-        boto3.client("dynamodb", region_name=REGION).create_table(
-            TableName=TABLE,
-            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        monkeypatch.setenv("RULE_ACTIONS_TOPIC_ARN", topic_arn)
-        monkeypatch.setenv("RULE_ACTIONS_LEDGER_TABLE", TABLE)
+        topic_arn = function_resources(monkeypatch, "rule-actions", TABLE)
         account = Account(topic_arn, monkeypatch)
         account.configure()
         yield account
