@@ -38,9 +38,10 @@ class LocalContext:
     invoked_function_arn: str
     memory_limit_in_mb: int = 256
     aws_request_id: str = "embedded"
+    remaining_millis: int = 60_000  # the function's timeout
 
     def get_remaining_time_in_millis(self) -> int:
-        return 60_000
+        return self.remaining_millis
 
 
 def _zip_dir(path: Path) -> bytes:

@@ -7,8 +7,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from aws_lambda_powertools.utilities.data_classes import EventBridgeEvent
-
 from rule_actions.actions import show
 
 SOURCE = "aws.sagemaker"
@@ -72,7 +70,6 @@ def parse_event(raw: Any) -> JobEvent:
     """Validate the envelope and the detail; raise IgnoredEvent naming the field when it cannot be used."""
     if not isinstance(raw, Mapping):
         raise IgnoredEvent(f"event: not an object ({type(raw).__name__})")
-    event = EventBridgeEvent(dict(raw))
     if raw.get("source") != SOURCE or raw.get("detail-type") != DETAIL_TYPE:
         raise IgnoredEvent(
             f"not a training job state change (source {show(raw.get('source'))}, "
@@ -101,7 +98,7 @@ def parse_event(raw: Any) -> JobEvent:
         account=str(raw.get("account", "")),
         region=str(raw.get("region", "")),
         time=str(raw.get("time", "")),
-        replay_name=event.replay_name if isinstance(event.replay_name, str) and event.replay_name else None,
+        replay_name=_replay_name(raw.get("replay-name")),
         job_name=name,
         job_arn=arn,
         job_status=status,
@@ -147,3 +144,8 @@ def _statuses(value: Any, family: str, problems: list[str]) -> list[RuleStatus]:
                 )
             )
     return rules
+
+
+def _replay_name(value: Any) -> str | None:
+    """The envelope's `replay-name`, set on events replayed from an EventBridge archive."""
+    return value if isinstance(value, str) and value else None

@@ -29,6 +29,7 @@ from moto.core.botocore_stubber import BotocoreStubber
 from rule_actions import handler
 from rule_actions.client import ActionList, Email, StopTraining, prepare_actions
 from rule_actions.handler import ActionsFailed
+from rule_actions_cli.embedded import LocalContext
 
 THREADS = 8
 TEAMS = ("nlp", "cv", "rec", "speech", "tabular", "rl", "search", "ads")
@@ -185,15 +186,9 @@ def deliver(work: Workload, aws, threads: int = THREADS) -> tuple[Run, list[dict
     return run, redelivered
 
 
-@dataclass
-class _Context:
-    function_name: str = "rule-actions"
-    memory_limit_in_mb: int = 256
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:rule-actions"
-    aws_request_id: str = "req-load"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 600_000
+def _Context() -> LocalContext:  # noqa: N802 - a long run: in-progress records must outlive it
+    return LocalContext("rule-actions", "arn:aws:lambda:us-east-1:123456789012:function:rule-actions",
+                        aws_request_id="req-load", remaining_millis=600_000)
 
 
 def check_exactly_once(aws, work: Workload, run: Run, redelivered: list[dict[str, Any]]) -> dict[str, Any]:
