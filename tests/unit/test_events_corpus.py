@@ -47,9 +47,10 @@ SECONDARY = {
     "InProgress": {
         "Starting", "LaunchingMLInstances", "PreparingTrainingStack", "Downloading", "DownloadingTrainingImage",
         "Training", "Uploading", "Pending", "Updating", "Restarting",
+        "Interrupted",  # managed spot: the instances were reclaimed; the job stays InProgress and starts again
     },
     "Stopping": {"Stopping"},
-    "Stopped": {"Stopped", "MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Interrupted"},
+    "Stopped": {"Stopped", "MaxRuntimeExceeded", "MaxWaitTimeExceeded"},
     "Completed": {"Completed"},
     "Failed": {"Failed"},
 }
@@ -413,6 +414,7 @@ def _stopped_after_issues(events: list[dict[str, Any]]) -> bool:
     return first is not None and (
         statuses[first] == "InProgress" and _prefixes(events[first]) == [_job(events[first])]
         and "Stopping" in statuses[first:] and statuses[-1] == "Stopped"
+        and events[-1]["detail"]["SecondaryStatus"] == "Stopped"
     )
 
 
@@ -446,6 +448,71 @@ def _rule_error_then_completed(events: list[dict[str, Any]]) -> bool:
     )
 
 
+def _secondary(event: dict[str, Any]) -> str:
+    return event["detail"]["SecondaryStatus"]
+
+
+def _duplicates_of_last(events: list[dict[str, Any]]) -> int:
+    """How many events carry the last event's detail (SageMaker's duplicate deliveries, each with its own id)."""
+    last = events[-1]
+    return len({e["id"] for e in events if e["detail"] == last["detail"]})
+
+
+def _failed_algorithm_error(events: list[dict[str, Any]]) -> bool:
+    last = events[-1]["detail"]
+    rules = [e for e in events for kind in ("EvaluationStatuses", "Configurations") if rule_entries(e["detail"], kind)]
+    return (
+        not rules  # a job without Debugger or Profiler rules: only its outcome can trigger anything
+        and "Stopping" not in [_status(e) for e in events]
+        and (_status(events[-1]), _secondary(events[-1])) == ("Failed", "Failed")
+        and last.get("FailureReason", "").startswith("AlgorithmError:")
+        and last["SecondaryStatusTransitions"][-1]["Status"] == "Failed"
+        and bool(last["SecondaryStatusTransitions"][-1].get("StatusMessage"))
+        and all(key in last for key in ("TrainingStartTime", "TrainingEndTime", "TrainingTimeInSeconds"))
+        and _duplicates_of_last(events) >= 2
+    )
+
+
+def _max_runtime_exceeded(events: list[dict[str, Any]]) -> bool:
+    statuses = [_status(e) for e in events]
+    last = events[-1]["detail"]
+    return (
+        "Stopping" in statuses
+        and statuses.index("Stopping") < statuses.index("Stopped")
+        and (_status(events[-1]), _secondary(events[-1])) == ("Stopped", "MaxRuntimeExceeded")
+        and last["SecondaryStatusTransitions"][-1]["Status"] == "MaxRuntimeExceeded"
+        and last["TrainingTimeInSeconds"] >= last["StoppingCondition"]["MaxRuntimeInSeconds"]
+        and not any(_issues(e) for e in events)
+        and _duplicates_of_last(events) >= 2
+    )
+
+
+def _spot_interrupted_resumed(events: list[dict[str, Any]]) -> bool:
+    last = events[-1]["detail"]
+    interrupted = [i for i, e in enumerate(events) if (_status(e), _secondary(e)) == ("InProgress", "Interrupted")]
+    return (
+        all(e["detail"]["EnableManagedSpotTraining"] is True for e in events)
+        and {"MaxRuntimeInSeconds", "MaxWaitTimeInSeconds"} <= set(last["StoppingCondition"])
+        and last["CheckpointConfig"]["S3Uri"].startswith("s3://")
+        and len(interrupted) >= 2  # delivered twice
+        and any(_secondary(e) == "Training" for e in events[interrupted[-1] :])  # training resumed
+        and _status(events[-1]) == "Completed"
+        and last["BillableTimeInSeconds"] < last["TrainingTimeInSeconds"]  # spot savings
+        and not any(_issues(e) for e in events)
+    )
+
+
+def _stopped_by_person(events: list[dict[str, Any]]) -> bool:
+    statuses = [_status(e) for e in events]
+    return (
+        "Stopping" in statuses
+        and (_status(events[-1]), _secondary(events[-1])) == ("Stopped", "Stopped")
+        and events[-1]["detail"]["SecondaryStatusTransitions"][-1]["Status"] == "Stopped"
+        and not any(_issues(e) for e in events)  # nothing the tool acts on: a person stopped it
+        and _duplicates_of_last(events) >= 2
+    )
+
+
 LIFECYCLE_CHECKS = {  # each lifecycle shows what its name (and its README line) says
     "lifecycle-stopped-after-issues.json": _stopped_after_issues,
     "lifecycle-completed-no-issues.json": lambda events: not any(
@@ -460,6 +527,10 @@ LIFECYCLE_CHECKS = {  # each lifecycle shows what its name (and its README line)
     "lifecycle-concurrent-family-prefix.json": _family_stop_while_all_train,
     "lifecycle-failed-after-issues.json": _failed_after_stop,
     "lifecycle-rule-error-then-completed.json": _rule_error_then_completed,
+    "lifecycle-failed-algorithm-error.json": _failed_algorithm_error,
+    "lifecycle-max-runtime-exceeded.json": _max_runtime_exceeded,
+    "lifecycle-spot-interrupted-resumed.json": _spot_interrupted_resumed,
+    "lifecycle-stopped-by-person.json": _stopped_by_person,
 }
 
 
