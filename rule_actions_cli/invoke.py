@@ -1,36 +1,108 @@
 """`rule-actions invoke`: send events to a deployed function and report its answers.
 
-Honours the usual AWS settings (profiles, AWS_REGION, AWS_ENDPOINT_URL). With --stack, the function name is
-read from the stack's `FunctionName` output.
+Honours the usual AWS settings: --profile or AWS_PROFILE, --region or AWS_REGION / AWS_DEFAULT_REGION (botocore
+alone reads only the latter; the AWS CLI reads both), the profile's credentials or AWS_ACCESS_KEY_ID..., and
+AWS_ENDPOINT_URL. With --stack, the function name is read from the stack's `FunctionName` output.
+
+When AWS cannot be configured or reached, or refuses a call, `InvokeError` carries one line saying what is
+missing and how to set it: built from botocore's exception type, the operation and the error code only (never
+the service's message, which can hold ARNs with account ids, user names or endpoint paths).
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
 from botocore.config import Config as BotoConfig
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConfigParseError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    CredentialRetrievalError,
+    EndpointConnectionError,
+    InvalidRegionError,
+    NoCredentialsError,
+    NoRegionError,
+    ParamValidationError,
+    PartialCredentialsError,
+    ProfileNotFound,
+    ProxyConnectionError,
+    ReadTimeoutError,
+    SSLError,
+    SSOError,
+    TokenRetrievalError,
+)
 
 from rule_actions_cli.report import row
 
 FUNCTION_OUTPUT = "FunctionName"
+SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation"}
+ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError", "Forbidden"}
+CREDENTIALS_REJECTED = {
+    "UnrecognizedClientException", "InvalidClientTokenId", "InvalidAccessKeyId", "InvalidSignatureException",
+    "SignatureDoesNotMatch", "IncompleteSignature", "ExpiredToken", "ExpiredTokenException", "RequestExpired",
+    "MissingAuthenticationToken", "MissingAuthenticationTokenException",
+}
+CREDENTIAL_SOURCES = {"env": "the environment", "shared-credentials-file": "the shared credentials file",
+                      "config-file": "the AWS config file"}
+
+
+class InvokeError(Exception):
+    """AWS cannot be configured or reached, or refuses a call: one line for the user; `rows`, the events
+    answered before it."""
+
+    def __init__(self, message: str, rows: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.rows = rows or []
+
+
+def send(events: list[tuple[str, dict[str, Any]]], *, function_name: str | None, stack: str | None,
+         profile: str | None, region: str | None) -> list[dict[str, Any]]:
+    """One row per event, from the function named or the stack's output; InvokeError when AWS is not usable."""
+    session = open_session(profile, region)
+    function = function_name or function_from_stack(session, stack or "")
+    return invoke_all(lambda_client(session), function, events)
+
+
+def open_session(profile: str | None, region: str | None) -> boto3.Session:
+    # --region, else AWS_REGION as the AWS CLI and the other SDKs read it, else botocore's own chain
+    # (AWS_DEFAULT_REGION, then the profile's region).
+    with aws_errors():
+        return boto3.Session(profile_name=profile or None, region_name=region or os.environ.get("AWS_REGION") or None)
 
 
 def function_from_stack(session: boto3.Session, stack: str) -> str:
-    outputs = session.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
+    with aws_errors("cloudformation"):
+        client = session.client("cloudformation")
+    with aws_errors("cloudformation", region=client.meta.region_name, stack=stack):
+        outputs = client.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
     for output in outputs:
         if output["OutputKey"] == FUNCTION_OUTPUT or output["OutputKey"].endswith(FUNCTION_OUTPUT):
             return output["OutputValue"]
-    raise LookupError(f"stack {stack} has no {FUNCTION_OUTPUT} output")
+    raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions stack, "
+                      f"fully deployed? Or pass --function-name")
 
 
 def invoke_all(client: Any, function: str, events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Invoke synchronously, one event at a time; a function error (failed actions) is reported, not raised."""
-    rows = []
+    """Invoke synchronously, one event at a time; a function error (failed actions) is reported, not raised.
+    An AWS problem stops at that event: InvokeError with the rows of the events before it."""
+    rows: list[dict[str, Any]] = []
     for source, event in events:
-        response = client.invoke(FunctionName=function, InvocationType="RequestResponse", Payload=json.dumps(event))
-        payload = json.loads(response["Payload"].read() or b"null")
+        try:
+            with aws_errors("lambda", region=client.meta.region_name, function=function):
+                response = client.invoke(FunctionName=function, InvocationType="RequestResponse", Payload=json.dumps(event))
+                raw = response["Payload"].read()
+        except InvokeError as err:
+            raise InvokeError(str(err), rows) from None
+        payload = json.loads(raw or b"null")
         job = (event.get("detail") or {}).get("TrainingJobName") if isinstance(event.get("detail"), dict) else None
         if response.get("FunctionError"):
             message = payload.get("errorMessage", str(payload)) if isinstance(payload, dict) else str(payload)
@@ -44,4 +116,101 @@ def invoke_all(client: Any, function: str, events: list[tuple[str, dict[str, Any
 def lambda_client(session: boto3.Session) -> Any:
     # A rule-actions invocation waits for SageMaker and SNS calls: allow a minute, do not retry (not idempotent
     # from the caller's view: the function's ledger already makes repeats harmless, but the report would differ).
-    return session.client("lambda", config=BotoConfig(read_timeout=70, retries={"mode": "standard", "max_attempts": 1}))
+    with aws_errors("lambda"):
+        return session.client("lambda", config=BotoConfig(read_timeout=70, retries={"mode": "standard", "max_attempts": 1}))
+
+
+@contextmanager
+def aws_errors(service: str | None = None, *, region: str | None = None, function: str | None = None,
+               stack: str | None = None) -> Iterator[None]:
+    """botocore's set-up, connection and service errors as InvokeError (one line, nothing personal)."""
+    try:
+        yield
+    except ClientError as err:
+        raise InvokeError(_refused(err, service, region, function, stack)) from None
+    except BotoCoreError as err:
+        raise InvokeError(_unusable(err, service)) from None
+
+
+def _unusable(err: BotoCoreError, service: str | None) -> str:
+    name, kind = SERVICES.get(service or "", service or "AWS"), type(err).__name__
+    endpoint = _endpoint(err.kwargs.get("endpoint_url"))
+    if isinstance(err, NoRegionError):
+        return "no AWS region: pass --region or set AWS_REGION / AWS_DEFAULT_REGION"
+    if isinstance(err, InvalidRegionError):
+        return (f"'{err.kwargs.get('region_name')}' is not an AWS region name: check --region, AWS_REGION / "
+                f"AWS_DEFAULT_REGION or the profile's region")
+    if isinstance(err, ProfileNotFound):
+        profile = err.kwargs.get("profile")
+        return (f"AWS profile '{profile}' not found: check --profile / AWS_PROFILE, or create it with "
+                f"`aws configure --profile {profile}`")
+    if isinstance(err, NoCredentialsError):
+        return ("no AWS credentials: run `aws configure` or set AWS_PROFILE / AWS_ACCESS_KEY_ID and "
+                "AWS_SECRET_ACCESS_KEY")
+    if isinstance(err, PartialCredentialsError):
+        source = err.kwargs.get("provider")
+        return (f"incomplete AWS credentials in {CREDENTIAL_SOURCES.get(source, source)}: "
+                f"{err.kwargs.get('cred_var')} is missing: set it, or run `aws configure`")
+    if isinstance(err, (SSOError, TokenRetrievalError)):
+        return "the AWS SSO session is missing or expired: run `aws sso login` (with --profile if you use one)"
+    if isinstance(err, CredentialRetrievalError):
+        return (f"could not get AWS credentials from {err.kwargs.get('provider')}: check the profile's "
+                f"credential settings (`aws configure list`)")
+    if isinstance(err, ConfigParseError):
+        return "the AWS config file cannot be parsed: check AWS_CONFIG_FILE or ~/.aws/config"
+    if isinstance(err, ProxyConnectionError):
+        return f"cannot connect to the proxy for the {name} endpoint: check HTTPS_PROXY / HTTP_PROXY"
+    if isinstance(err, SSLError):
+        return f"TLS verification failed for the {name} endpoint {endpoint}: check AWS_ENDPOINT_URL and AWS_CA_BUNDLE"
+    if isinstance(err, (EndpointConnectionError, ConnectTimeoutError)):
+        return (f"cannot connect to the {name} endpoint {endpoint} ({kind}): check the network, --region and "
+                f"AWS_ENDPOINT_URL")
+    if isinstance(err, (ReadTimeoutError, ConnectionClosedError)):
+        ran = "; the function may have run: see its logs" if service == "lambda" else ""
+        return f"no complete answer from the {name} endpoint {endpoint} ({kind}){ran}"
+    if isinstance(err, ParamValidationError):
+        return f"{name} refused the request before sending it ({kind}): check --function-name / --stack"
+    return f"AWS set-up problem ({kind}): check the AWS config and credentials files and the AWS_* variables"
+
+
+def _refused(err: ClientError, service: str | None, region: str | None, function: str | None,
+             stack: str | None) -> str:
+    code = str(err.response.get("Error", {}).get("Code") or "UnknownError")
+    call = f"{SERVICES.get(service or '', service or 'AWS')} {err.operation_name}"
+    where = f" in {region}" if region else ""
+    if code in ACCESS_DENIED:
+        return (f"access denied: {call} returned {code}: the credentials in use may not call it (check --profile, "
+                f"or the policy of the user or role)")
+    if code in CREDENTIALS_REJECTED:
+        return (f"AWS rejected the credentials: {call} returned {code}: refresh them (`aws configure`, "
+                f"`aws sso login`) or choose another profile with --profile")
+    if service == "lambda" and function and code == "ResourceNotFoundException":
+        return (f"function '{_function_label(function)}' not found{where} ({call} returned {code}): check "
+                f"--function-name (or the stack's output) and --region")
+    message = str(err.response.get("Error", {}).get("Message") or "")
+    if service == "cloudformation" and stack is not None and code == "ValidationError" and "does not exist" in message:
+        return f"stack '{_stack_label(stack)}' not found{where} ({call} returned {code}): check --stack and --region"
+    return f"{call} returned {code}"
+
+
+def _endpoint(url: Any) -> str:
+    """scheme://host[:port] only: the path can name the function (an ARN), userinfo could be a secret."""
+    try:
+        parts = urlsplit(str(url or ""))
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return "(unparsable URL)"
+    if not host:
+        return "(unknown URL)"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{f':{port}' if port else ''}"
+
+
+def _function_label(function: str) -> str:
+    """A function's name (and alias) without the account an ARN names."""
+    return function.split("function:", 1)[1] if "function:" in function else function
+
+
+def _stack_label(stack: str) -> str:
+    """A stack's name: a stack id (an ARN) names the account."""
+    return stack.split("/")[1] if stack.startswith("arn:") and stack.count("/") >= 1 else stack

@@ -14,6 +14,16 @@ EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed).
 """
+INVOKE_EPILOG = """\
+exit status: 0 when every event was sent and answered (a function error, e.g. failed actions, is reported in
+the output, not as the exit status), 2 when an input is unusable (one line per problem, nothing is sent) or
+AWS cannot be configured or reached, or refuses a call (one line saying what is missing; the events answered
+before it are still reported).
+
+AWS settings, as the AWS CLI reads them: --profile or AWS_PROFILE; --region or AWS_REGION / AWS_DEFAULT_REGION
+or the profile's region; credentials from the profile (`aws configure`, `aws sso login`) or AWS_ACCESS_KEY_ID
+and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
+"""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -45,16 +55,18 @@ def parser() -> argparse.ArgumentParser:
         description="Invokes a deployed rule-actions function synchronously with each event (the EventBridge "
         "rule is bypassed) and prints the same report. Uses the usual AWS settings: profile, region, "
         "AWS_ENDPOINT_URL.",
-        epilog=EPILOG,
+        epilog=INVOKE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     target = invoke.add_mutually_exclusive_group(required=True)
-    target.add_argument("--function-name", metavar="NAME")
+    target.add_argument("--function-name", metavar="NAME", help="the function to invoke (its name or ARN)")
     target.add_argument("--stack", metavar="NAME", help="read the function name from this stack's FunctionName output")
     invoke.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     invoke.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
-    invoke.add_argument("--profile")
-    invoke.add_argument("--region")
+    invoke.add_argument("--profile", metavar="NAME", help="the AWS profile to use (default: AWS_PROFILE, else the "
+                        "default profile)")
+    invoke.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "
+                        "AWS_DEFAULT_REGION, else the profile's region)")
     return top
 
 
@@ -69,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         for line in errors:
             print(f"rule-actions: {line}", file=sys.stderr)
         return 2
-    rows = run_replay(events, context, args.verbose) if args.command == "replay" else run_invoke(events, args)
+    if args.command == "invoke":
+        return run_invoke(events, args)
+    rows = run_replay(events, context, args.verbose)
     (report.write_json if args.json else report.write_table)(rows, sys.stdout)
     return 0
 
@@ -103,14 +117,21 @@ def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any]
         return account.replay(events, log=sys.stderr if verbose else None)
 
 
-def run_invoke(events: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> list[dict[str, Any]]:
-    import boto3
+def run_invoke(events: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> int:
+    """Send the events and print the report: 0; AWS not configured, unreachable or refusing: the rows answered
+    before, one line on stderr, 2."""
+    from rule_actions_cli.invoke import InvokeError, send
 
-    from rule_actions_cli.invoke import function_from_stack, invoke_all, lambda_client
-
-    session = boto3.Session(profile_name=args.profile, region_name=args.region)
-    function = args.function_name or function_from_stack(session, args.stack)
-    return invoke_all(lambda_client(session), function, events)
+    write = report.write_json if args.json else report.write_table
+    try:
+        rows = send(events, function_name=args.function_name, stack=args.stack, profile=args.profile, region=args.region)
+    except InvokeError as err:
+        if err.rows:
+            write(err.rows, sys.stdout)
+        print(f"rule-actions: {err}", file=sys.stderr)
+        return 2
+    write(rows, sys.stdout)
+    return 0
 
 
 if __name__ == "__main__":

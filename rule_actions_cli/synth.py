@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -17,14 +18,36 @@ CACHE = ROOT / ".cache" / "replay"
 SOURCES = ("app.py", "infra", "lambdas/rule_actions")
 
 
-def cache_key(context: dict[str, Any]) -> str:
-    digest = hashlib.sha256(json.dumps(context, sort_keys=True).encode())
+def cache_key(context: Mapping[str, Any]) -> str:
+    """The configuration as the stack reads it, aws-cdk-lib's version and the sources, as a short digest."""
+    digest = hashlib.sha256(canonical_context(context).encode())
     digest.update(metadata.version("aws-cdk-lib").encode())
     for source in SOURCES:
         path = ROOT / source
         for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
             digest.update(file.relative_to(ROOT).as_posix().encode() + file.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def canonical_context(context: Mapping[str, Any]) -> str:
+    """The context as one string that changes exactly when the stack would read something else.
+
+    `rule_actions` is keyed by `Config.to_json()` (defaults filled in, the key order of `rules` kept: the first
+    matching glob wins, so that order is configuration), `rule_actions_stack` by the validated settings, and
+    the rest (feature flags) sorted, their order meaning nothing. A `-c` JSON string and the object it holds
+    are the same configuration. Invalid blocks (callers validate before synthesizing) fall back to the raw
+    JSON in the order given, never sorted.
+    """
+    from infra.app import read_context  # the validation alone: aws-cdk-lib loads only in build_app
+    from infra.settings import CONFIG_KEY, STACK_KEY
+    from rule_actions.config import ConfigError
+
+    try:
+        config, settings = read_context(context)
+    except ConfigError:
+        return json.dumps({"raw": context})
+    rest = {key: value for key, value in context.items() if key not in (CONFIG_KEY, STACK_KEY)}
+    return json.dumps({CONFIG_KEY: config.to_json(), STACK_KEY: settings.to_dict(), "context": rest}, sort_keys=True)
 
 
 def _node_major() -> str:
@@ -35,7 +58,7 @@ def _node_major() -> str:
     return version.strip().lstrip("v").split(".")[0]
 
 
-def synthesize(context: dict[str, Any]) -> tuple[Path, str]:
+def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
     """(cloud assembly directory, stack name) for this context; synthesized only on a cache miss."""
     target = CACHE / cache_key(context)
     if not (target / "manifest.json").is_file():

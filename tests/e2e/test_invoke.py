@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import boto3
@@ -89,3 +93,215 @@ def test_invoke_needs_a_target(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["invoke", str(EVENT_FILE)])
     assert exit_.value.code == 2 and "--function-name" in capsys.readouterr().err
+
+
+# --- without a usable AWS set-up: one line on stderr, exit status 2 -------------------------------------------
+
+ACCOUNT = "123456789012"
+SETUP_VARIABLES = (
+    "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_LAMBDA",
+    "AWS_ENDPOINT_URL_CLOUDFORMATION", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN",
+)
+
+
+@pytest.fixture
+def bare(monkeypatch, tmp_path):
+    """No AWS set-up at all (undoing conftest's): no region, credentials or profile, empty config and
+    credentials files, no instance metadata. Each test adds what it needs."""
+    for name in SETUP_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name in ("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
+        empty = tmp_path / name.lower()
+        empty.write_text("")
+        monkeypatch.setenv(name, str(empty))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    return monkeypatch
+
+
+@pytest.fixture
+def stubbed(monkeypatch):
+    """Every client the command creates is a stand-in (botocore Stubber); the session itself is real."""
+    clients = {service: boto3.client(service, region_name="us-east-1") for service in ("cloudformation", "lambda")}
+    stubs = {service: Stubber(client) for service, client in clients.items()}
+    for stub in stubs.values():
+        stub.activate()
+    monkeypatch.setattr(boto3.Session, "client", lambda self, service, **_: clients[service])
+    yield stubs
+    for stub in stubs.values():
+        stub.assert_no_pending_responses()
+        stub.deactivate()
+
+
+def fails(capsys, *args: str) -> str:
+    """Run `rule-actions invoke ARGS EVENT_FILE`: exit status 2, one line on stderr (returned), no traceback."""
+    code = cli.main(["invoke", *args, str(EVENT_FILE)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "Traceback" not in out + err
+    assert len(err.splitlines()) == 1, err
+    return err.rstrip("\n")
+
+
+def unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_no_region(bare, capsys):
+    assert fails(capsys, "--function-name", "fn") == (
+        "rule-actions: no AWS region: pass --region or set AWS_REGION / AWS_DEFAULT_REGION")
+
+
+def test_no_region_from_the_installed_command(bare, tmp_path):
+    # The console script itself, in a fresh process: nothing but the line reaches the terminal
+    done = subprocess.run([str(Path(sys.executable).with_name("rule-actions")), "invoke", "--stack", "RuleActions",
+                           str(EVENT_FILE)], capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "rule-actions: no AWS region: pass --region or set AWS_REGION / AWS_DEFAULT_REGION\n"
+
+
+def test_not_a_region_name(bare, capsys):
+    assert fails(capsys, "--function-name", "fn", "--region", "us east 1") == (
+        "rule-actions: 'us east 1' is not an AWS region name: check --region, AWS_REGION / AWS_DEFAULT_REGION "
+        "or the profile's region")
+
+
+@pytest.mark.parametrize("how", ["AWS_PROFILE", "--profile"])
+def test_unknown_profile(bare, capsys, how):
+    if how == "AWS_PROFILE":
+        bare.setenv("AWS_PROFILE", "missing")
+    args = ["--profile", "missing"] if how == "--profile" else []
+    assert fails(capsys, "--function-name", "fn", "--region", "us-east-1", *args) == (
+        "rule-actions: AWS profile 'missing' not found: check --profile / AWS_PROFILE, or create it with "
+        "`aws configure --profile missing`")
+
+
+@pytest.mark.parametrize("target", [["--function-name", "fn"], ["--stack", "RuleActions"]])
+def test_no_credentials(bare, capsys, target):
+    bare.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    assert fails(capsys, *target) == (
+        "rule-actions: no AWS credentials: run `aws configure` or set AWS_PROFILE / AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY")
+
+
+def test_partial_credentials(bare, capsys):
+    bare.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    bare.setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLEKEYID0000")
+    line = fails(capsys, "--function-name", "fn")
+    assert line == ("rule-actions: incomplete AWS credentials in the environment: AWS_SECRET_ACCESS_KEY is missing: "
+                    "set it, or run `aws configure`")
+    assert "AKIA" not in line
+
+
+@pytest.mark.parametrize("target", [["--function-name", f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:fn"],
+                                    ["--stack", "RuleActions"]])
+def test_unreachable_endpoint(bare, capsys, target):
+    # Given credentials and a region, but an endpoint nothing listens on (and one attempt only)
+    port = unused_port()
+    bare.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    bare.setenv("AWS_ACCESS_KEY_ID", "testing")
+    bare.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    bare.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+    bare.setenv("AWS_MAX_ATTEMPTS", "1")
+    service = "Lambda" if target[0] == "--function-name" else "CloudFormation"
+    line = fails(capsys, *target)
+    # Then the line names the endpoint, never the request's path (it holds the function's ARN)
+    assert line == (f"rule-actions: cannot connect to the {service} endpoint http://127.0.0.1:{port} "
+                    f"(EndpointConnectionError): check the network, --region and AWS_ENDPOINT_URL")
+    assert ACCOUNT not in line
+
+
+def test_stack_that_does_not_exist(stubbed, capsys):
+    stubbed["cloudformation"].add_client_error(
+        "describe_stacks", "ValidationError", "Stack with id Missing does not exist", 400, expected_params={"StackName": "Missing"})
+    assert fails(capsys, "--stack", "Missing") == (
+        "rule-actions: stack 'Missing' not found in us-east-1 (CloudFormation DescribeStacks returned "
+        "ValidationError): check --stack and --region")
+
+
+def test_stack_without_the_function_output(stubbed, capsys):
+    stacks = {"Stacks": [{"StackName": "Other", "CreationTime": "2026-11-22T00:00:00Z", "StackStatus": "CREATE_COMPLETE",
+                          "Outputs": [{"OutputKey": "TopicArn", "OutputValue": f"arn:aws:sns:us-east-1:{ACCOUNT}:t"}]}]}
+    stubbed["cloudformation"].add_response("describe_stacks", stacks, {"StackName": "Other"})
+    assert fails(capsys, "--stack", "Other") == (
+        "rule-actions: stack 'Other' has no FunctionName output: is it a rule-actions stack, fully deployed? "
+        "Or pass --function-name")
+
+
+def test_function_that_does_not_exist(stubbed, capsys):
+    arn = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:Missing"
+    stubbed["lambda"].add_client_error("invoke", "ResourceNotFoundException", f"Function not found: {arn}", 404)
+    line = fails(capsys, "--function-name", arn)
+    assert line == ("rule-actions: function 'Missing' not found in us-east-1 (Lambda Invoke returned "
+                    "ResourceNotFoundException): check --function-name (or the stack's output) and --region")
+    assert ACCOUNT not in line
+
+
+@pytest.mark.parametrize(("service", "operation", "code", "target"), [
+    ("lambda", "invoke", "AccessDeniedException", ["--function-name", "fn"]),
+    ("cloudformation", "describe_stacks", "AccessDenied", ["--stack", "RuleActions"]),
+])
+def test_access_denied_names_the_operation_and_code_only(stubbed, capsys, service, operation, code, target):
+    # Given AWS refuses with a message naming the caller (user, account)
+    message = f"User: arn:aws:iam::{ACCOUNT}:user/alice is not authorized to perform: {service}:* on resource: x"
+    stubbed[service].add_client_error(operation, code, message, 403)
+    line = fails(capsys, *target)
+    call = {"lambda": "Lambda Invoke", "cloudformation": "CloudFormation DescribeStacks"}[service]
+    # Then the line names the call and the code, nothing from the message
+    assert line == (f"rule-actions: access denied: {call} returned {code}: the credentials in use may not call it "
+                    f"(check --profile, or the policy of the user or role)")
+    assert ACCOUNT not in line and "alice" not in line
+
+
+def test_rejected_credentials(stubbed, capsys):
+    stubbed["lambda"].add_client_error("invoke", "UnrecognizedClientException", "The security token included in "
+                                       "the request is invalid.", 403)
+    assert fails(capsys, "--function-name", "fn") == (
+        "rule-actions: AWS rejected the credentials: Lambda Invoke returned UnrecognizedClientException: refresh "
+        "them (`aws configure`, `aws sso login`) or choose another profile with --profile")
+
+
+def test_a_refusal_midway_keeps_the_answers_before_it(stubbed, capsys):
+    # Given the function answers the first event, then Lambda throttles the second
+    stubbed["lambda"].add_response("invoke", {"StatusCode": 200, "Payload": payload(RESULT)})
+    stubbed["lambda"].add_client_error("invoke", "TooManyRequestsException", "Rate exceeded", 429)
+    # When both are sent
+    code = cli.main(["invoke", "--function-name", "fn", "--json", str(EVENT_FILE), str(EVENT_FILE)])
+    out, err = capsys.readouterr()
+    # Then the first answer is reported, the refusal is one line, and the status says not everything was answered
+    assert code == 2 and [json.loads(line)["actions"] for line in out.splitlines()] == [RESULT["actions"]]
+    assert err == "rule-actions: Lambda Invoke returned TooManyRequestsException\n"
+
+
+def test_aws_region_is_read_like_the_aws_cli(monkeypatch, capsys):
+    # botocore reads only AWS_DEFAULT_REGION; the command also reads AWS_REGION, and --region before both
+    regions = []
+
+    def client(session):
+        regions.append(session.region_name)
+        stub = Stubber(boto3.client("lambda", region_name="us-east-1"))
+        stub.add_response("invoke", {"StatusCode": 200, "Payload": payload(RESULT)})
+        stub.activate()
+        return stub.client
+
+    monkeypatch.setattr("rule_actions_cli.invoke.lambda_client", client)
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    assert cli.main(["invoke", "--function-name", "fn", str(EVENT_FILE)]) == 0
+    assert cli.main(["invoke", "--function-name", "fn", "--region", "ap-south-1", str(EVENT_FILE)]) == 0
+    assert regions == ["eu-west-1", "ap-south-1"]
+
+
+def test_invoke_help_has_its_own_exit_status_and_option_help(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["invoke", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert exit_.value.code == 0
+    assert "exit status: 0 when every event was sent and answered" in out and "replayed" not in out
+    assert "AWS cannot be configured or reached, or refuses a call" in out
+    for option, text in [("--function-name NAME", "the function to invoke"), ("--profile NAME", "the AWS profile"),
+                         ("--region REGION", "the function's region"), ("--stack NAME", "read the function name")]:
+        assert f"{option} {text}" in out
