@@ -1,79 +1,48 @@
-"""Reading a synthesized CloudFormation template in the infra tests."""
+"""Building the stack for the infra tests, and the CloudFormation values their `aws_cdk.assertions` expect."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from aws_cdk.assertions import Match, Template
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def synthesize(context: dict[str, Any], outdir: Path, nag: bool = True) -> dict[str, Any]:
-    """The stack's template as `cdk synth` writes it for this context (cdk-nag runs when `nag`)."""
+def synthesize(context: dict[str, Any], outdir: Path, nag: bool = True) -> Template:
+    """`Template.from_stack` of the app's stack for this context, as `cdk synth` builds it: the app synthesizes
+    into `outdir` (the code asset included), and cdk-nag, when `nag`, raises on a finding."""
     from infra.app import build_app
 
-    app, stack = build_app(context, outdir=str(outdir), nag=nag)
-    return app.synth().get_stack_by_name(stack.stack_name).template
+    _, stack = build_app(context, outdir=str(outdir), nag=nag)
+    return Template.from_stack(stack)
 
 
-def of_type(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
-    return {name: r for name, r in template["Resources"].items() if r["Type"] == kind}
+def ref(logical_id: str) -> dict[str, str]:
+    """{"Ref": id}: a topic's ARN, a table's, function's or log group's name, a queue's URL, a parameter's value."""
+    return {"Ref": logical_id}
 
 
-def one(template: dict[str, Any], kind: str) -> tuple[str, dict[str, Any]]:
-    found = of_type(template, kind)
-    assert len(found) == 1, f"{len(found)} {kind}"
-    return next(iter(found.items()))
+def get_att(logical_id: str, attribute: str = "Arn") -> dict[str, list[str]]:
+    return {"Fn::GetAtt": [logical_id, attribute]}
 
 
-def props(resource: dict[str, Any]) -> dict[str, Any]:
-    return resource.get("Properties", {})
+def arn(service: str, resource: str) -> dict[str, Any]:
+    """The ARN `Stack.format_arn` builds: `resource` of `service` in the stack's partition, region and account."""
+    return {"Fn::Join": ["", ["arn:", ref("AWS::Partition"), f":{service}:", ref("AWS::Region"), ":",
+                              ref("AWS::AccountId"), f":{resource}"]]}
 
 
-def named(template: dict[str, Any], kind: str, key: str, value: str) -> tuple[str, dict[str, Any]]:
-    """The one resource of `kind` whose property `key` is `value`."""
-    found = [(n, r) for n, r in of_type(template, kind).items() if props(r).get(key) == value]
-    assert len(found) == 1, f"{len(found)} {kind} with {key}={value}"
-    return found[0]
+def no_statement(pattern: Any) -> dict[str, Any]:
+    """An IAM policy's properties in which no statement matches `pattern` (an object_like pattern)."""
+    return {"PolicyDocument": {"Statement": Match.not_(Match.array_with([Match.object_like(pattern)]))}}
 
 
-def flat(value: Any) -> str:
-    """A reference or an ARN built with Fn::Join as one string: {"Ref": X} -> <X>, GetAtt -> <X.Attr>."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and "Ref" in value:
-        return f"<{value['Ref']}>"
-    if isinstance(value, dict) and "Fn::GetAtt" in value:
-        return f"<{'.'.join(value['Fn::GetAtt'])}>"
-    if isinstance(value, dict) and "Fn::Join" in value:
-        separator, parts = value["Fn::Join"]
-        return separator.join(flat(part) for part in parts)
-    return json.dumps(value, sort_keys=True)
-
-
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
-
-
-def statements(template: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every statement of every identity policy: AWS::IAM::Policy and the roles' inline policies."""
-    found = [s for policy in of_type(template, "AWS::IAM::Policy").values()
-             for s in props(policy)["PolicyDocument"]["Statement"]]
-    for role in of_type(template, "AWS::IAM::Role").values():
-        for inline in props(role).get("Policies", []):
-            found += inline["PolicyDocument"]["Statement"]
-    return found
-
-
-def by_sid(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {s["Sid"]: s for s in statements(template)}
-
-
-def policy_of(template: dict[str, Any], kind: str, target: str) -> list[dict[str, Any]]:
-    """The statements of the resource policy (TopicPolicy / QueuePolicy) attached to `target`."""
-    key = {"AWS::SNS::TopicPolicy": "Topics", "AWS::SQS::QueuePolicy": "Queues"}[kind]
-    found = [props(p)["PolicyDocument"]["Statement"] for p in of_type(template, kind).values()
-             if {"Ref": target} in props(p)[key]]
-    assert len(found) == 1, f"{len(found)} {kind} for {target}"
-    return found[0]
+def deny_without_tls(kind: str, logical_id: str) -> dict[str, Any]:
+    """The statement `enforce_ssl=True` adds to a topic's or queue's resource policy."""
+    if kind == "AWS::SNS::Topic":
+        return {"Sid": "AllowPublishThroughSSLOnly", "Effect": "Deny", "Principal": "*", "Action": "sns:Publish",
+                "Resource": ref(logical_id), "Condition": {"Bool": {"aws:SecureTransport": "false"}}}
+    return {"Effect": "Deny", "Principal": {"AWS": "*"}, "Action": "sqs:*", "Resource": get_att(logical_id),
+            "Condition": {"Bool": {"aws:SecureTransport": "false"}}}

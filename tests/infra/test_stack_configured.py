@@ -4,19 +4,21 @@ and the checks that stop synth: a too-large environment and an unacknowledged cd
 import json
 
 import pytest
-from stack_helpers import as_list, by_sid, flat, named, of_type, props, synthesize
+from aws_cdk.assertions import Capture, Match, Template
+from stack_helpers import arn, ref, synthesize
 
 from infra.app import cdk_json_context
 from rule_actions.client import SMS, ActionList, Email, StopTraining
 from rule_actions.config import Config, ConfigError
+from rule_actions.contract import ENV_CONFIG, ROUTING_ATTRIBUTE, TEAM
 
 LAYER = "arn:aws:lambda:eu-west-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:7"
-TEAM = {"emails": ["ml-oncall@example.com", "lead@example.org"], "sms": ["+15555550100"]}
+SUBSCRIBERS = {"emails": ["ml-oncall@example.com", "lead@example.org"], "sms": ["+15555550100"]}
 CONTEXT = {
     **cdk_json_context(),
     # as `cdk synth -c rule_actions='...'` passes it: a JSON string
     "rule_actions": json.dumps({
-        "notify": TEAM,
+        "notify": SUBSCRIBERS,
         "training_job_prefixes": ["Exp-Fam-", "baseline-"],
         "notify_on_rule_error": False,
         "rules": {"VanishingGradient": ["stoptraining", "notify"], "*": ["notify"]},
@@ -24,52 +26,69 @@ CONTEXT = {
     "rule_actions_stack": {"stack_name": "MlRuleActions", "reserved_concurrency": 5, "log_retention_days": 14,
                            "powertools_layer": LAYER},
 }
+SUBSCRIPTION = "AWS::SNS::Subscription"
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory) -> Template:
     return synthesize(CONTEXT, tmp_path_factory.mktemp("cdk.out"))
 
 
 def test_team_subscribes_to_the_topic_filtered_on_team_and_to_the_ops_topic_unfiltered(template):
-    topic = named(template, "AWS::SNS::Topic", "TopicName", "MlRuleActions-notifications")[0]
-    ops = named(template, "AWS::SNS::Topic", "TopicName", "MlRuleActions-ops")[0]
-    subscriptions = [props(s) for s in of_type(template, "AWS::SNS::Subscription").values()]
-    expected = {(protocol, endpoint) for protocol, key in (("email", "emails"), ("sms", "sms")) for endpoint in TEAM[key]}
-    team = [s for s in subscriptions if s["TopicArn"] == {"Ref": topic}]
-    assert {(s["Protocol"], s["Endpoint"]) for s in team} == expected and len(team) == 3
-    for subscription in team:
-        assert subscription["FilterPolicy"] == {"to": ["team"]}  # the message attribute the handler sets
-        assert subscription.get("FilterPolicyScope", "MessageAttributes") == "MessageAttributes"
-    on_call = [s for s in subscriptions if s["TopicArn"] == {"Ref": ops}]
-    assert {(s["Protocol"], s["Endpoint"]) for s in on_call} == expected and len(on_call) == 3
-    assert all("FilterPolicy" not in s for s in on_call)  # alarm notifications carry no attributes
-    assert len(subscriptions) == 6
+    topic = template.get_resource_id("AWS::SNS::Topic", {"Properties": {"TopicName": "MlRuleActions-notifications"}})
+    ops = template.get_resource_id("AWS::SNS::Topic", {"Properties": {"TopicName": "MlRuleActions-ops"}})
+    expected = [(protocol, endpoint) for protocol, key in (("email", "emails"), ("sms", "sms"))
+                for endpoint in SUBSCRIBERS[key]]
+    template.resource_count_is(SUBSCRIPTION, 6)
+    for protocol, endpoint in expected:
+        template.has_resource_properties(SUBSCRIPTION, {
+            "TopicArn": ref(topic), "Protocol": protocol, "Endpoint": endpoint,
+            "FilterPolicy": Match.exact({ROUTING_ATTRIBUTE: [TEAM]}),  # the message attribute the handler sets
+            "FilterPolicyScope": Match.absent(),  # SNS's default: MessageAttributes
+        })
+        template.has_resource_properties(SUBSCRIPTION, {
+            "TopicArn": ref(ops), "Protocol": protocol, "Endpoint": endpoint,
+            "FilterPolicy": Match.absent(),  # alarm notifications carry no attributes
+        })
+    template.resource_properties_count_is(SUBSCRIPTION, {"TopicArn": ref(topic)}, len(expected))
+    template.resource_properties_count_is(SUBSCRIPTION, {"TopicArn": ref(ops)}, len(expected))
 
 
 def test_prefixes_narrow_the_pattern_and_iam(template):
-    [(_, rule)] = of_type(template, "AWS::Events::Rule").items()
-    detail = props(rule)["EventPattern"]["detail"]
-    assert detail["TrainingJobName"] == [{"prefix": "Exp-Fam-"}, {"prefix": "baseline-"}]
-    assert detail["$or"][0] == {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound"]}}
-    jobs = [flat(r) for r in as_list(by_sid(template)["StopAndDescribeTrainingJobs"]["Resource"])]
-    base = "arn:<AWS::Partition>:sagemaker:<AWS::Region>:<AWS::AccountId>:training-job/"
+    template.resource_count_is("AWS::Events::Rule", 1)
+    template.has_resource_properties("AWS::Events::Rule", {"EventPattern": {"detail": {
+        "TrainingJobName": Match.exact([{"prefix": "Exp-Fam-"}, {"prefix": "baseline-"}]),
+        "$or": Match.array_with([
+            Match.exact({"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound"]}}),
+        ]),
+    }}})
+    jobs = Capture()
+    template.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
+        Match.object_like({"Sid": "StopAndDescribeTrainingJobs", "Resource": jobs}),
+    ])}})
     # SageMaker writes job names lower-cased into ARNs; the prefix as written is kept too, just in case
-    assert sorted(jobs) == sorted([f"{base}exp-fam-*", f"{base}Exp-Fam-*", f"{base}baseline-*"])
+    expected = [arn("sagemaker", f"training-job/{prefix}*") for prefix in ("exp-fam-", "Exp-Fam-", "baseline-")]
+    assert sorted(jobs.as_array(), key=json.dumps) == sorted(expected, key=json.dumps)
 
 
 def test_stack_settings_apply(template):
-    [(_, function)] = of_type(template, "AWS::Lambda::Function").items()
-    assert props(function)["FunctionName"] == "MlRuleActions-handler"
-    assert props(function)["ReservedConcurrentExecutions"] == 5
-    assert props(function)["Layers"] == [LAYER]  # pinned: no SSM parameter
-    assert "PowertoolsLayerArn" not in template.get("Parameters", {})
-    [(_, log_group)] = of_type(template, "AWS::Logs::LogGroup").items()
-    assert props(log_group) == {"LogGroupName": "/aws/lambda/MlRuleActions-handler", "RetentionInDays": 14}
-    names = sorted(props(q)["QueueName"] for q in of_type(template, "AWS::SQS::Queue").values())
-    assert names == ["MlRuleActions-failed-events", "MlRuleActions-target-dlq"]
-    variables = props(function)["Environment"]["Variables"]
-    assert Config.from_json(variables["RULE_ACTIONS_CONFIG"]) == Config.from_dict(json.loads(CONTEXT["rule_actions"]))
+    template.resource_count_is("AWS::Lambda::Function", 1)
+    config = Capture()
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "FunctionName": "MlRuleActions-handler",
+        "ReservedConcurrentExecutions": 5,
+        "Layers": [LAYER],  # pinned: no SSM parameter
+        "Environment": {"Variables": {ENV_CONFIG: config}},
+    })
+    template.template_matches({"Parameters": {"PowertoolsLayerArn": Match.absent()}})
+    template.resource_count_is("AWS::Logs::LogGroup", 1)
+    template.has_resource_properties("AWS::Logs::LogGroup", Match.exact({
+        "LogGroupName": "/aws/lambda/MlRuleActions-handler", "RetentionInDays": 14,
+    }))
+    template.resource_count_is("AWS::SQS::Queue", 2)
+    for queue_name in ("MlRuleActions-failed-events", "MlRuleActions-target-dlq"):
+        template.has_resource_properties("AWS::SQS::Queue", {"QueueName": queue_name})
+    assert Config.from_json(config.as_string()) == Config.from_dict(json.loads(CONTEXT["rule_actions"]))
 
 
 def test_the_construct_embeds_in_a_users_app_with_client_actions():
@@ -86,14 +105,18 @@ def test_the_construct_embeds_in_a_users_app_with_client_actions():
     app = cdk.App()
     stack = cdk.Stack(app, "Platform")
     RuleActions(stack, "Debugger", config=config, settings=StackSettings(log_retention_days=30), name="ml-rules")
-    template = app.synth().get_stack_by_name("Platform").template
+    template = Template.from_stack(stack)
 
     # Then names use the given prefix and the function gets exactly that configuration
-    [(_, function)] = of_type(template, "AWS::Lambda::Function").items()
-    assert props(function)["FunctionName"] == "ml-rules-handler"
-    assert Config.from_json(props(function)["Environment"]["Variables"]["RULE_ACTIONS_CONFIG"]) == config
+    template.resource_count_is("AWS::Lambda::Function", 1)
+    given = Capture()
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "FunctionName": "ml-rules-handler",
+        "Environment": {"Variables": {ENV_CONFIG: given}},
+    })
+    assert Config.from_json(given.as_string()) == config
     assert config.rules[0][0] == "VanishingGradient"  # rule order (it decides which glob wins) survives
-    assert template["Parameters"]["PowertoolsLayerArn"]["Type"] == "AWS::SSM::Parameter::Value<String>"
+    template.has_parameter("PowertoolsLayerArn", {"Type": "AWS::SSM::Parameter::Value<String>"})
 
 
 def test_a_configuration_too_large_for_the_environment_fails_synth():
