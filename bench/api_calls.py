@@ -2,9 +2,12 @@
 three clients (as tests/integration/conftest.py's Account.effects() does), split into actions and overhead.
 
 Actions: StopTrainingJob, ListTrainingJobs, Publish, Subscribe, Get/SetSubscriptionAttributes,
-ListSubscriptionsByTopic. Overhead: DescribeTrainingJob and the DynamoDB ledger calls.
+ListSubscriptionsByTopic (which also tell, once per execution environment, whether the team audience has a
+subscriber). Overhead: DescribeTrainingJob and the DynamoDB ledger calls.
 Target (issue 5): overhead at most one DescribeTrainingJob plus the ledger writes: 2 per executed action
-(PutItem + UpdateItem), 1 per duplicate (the conditional PutItem / GetItem that finds the record).
+(PutItem + UpdateItem), 1 per duplicate (the conditional PutItem / GetItem that finds the record), 1 per job
+stopped (the stop record that keeps its Stopped outcome from alerting twice) and 1 read of that record per
+Stopped outcome.
 """
 
 from __future__ import annotations
@@ -42,13 +45,16 @@ class Measured:
     case: Case
     calls: Counter
     outcomes: Counter
+    stopped: int = 0  # jobs this event stopped
+    stopped_outcomes: int = 0  # job:Stopped triggers (each reads the stop record once)
 
     def by_class(self, kind: str) -> Counter:
         return Counter({op: n for op, n in self.calls.items() if classify(op) == kind})
 
     @property
     def ledger_allowed(self) -> int:
-        return 2 * (self.outcomes["done"] + self.outcomes["failed"]) + self.outcomes["duplicate"]
+        executed = self.outcomes["done"] + self.outcomes["failed"]
+        return 2 * executed + self.outcomes["duplicate"] + self.stopped + self.stopped_outcomes
 
     @property
     def holds(self) -> bool:
@@ -110,8 +116,15 @@ def measure(harness: Harness, case_list: list[Case]) -> list[Measured]:
         if case.seed:
             moto_sagemaker.put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"], **case.seed)
         row, _elapsed, calls = harness.process(case.name, case.event)
-        out.append(Measured(case, calls, Counter(a["outcome"] for a in row["actions"])))
+        out.append(Measured(case, calls, Counter(a["outcome"] for a in row["actions"]), *stops(row)))
     return out
+
+
+def stops(row: dict[str, Any]) -> tuple[int, int]:
+    """(jobs stopped, job:Stopped triggers) of one replayed event."""
+    actions = row["actions"]
+    stopped = sum(len(a.get("jobs") or ()) for a in actions if a["outcome"] == "done")
+    return stopped, int(any(a["trigger"] == "job:Stopped" for a in actions))
 
 
 def corpus_totals(harness: Harness, events: list[tuple[str, Any]]) -> tuple[int, Counter, Counter]:
@@ -150,7 +163,7 @@ def run() -> list[str]:
             + (f"; other: {_fmt(m.by_class('other'))}" if m.by_class("other") else ""),
             f"    target:   DescribeTrainingJob {describe} (expected {m.case.describe}, at most 1); ledger {ledger} "
             f"<= {m.ledger_allowed} (2 x {m.outcomes['done'] + m.outcomes['failed']} executed + "
-            f"{m.outcomes['duplicate']} duplicate)   {'holds' if m.holds else 'DOES NOT HOLD'}",
+            f"{m.outcomes['duplicate']} duplicate + {m.stopped} stop records + {m.stopped_outcomes} read)   {'holds' if m.holds else 'DOES NOT HOLD'}",
         ]
     overhead = totals["describe"] + totals["ledger"]
     lines += [

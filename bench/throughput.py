@@ -55,7 +55,7 @@ def replay(harness: Harness, events: list[tuple[str, Any]]) -> dict[str, Any]:
         kinds = [a["outcome"] for a in row["actions"]]
         outcomes.update(kinds)
         (acting if "done" in kinds else quiet).append(elapsed)
-        done_keys.update((row["training_job"], a["rule"], a["kind"], a["target"]) for a in row["actions"] if a["outcome"] == "done")
+        done_keys.update((row["training_job"], a["trigger"], a["kind"], a["target"]) for a in row["actions"] if a["outcome"] == "done")
     total = time.perf_counter() - start
     return {
         "events": len(events),
@@ -131,9 +131,9 @@ def run() -> list[str]:
         f"p99 {quiet99 * 1000:.1f} ms",
         f"  filtered-out events (seed + pattern match only): median {un50 * 1000:.3f} ms",
         f"outcomes: {', '.join(f'{o} {n}' for o, n in stats['outcomes'].most_common())}; "
-        f"each (job, rule, action) done at most once: {'yes' if stats['exactly_once'] else 'NO'}",
-        f"AWS calls: {by_class['action']} action, {by_class['describe']} DescribeTrainingJob, {by_class['ledger']} ledger "
-        f"({', '.join(f'{op} {n}' for op, n in stats['calls'].most_common())})",
+        f"each (job, trigger, action) done at most once: {'yes' if stats['exactly_once'] else 'NO'}",
+        f"AWS calls: {by_class['action']} action, {by_class['describe']} DescribeTrainingJob, {by_class['ledger']} ledger; "
+        f"by operation: {', '.join(f'{op} {n}' for op, n in stats['calls'].most_common())}",
         f"where the time goes ({PROFILE_EVENTS} more events, {PROFILE_JOBS} jobs, under cProfile; shares of the loop):",
         *[f"  {share:6.1%}  {name}" for name, share in shares],
     ]

@@ -44,17 +44,22 @@ from constructs import Construct
 
 from infra.pattern import event_pattern
 from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION, STACK_NAME_RE, StackSettings
-from rule_actions.actions import show
-from rule_actions.config import Config, ConfigError
-from rule_actions.effects.ledger import EXPIRY_ATTRIBUTE
-from rule_actions.effects.notify import ATTRIBUTE
-from rule_actions.observability import NAMESPACE, SERVICE
-from rule_actions.plan import TEAM
+from rule_actions.config import Config, ConfigError, show
+from rule_actions.contract import (
+    ENV_CONFIG,
+    ENV_LEDGER_TABLE,
+    ENV_TOPIC_ARN,
+    LEDGER_EXPIRY_ATTRIBUTE,
+    LEDGER_KEY_ATTRIBUTE,
+    NAMESPACE,
+    ROUTING_ATTRIBUTE,
+    SERVICE,
+    TEAM,
+)
 
 LAMBDAS = Path(__file__).resolve().parent.parent / "lambdas"
 HANDLER = "rule_actions.handler.lambda_handler"
 RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
-LEDGER_KEY = "id"  # Powertools' DynamoDBPersistenceLayer default key attribute (the ledger keeps the default)
 
 # The CloudFormation parameter that resolves the Powertools layer at deploy time. Its logical id is part of
 # the contract: the local replay rewrites its Default (moto cannot serve /aws/service/ parameters).
@@ -171,7 +176,7 @@ class RuleActions(Construct):
             resources=[self.ops_topic.topic_arn],
             conditions={"ArnLike": {"aws:SourceArn": alarm_arns}},
         ))
-        team_filter = {ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[TEAM])}
+        team_filter = {ROUTING_ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[TEAM])}
         for kind, protocol, endpoints in (("Email", sns.SubscriptionProtocol.EMAIL, config.team_emails),
                                           ("Sms", sns.SubscriptionProtocol.SMS, config.team_sms)):
             for endpoint in endpoints:
@@ -185,9 +190,9 @@ class RuleActions(Construct):
         # The exactly-once ledger (Powertools idempotency records, expired by TTL).
         self.table = dynamodb.Table(
             self, "Ledger", table_name=table_name,
-            partition_key=dynamodb.Attribute(name=LEDGER_KEY, type=dynamodb.AttributeType.STRING),
+            partition_key=dynamodb.Attribute(name=LEDGER_KEY_ATTRIBUTE, type=dynamodb.AttributeType.STRING),
             billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
-            time_to_live_attribute=EXPIRY_ATTRIBUTE,
+            time_to_live_attribute=LEDGER_EXPIRY_ATTRIBUTE,
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
                 point_in_time_recovery_enabled=True),
             encryption=dynamodb.TableEncryption.AWS_MANAGED,
@@ -219,7 +224,7 @@ class RuleActions(Construct):
         self.function = lambda_.Function(
             self, "Function",
             function_name=function_name,
-            description="Acts on SageMaker Debugger/Profiler rule outcomes: stop training, notify",
+            description="Acts on SageMaker training job outcomes and Debugger/Profiler rule statuses",
             runtime=RUNTIMES[PYTHON_VERSION],
             architecture=lambda_.Architecture.ARM_64,
             handler=HANDLER,
@@ -239,7 +244,7 @@ class RuleActions(Construct):
         self.pattern = event_pattern(config)
         self.rule = events.Rule(
             self, "Rule", rule_name=rule_name,
-            description="SageMaker training jobs whose Debugger/Profiler rule outcome can trigger an action",
+            description="SageMaker training jobs whose rule status or job outcome can trigger an action",
             event_pattern=events.EventPattern(
                 source=self.pattern["source"],
                 detail_type=self.pattern["detail-type"],
@@ -355,9 +360,9 @@ def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:
 def function_environment(config: Config, topic_arn: str, table_name: str) -> dict[str, str]:
     """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'."""
     return {
-        "RULE_ACTIONS_CONFIG": config.to_json(),
-        "RULE_ACTIONS_TOPIC_ARN": topic_arn,
-        "RULE_ACTIONS_LEDGER_TABLE": table_name,
+        ENV_CONFIG: config.to_json(),
+        ENV_TOPIC_ARN: topic_arn,
+        ENV_LEDGER_TABLE: table_name,
         "POWERTOOLS_SERVICE_NAME": SERVICE,
         "POWERTOOLS_METRICS_NAMESPACE": NAMESPACE,
     }
@@ -367,7 +372,7 @@ def _check_environment(config: Config, longest_topic_arn: str, table_name: str) 
     environment = function_environment(config, longest_topic_arn, table_name)
     size = len(json.dumps(environment, separators=(",", ":"), ensure_ascii=False).encode())
     if size > ENVIRONMENT_LIMIT:
-        own = len(environment["RULE_ACTIONS_CONFIG"].encode())
+        own = len(environment[ENV_CONFIG].encode())
         raise ConfigError(
             f"rule_actions: too large for the function's environment: it would take up to {size} bytes, and "
             f"Lambda allows {ENVIRONMENT_LIMIT} in all (the configuration is {own} bytes of it). Shorten "

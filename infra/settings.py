@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rule_actions.actions import show
-from rule_actions.config import ConfigError
+from rule_actions.config import ConfigError, show
 
 CONFIG_KEY = "rule_actions"
 STACK_KEY = "rule_actions_stack"

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 import boto3
 from moto import mock_aws
 
+from rule_actions.records import show
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.pattern import matches
 
@@ -182,35 +183,45 @@ class EmbeddedAccount:
                 logger.registered_handler.setStream(stream)
 
     def _replay(self, handler: Any, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+        """One row per event, whatever an event holds: what cannot be read or seeded is a problem on its row."""
+        context = LocalContext(self.function_name, self.function_arn)
+        return [self._replay_one(handler, context, source, event) for source, event in events]
+
+    def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
+        from rule_actions.model import IgnoredEvent, parse_event
         from rule_actions_cli.report import row
 
-        context = LocalContext(self.function_name, self.function_arn)
-        rows = []
-        for source, event in events:
-            self.seed_job(event)
-            detail = event.get("detail") if isinstance(event, dict) else None
-            job = detail.get("TrainingJobName") if isinstance(detail, dict) else None
-            if not self.matched(event):
-                rows.append(row(source, job if isinstance(job, str) else None, False, None))
-                continue
-            try:
-                result = handler.lambda_handler(event, context)
-            except handler.ActionsFailed as err:  # Lambda would retry the event; the replay reports it
-                result = {**err.result, "error": str(err)}
-            rows.append(row(source, result.get("training_job"), True, result))
-        return rows
+        detail = event.get("detail") if isinstance(event, dict) else None
+        job = detail.get("TrainingJobName") if isinstance(detail, dict) else None
+        job = job if isinstance(job, str) else None
+        try:
+            problems = list(parse_event(event).problems)
+        except IgnoredEvent as err:
+            problems = [f"not an event the function acts on: {err}"]
+        problems += self.seed_job(event)
+        if not self.matched(event):
+            return row(source, job, False, None, problems)
+        try:
+            result = handler.lambda_handler(event, context)
+        except handler.ActionsFailed as err:  # Lambda would retry the event; the replay reports it
+            result = {**err.result, "error": str(err)}
+        except Exception as err:  # the function would fail on this event: reported on its row, the rest goes on
+            result = {"training_job": job, "error": f"the function raised {type(err).__name__}: {err}"}
+        return row(source, result.get("training_job") or job, True, result, problems)
 
     def matched(self, event: Any) -> bool:
         return isinstance(event, dict) and any(matches(pattern, event) for pattern in self.patterns)
 
-    def seed_job(self, event: Any) -> None:
-        """The job the event names exists with the status it states (rule lists from its first sight)."""
+    def seed_job(self, event: Any) -> list[str]:
+        """The job the event names exists with the status it states (rule lists from its first sight, their
+        readable entries); returns why it could not be, as problems of the event (nothing raises)."""
         detail = event.get("detail") if isinstance(event, dict) else None
         if not isinstance(detail, dict) or not isinstance(detail.get("TrainingJobName"), str):
-            return
+            return []
         status = detail.get("TrainingJobStatus")
         if status not in moto_sagemaker.TRAINING_JOB_STATUSES:
-            return
+            return [f"embedded account: TrainingJobStatus {show(status)} is not a SageMaker status "
+                    f"({', '.join(moto_sagemaker.TRAINING_JOB_STATUSES)}): the job was not created or updated"]
         name = detail["TrainingJobName"]
         rules: dict[str, Any] = {}
         if name not in self._seen:
@@ -220,7 +231,11 @@ class EmbeddedAccount:
                 ("profiler_rule_configurations", "ProfilerRuleConfigurations"),
             ):
                 if isinstance(detail.get(field), list):
-                    rules[key] = detail[field]
-        moto_sagemaker.put_training_job(
-            name, status, secondary_status=detail.get("SecondaryStatus") or None, region=self.region, **rules
-        )
+                    rules[key] = [item for item in detail[field] if isinstance(item, dict)]
+        secondary = detail.get("SecondaryStatus")
+        try:
+            moto_sagemaker.put_training_job(name, status, secondary_status=secondary if isinstance(secondary, str) else None,
+                                            region=self.region, **rules)
+        except Exception as err:  # e.g. a name SageMaker would refuse
+            return [f"embedded account: the job could not be created ({type(err).__name__}: {show(str(err))})"]
+        return []

@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 # TrainingJobStatus values of the SageMaker API.
-TRAINING_JOB_STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")
+TRAINING_JOB_STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
 
 # SecondaryStatus used when the caller gives none.
 _DEFAULT_SECONDARY_STATUS = {
@@ -61,6 +61,7 @@ _DEFAULT_SECONDARY_STATUS = {
     "Failed": "Failed",
     "Stopping": "Stopping",
     "Stopped": "Stopped",
+    "Deleting": "Stopped",
 }
 
 _PATCH_MARK = "_rule_actions_patch"
@@ -196,7 +197,7 @@ def put_training_job(
     job.training_job_status = status
     job.secondary_status = secondary_status or _DEFAULT_SECONDARY_STATUS[status]
     job.last_modified_time = now = utcnow()
-    if status in ("InProgress", "Stopping"):
+    if status in ("InProgress", "Stopping"):  # (a Deleting job keeps the end time it had)
         job.training_end_time = None  # not finished: DescribeTrainingJob omits it, as AWS does
     elif getattr(job, "training_end_time", None) is None:
         job.training_end_time = now

@@ -7,16 +7,24 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-OUTCOMES = ("done", "duplicate", "skipped", "denied", "invalid", "failed", "dry_run")
+from rule_actions.contract import Outcome
+from rule_actions.privacy import redact
+
+OUTCOMES = tuple(outcome.value for outcome in Outcome)
 
 
-def row(source: str, training_job: str | None, matched: bool, result: dict[str, Any] | None) -> dict[str, Any]:
-    """The JSON shape: {"source", "training_job", "matched", "actions"} (+ "ignored" / "error" when present)."""
+def row(source: str, training_job: str | None, matched: bool, result: dict[str, Any] | None,
+        problems: Iterable[str] = ()) -> dict[str, Any]:
+    """The JSON shape: {"source", "training_job", "matched", "actions"} (+ "ignored" / "error" / "problems" when
+    present: "problems" names each part of the event that could not be read)."""
     out: dict[str, Any] = {"source": source, "training_job": training_job, "matched": matched, "actions": []}
     if result:
         out["actions"] = result.get("actions", [])
         out.update({key: result[key] for key in ("ignored", "error") if result.get(key)})
-    return out
+    found = list(dict.fromkeys([*(result or {}).get("problems", []), *problems]))
+    if found:
+        out["problems"] = found
+    return redact(out)  # the function's results are redacted already; problems found here quote the event
 
 
 def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
@@ -25,21 +33,23 @@ def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
 
 
 def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> None:
-    """event | job | matched | rule | action | target | outcome | reason, one line per action."""
-    lines = [("EVENT", "JOB", "MATCHED", "RULE", "ACTION", "TARGET", "OUTCOME", "REASON")]
+    """event | job | matched | trigger | action | target | outcome | reason, one line per action; a row's
+    problems (parts of the event that could not be read) on lines of their own."""
+    lines = [("EVENT", "JOB", "MATCHED", "TRIGGER", "ACTION", "TARGET", "OUTCOME", "REASON")]
     for item in rows:
         name, _, index = item["source"].rsplit("/", 1)[-1].partition("#")  # the file name (and #index)
         source = _short(name, 36 - len(index) - 1) + f"#{index}" if index else _short(name, 36)
         first = (source, _short(item["training_job"] or "-", 36), "yes" if item["matched"] else "no")
         if not item["actions"]:
-            note = item.get("error") or item.get("ignored") or ("no rule to act on" if item["matched"] else "")
+            note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
             lines.append((*first, "-", "-", "-", "-", _short(note, width)))
         for index, action in enumerate(item["actions"]):
             lead = first if index == 0 else ("", "", "")
             lines.append(
-                (*lead, _short(action["rule"], 24), action["kind"], _short(str(action["target"]), 28), action["outcome"],
-                 _short(action["reason"], width))
+                (*lead, _short(action.get("trigger") or action.get("rule") or "-", 24), action["kind"],
+                 _short(str(action["target"]), 28), action["outcome"], _short(action["reason"], width))
             )
+        lines += [("", "", "", "problem", "-", "-", "-", _short(problem, width)) for problem in item.get("problems", [])]
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]) - 1)]
     for line in lines:
         out.write("  ".join(cell.ljust(w) for cell, w in zip(line, widths)) + "  " + line[-1] + "\n")
@@ -50,7 +60,9 @@ def summary(rows: list[dict[str, Any]]) -> str:
     counts = Counter(a["outcome"] for item in rows for a in item["actions"])
     matched = sum(1 for item in rows if item["matched"])
     parts = [f"{counts[o]} {o}" for o in OUTCOMES if counts[o]]
-    return f"{len(rows)} events, {matched} matched the stack's rule; actions: {', '.join(parts) or 'none'}"
+    flawed = sum(1 for item in rows if item.get("problems") or item.get("error"))
+    tail = f"; {flawed} with problems (see their rows)" if flawed else ""
+    return f"{len(rows)} events, {matched} matched the stack's rule; actions: {', '.join(parts) or 'none'}{tail}"
 
 
 def _short(text: str, limit: int) -> str:

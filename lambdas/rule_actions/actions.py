@@ -1,76 +1,43 @@
 """The one action grammar, shared by the SDK's `action_json` and by the stack's configuration.
 
-An action list is a JSON object or a list of objects, each with a case-insensitive `name`:
+An action list is a JSON object or a list of objects, each with a case-insensitive `name`; each kind
+(kinds/<kind>.py) says which keys it takes and where it may be declared:
 
     stoptraining  [training_job_prefix]   stop the job (or the InProgress jobs starting with the prefix)
     email          endpoint               an email address
     sms            endpoint               an E.164 phone number
-    notify                                the stack's team subscribers (configuration only)
+    notify                                the stack's team audience (configuration only)
 
-The configuration may also write a bare name ("stoptraining", "notify"). `action_json` arrives in the SDK's
-escaped form (every `"` written as `\\"`) or as plain JSON. Values keep their case.
+The configuration (`rules`, `job_outcomes`) may also write a bare name ("stoptraining", "notify").
+`action_json` arrives in the SDK's escaped form (every `"` written as `\\"`) or as plain JSON. Values keep
+their case.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
 from typing import Any
 
-STOP, EMAIL, SMS, NOTIFY = "stoptraining", "email", "sms", "notify"
-KINDS = (STOP, EMAIL, SMS, NOTIFY)
+from rule_actions import kinds
+from rule_actions.kinds import ACTION_JSON, EMAIL, JOB_OUTCOMES, NOTIFY, RULES, SMS, STOP
+from rule_actions.kinds.email import EMAIL_RE
+from rule_actions.kinds.sms import PHONE_RE
+from rule_actions.kinds.stop import PREFIX_RE
+from rule_actions.records import Action, Invalid, show
 
-# Keys each kind may carry besides `name`.
-_KEYS = {STOP: ("training_job_prefix",), EMAIL: ("endpoint",), SMS: ("endpoint",), NOTIFY: ()}
-
-# Everything the SDK's `^[a-z0-9]+[@]\w+[.]\w{2,3}$` accepts in ASCII, plus ordinary addresses (dotted local
-# parts, sub-domains, long top-level domains). Non-ASCII is refused: SNS cannot deliver to it.
-_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
-EMAIL_RE = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+[A-Za-z0-9_]{{2,63}}", re.ASCII)
-# E.164: a plus, a country code that does not start with 0, at most 15 digits in all.
-PHONE_RE = re.compile(r"\+[1-9][0-9]{1,14}", re.ASCII)
-# The training-job-name charset and length: a longer prefix matches no job, and ListTrainingJobs' NameContains
-# refuses more than 63 characters (a permanent error on every delivery).
-PREFIX_RE = re.compile(r"[A-Za-z0-9-]{1,63}", re.ASCII)
+__all__ = ["ACTION_JSON", "EMAIL", "EMAIL_RE", "JOB_OUTCOMES", "NOTIFY", "PHONE_RE", "PREFIX_RE", "RULES", "SMS",
+           "STOP", "Action", "Invalid", "as_dict", "decode_action_json", "endpoint_problem", "parse_action_json",
+           "parse_entries", "parse_entry", "show"]
 
 
-@dataclass(frozen=True)
-class Action:
-    """A valid action. `target` is the prefix (None: the job's own name), the endpoint, or None for notify."""
-
-    kind: str
-    target: str | None = None
-
-    def as_dict(self) -> dict[str, str]:
-        """The grammar's object form, keys in the SDK's order."""
-        if self.kind == STOP:
-            return {"name": STOP} if self.target is None else {"name": STOP, "training_job_prefix": self.target}
-        if self.kind in (EMAIL, SMS):
-            return {"endpoint": str(self.target), "name": self.kind}
-        return {"name": self.kind}
+def as_dict(action: Action) -> dict[str, str]:
+    """The grammar's object form of a valid action, keys in the SDK's order."""
+    return kinds.get(action.kind).as_dict(action)
 
 
-@dataclass(frozen=True)
-class Invalid:
-    """An entry that cannot run: `field` is the path of the offending field, `reason` says why."""
-
-    field: str
-    reason: str
-    kind: str = "action_json"  # the entry's kind when its name was understood
-    target: str = ""
-
-
-def show(value: Any, limit: int = 64) -> str:
-    """A short, printable, ASCII rendering of an untrusted value for reasons and logs."""
-    if isinstance(value, str) and len(value) > limit:
-        value = value[:limit]  # never encode a huge string only to cut it
-    try:
-        text = json.dumps(value, default=lambda v: f"<{type(v).__name__}>")
-    except (ValueError, RecursionError):  # a 5,000-digit integer, a structure nested too deep
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 4] + '..."'
+def endpoint_problem(kind: str, endpoint: Any) -> str | None:
+    """Why an email/sms endpoint is unusable, or None."""
+    return kinds.get(kind).endpoint_problem(endpoint)  # type: ignore[attr-defined]
 
 
 def decode_action_json(text: Any) -> Any:
@@ -93,8 +60,9 @@ def decode_action_json(text: Any) -> Any:
     raise ValueError("is a JSON string nested more than once")
 
 
-def parse_entries(data: Any, path: str, *, configuration: bool) -> tuple[list[Action], list[Invalid]]:
-    """Parse an action object or list. In configuration, bare names and `notify` are allowed."""
+def parse_entries(data: Any, path: str, place: str) -> tuple[list[Action], list[Invalid]]:
+    """Parse an action object or list declared in `place` (action_json, rules or job_outcomes)."""
+    configuration = place != ACTION_JSON
     if isinstance(data, list):
         entries = [(f"{path}[{i}]", entry) for i, entry in enumerate(data)]
     elif isinstance(data, dict) or (configuration and isinstance(data, str)):
@@ -105,67 +73,40 @@ def parse_entries(data: Any, path: str, *, configuration: bool) -> tuple[list[Ac
     actions: list[Action] = []
     invalid: list[Invalid] = []
     for where, entry in entries:
-        result = parse_entry(entry, where, configuration=configuration)
+        result = parse_entry(entry, where, place)
         (actions if isinstance(result, Action) else invalid).append(result)
     return actions, invalid
 
 
-def parse_entry(entry: Any, where: str, *, configuration: bool) -> Action | Invalid:
-    """One entry: an object with `name`, or (configuration only) a bare name."""
-    if isinstance(entry, str) and configuration:
+def parse_entry(entry: Any, where: str, place: str) -> Action | Invalid:
+    """One entry: an object with `name`, or (in the configuration) a bare name."""
+    if isinstance(entry, str) and place != ACTION_JSON:
         entry = {"name": entry}
     if not isinstance(entry, dict):
         return Invalid(where, f"must be an object with a name, got {type(entry).__name__} {show(entry)}")
+    allowed = kinds.allowed_in(place)
     name = entry.get("name")
     if not isinstance(name, str):
-        return Invalid(f"{where}.name", f"missing or not a string (one of {', '.join(_allowed(configuration))})")
-    kind = name.lower()
-    if kind not in _allowed(configuration):
-        hint = " (notify is only for the stack's configuration)" if kind == NOTIFY else ""
-        return Invalid(f"{where}.name", f"unknown action {show(name)}{hint}; allowed: {', '.join(_allowed(configuration))}")
+        return Invalid(f"{where}.name", f"missing or not a string (one of {', '.join(allowed)})")
+    kind = kinds.KINDS.get(name.lower())
+    if kind is None or kind.name not in allowed:
+        return Invalid(f"{where}.name", f"unknown action {show(name)}{_hint(kind, place)}; allowed: {', '.join(allowed)}")
     for key in entry:
-        if key != "name" and key not in _KEYS[kind]:
-            allowed = ", ".join(("name",) + _KEYS[kind])
-            return Invalid(f"{where}.{key}", f"unknown key for {kind} (allowed: {allowed})", kind)
-    if kind == STOP:
-        return _stop(entry.get("training_job_prefix"), f"{where}.training_job_prefix")
-    if kind == NOTIFY:
-        return Action(NOTIFY)
-    endpoint = entry.get("endpoint")
-    field = f"{where}.endpoint"
-    problem = endpoint_problem(kind, endpoint)
-    if problem:
-        return Invalid(field, problem, kind, endpoint if isinstance(endpoint, str) else "")
-    return Action(kind, endpoint)
+        if key != "name" and key not in kind.keys:
+            return Invalid(f"{where}.{key}", f"unknown key for {kind.name} (allowed: {', '.join(('name',) + kind.keys)})",
+                           kind.name)
+    return kind.parse(entry, where)
 
 
-def _allowed(configuration: bool) -> tuple[str, ...]:
-    return KINDS if configuration else (STOP, EMAIL, SMS)
-
-
-def _stop(prefix: Any, field: str) -> Action | Invalid:
-    if prefix is None:
-        return Action(STOP)
-    if not isinstance(prefix, str):
-        return Invalid(field, f"must be a string, got {type(prefix).__name__} {show(prefix)}", STOP)
-    if prefix == "":
-        return Invalid(field, "is empty: it would match every training job", STOP)
-    if not PREFIX_RE.fullmatch(prefix):
-        return Invalid(field, f"{show(prefix)} is not a training job name prefix (letters, digits, '-'; at most 63)", STOP, prefix)
-    return Action(STOP, prefix)
-
-
-def endpoint_problem(kind: str, endpoint: Any) -> str | None:
-    """Why an email/sms endpoint is unusable, or None."""
-    if endpoint is None:
-        return f"missing: {kind} needs an endpoint"
-    if not isinstance(endpoint, str):
-        return f"must be a string, got {type(endpoint).__name__} {show(endpoint)}"
-    if kind == EMAIL and not (len(endpoint) <= 254 and EMAIL_RE.fullmatch(endpoint)):
-        return f"{show(endpoint)} is not an email address"
-    if kind == SMS and not PHONE_RE.fullmatch(endpoint):
-        return f"{show(endpoint)} is not an E.164 phone number (like +15555550100)"
-    return None
+def _hint(kind: kinds.Kind | None, place: str) -> str:
+    if kind is None:
+        return ""
+    if place == ACTION_JSON:
+        return f" ({kind.name} is only for the stack's configuration)"
+    if place == JOB_OUTCOMES:
+        return (f" ({kind.name} cannot be attached to a job outcome: the job has ended, or SageMaker is resuming "
+                "it; attach it to a rule)")
+    return ""
 
 
 def parse_action_json(text: Any, path: str = "action_json") -> tuple[list[Action], list[Invalid]]:
@@ -174,4 +115,4 @@ def parse_action_json(text: Any, path: str = "action_json") -> tuple[list[Action
         data = decode_action_json(text)
     except ValueError as err:
         return [], [Invalid(path, f"{show(text)} {err}")]
-    return parse_entries(data, path, configuration=False)
+    return parse_entries(data, path, ACTION_JSON)

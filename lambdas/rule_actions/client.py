@@ -44,7 +44,7 @@ class _Base:
 
     def entries(self) -> list[dict[str, str]]:
         """The grammar's dicts, as the stack's configuration takes them."""
-        return [action.as_dict() for action in self.actions()]  # type: ignore[attr-defined]
+        return [grammar.as_dict(action) for action in self.actions()]  # type: ignore[attr-defined]
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.serialize() == self.serialize()  # type: ignore[attr-defined]

@@ -13,7 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rule_actions.actions import EMAIL, PREFIX_RE, SMS, Action, endpoint_problem, parse_entries, show
+from rule_actions.actions import EMAIL, JOB_OUTCOMES, PREFIX_RE, RULES, SMS, Action, as_dict, endpoint_problem, parse_entries
+from rule_actions.contract import ENV_CONFIG, ENV_LEDGER_TABLE, ENV_TOPIC_ARN, ISSUES_FOUND, RULE_ERROR
+from rule_actions.contract import JOB_OUTCOMES as OUTCOMES
+from rule_actions.records import show
 
 DEFAULT_RULES: dict[str, list[Any]] = {"*": ["notify"]}
 _FLAGS = {
@@ -24,7 +27,7 @@ _FLAGS = {
     "notify_on_rule_error": True,
     "dry_run": False,
 }
-KEYS = ("notify", "rules", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours", *_FLAGS)
+KEYS = ("notify", "rules", "job_outcomes", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours", *_FLAGS)
 MAX_TTL_HOURS = 24 * 365
 
 
@@ -37,6 +40,7 @@ class Config:
     team_emails: tuple[str, ...] = ()
     team_sms: tuple[str, ...] = ()
     rules: tuple[tuple[str, tuple[Action, ...]], ...] = (("*", (Action("notify"),)),)
+    job_outcomes: tuple[tuple[str, tuple[Action, ...]], ...] = ()
     honor_action_json: bool = True
     allowed_endpoints: tuple[str, ...] = ()
     stop_all_matching: bool = False
@@ -75,17 +79,19 @@ class Config:
         config = cls(
             team_emails=emails,
             team_sms=sms,
-            rules=_rules(data.get("rules", DEFAULT_RULES), f"{where}.rules", errors),
+            rules=_actions_by(data.get("rules", DEFAULT_RULES), f"{where}.rules", RULES, errors),
+            job_outcomes=_actions_by(data.get("job_outcomes", {}), f"{where}.job_outcomes", JOB_OUTCOMES, errors),
             allowed_endpoints=allowed,
             training_job_prefixes=prefixes,
             dedup_ttl_hours=ttl,
             **flags,
         )
         errors += [f"{where}.notify: {e} is not in allowed_endpoints" for e in (*emails, *sms) if not config.endpoint_allowed(e)]
-        for pattern, actions in config.rules:
-            for action in actions:
-                if action.kind in (EMAIL, SMS) and not config.endpoint_allowed(str(action.target)):
-                    errors.append(f"{where}.rules[{show(pattern)}]: {action.target} is not in allowed_endpoints")
+        for block, entries in (("rules", config.rules), ("job_outcomes", config.job_outcomes)):
+            for key, actions in entries:
+                for action in actions:
+                    if action.kind in (EMAIL, SMS) and not config.endpoint_allowed(str(action.target)):
+                        errors.append(f"{where}.{block}[{show(key)}]: {action.target} is not in allowed_endpoints")
         if errors:
             raise ConfigError("invalid configuration:\n  " + "\n  ".join(errors))
         return config
@@ -104,7 +110,8 @@ class Config:
         """The canonical JSON form (every key, defaults filled in)."""
         return {
             "notify": {"emails": list(self.team_emails), "sms": list(self.team_sms)},
-            "rules": {pattern: [a.as_dict() for a in actions] for pattern, actions in self.rules},
+            "rules": {pattern: [as_dict(a) for a in actions] for pattern, actions in self.rules},
+            "job_outcomes": {outcome: [as_dict(a) for a in actions] for outcome, actions in self.job_outcomes},
             "allowed_endpoints": list(self.allowed_endpoints),
             "training_job_prefixes": list(self.training_job_prefixes),
             "dedup_ttl_hours": self.dedup_ttl_hours,
@@ -124,6 +131,15 @@ class Config:
             if pattern != "*" and fnmatch.fnmatchcase(rule, pattern):
                 return actions
         return entries.get("*", ())
+
+    @property
+    def rule_statuses(self) -> tuple[str, ...]:
+        """The rule evaluation statuses that are triggers: IssuesFound, and Error with notify_on_rule_error."""
+        return (ISSUES_FOUND, RULE_ERROR) if self.notify_on_rule_error else (ISSUES_FOUND,)
+
+    def actions_for_outcome(self, outcome: str) -> tuple[Action, ...]:
+        """The actions `job_outcomes` attaches to a job outcome (none when it is not listed)."""
+        return dict(self.job_outcomes).get(outcome, ())
 
     def endpoint_allowed(self, endpoint: str) -> bool:
         if not self.allowed_endpoints:
@@ -168,22 +184,27 @@ def _notify(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, ...],
     return found["emails"], found["sms"]
 
 
-def _rules(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, tuple[Action, ...]], ...]:
+def _actions_by(value: Any, where: str, place: str, errors: list[str]) -> tuple[tuple[str, tuple[Action, ...]], ...]:
+    """`rules` (rule name or glob -> actions) or `job_outcomes` (outcome -> actions), in file order."""
+    what = "rule name or glob" if place == RULES else "job outcome"
     if not isinstance(value, Mapping):
-        errors.append(f"{where}: {show(value)} must be an object of rule name or glob -> actions")
+        errors.append(f"{where}: {show(value)} must be an object of {what} -> actions")
         return ()
-    rules = []
-    for pattern, entries in value.items():
-        path = f"{where}[{json.dumps(pattern)}]"
-        if not isinstance(pattern, str) or not pattern:
-            errors.append(f"{path}: a rule name or glob must be a non-empty string")
+    found = []
+    for key, entries in value.items():
+        path = f"{where}[{json.dumps(key)}]"
+        if not isinstance(key, str) or not key:
+            errors.append(f"{path}: a {what} must be a non-empty string")
+            continue
+        if place == JOB_OUTCOMES and key not in OUTCOMES:
+            errors.append(f"{path}: unknown job outcome; allowed: {', '.join(OUTCOMES)}")
             continue
         if hasattr(entries, "entries"):  # rule_actions.client objects
             entries = entries.entries()
-        actions, invalid = parse_entries(entries, path, configuration=True)
+        actions, invalid = parse_entries(entries, path, place)
         errors += [f"{bad.field}: {bad.reason}" for bad in invalid]
-        rules.append((pattern, tuple(dict.fromkeys(actions))))
-    return tuple(rules)
+        found.append((key, tuple(dict.fromkeys(actions))))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -197,12 +218,12 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
-        missing = [name for name in ("RULE_ACTIONS_TOPIC_ARN", "RULE_ACTIONS_LEDGER_TABLE") if not env.get(name)]
+        missing = [name for name in (ENV_TOPIC_ARN, ENV_LEDGER_TABLE) if not env.get(name)]
         if missing:
             raise ConfigError(f"environment: {', '.join(missing)} not set")
         return cls(
-            config=Config.from_json(env.get("RULE_ACTIONS_CONFIG"), "RULE_ACTIONS_CONFIG"),
-            topic_arn=env["RULE_ACTIONS_TOPIC_ARN"],
-            ledger_table=env["RULE_ACTIONS_LEDGER_TABLE"],
+            config=Config.from_json(env.get(ENV_CONFIG), ENV_CONFIG),
+            topic_arn=env[ENV_TOPIC_ARN],
+            ledger_table=env[ENV_LEDGER_TABLE],
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
         )

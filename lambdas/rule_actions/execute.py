@@ -1,28 +1,26 @@
-"""Carry out the planned actions through the effects, each at most once (the ledger), every one attempted."""
+"""Read what the plan needs, and carry the planned actions out: each at most once (the ledger), every one
+attempted. Only the adapters in effects/ call AWS."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyAlreadyInProgressError,
     IdempotencyPersistenceLayerError,
 )
 
-from rule_actions import messages
-from rule_actions.actions import EMAIL, NOTIFY, SMS, STOP
-from rule_actions.config import Config
+from rule_actions import kinds
+from rule_actions.contract import Outcome
 from rule_actions.effects import error_code, error_message
 from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.notify import PENDING, Notifier
-from rule_actions.effects.sagemaker import NotRunning, SageMaker
+from rule_actions.effects.notify import Notifier
+from rule_actions.effects.sagemaker import SageMaker
+from rule_actions.kinds import NotDone
 from rule_actions.model import JobEvent
-from rule_actions.plan import FAILED, SKIPPED, TEAM, Planned
-
-DONE, DUPLICATE = "done", "duplicate"
-MAX_NAMED_JOBS = 10
+from rule_actions.observability import logger
+from rule_actions.privacy import redact
+from rule_actions.records import Facts, Planned, Reads, Result
 
 
 @dataclass(frozen=True)
@@ -33,40 +31,52 @@ class Effects:
     region: str
 
 
-class NotDone(Exception):
-    """Nothing was done and nothing is recorded: a later delivery of this job's events tries again."""
+def read_facts(needed: Reads, event: JobEvent, facts: Facts, effects: Effects) -> Facts:
+    """Read what `needed` names. A listing that fails makes its stop fail (and the event be retried); an unknown
+    team audience or stop record lets the message go out (better twice than never)."""
+    listings: dict[str, tuple[str, ...] | str] = {}
+    for prefix in sorted(needed.prefixes):
+        try:
+            listings[prefix] = tuple(effects.sagemaker.in_progress_jobs(prefix))
+        except Exception as err:
+            listings[prefix] = f"ListTrainingJobs failed: {error_code(err)}: {error_message(err)}"
+    team, stopped_by = facts.team_subscribed, facts.stopped_by
+    if needed.team:
+        try:
+            team = effects.notifier.team_subscribed()
+        except Exception as err:
+            logger.warning("team audience unknown: notify goes out", error=f"{error_code(err)}: {error_message(err)}")
+    if needed.stopped_by:
+        try:
+            stopped_by = effects.ledger.stopped_by(event.job_arn)
+        except Exception as err:
+            logger.warning("stop record unknown: the outcome is not held back",
+                           error=f"{error_code(err)}: {error_message(err)}")
+    return replace(facts, listings=listings, team_subscribed=team, stopped_by=stopped_by)
 
-    def __init__(self, outcome: str, reason: str):
-        super().__init__(reason)
-        self.outcome = outcome
-        self.reason = reason
 
-
-def result(item: Planned, outcome: str, reason: str, jobs: list[str] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"rule": item.rule.name, "kind": item.kind, "target": item.target}
-    if item.kind == STOP:
-        out["jobs"] = jobs or []
-    return {**out, "origin": item.origin, "outcome": outcome, "reason": reason}
-
-
-def run(planned: list[Planned], event: JobEvent, config: Config, effects: Effects) -> list[dict[str, Any]]:
-    results: list[dict[str, Any]] = []
+def run(planned: list[Planned], event: JobEvent, effects: Effects) -> list[Result]:
+    results: list[Result] = []
     for item in planned:
         if item.outcome:
-            results.append(result(item, item.outcome, item.reason))
+            results.append(item.result(item.outcome, item.reason))
             continue
-        # What a message reports as taken: the rule's stops so far (never another recipient's address).
-        taken = [r for r, p in zip(results, planned) if p.rule == item.rule and p.kind == STOP]
-        work = _WORK[item.kind]
-        key = {"job": event.job_arn, "family": item.rule.family, "rule": item.rule.name, "kind": item.kind,
-               "target": item.target}
+        kind = kinds.get(item.kind)
+        # What a message reports as taken: its trigger's stops so far (never another recipient's address).
+        taken = [r.as_dict() for r in results if r.planned.trigger == item.trigger and r.jobs is not None]
+        key = {"job": event.job_arn, **item.trigger.ledger_fields, "kind": item.kind, "target": kind.identity(item.target)}
+
+        def work(item: Planned = item, taken: list = taken) -> dict:
+            done = kind.carry_out(item, event, effects, taken)
+            return {**done, "reason": redact(done["reason"])}  # the ledger keeps it: redacted like any result
+
         try:
-            done = effects.ledger.once(key, lambda: work(item, event, config, effects, taken))
+            done = effects.ledger.once(key, work)
         except NotDone as nd:
-            results.append(result(item, nd.outcome, nd.reason))
+            results.append(item.result(nd.outcome, nd.reason))
         except IdempotencyAlreadyInProgressError:
             reason = "in progress in a concurrent invocation; failed here so the retry confirms it was done"
-            results.append(result(item, FAILED, reason))
+            results.append(item.result(Outcome.FAILED, reason))
         except IdempotencyPersistenceLayerError as err:
             source = err.args[1] if len(err.args) > 1 else err  # Powertools passes the AWS error second
             cause = f"{error_code(source)}: {error_message(source)}"
@@ -75,79 +85,14 @@ def run(planned: list[Planned], event: JobEvent, config: Config, effects: Effect
                           "after its in-progress record expires")
             else:
                 reason = f"ledger unavailable, not attempted: {cause}"
-            results.append(result(item, FAILED, reason))
+            results.append(item.result(Outcome.FAILED, reason))
         except Exception as err:  # every action is attempted; the handler raises for the failed ones at the end
-            results.append(result(item, FAILED, f"{error_code(err)}: {error_message(err)}"))
+            results.append(item.result(Outcome.FAILED, f"{error_code(err)}: {error_message(err)}"))
         else:
+            jobs = tuple(done.get("jobs") or ())
             if done.get("duplicate"):
                 reason = f"already done ({done['reason']}); ledger record until {done['ledger_expires']}"
-                results.append(result(item, DUPLICATE, reason, done.get("jobs")))
+                results.append(item.result(Outcome.DUPLICATE, reason, jobs))
             else:
-                results.append(result(item, DONE, done["reason"], done.get("jobs")))
+                results.append(item.result(Outcome.DONE, done["reason"], jobs))
     return results
-
-
-def _stop(item: Planned, event: JobEvent, config: Config, effects: Effects, taken: list[dict[str, Any]]) -> dict[str, Any]:
-    prefix, sagemaker = item.target, effects.sagemaker
-    if prefix == event.job_name:
-        candidates = [prefix]  # the job's own name: stop it directly, no listing
-    else:
-        candidates = sagemaker.in_progress_jobs(prefix)
-        if not candidates:
-            raise NotDone(SKIPPED, f"no InProgress training job starts with {prefix!r}")
-        if event.job_name not in candidates and not config.allow_cross_job_stop:
-            # A prefix covering this job covers others too; with this job gone they alone would be stopped.
-            raise NotDone(
-                SKIPPED,
-                f"{event.job_name} is no longer InProgress; stopping only other jobs under {prefix!r} "
-                f"({_names(candidates)}) needs allow_cross_job_stop",
-            )
-        if len(candidates) > 1 and not config.stop_all_matching:
-            raise NotDone(
-                SKIPPED,
-                f"{len(candidates)} InProgress jobs start with {prefix!r} ({_names(candidates)}): "
-                "stop_all_matching is false, so none was stopped",
-            )
-    stopped, already, not_running = [], [], []
-    for name in candidates:
-        try:
-            status = sagemaker.stop(name)
-        except NotRunning as err:
-            not_running.append(f"{name} is {err.status}")
-            continue
-        if status == "stopped":
-            stopped.append(name)
-        else:
-            already.append(f"{name} {status}")  # "already Stopping/Stopped" from SageMaker is success
-    if not stopped and not already:
-        raise NotDone(SKIPPED, f"nothing to stop: {'; '.join(not_running)}")
-    notes = ([f"stopped {_names(stopped)}"] if stopped else []) + already + not_running
-    return {"reason": "; ".join(notes), "jobs": stopped}
-
-
-def _message(item: Planned, event: JobEvent, config: Config, effects: Effects, taken: list[dict[str, Any]]) -> dict[str, Any]:
-    if item.kind in (EMAIL, SMS):
-        state = effects.notifier.ensure_subscription(item.kind, item.target)
-        if state == PENDING:
-            raise NotDone(
-                SKIPPED,
-                f"{item.kind} subscription pending confirmation: {item.target} must confirm the AWS Notification "
-                "message first; this message is sent on a later event of the job once confirmed",
-            )
-    to = TEAM if item.kind == NOTIFY else item.target
-    message_id = effects.notifier.publish(
-        to,
-        messages.subject(event, item.rule),
-        messages.body(event, item.rule, effects.region, taken),
-        messages.sms(event, item.rule, taken),
-    )
-    audience = "the team subscribers" if item.kind == NOTIFY else item.target
-    return {"reason": f"sent to {audience} (message {message_id})"}
-
-
-def _names(names: list[str]) -> str:
-    shown = ", ".join(names[:MAX_NAMED_JOBS])
-    return shown + (f" and {len(names) - MAX_NAMED_JOBS} more" if len(names) > MAX_NAMED_JOBS else "")
-
-
-_WORK: dict[str, Callable[..., dict[str, Any]]] = {STOP: _stop, EMAIL: _message, SMS: _message, NOTIFY: _message}

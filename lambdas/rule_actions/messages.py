@@ -1,16 +1,21 @@
 """What people read: email subject and body, SMS text, console and log links. Plain text only.
 
-Job names, rule names and status details come from the event: they are untrusted. They are rendered as
-plain text with control characters removed, and every value placed in a link is percent-encoded.
+`render(event, trigger, region, taken)` gives one `Message` per trigger: a rule status (what the rule found,
+what was done about it) or a job outcome (how the job ended and why, how long it ran, where its logs are).
+Job names, rule names, status details and failure reasons come from the event: they are untrusted. They are
+rendered as plain text with control characters removed, and every value placed in a link is percent-encoded.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import quote
 
-from rule_actions.model import JobEvent, RuleStatus
+from rule_actions.contract import RULE_ERROR
+from rule_actions.model import JobEvent, JobOutcome, RuleStatus, Trigger
 
 SUBJECT_MAX = 100  # SNS: ASCII, no line breaks, at most 100 characters
 SMS_MAX = 140
@@ -18,6 +23,22 @@ DETAILS_MAX = 1024
 # Control characters, and the bidirectional marks, overrides and isolates that can reorder a line on screen.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 NAME_MAX = 256  # SageMaker allows 63 for a job name, 256 for a rule name: a longer one is a hostile event
+TRANSITIONS_SHOWN = 4  # the last secondary status transitions in an outcome's message
+FOOTER = "Sent by rule-actions"
+
+
+@dataclass(frozen=True)
+class Message:
+    subject: str  # at most 100 printable ASCII characters
+    body: str  # plain text, for email
+    short: str  # at most 140 printable ASCII characters, for SMS
+
+
+def render(event: JobEvent, trigger: Trigger, region: str, taken: Iterable[Mapping[str, object]] = ()) -> Message:
+    """The message about one trigger; `taken` is what was already done for it (its stops)."""
+    if isinstance(trigger, JobOutcome):
+        return Message(outcome_subject(event, trigger), outcome_body(event, trigger, region), outcome_sms(event, trigger))
+    return Message(subject(event, trigger), body(event, trigger, region, taken), sms(event, trigger, taken))
 
 
 def plain(text: str, limit: int | None = None, multiline: bool = False) -> str:
@@ -46,23 +67,35 @@ def job_link(region: str, job_name: str) -> str:
     return f"https://{console_domain(region)}/sagemaker/home?region={quote(region)}#/jobs/{_encoded(job_name)}"
 
 
-def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
-    """CloudWatch Logs of the rule evaluation (processing) job, from its ARN; None when there is no ARN."""
-    name = evaluation_job_arn.rpartition("/")[2] if ":processing-job/" in evaluation_job_arn else ""
-    if not name:
-        return None
+def _log_link(region: str, group: str, stream_filter: str) -> str:
     # The console's logsV2 fragment encodes '/' as $252F, '?' as $3F and '=' as $3D.
-    fragment = "$252Faws$252Fsagemaker$252FProcessingJobs$3FlogStreamNameFilter$3D" + _encoded(name)
+    fragment = quote(group, safe="").replace("%", "$25") + "$3FlogStreamNameFilter$3D" + _encoded(stream_filter)
     return f"https://{console_domain(region)}/cloudwatch/home?region={quote(region)}#logsV2:log-groups/log-group/{fragment}"
 
 
-def subject(event: JobEvent, rule: RuleStatus) -> str:
-    """Names rule and job within 100 characters: when both are long, each keeps at least half the room."""
-    head, what = "[rule-actions] ", f" {'rule error' if rule.status == 'Error' else 'issues found'} in "
-    name, job = one_line(rule.name), one_line(event.job_name)
+def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
+    """CloudWatch Logs of the rule evaluation (processing) job, from its ARN; None when there is no ARN."""
+    name = evaluation_job_arn.rpartition("/")[2] if ":processing-job/" in evaluation_job_arn else ""
+    return _log_link(region, "/aws/sagemaker/ProcessingJobs", name) if name else None
+
+
+def job_log_link(region: str, job_name: str) -> str:
+    """CloudWatch Logs of the training job: its streams are named <job>/algo-<n>-<epoch>."""
+    return _log_link(region, "/aws/sagemaker/TrainingJobs", job_name)
+
+
+def _subject(name: str, what: str, job: str) -> str:
+    """Names a subject (a rule, or the empty string) and the job within 100 characters: when both are long, each
+    keeps at least half the room."""
+    head = "[rule-actions] "
+    name, job = one_line(name), one_line(job)
     room = SUBJECT_MAX - len(head) - len(what)
     job = one_line(job, max(room - len(name), room // 2))
     return head + one_line(name, room - len(job)) + what + job
+
+
+def subject(event: JobEvent, rule: RuleStatus) -> str:
+    return _subject(rule.name, f" {'rule error' if rule.status == RULE_ERROR else 'issues found'} in ", event.job_name)
 
 
 def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping[str, object]]) -> str:
@@ -92,7 +125,7 @@ def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping
     log_link = rule_log_link(region, rule.evaluation_job_arn)
     if log_link:
         lines.append(f"Rule evaluation logs:        {log_link}")
-    lines += ["", "Sent by rule-actions for the SageMaker Debugger rule actions attached to this job."]
+    lines += ["", f"{FOOTER} for the SageMaker Debugger rule actions attached to this job."]
     return "\n".join(lines)
 
 
@@ -101,3 +134,88 @@ def sms(event: JobEvent, rule: RuleStatus, taken: Iterable[Mapping[str, object]]
     stopped = [job for a in taken if a["kind"] == "stoptraining" and a["outcome"] == "done" for job in a.get("jobs", [])]
     tail = f"; stopped {', '.join(stopped)}" if stopped else ""
     return one_line(f"rule-actions: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}", SMS_MAX)
+
+
+# What each job outcome is called in a subject, and said in a body's first line.
+OUTCOME_WORDS = {
+    "Failed": ("training job failed", "failed"),
+    "MaxRuntimeExceeded": ("training job timed out", "was stopped by SageMaker: it reached its maximum run time (MaxRuntimeExceeded)"),
+    "MaxWaitTimeExceeded": ("spot training job timed out", "was stopped by SageMaker: it reached its maximum wait time for spot capacity (MaxWaitTimeExceeded)"),
+    "Interrupted": ("spot training job interrupted", "lost its spot instances (Interrupted); SageMaker resumes it from its last checkpoint when capacity returns"),
+    "Stopped": ("training job stopped", "was stopped (by a person or a tool outside this stack)"),
+    "Completed": ("training job completed", "completed"),
+}
+
+
+def outcome_subject(event: JobEvent, outcome: JobOutcome) -> str:
+    return _subject("", OUTCOME_WORDS[outcome.outcome][0] + ": ", event.job_name)
+
+
+def duration(seconds: float) -> str:
+    """3725 -> "1 h 2 min 5 s"."""
+    seconds = int(round(seconds))
+    parts = [(seconds // 3600, "h"), (seconds % 3600 // 60, "min"), (seconds % 60, "s")]
+    shown = [f"{value} {unit}" for value, unit in parts if value]
+    return " ".join(shown) or "0 s"
+
+
+def _stamp(when: datetime | None) -> str:
+    return when.isoformat(timespec="seconds") if when else "unknown"
+
+
+def ran_for(event: JobEvent) -> str | None:
+    """How long the job ran (and what was billed), from what the event carries; None when it carries nothing."""
+    seconds = event.training_seconds
+    if seconds is None and event.started:
+        end = event.ended or event.last_modified
+        seconds = int((end - event.started).total_seconds()) if end and end >= event.started else None
+    if seconds is None:
+        return None
+    text = duration(seconds)
+    billable = event.billable_seconds
+    if billable is not None:
+        text += f" (billable {duration(billable)}"
+        if event.training_seconds and billable < event.training_seconds:
+            text += f", {100 - round(100 * billable / event.training_seconds)}% saved by spot capacity"
+        text += ")"
+    return text
+
+
+def outcome_body(event: JobEvent, outcome: JobOutcome, region: str) -> str:
+    """The email body for a job outcome: what happened and why, how long it ran, the last transitions, links."""
+    job = plain(event.job_name, NAME_MAX)
+    secondary = plain(event.secondary_status or "", 64)
+    state = plain(event.job_status, 64) + (f" ({secondary})" if secondary else "")
+    lines = [f"SageMaker training job {job} {OUTCOME_WORDS[outcome.outcome][1]}.", ""]
+    if event.failure_reason:
+        lines += ["Failure reason:", "  " + plain(event.failure_reason.strip(), DETAILS_MAX, multiline=True).replace("\n", "\n  "), ""]
+    lines += [
+        f"Training job:   {job}",
+        f"Outcome:        {outcome.outcome}",
+        f"Job status:     {state}",
+        f"Region:         {plain(region, 64)}",
+        f"Created:        {_stamp(event.created)}",
+        f"Started:        {_stamp(event.started)}",
+        f"Ended:          {_stamp(event.ended) if event.ended else 'not yet'}",
+    ]
+    ran = ran_for(event)
+    if ran:
+        lines.append(f"Ran for:        {ran}")
+    if event.transitions:
+        lines += ["", "Last status transitions:"]
+        for step in event.transitions[-TRANSITIONS_SHOWN:]:
+            message = plain(step.message, 256)
+            lines.append(f"  - {_stamp(step.start)}  {plain(step.status, 64)}" + (f": {message}" if message else ""))
+    lines += [
+        "",
+        f"Training job in the console: {job_link(region, event.job_name)}",
+        f"Training job logs:           {job_log_link(region, event.job_name)}",
+        "",
+        f"{FOOTER} for the job outcomes configured in the stack (job_outcomes.{outcome.outcome}).",
+    ]
+    return "\n".join(lines)
+
+
+def outcome_sms(event: JobEvent, outcome: JobOutcome) -> str:
+    reason = f": {event.failure_reason}" if event.failure_reason else ""
+    return one_line(f"rule-actions: {OUTCOME_WORDS[outcome.outcome][0]}: {event.job_name}{reason}", SMS_MAX)

@@ -1,4 +1,13 @@
-"""Typed model of the "SageMaker Training Job State Change" event (the fields we use; the rest is tolerated)."""
+"""Typed model of the "SageMaker Training Job State Change" event (the fields we use; the rest is tolerated).
+
+What cannot be read is a named problem on the event (`JobEvent.problems`), never a crash; only an event
+without a job name, ARN and status is ignored (`IgnoredEvent`, naming the field).
+
+The two kinds of trigger live here, beside the event they come from (which of them count is `triggers.find`):
+
+    RuleStatus   a Debugger or Profiler rule's evaluation status        label: the rule's name
+    JobOutcome   how the job ended, or that its spot capacity was lost   label: job:<Outcome>
+"""
 
 from __future__ import annotations
 
@@ -7,27 +16,82 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from rule_actions.actions import show
+from rule_actions.contract import FAMILIES, JOB_OUTCOMES, JOB_TRIGGER_PREFIX, DETAIL_TYPE, SOURCE
+from rule_actions.records import show
 
-SOURCE = "aws.sagemaker"
-DETAIL_TYPE = "SageMaker Training Job State Change"
-DEBUG, PROFILER = "Debug", "Profiler"
-FAMILIES = (DEBUG, PROFILER)
 NOT_GIVEN = object()  # a rule whose configuration the event does not carry
 
 
 class IgnoredEvent(ValueError):
     """The event is not a training-job state change we can act on; retrying cannot help."""
 
+    def __init__(self, reason: str, job: str | None = None):
+        super().__init__(reason)
+        self.job = job  # the job's name when the event names one
+
 
 @dataclass(frozen=True)
 class RuleStatus:
+    """A rule's evaluation status; a trigger when it is IssuesFound or Error."""
+
     family: str  # Debug | Profiler
     name: str  # RuleConfigurationName
     status: str  # RuleEvaluationStatus
     details: str = ""
     evaluation_job_arn: str = ""
     last_modified: datetime | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    @property
+    def rule(self) -> str | None:
+        return self.name
+
+    @property
+    def ledger_fields(self) -> dict[str, str]:
+        """The trigger's part of an exactly-once key (unchanged since the first release: records stay valid)."""
+        return {"family": self.family, "rule": self.name}
+
+    @property
+    def metric(self) -> str:
+        return f"rule:{self.status}"
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """How the job ended (or that its spot instances were interrupted): a key of contract.JOB_OUTCOMES."""
+
+    outcome: str
+
+    @property
+    def label(self) -> str:
+        return JOB_TRIGGER_PREFIX + self.outcome
+
+    @property
+    def rule(self) -> str | None:
+        return None
+
+    @property
+    def ledger_fields(self) -> dict[str, str]:
+        return {"outcome": self.outcome}
+
+    @property
+    def metric(self) -> str:
+        return self.label
+
+
+Trigger = RuleStatus | JobOutcome
+
+
+@dataclass(frozen=True)
+class Transition:
+    """An entry of SecondaryStatusTransitions."""
+
+    status: str
+    start: datetime | None
+    message: str
 
 
 @dataclass(frozen=True)
@@ -40,15 +104,35 @@ class JobEvent:
     job_name: str
     job_arn: str
     job_status: str
-    secondary_status: str
+    secondary_status: str | None
     rules: tuple[RuleStatus, ...]
     # (family, rule name) -> RuleParameters of the rule configurations the event carries, when it carries them
     rule_parameters: Mapping[tuple[str, str], Mapping[str, Any]]
-    problems: tuple[str, ...] = ()  # entries of the detail that could not be read
+    problems: tuple[str, ...] = ()  # parts of the detail that could not be read
+    failure_reason: str = ""
+    transitions: tuple[Transition, ...] = ()
+    created: datetime | None = None
+    started: datetime | None = None  # TrainingStartTime
+    ended: datetime | None = None  # TrainingEndTime
+    last_modified: datetime | None = None
+    training_seconds: int | None = None
+    billable_seconds: int | None = None
 
     def parameters(self, rule: RuleStatus) -> Any:
         """The rule's RuleParameters from the event, or NOT_GIVEN when the event does not carry them."""
         return self.rule_parameters.get((rule.family, rule.name), NOT_GIVEN)
+
+    @property
+    def outcome(self) -> JobOutcome | None:
+        """The job outcome this event shows, if any (the conditions exclude one another)."""
+        for name, condition in JOB_OUTCOMES.items():
+            if condition.holds(self.job_status, self.secondary_status):
+                return JobOutcome(name)
+        return None
+
+    def arn_of(self, job_name: str) -> str:
+        """The ARN of another training job in the same account and region (SageMaker lower-cases the name)."""
+        return f"{self.job_arn.rpartition('/')[0]}/{job_name.lower()}"
 
 
 def parse_timestamp(value: Any) -> datetime | None:
@@ -78,21 +162,22 @@ def parse_event(raw: Any) -> JobEvent:
     detail = raw.get("detail")
     if not isinstance(detail, Mapping):
         raise IgnoredEvent("detail: missing or not an object")
-    name, arn, status = (_text(detail, key) for key in ("TrainingJobName", "TrainingJobArn", "TrainingJobStatus"))
+    named = detail.get("TrainingJobName")
+    name, arn, status = (_text(detail, key, named) for key in ("TrainingJobName", "TrainingJobArn", "TrainingJobStatus"))
     problems: list[str] = []
     rules = tuple(
         rule
         for family in FAMILIES
         for rule in _statuses(detail.get(f"{family}RuleEvaluationStatuses"), family, problems)
     )
-    parameters = {}
-    for family in FAMILIES:
-        configurations = detail.get(f"{family}RuleConfigurations")
-        if isinstance(configurations, list):
-            for item in configurations:
-                if isinstance(item, Mapping) and isinstance(item.get("RuleConfigurationName"), str):
-                    params = item.get("RuleParameters")
-                    parameters[(family, item["RuleConfigurationName"])] = params if isinstance(params, Mapping) else {}
+    fields = dict(  # read first: each may add to `problems`
+        secondary_status=_optional(detail, "SecondaryStatus", str, problems),
+        rule_parameters=_configurations(detail, problems),
+        failure_reason=_optional(detail, "FailureReason", str, problems) or "",
+        transitions=_transitions(detail.get("SecondaryStatusTransitions"), problems),
+        training_seconds=_seconds(detail, "TrainingTimeInSeconds", problems),
+        billable_seconds=_seconds(detail, "BillableTimeInSeconds", problems),
+    )
     return JobEvent(
         event_id=str(raw.get("id", "")),
         account=str(raw.get("account", "")),
@@ -102,17 +187,39 @@ def parse_event(raw: Any) -> JobEvent:
         job_name=name,
         job_arn=arn,
         job_status=status,
-        secondary_status=detail.get("SecondaryStatus") if isinstance(detail.get("SecondaryStatus"), str) else "",
         rules=rules,
-        rule_parameters=parameters,
         problems=tuple(problems),
+        created=parse_timestamp(detail.get("CreationTime")),
+        started=parse_timestamp(detail.get("TrainingStartTime")),
+        ended=parse_timestamp(detail.get("TrainingEndTime")),
+        last_modified=parse_timestamp(detail.get("LastModifiedTime")),
+        **fields,
     )
 
 
-def _text(detail: Mapping[str, Any], key: str) -> str:
+def _text(detail: Mapping[str, Any], key: str, named: Any) -> str:
     value = detail.get(key)
     if not isinstance(value, str) or not value:
-        raise IgnoredEvent(f"detail.{key}: missing or not a non-empty string ({show(value)})")
+        job = named if isinstance(named, str) and named else None
+        raise IgnoredEvent(f"detail.{key}: missing or not a non-empty string ({show(value)})", job)
+    return value
+
+
+def _optional(detail: Mapping[str, Any], key: str, kind: type, problems: list[str]) -> Any:
+    value = detail.get(key)
+    if value is not None and not isinstance(value, kind):
+        problems.append(f"detail.{key}: not a {kind.__name__} ({show(value)})")
+        return None
+    return value
+
+
+def _seconds(detail: Mapping[str, Any], key: str, problems: list[str]) -> int | None:
+    value = detail.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        problems.append(f"detail.{key}: not a whole number of seconds ({show(value)})")
+        return None
     return value
 
 
@@ -144,6 +251,44 @@ def _statuses(value: Any, family: str, problems: list[str]) -> list[RuleStatus]:
                 )
             )
     return rules
+
+
+def _configurations(detail: Mapping[str, Any], problems: list[str]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    """(family, rule name) -> RuleParameters of the rule configurations the event carries."""
+    parameters: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for family in FAMILIES:
+        field = f"detail.{family}RuleConfigurations"
+        configurations = detail.get(f"{family}RuleConfigurations")
+        if configurations is None:
+            continue
+        if not isinstance(configurations, list):
+            problems.append(f"{field}: not a list ({show(configurations)})")
+            continue
+        for index, item in enumerate(configurations):
+            name = item.get("RuleConfigurationName") if isinstance(item, Mapping) else None
+            if not (isinstance(name, str) and name):
+                problems.append(f"{field}[{index}]: no RuleConfigurationName string ({show(item)})")
+                continue
+            params = item.get("RuleParameters")
+            parameters[(family, name)] = params if isinstance(params, Mapping) else {}
+    return parameters
+
+
+def _transitions(value: Any, problems: list[str]) -> tuple[Transition, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(f"detail.SecondaryStatusTransitions: not a list ({show(value)})")
+        return ()
+    found = []
+    for index, item in enumerate(value):
+        status = item.get("Status") if isinstance(item, Mapping) else None
+        if not isinstance(status, str):
+            problems.append(f"detail.SecondaryStatusTransitions[{index}]: no Status string ({show(item)})")
+            continue
+        message = item.get("StatusMessage")
+        found.append(Transition(status, parse_timestamp(item.get("StartTime")), message if isinstance(message, str) else ""))
+    return tuple(found)
 
 
 def _replay_name(value: Any) -> str | None:

@@ -1,41 +1,45 @@
 """The one owner of logging and metrics (Powertools Logger and EMF Metrics; X-Ray is left out: it doubles
-cold start). Endpoints are personal data: logs carry them redacted."""
+cold start). Every log line goes through privacy.redact as it is written, whatever its fields hold."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from typing import Any
 
 from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
 
-SERVICE = "rule-actions"
-NAMESPACE = "RuleActions"
+from rule_actions.contract import NAMESPACE, SERVICE, Outcome
+from rule_actions.model import Trigger
+from rule_actions.privacy import redact
+from rule_actions.records import Result
 
-logger = Logger(service=SERVICE)
+
+def _serialize(log: Any) -> str:
+    return redact(json.dumps(log, default=str, separators=(",", ":"), ensure_ascii=False))
+
+
+logger = Logger(service=SERVICE, json_serializer=_serialize)
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
-
-def redact(kind: str, target: str) -> str:
-    """ml@example.com -> m***@example.com; +15555550100 -> +*******0100; other targets unchanged."""
-    if kind == "email" and "@" in target:
-        local, _, domain = target.rpartition("@")
-        return f"{local[:1]}***@{domain}"
-    if kind == "sms":
-        return "+" + "*" * max(len(target) - 5, 0) + target[-4:]
-    return target
+_WARN = (Outcome.FAILED, Outcome.INVALID, Outcome.DENIED)
 
 
-def log_action(job: str, result: Mapping[str, object]) -> None:
+def log_action(job: str, result: Result) -> None:
     """One structured line per decision."""
-    fields = {**result, "target": redact(str(result["kind"]), str(result["target"]))}
-    level = logger.warning if result["outcome"] in ("failed", "invalid", "denied") else logger.info
-    level("action", training_job=job, **fields)
+    level = logger.warning if result.outcome in _WARN else logger.info
+    level("action", training_job=job, **result.as_dict())
 
 
-def emit_outcomes(results: Iterable[Mapping[str, object]]) -> None:
-    """An EMF metric `Actions` per (kind, outcome), with both as dimensions."""
-    for (kind, outcome), count in Counter((r["kind"], r["outcome"]) for r in results).items():
-        with single_metric(name="Actions", unit=MetricUnit.Count, value=count, namespace=NAMESPACE) as metric:
-            metric.add_dimension(name="kind", value=str(kind))
-            metric.add_dimension(name="outcome", value=str(outcome))
+def emit(triggers: Iterable[Trigger], results: Iterable[Result]) -> None:
+    """EMF metrics: `Actions` per (kind, outcome) and `Triggers` per trigger type (rule:IssuesFound, job:Failed),
+    each with its values as dimensions (never a name or an endpoint: bounded, and nothing personal)."""
+    actions = Counter((r.planned.kind, str(r.outcome)) for r in results)
+    for dimensions, count in [*((dict(kind=k, outcome=o), n) for (k, o), n in actions.items()),
+                              *((dict(trigger=t), n) for t, n in Counter(t.metric for t in triggers).items())]:
+        name = "Actions" if "kind" in dimensions else "Triggers"
+        with single_metric(name=name, unit=MetricUnit.Count, value=count, namespace=NAMESPACE) as metric:
+            for key, value in dimensions.items():
+                metric.add_dimension(name=key, value=value)

@@ -1,113 +1,118 @@
-"""Pure decisions: (event, configuration, rule parameters) -> the planned actions. No AWS here."""
+"""Pure decisions: (event, triggers, configuration, what the adapters read) -> the planned actions. No AWS here.
+
+Every policy decision is made here, in this order, for each action of each trigger:
+
+    invalid    the entry is malformed (the reason names the field)
+    denied     the kind's policy refuses it (an endpoint outside allowed_endpoints, a cross-job prefix)
+    skipped    an archive replay (unless act_on_replays); the Stopped outcome of a job this stack stopped;
+               the kind's check of what was read (job not InProgress, no or several prefix matches, no team)
+    dry_run    dry_run is on: what it would do
+    (none)     to be carried out, on the jobs the check resolved
+
+The handler calls `needs_description`, then `reads` (what the kinds need read), then `plan` with the facts.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from rule_actions.actions import EMAIL, NOTIFY, SMS, STOP, Action, Invalid, parse_action_json
+from rule_actions import kinds
+from rule_actions.actions import NOTIFY, parse_action_json
 from rule_actions.config import Config
-from rule_actions.model import NOT_GIVEN, JobEvent, RuleStatus
-
-ISSUES_FOUND, RULE_ERROR, IN_PROGRESS = "IssuesFound", "Error", "InProgress"
-TEAM = "team"  # the audience of `notify`: the stack's team subscribers
-ACTION_JSON, CONFIG = "action_json", "config"
-# Outcomes decided here; the rest ("done", "duplicate", "failed", and "skipped" found while acting) come later.
-INVALID, DENIED, SKIPPED, DRY_RUN, FAILED = "invalid", "denied", "skipped", "dry_run", "failed"
+from rule_actions.contract import ISSUES_FOUND, RULE_ERROR, STOPPED, Outcome
+from rule_actions.model import NOT_GIVEN, JobEvent, JobOutcome, RuleStatus, Trigger
+from rule_actions.records import ACTION_JSON, CONFIG, Action, Facts, Invalid, Planned, Reads
 
 
-@dataclass(frozen=True)
-class Planned:
-    rule: RuleStatus
-    kind: str  # stoptraining | email | sms | notify | action_json (the list as a whole)
-    target: str  # the prefix, the endpoint, or the audience
-    origin: str  # action_json | config
-    outcome: str | None = None  # None: to be carried out
-    reason: str = ""
-
-
-def triggered(event: JobEvent, config: Config) -> list[RuleStatus]:
-    """Rules whose status can lead to an action."""
-    return [
-        rule
-        for rule in event.rules
-        if rule.status == ISSUES_FOUND or (rule.status == RULE_ERROR and config.notify_on_rule_error)
-    ]
-
-
-def needs_description(event: JobEvent, config: Config) -> bool:
+def needs_description(event: JobEvent, triggers: list[Trigger], config: Config) -> bool:
     """True when an IssuesFound rule's action_json must be read with DescribeTrainingJob."""
     return config.honor_action_json and any(
-        rule.status == ISSUES_FOUND and event.parameters(rule) is NOT_GIVEN for rule in event.rules
+        isinstance(t, RuleStatus) and t.status == ISSUES_FOUND and event.parameters(t) is NOT_GIVEN for t in triggers
     )
 
 
-def plan(
-    event: JobEvent, config: Config, described: Mapping[tuple[str, str], Any] | str | None = None
-) -> list[Planned]:
-    """Planned actions for every triggered rule, stops first within a rule, without duplicates.
+def reads(event: JobEvent, triggers: list[Trigger], config: Config, described: Any = None) -> Reads:
+    """What must be read before the actions still open can be decided."""
+    needed = Reads()
+    for item in _candidates(event, triggers, config, described):
+        if item.outcome is None:
+            needed |= kinds.get(item.kind).reads(item, event, config)
+            needed |= Reads(stopped_by=_is_stopped_outcome(item.trigger))
+    return needed
 
-    `described` is the rule parameters read with DescribeTrainingJob ((family, name) -> RuleParameters), or
-    the reason it could not be read (a string), or None when it was not needed.
-    """
+
+def plan(event: JobEvent, triggers: list[Trigger], config: Config, facts: Facts | None = None) -> list[Planned]:
+    """Planned actions for every trigger, stops first within a trigger, without duplicates, each decided."""
+    facts = facts or Facts()
+    return [_finish(item, event, config, facts) for item in _candidates(event, triggers, config, facts.described)]
+
+
+def _candidates(event: JobEvent, triggers: list[Trigger], config: Config, described: Any) -> list[Planned]:
+    """Each trigger's actions with the decisions that need nothing read (invalid, denied, replay)."""
     planned: list[Planned] = []
-    for rule in triggered(event, config):
+    for trigger in triggers:
         entries: list[tuple[Action | Invalid, str]] = []
-        if rule.status == RULE_ERROR:
+        if isinstance(trigger, JobOutcome):
+            entries += [(action, CONFIG) for action in config.actions_for_outcome(trigger.outcome)]
+        elif trigger.status == RULE_ERROR:
             entries.append((Action(NOTIFY), CONFIG))
         else:
             if config.honor_action_json:
-                params = event.parameters(rule)
+                params = event.parameters(trigger)
                 if params is NOT_GIVEN:
                     if isinstance(described, str):
-                        planned.append(Planned(rule, ACTION_JSON, "", ACTION_JSON, FAILED, described))
+                        planned.append(Planned(trigger, ACTION_JSON, "", ACTION_JSON, Outcome.FAILED, described))
                         params = {}
                     else:
-                        params = (described or {}).get((rule.family, rule.name), {})
+                        params = (described or {}).get((trigger.family, trigger.name), {})
                 action_json = params.get("action_json") if isinstance(params, Mapping) else None
                 if action_json is not None:
                     actions, invalid = parse_action_json(action_json)
                     entries += [(item, ACTION_JSON) for item in (*actions, *invalid)]
-            entries += [(action, CONFIG) for action in config.actions_for_rule(rule.name)]
+            entries += [(action, CONFIG) for action in config.actions_for_rule(trigger.name)]
         seen: set[tuple[str, str]] = set()
         items: list[Planned] = []
         for entry, origin in entries:
-            item = decide(event, config, rule, entry, origin)
+            item = _decide(event, config, trigger, entry, origin)
             if isinstance(entry, Action):
-                if (item.kind, item.target) in seen:
+                identity = (item.kind, kinds.get(item.kind).identity(item.target))
+                if identity in seen:
                     continue  # the same action from action_json and from the configuration runs once
-                seen.add((item.kind, item.target))
+                seen.add(identity)
             items.append(item)
-        planned += sorted(items, key=lambda item: item.kind != STOP)
+        planned += sorted(items, key=lambda item: not (item.kind in kinds.KINDS and kinds.get(item.kind).acts_on_jobs))
     return planned
 
 
-def decide(event: JobEvent, config: Config, rule: RuleStatus, entry: Action | Invalid, origin: str) -> Planned:
-    """One action's fate before anything runs: invalid, denied, skipped, dry_run, or None (to carry out)."""
+def _decide(event: JobEvent, config: Config, trigger: Trigger, entry: Action | Invalid, origin: str) -> Planned:
     if isinstance(entry, Invalid):
-        return Planned(rule, entry.kind, entry.target, origin, INVALID, f"{entry.field}: {entry.reason}")
-    kind = entry.kind
-    target = TEAM if kind == NOTIFY else entry.target or event.job_name
-    item = Planned(rule, kind, target, origin)
-
-    def verdict(outcome: str, reason: str) -> Planned:
-        return Planned(rule, kind, target, origin, outcome, reason)
-
-    if kind in (EMAIL, SMS) and not config.endpoint_allowed(target):
-        return verdict(DENIED, f"{target} is not in allowed_endpoints")
-    if kind == STOP and not event.job_name.startswith(target) and not config.allow_cross_job_stop:
-        return verdict(
-            DENIED,
-            f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
-            "jobs (set allow_cross_job_stop to permit)",
-        )
-    if kind == NOTIFY and not config.has_team:
-        return verdict(SKIPPED, "no team subscribers configured (notify.emails and notify.sms are empty)")
+        jobs = () if entry.kind in kinds.KINDS and kinds.get(entry.kind).acts_on_jobs else None
+        return Planned(trigger, entry.kind, entry.target, origin, Outcome.INVALID, f"{entry.field}: {entry.reason}", jobs)
+    kind = kinds.get(entry.kind)
+    item = Planned(trigger, kind.name, kind.target(entry, event), origin, jobs=() if kind.acts_on_jobs else None)
+    refused = kind.deny(item.target, event, config)
+    if refused:
+        return item.decided(Outcome.DENIED, refused)
     if event.replay_name and not config.act_on_replays:
-        return verdict(SKIPPED, f"archive replay {event.replay_name!r}: act_on_replays is false")
-    if kind == STOP and event.job_status != IN_PROGRESS:
-        return verdict(SKIPPED, f"training job is {event.job_status}; only InProgress jobs are stopped")
-    if config.dry_run:
-        return verdict(DRY_RUN, "dry_run is true: nothing was called")
+        return item.decided(Outcome.SKIPPED, f"archive replay {event.replay_name!r}: act_on_replays is false")
     return item
+
+
+def _finish(item: Planned, event: JobEvent, config: Config, facts: Facts) -> Planned:
+    """The decisions that need what was read, then the dry run."""
+    if item.outcome is not None:
+        return item
+    if _is_stopped_outcome(item.trigger) and facts.stopped_by:
+        return item.decided(Outcome.SKIPPED, f"stopped by this stack ({facts.stopped_by}): no second alert")
+    kind = kinds.get(item.kind)
+    item = kind.check(item, event, config, facts)
+    if item.outcome is not None:
+        return item
+    if config.dry_run:
+        return item.decided(Outcome.DRY_RUN, f"dry_run is true: {kind.preview(item)}; nothing was changed")
+    return item
+
+
+def _is_stopped_outcome(trigger: Trigger) -> bool:
+    return isinstance(trigger, JobOutcome) and trigger.outcome == STOPPED

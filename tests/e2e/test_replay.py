@@ -43,7 +43,7 @@ def by_file(rows, name):
 
 
 def summary(rows):
-    return Counter((a["rule"], a["kind"], a["outcome"]) for r in rows for a in r["actions"])
+    return Counter((a["trigger"], a["kind"], a["outcome"]) for r in rows for a in r["actions"])
 
 
 def test_every_event_is_processed_and_reported(corpus):
@@ -54,11 +54,15 @@ def test_every_event_is_processed_and_reported(corpus):
         len(d) if isinstance(d := json.loads(p.read_text()), list) else 1 for p in EVENTS.glob("*.json")
     )
     for row in rows:
-        assert {"source", "training_job", "matched", "actions"} <= set(row) <= {"source", "training_job", "matched", "actions", "error", "ignored"}
+        assert {"source", "training_job", "matched", "actions"} <= set(row)
+        assert set(row) <= {"source", "training_job", "matched", "actions", "error", "ignored", "problems"}
         assert row["matched"] or row["actions"] == []
+        assert "problems" not in row and "error" not in row  # the sample corpus is well-formed
         for action in row["actions"]:
-            assert {"rule", "kind", "target", "origin", "outcome", "reason"} <= set(action)
+            assert {"trigger", "rule", "kind", "target", "origin", "outcome", "reason"} <= set(action)
             assert ("jobs" in action) == (action["kind"] == "stoptraining")
+            # a rule status keeps its `rule` key (the trigger is the rule's name); a job outcome has none
+            assert action["rule"] == (None if action["trigger"].startswith("job:") else action["trigger"])
 
 
 @pytest.mark.parametrize(
@@ -97,18 +101,38 @@ def test_state_changes_that_cannot_act_never_invoke_the_function(corpus):
     ("file", "once"),
     [
         ("lifecycle-stopped-after-issues.json", {("LossNotDecreasing", "stoptraining"), ("LossNotDecreasing", "email"), ("LossNotDecreasing", "notify")}),
+        ("lifecycle-failed-algorithm-error.json", {("job:Failed", "notify")}),
+        ("lifecycle-max-runtime-exceeded.json", {("job:MaxRuntimeExceeded", "notify")}),
+        ("lifecycle-spot-interrupted-resumed.json", {("job:Interrupted", "notify")}),
+        ("lifecycle-stopped-by-person.json", {("job:Stopped", "notify")}),
         ("lifecycle-profiler-and-debug-after-completed.json", {("ExplodingTensor", "email"), ("ExplodingTensor", "sms"), ("ExplodingTensor", "notify"), ("ProfilerReport", "notify")}),
         ("lifecycle-completed-no-issues.json", set()),
         ("lifecycle-concurrent-family-prefix.json", {("LossNotDecreasing", "email"), ("LossNotDecreasing", "notify")}),
-        ("lifecycle-failed-after-issues.json", {("ExplodingTensor", "stoptraining"), ("ExplodingTensor", "sms"), ("ExplodingTensor", "notify")}),
+        # the job failed on its own before the stop took effect: its failure is news, with its FailureReason
+        ("lifecycle-failed-after-issues.json", {("ExplodingTensor", "stoptraining"), ("ExplodingTensor", "sms"), ("ExplodingTensor", "notify"), ("job:Failed", "notify")}),
         ("lifecycle-rule-error-then-completed.json", {("PoorWeightInitialization", "notify")}),
     ],
 )
 def test_lifecycles_do_each_action_exactly_once(corpus, file, once):
     _, rows = corpus
-    done = Counter((a["rule"], a["kind"]) for r in by_file(rows, file) for a in r["actions"] if a["outcome"] == "done")
+    done = Counter((a["trigger"], a["kind"]) for r in by_file(rows, file) for a in r["actions"] if a["outcome"] == "done")
     assert done == Counter({key: 1 for key in once})
     assert not [a for r in by_file(rows, file) for a in r["actions"] if a["outcome"] in ("failed", "invalid")]
+
+
+def test_our_own_stop_never_alerts_twice(corpus):
+    # Given the lifecycle where the stack stops the job (LossNotDecreasing IssuesFound), which then ends Stopped
+    _, rows = corpus
+    lifecycle = by_file(rows, "lifecycle-stopped-after-issues.json")
+    stopped = [a for r in lifecycle for a in r["actions"] if a["trigger"] == "job:Stopped"]
+
+    # Then its Stopped outcome, on every copy of the event, is skipped naming the rule that stopped it
+    assert stopped and {a["outcome"] for a in stopped} == {"skipped"}
+    assert all("stopped by this stack (rule LossNotDecreasing" in a["reason"] for a in stopped)
+
+    # And a job stopped by somebody else alerts once
+    person = [a for r in by_file(rows, "lifecycle-stopped-by-person.json") for a in r["actions"]]
+    assert Counter(a["outcome"] for a in person) == Counter({"done": 1, "duplicate": len(person) - 1})
 
 
 def test_dry_run_calls_nothing(capsys):
@@ -120,7 +144,7 @@ def test_table_output_reads_at_a_glance(capsys):
     code = main(["replay", "--config", str(DEMO_CONFIG), str(EVENTS / "cross-team-prefix.json")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert out[0].split()[:4] == ["EVENT", "JOB", "MATCHED", "RULE"]
+    assert out[0].split()[:4] == ["EVENT", "JOB", "MATCHED", "TRIGGER"]
     assert any("denied" in line and "stoptraining" in line for line in out)
     assert out[-1] == "1 events, 1 matched the stack's rule; actions: 2 done, 1 denied"
 

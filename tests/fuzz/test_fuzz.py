@@ -39,8 +39,10 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.sagemaker.models import sagemaker_backends
 from moto.sns.models import sns_backends
 
-from rule_actions import handler
+from rule_actions import handler, triggers
 from rule_actions import plan as planner
+from rule_actions.contract import IN_PROGRESS, RULE_ERROR, TEAM
+from rule_actions.privacy import redact
 from rule_actions.actions import EMAIL, EMAIL_RE, NOTIFY, PHONE_RE, PREFIX_RE, SMS, STOP, Action, parse_action_json
 from rule_actions.config import Config, ConfigError, Settings
 from rule_actions.handler import ActionsFailed
@@ -82,10 +84,22 @@ class Embedded:
             moto_sagemaker.put_training_job(name, status, debug_rule_configurations=configs.get("Debug"),
                                             profiler_rule_configurations=configs.get("Profiler"))
         self.settings = Settings(case.config, self.topic_arn, TABLE, REGION)
+        self.deploy_team(case.config)
         try:
             return handler.lambda_handler(case.raw, CONTEXT), None
         except ActionsFailed as err:  # anything else propagates and fails the property
             return None, err
+
+    def deploy_team(self, config: Config) -> None:
+        """What the stack does for the configuration's team: subscribe it with the filter to=team; and, as in a new
+        execution environment, nothing known yet of the team audience."""
+        sns = self.effects.notifier.client
+        for protocol, endpoints in (("email", config.team_emails), ("sms", config.team_sms)):
+            for endpoint in endpoints:
+                sns.subscribe(TopicArn=self.topic_arn, Protocol=protocol, Endpoint=endpoint,
+                              Attributes={"FilterPolicy": json.dumps({"to": [TEAM]})})
+        self.effects.notifier.__init__(self.effects.notifier.client, self.topic_arn)
+        self.calls.clear()
 
     def named(self, operation: str) -> list[dict[str, Any]]:
         return [params for op, params in self.calls if op == operation]
@@ -417,6 +431,7 @@ def mutated(draw, raw: dict[str, Any]) -> Any:
 
 # --------------------------------------------------------------------------- the oracle
 
+READ_ONLY = {"DescribeTrainingJob", "ListTrainingJobs", "ListSubscriptionsByTopic", "GetSubscriptionAttributes", "GetItem"}
 INVALID_FIELD = re.compile(r"action_json(\[\d+\])?([.:]|$)")
 
 
@@ -425,10 +440,10 @@ def declared(event: JobEvent, config: Config, described: Mapping[tuple[str, str]
     invalid-entry reasons the grammar gives for its action_json."""
     allowed: dict[str, set[tuple[str, str]]] = {}
     invalid: dict[str, list[str]] = {}
-    for rule in planner.triggered(event, config):
+    for rule in triggers.find(event, config):
         pairs = allowed.setdefault(rule.name, set())
-        if rule.status == planner.RULE_ERROR:
-            pairs.add((NOTIFY, planner.TEAM))
+        if rule.status == RULE_ERROR:
+            pairs.add((NOTIFY, TEAM))
             continue
         if config.honor_action_json:
             params = event.parameters(rule)
@@ -438,15 +453,16 @@ def declared(event: JobEvent, config: Config, described: Mapping[tuple[str, str]
             if text is not None:
                 actions, bad = parse_action_json(text)
                 pairs |= {_pair(a, event) for a in actions}
-                invalid.setdefault(rule.name, []).extend(f"{b.field}: {b.reason}" for b in bad)
+                invalid.setdefault(rule.name, []).extend(redact(f"{b.field}: {b.reason}") for b in bad)
         pairs |= {_pair(a, event) for a in config.actions_for_rule(rule.name)}
     return allowed, invalid
 
 
 def _pair(action: Action, event: JobEvent) -> tuple[str, str]:
+    """As a result names it: endpoints redacted (privacy.redact)."""
     if action.kind == NOTIFY:
-        return NOTIFY, planner.TEAM
-    return action.kind, action.target or event.job_name
+        return NOTIFY, TEAM
+    return action.kind, redact(action.target or event.job_name)
 
 
 def _longest_string(value: Any) -> int:
@@ -498,7 +514,7 @@ def permitted_stop(a: dict[str, Any], event: JobEvent, config: Config, allowed) 
     cross-job stops are allowed), not a replay (or replays are acted on), not a dry run."""
     return (
         (STOP, a["target"]) in allowed[a["rule"]]
-        and event.job_status == planner.IN_PROGRESS
+        and event.job_status == IN_PROGRESS
         and (config.allow_cross_job_stop or event.job_name.startswith(a["target"]))
         and (config.act_on_replays or not event.replay_name)
         and not config.dry_run
@@ -555,8 +571,6 @@ def check(account: Embedded, case: Case) -> None:
     for a in done:
         assert (a["kind"], a["target"]) in allowed[a["rule"]], a
         assert not config.dry_run and (config.act_on_replays or not event.replay_name), a
-        if a["kind"] in (EMAIL, SMS):
-            assert allowlisted(config, a["target"]), a
         if a["kind"] == NOTIFY:
             assert config.has_team, a
         if a["kind"] == STOP:
@@ -572,17 +586,24 @@ def check(account: Embedded, case: Case) -> None:
     for params in account.named("StopTrainingJob"):
         name = params["TrainingJobName"]
         assert any(name.startswith(a["target"]) and permitted_stop(a, event, config, allowed) for a in tried), params
-    sent = Counter(p["MessageAttributes"]["to"]["StringValue"] for p in account.named("Publish"))
+    # (results name endpoints redacted: the calls, which carry them whole, are compared redacted; each endpoint
+    # a call reached is checked whole against the declarations and the allowlist)
+    recipients = [p["MessageAttributes"]["to"]["StringValue"] for p in account.named("Publish")]
+    for endpoint in set(recipients) - {TEAM}:
+        assert any((kind, redact(endpoint)) in pairs for pairs in allowed.values() for kind in (EMAIL, SMS))
+        assert allowlisted(config, endpoint), endpoint
+    sent = Counter(redact(recipients))
     delivered = Counter(a["target"] for a in done if a["kind"] in (EMAIL, SMS, NOTIFY))
     refused = Counter(a["target"] for a in failed if a["kind"] in (EMAIL, SMS, NOTIFY))  # SNS said no
     assert delivered <= sent <= delivered + refused, (sent, delivered)
     subscribed = {p["Endpoint"] for p in account.named("Subscribe")}
-    assert subscribed <= {a["target"] for a in actions if a["kind"] in (EMAIL, SMS) and a["outcome"] in ("done", "failed", "skipped")}
+    tried = {a["target"] for a in actions if a["kind"] in (EMAIL, SMS) and a["outcome"] in ("done", "failed", "skipped")}
+    assert {redact(e) for e in subscribed} <= tried
     for endpoint in subscribed:
-        assert any((kind, endpoint) in pairs for pairs in allowed.values() for kind in (EMAIL, SMS))
+        assert any((kind, redact(endpoint)) in pairs for pairs in allowed.values() for kind in (EMAIL, SMS))
         assert allowlisted(config, endpoint)
     if config.dry_run:
-        assert set(calls) <= {"DescribeTrainingJob"}, calls
+        assert set(calls) <= READ_ONLY, calls
 
 
 # --------------------------------------------------------------------------- handler properties
@@ -836,8 +857,8 @@ def test_the_oracle_catches_an_action_the_input_did_not_declare(embedded, monkey
     aws_event = event(debug=[rule_status("Overfit")], debug_configs=[rule_config("Overfit", '[{"name": "stoptraining"}]')])
     real_plan = planner.plan
 
-    def leaky(event_, config, described=None):
-        planned = real_plan(event_, config, described)
+    def leaky(event_, found, config, facts=None):
+        planned = real_plan(event_, found, config, facts)
         return [*planned, replace(planned[0], kind=EMAIL, target="intruder@evil.test", outcome=None)]
 
     monkeypatch.setattr("rule_actions.handler.plan.plan", leaky)

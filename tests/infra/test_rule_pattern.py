@@ -4,8 +4,11 @@ EventBridge matcher: the function is invoked for outcomes that can lead to an ac
 import pytest
 from builders import EVENTS, event, rule_status, sample
 
-from infra.pattern import event_pattern, trigger_statuses
+from infra.pattern import event_pattern
 from rule_actions.config import Config
+from rule_actions.contract import JOB_OUTCOMES
+from rule_actions.model import IgnoredEvent, JobOutcome, parse_event
+from rule_actions.triggers import find
 from rule_actions_cli.pattern import matches, validate
 
 DEFAULT = Config()
@@ -70,7 +73,7 @@ def test_other_sources_and_detail_types_do_not_match():
 def actionable(sample_event, config=DEFAULT):
     """The oracle: a rule of either family in a status the handler can act on."""
     statuses = [s["RuleEvaluationStatus"] for family in FAMILIES for s in sample_event["detail"].get(family, [])]
-    return any(status in trigger_statuses(config) for status in statuses)
+    return any(status in config.rule_statuses for status in statuses)
 
 
 SAMPLES = sorted(path.name for path in EVENTS.glob("*.json"))
@@ -93,3 +96,100 @@ def test_samples_the_readme_says_invoke_nothing():
     lifecycle = [matches(event_pattern(DEFAULT), e) for e in sample("lifecycle-stopped-after-issues.json")]
     first = lifecycle.index(True)
     assert first > 0 and all(lifecycle[first:])
+
+
+# --- job outcomes ---------------------------------------------------------------------------------------------
+
+ALL_OUTCOMES = Config.from_dict({"job_outcomes": {outcome: ["notify"] for outcome in JOB_OUTCOMES}})
+STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting", None)
+SECONDARY = ("Starting", "Downloading", "Training", "Uploading", "Stopping", "Stopped", "MaxRuntimeExceeded",
+             "MaxWaitTimeExceeded", "Interrupted", "Completed", "Failed", "Restarting", "Pending", None)
+
+
+def job_event(status, secondary, **detail):
+    raw = event(**detail)
+    for key, value in (("TrainingJobStatus", status), ("SecondaryStatus", secondary)):
+        if value is None:
+            del raw["detail"][key]
+        else:
+            raw["detail"][key] = value
+    return raw
+
+
+def can_act(raw, config) -> bool:
+    """The oracle: the handler's own triggers (rule_actions.triggers.find) for this event and configuration."""
+    try:
+        return bool(find(parse_event(raw), config))
+    except IgnoredEvent:
+        return False
+
+
+def test_without_job_outcomes_the_pattern_is_the_rule_clauses_alone():
+    assert Config().job_outcomes == ()
+    assert event_pattern(Config())["detail"] == {"$or": [
+        {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
+        {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
+    ]}
+
+
+@pytest.mark.parametrize("outcome", list(JOB_OUTCOMES))
+def test_each_outcome_adds_its_own_clause_and_only_it(outcome):
+    # Given job_outcomes with one outcome
+    config = Config.from_dict({"job_outcomes": {outcome: ["notify"]}})
+    pattern = event_pattern(config)
+    validate(pattern)
+
+    # When every TrainingJobStatus x SecondaryStatus pair (or a missing SecondaryStatus) is matched, no rule status
+    for status in STATUSES[:-1]:
+        for secondary in SECONDARY:
+            raw = job_event(status, secondary)
+            expected = can_act(raw, config)
+
+            # Then the rule invokes the function exactly when the handler finds that outcome
+            assert matches(pattern, raw) is expected, (outcome, status, secondary)
+            assert expected == (parse_event(raw).outcome == JobOutcome(outcome))
+    # (an event without a TrainingJobStatus is malformed: it may invoke the function, which reports it ignored)
+
+
+def test_outcomes_exclude_one_another_and_a_timeout_is_not_a_stop():
+    # Given every outcome configured
+    pattern = event_pattern(ALL_OUTCOMES)
+
+    # When the events of each outcome are read
+    # Then each event is at most one outcome; a timeout (Stopped + MaxRuntimeExceeded) is MaxRuntimeExceeded, never
+    # Stopped; a spot interruption is Interrupted, never Failed or Stopped
+    for status in STATUSES[:-1]:
+        for secondary in SECONDARY:
+            holding = [name for name, condition in JOB_OUTCOMES.items() if condition.holds(status, secondary)]
+            assert len(holding) <= 1, (status, secondary, holding)
+            assert matches(pattern, job_event(status, secondary)) is bool(holding)
+    assert parse_event(job_event("Stopped", "MaxRuntimeExceeded")).outcome == JobOutcome("MaxRuntimeExceeded")
+    assert parse_event(job_event("Stopped", "Stopped")).outcome == JobOutcome("Stopped")
+    assert parse_event(job_event("Stopped", "Interrupted")).outcome == JobOutcome("Interrupted")
+    assert parse_event(job_event("InProgress", "Interrupted")).outcome == JobOutcome("Interrupted")
+    assert parse_event(job_event("Failed", "Failed")).outcome == JobOutcome("Failed")
+    assert parse_event(job_event("InProgress", "Training")).outcome is None
+
+
+def test_outcome_clauses_keep_the_prefixes_and_the_rule_clauses():
+    config = Config.from_dict({"job_outcomes": {"Failed": ["notify"]}, "training_job_prefixes": ["exp-"]})
+    pattern = event_pattern(config)
+    assert pattern["detail"]["TrainingJobName"] == [{"prefix": "exp-"}]
+    assert matches(pattern, job_event("Failed", "Failed", job="exp-1"))
+    assert not matches(pattern, job_event("Failed", "Failed", job="other-1"))
+    assert matches(pattern, event(job="exp-1", debug=[rule_status("Overfit", job="exp-1")]))
+    assert not matches(pattern, job_event("Completed", "Completed", job="exp-1"))
+
+
+def test_an_outcome_with_no_actions_adds_no_clause():
+    config = Config.from_dict({"job_outcomes": {"Completed": [], "Failed": ["notify"]}})
+    assert len(event_pattern(config)["detail"]["$or"]) == 3
+    assert not matches(event_pattern(config), job_event("Completed", "Completed"))
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_sample_events_with_every_outcome_configured(name):
+    # Every sample event invokes the function exactly when the handler finds a trigger in it
+    events = sample(name)
+    for position, raw in enumerate(events if isinstance(events, list) else [events]):
+        assert matches(event_pattern(ALL_OUTCOMES), raw) is can_act(raw, ALL_OUTCOMES), f"{name}[{position}]"

@@ -17,8 +17,12 @@ from rule_actions.config import Config, ConfigError
 def test_cdk_json_holds_the_documented_defaults():
     context = cdk_json_context()
     config, settings = read_context(context)
-    assert config == Config()  # cdk.json's block spells out Config's defaults
-    assert context["rule_actions"] == json.loads(json.dumps(Config().to_dict())) | {"rules": {"*": ["notify"]}}
+    # cdk.json's block spells out Config's defaults, but for the useful job_outcomes it shows (none by default)
+    outcomes = {"Failed": ["notify"], "MaxRuntimeExceeded": ["notify"], "MaxWaitTimeExceeded": ["notify"],
+                "Interrupted": ["notify"]}
+    assert Config().job_outcomes == () and config == Config.from_dict({"job_outcomes": outcomes})
+    assert context["rule_actions"] == json.loads(json.dumps(Config().to_dict())) | {
+        "rules": {"*": ["notify"]}, "job_outcomes": outcomes}
     assert settings == StackSettings() and context["rule_actions_stack"] == StackSettings().to_dict()
     assert settings.reserved_concurrency is None and settings.log_retention_days == 90
     assert settings.powertools_layer is None and settings.stack_name == "RuleActions"

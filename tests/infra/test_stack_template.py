@@ -89,6 +89,12 @@ def test_rule_pattern_is_the_one_event_pattern_builds(template):
         "detail": {"$or": [
             {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
             {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
+            # cdk.json's job_outcomes: Failed (not a timeout or spot interruption), the timeouts, Interrupted
+            {"TrainingJobStatus": ["Failed"],
+             "SecondaryStatus": [{"anything-but": ["MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Interrupted"]}]},
+            {"SecondaryStatus": ["MaxRuntimeExceeded"]},
+            {"SecondaryStatus": ["MaxWaitTimeExceeded"]},
+            {"SecondaryStatus": ["Interrupted"]},
         ]},
     }))
     template.has_resource_properties("AWS::Events::Rule", {

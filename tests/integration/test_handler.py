@@ -27,10 +27,11 @@ def test_sdk_action_json_stops_the_job_and_emails_the_endpoint(aws):
     # When its IssuesFound event arrives
     result = aws.invoke(issues_found())
 
-    # Then the job is stopped directly (no listing) and the endpoint receives one message about it
+    # Then the job is stopped directly (no listing) and the endpoint receives one message about it (the result
+    # names it redacted)
     assert outcomes(result) == [
         ("VanishingGradient", "stoptraining", "demo-job-001", "done"),
-        ("VanishingGradient", "email", "ml@example.com", "done"),
+        ("VanishingGradient", "email", "m***@example.com", "done"),
         ("VanishingGradient", "notify", "team", "skipped"),  # the default rules, with no team subscribers
     ]
     assert result["actions"][0]["jobs"] == ["demo-job-001"]
@@ -178,7 +179,7 @@ def test_event_of_a_job_that_is_not_inprogress_skips_the_stop_but_still_notifies
     # Then the stop is skipped with the status, and the email still goes out
     assert outcomes(result)[:2] == [
         ("VanishingGradient", "stoptraining", "demo-job-001", "skipped"),
-        ("VanishingGradient", "email", "ml@example.com", "done"),
+        ("VanishingGradient", "email", "m***@example.com", "done"),
     ]
     assert "Completed" in result["actions"][0]["reason"]
     assert "StopTrainingJob" not in aws.calls
@@ -323,7 +324,7 @@ def test_lifecycle_of_ten_events_with_duplicates_gives_each_action_once(aws):
 
     # Then each action was done exactly once, and the job stopped once
     done = [(a["kind"], a["target"]) for r in results for a in r["actions"] if a["outcome"] == "done"]
-    assert sorted(done) == [("email", "ml@example.com"), ("notify", "team"), ("stoptraining", "demo-job-001")]
+    assert sorted(done) == [("email", "m***@example.com"), ("notify", "team"), ("stoptraining", "demo-job-001")]
     assert aws.calls.count("StopTrainingJob") == 1
     assert len(aws.inbox("ml@example.com")) == 1 and len(aws.inbox("team@example.com")) == 1
 
@@ -341,8 +342,9 @@ def test_failed_action_is_retried_on_redelivery_and_done_ones_are_not_repeated(a
     effects.notifier.client.meta.events.register("before-call.sns.Publish", fail_publish)
 
     # When the event is delivered: the stop is done, the email fails and the invocation raises
-    with pytest.raises(ActionsFailed, match="email ml@example.com"):
+    with pytest.raises(ActionsFailed, match=r"email m\*\*\*@example.com: RuntimeError: SNS is down") as raised:
         aws.invoke(issues_found())
+    assert "ml@example.com" not in str(raised.value)  # the error (and so the failed-events queue) is redacted
     assert aws.status("demo-job-001") == "Stopping"
 
     # And Lambda retries it after SNS recovers

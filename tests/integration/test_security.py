@@ -319,7 +319,10 @@ def test_the_whole_corpus_replayed_from_an_archive_stops_and_sends_nothing(aws):
     assert {aws.status(job) for job in jobs} == {"InProgress"} and aws.published == []
 
 
-def test_dry_run_calls_nothing_across_the_whole_corpus(aws):
+READ_ONLY = {"DescribeTrainingJob", "ListTrainingJobs", "ListSubscriptionsByTopic", "GetSubscriptionAttributes", "GetItem"}
+
+
+def test_dry_run_changes_nothing_across_the_whole_corpus(aws):
     # Given dry_run with every permissive flag and a stop configured for every rule, every job running
     aws.configure(
         dry_run=True,
@@ -337,8 +340,11 @@ def test_dry_run_calls_nothing_across_the_whole_corpus(aws):
     # When every sample event arrives
     results = [aws.invoke(raw) for _, raw in events]
 
-    # Then everything is decided and reported, and only reads were made (DescribeTrainingJob for action_json)
-    outcomes = [a["outcome"] for r in results for a in r["actions"]]
-    assert "dry_run" in outcomes and set(outcomes) <= {"dry_run", "skipped", "denied", "invalid"}
-    assert set(aws.calls) <= {"DescribeTrainingJob"}
+    # Then everything is decided and reported with what it would do, and only reads were made (action_json, the
+    # jobs under a prefix, the team audience, the stop records): nothing stopped, sent, subscribed or recorded
+    actions = [a for r in results for a in r["actions"]]
+    assert "dry_run" in {a["outcome"] for a in actions}
+    assert {a["outcome"] for a in actions} <= {"dry_run", "skipped", "denied", "invalid"}
+    assert any(a["reason"].startswith("dry_run is true: would stop ") for a in actions)
+    assert set(aws.calls) <= READ_ONLY, set(aws.calls) - READ_ONLY
     assert {aws.status(job) for job in jobs} == {"InProgress"} and aws.published == []

@@ -14,7 +14,7 @@ from smdebug_rulesconfig.actions.actions import ActionList
 from smdebug_rulesconfig.actions.actions import Email as SdkEmail
 from smdebug_rulesconfig.actions.actions import StopTraining as SdkStopTraining
 
-from rule_actions.actions import EMAIL, NOTIFY, SMS, STOP, Action, Invalid, parse_action_json, parse_entries
+from rule_actions.actions import ACTION_JSON, EMAIL, NOTIFY, RULES, SMS, STOP, Action, Invalid, parse_action_json, parse_entries
 
 MB = 1024 * 1024
 # The SDK's own validation (smdebug_rulesconfig.actions.utils), restricted to ASCII as the specification says.
@@ -348,14 +348,14 @@ def test_unknown_or_missing_keys_make_the_entry_invalid(entry, field):
 def test_notify_and_bare_names_are_for_the_configuration_only():
     # Given a configuration entry list with bare names and notify
     # When it is parsed as configuration
-    actions, invalid = parse_entries(["stoptraining", "Notify", {"name": "email", "endpoint": "ml@example.com"}], "rules", configuration=True)
+    actions, invalid = parse_entries(["stoptraining", "Notify", {"name": "email", "endpoint": "ml@example.com"}], "rules", RULES)
 
     # Then all are understood
     assert invalid == []
     assert actions == [Action(STOP), Action(NOTIFY), Action(EMAIL, "ml@example.com")]
 
     # And a single bare name is accepted as the whole list
-    assert parse_entries("notify", "rules", configuration=True) == ([Action(NOTIFY)], [])
+    assert parse_entries("notify", "rules", RULES) == ([Action(NOTIFY)], [])
 
     # But in action_json, neither is accepted
     actions, invalid = parse_action_json('["stoptraining", {"name": "notify"}]')
@@ -366,7 +366,7 @@ def test_notify_and_bare_names_are_for_the_configuration_only():
 def test_configuration_paths_are_reported_under_the_given_path():
     # Given a configuration entry list with a bad email
     # When it is parsed under the rule's path
-    _, invalid = parse_entries(["notify", {"name": "email", "endpoint": "nope"}], 'rules["Loss*"]', configuration=True)
+    _, invalid = parse_entries(["notify", {"name": "email", "endpoint": "nope"}], 'rules["Loss*"]', RULES)
 
     # Then the field names that path
     assert [bad.field for bad in invalid] == ['rules["Loss*"][1].endpoint']
@@ -496,7 +496,7 @@ def test_a_huge_number_from_python_callers_gives_an_invalid(configuration):
     entries = [{"name": "email", "endpoint": 10**5000}]
 
     # When it is parsed
-    actions, invalid = parse_entries(entries, "rules", configuration=configuration)
+    actions, invalid = parse_entries(entries, "rules", RULES if configuration else ACTION_JSON)
 
     # Then it is refused at its endpoint, without raising
     assert actions == []

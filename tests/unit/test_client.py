@@ -16,7 +16,7 @@ from sagemaker.debugger import Rule, rule_configs  # noqa: E402
 from smdebug_rulesconfig.actions import utils as sdk_utils  # noqa: E402
 
 from rule_actions import client  # noqa: E402
-from rule_actions.actions import Action, parse_action_json  # noqa: E402
+from rule_actions.actions import Action, as_dict, parse_action_json  # noqa: E402
 
 JOB = "MyJob-2026-11-22"  # capitals on purpose: values keep their case
 STOP, EMAIL, SMS = "stoptraining", "email", "sms"
@@ -156,7 +156,7 @@ def test_entries_and_actions_are_the_grammar_of_the_serialization(build, before,
     entries, actions = ours.entries(), ours.actions()
     # Then: the grammar's Actions and dicts, the same as parsing our own string
     assert actions == after
-    assert entries == [action.as_dict() for action in after]
+    assert entries == [as_dict(action) for action in after]
     assert parse_action_json(ours.serialize()) == (actions, [])
 
 

@@ -12,6 +12,7 @@ from rule_actions.config import Config, ConfigError, Settings
 SPEC_KEYS = (
     "notify",
     "rules",
+    "job_outcomes",
     "honor_action_json",
     "allowed_endpoints",
     "stop_all_matching",
@@ -460,3 +461,53 @@ def test_to_json_keeps_the_order_of_rules_which_decides_the_glob():
     # Then the first glob in file order still wins
     assert again == config
     assert [a.kind for a in again.actions_for_rule("LossNotDecreasing")] == ["stoptraining"]
+
+
+# --- job_outcomes --------------------------------------------------------------------------------------------
+
+
+def test_job_outcomes_map_each_outcome_to_actions_in_file_order():
+    # Given job_outcomes with bare names, action objects and an empty list
+    config = Config.from_dict({"job_outcomes": {
+        "Interrupted": ["notify"],
+        "Failed": ["notify", {"name": "email", "endpoint": "oncall@example.com"}, "notify"],
+        "Completed": [],
+    }})
+
+    # Then each outcome has its actions (a repeat once), in file order, and the canonical form round-trips
+    assert config.actions_for_outcome("Failed") == (Action(NOTIFY), Action(EMAIL, "oncall@example.com"))
+    assert config.actions_for_outcome("Completed") == () and config.actions_for_outcome("Stopped") == ()
+    assert list(config.to_dict()["job_outcomes"]) == ["Interrupted", "Failed", "Completed"]
+    assert Config.from_json(config.to_json()) == config
+
+
+def test_job_outcomes_default_to_none():
+    assert Config().job_outcomes == () and Config().to_dict()["job_outcomes"] == {}
+
+
+@pytest.mark.parametrize(("outcomes", "mentions"), [
+    ({"failed": ["notify"]}, ['job_outcomes["failed"]', "unknown job outcome", "Failed, MaxRuntimeExceeded"]),
+    ({"Timeout": ["notify"]}, ['job_outcomes["Timeout"]', "unknown job outcome"]),
+    ({"Failed": ["stoptraining"]}, ['job_outcomes["Failed"][0].name', "cannot be attached to a job outcome",
+                                   "attach it to a rule"]),
+    ({"Failed": [{"name": "StopTraining", "training_job_prefix": "exp-"}]}, ["cannot be attached to a job outcome"]),
+    ({"Failed": [{"name": "email", "endpoint": "not-an-email"}]}, ['job_outcomes["Failed"][0].endpoint',
+                                                                  "not an email address"]),
+    ({"Failed": "notify, email"}, ['job_outcomes["Failed"].name', "unknown action"]),
+    (["Failed"], ["job_outcomes", "must be an object of job outcome -> actions"]),
+])
+def test_invalid_job_outcomes_name_the_field_and_what_is_allowed(outcomes, mentions):
+    message = config_error({"job_outcomes": outcomes})
+    for text in mentions:
+        assert text in message, message
+
+
+def test_job_outcome_endpoints_follow_the_allowlist():
+    message = config_error({"allowed_endpoints": ["*@example.com"],
+                            "job_outcomes": {"Failed": [{"name": "sms", "endpoint": "+15555550100"}]}})
+    assert 'rule_actions.job_outcomes["Failed"]: +15555550100 is not in allowed_endpoints' in message
+
+
+def test_rule_statuses_follow_notify_on_rule_error():
+    assert Config().rule_statuses == ("IssuesFound", "Error")
+    assert Config(notify_on_rule_error=False).rule_statuses == ("IssuesFound",)

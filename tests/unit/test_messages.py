@@ -9,8 +9,20 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from builders import event, rule_status
 
-from rule_actions.messages import body, job_link, one_line, plain, rule_log_link, sms, subject
-from rule_actions.model import parse_event
+from rule_actions.messages import (
+    body,
+    duration,
+    job_link,
+    job_log_link,
+    one_line,
+    outcome_body,
+    plain,
+    render,
+    rule_log_link,
+    sms,
+    subject,
+)
+from rule_actions.model import JobOutcome, parse_event
 
 REGION = "us-east-1"
 PROCESSING_ARN = "arn:aws:sagemaker:us-east-1:123456789012:processing-job/demo-job-001-vanishinggradient-1a2b3c4d"
@@ -359,3 +371,82 @@ def test_plain_keeps_lines_only_when_asked():
     # When made plain as multi-line text
     # Then newlines and tabs stay, other control characters go
     assert plain("line one\n\tline two\x07", multiline=True) == "line one\n\tline two"
+
+
+# --- job outcomes --------------------------------------------------------------------------------------------
+
+OUTCOME_EVENTS = {  # outcome -> (TrainingJobStatus, SecondaryStatus)
+    "Failed": ("Failed", "Failed"),
+    "MaxRuntimeExceeded": ("Stopped", "MaxRuntimeExceeded"),
+    "MaxWaitTimeExceeded": ("Stopped", "MaxWaitTimeExceeded"),
+    "Interrupted": ("InProgress", "Interrupted"),
+    "Stopped": ("Stopped", "Stopped"),
+    "Completed": ("Completed", "Completed"),
+}
+
+
+def outcome_event(outcome, job="demo-job-001", **detail):
+    status, secondary = OUTCOME_EVENTS[outcome]
+    raw = event(job=job, status=status, secondary=secondary)
+    raw["detail"].update(detail)
+    parsed = parse_event(raw)
+    assert parsed.outcome == JobOutcome(outcome)
+    return parsed
+
+
+@pytest.mark.parametrize("outcome", list(OUTCOME_EVENTS))
+@pytest.mark.parametrize("label", list(ODD_NAMES))
+def test_outcome_messages_fit_sns_whatever_the_names_and_reason(outcome, label):
+    # Given an untrusted job name and failure reason
+    _, job = ODD_NAMES[label]
+    parsed = outcome_event(outcome, job=job, FailureReason=f"AlgorithmError: {job}\nline two{CONTROLS}" * 50)
+
+    # When its message is rendered
+    message = render(parsed, parsed.outcome, REGION)
+
+    # Then the subject and text are short printable ASCII lines, the body plain text with bounded values
+    assert 0 < len(message.subject) <= 100 and PRINTABLE_ASCII.fullmatch(message.subject)
+    assert 0 < len(message.short) <= 140 and PRINTABLE_ASCII.fullmatch(message.short)
+    assert not set(CONTROLS) - {"\r"} & set(message.body.replace("\n", ""))
+    assert len(message.body) < 6000
+    assert message.body.splitlines()[0].startswith("SageMaker training job ")
+
+
+def test_an_outcome_body_shows_reason_times_transitions_and_links():
+    # Given a failed job with a multi-line reason, timings and five transitions
+    transitions = [{"Status": s, "StartTime": str(1763800000000 + i * 60_000), "StatusMessage": f"{s} message"}
+                   for i, s in enumerate(["Starting", "Downloading", "Training", "Uploading", "Failed"])]
+    parsed = outcome_event("Failed", FailureReason="AlgorithmError: boom\nTraceback line", TrainingStartTime="1763800000000",
+                           TrainingEndTime="1763803725000", TrainingTimeInSeconds=3725, BillableTimeInSeconds=3725,
+                           SecondaryStatusTransitions=transitions)
+
+    # When it is rendered
+    body = outcome_body(parsed, parsed.outcome, REGION)
+
+    # Then the reason keeps its lines (indented), the run time is readable, the last four transitions are listed
+    assert "Failure reason:\n  AlgorithmError: boom\n  Traceback line" in body
+    assert "Ran for:        1 h 2 min 5 s (billable 1 h 2 min 5 s)" in body
+    listed = body.split("Last status transitions:\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split()[2] for line in listed] == ["Downloading:", "Training:", "Uploading:", "Failed:"]
+    assert "Failed: Failed message" in listed[-1]
+    assert f"Training job in the console: {job_link(REGION, 'demo-job-001')}" in body
+    assert f"Training job logs:           {job_log_link(REGION, 'demo-job-001')}" in body
+
+
+def test_an_outcome_without_timings_says_so_plainly():
+    parsed = outcome_event("Stopped")
+    body = outcome_body(parsed, parsed.outcome, REGION)
+    assert "Ran for:" not in body and "Failure reason:" not in body and "Last status transitions:" not in body
+    assert "Started:        unknown" in body
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(0, "0 s"), (59, "59 s"), (61, "1 min 1 s"), (3600, "1 h"),
+                                              (90061, "25 h 1 min 1 s")])
+def test_durations_read_plainly(seconds, text):
+    assert duration(seconds) == text
+
+
+def test_the_job_log_link_points_at_the_jobs_streams():
+    link = job_log_link("eu-west-1", "demo-job-001")
+    assert link.startswith("https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#logsV2:")
+    assert "$252Faws$252Fsagemaker$252FTrainingJobs$3FlogStreamNameFilter$3Ddemo-job-001" in link

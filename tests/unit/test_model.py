@@ -228,7 +228,12 @@ def test_optional_fields_of_the_wrong_type_do_not_break_the_event():
     assert rule.details == ""
     assert rule.evaluation_job_arn == ""
     assert rule.last_modified is None
-    assert parsed.secondary_status == ""
+    assert parsed.secondary_status is None and parsed.problems == ()  # null is absent, not a problem
+
+    # And a SecondaryStatus of another type is absent too, and named as a problem
+    raw["detail"]["SecondaryStatus"] = ["Training"]
+    assert parse_event(raw).secondary_status is None
+    assert parse_event(raw).problems == ('detail.SecondaryStatus: not a str (["Training"])',)
 
 
 def test_unknown_fields_are_tolerated():
@@ -307,3 +312,62 @@ def test_rule_time_is_read_in_either_form(value):
     # When it is read
     # Then it is the same instant
     assert parsed.rules[0].last_modified == AT_EPOCH
+
+
+# --- what a job outcome needs ------------------------------------------------------------------------------
+
+
+def test_the_outcome_fields_are_read():
+    # Given a failed job's detail with its reason, timings and transitions
+    raw = event(status="Failed", secondary="Failed")
+    raw["detail"].update(
+        FailureReason="AlgorithmError: boom",
+        TrainingStartTime="1763800000000", TrainingEndTime="1763803600000",
+        TrainingTimeInSeconds=3600, BillableTimeInSeconds=1200,
+        SecondaryStatusTransitions=[{"Status": "Training", "StartTime": "1763800000000", "StatusMessage": "Training"},
+                                    {"Status": "Failed", "StartTime": "1763803600000"}],
+    )
+
+    # When it is parsed
+    parsed = parse_event(raw)
+
+    # Then each is typed, and the event is the Failed outcome
+    assert parsed.failure_reason == "AlgorithmError: boom"
+    assert parsed.started == AT_EPOCH and (parsed.ended - parsed.started).total_seconds() == 3600
+    assert (parsed.training_seconds, parsed.billable_seconds) == (3600, 1200)
+    assert [(t.status, t.message) for t in parsed.transitions] == [("Training", "Training"), ("Failed", "")]
+    assert parsed.outcome.label == "job:Failed" and parsed.outcome.rule is None
+    assert parsed.outcome.ledger_fields == {"outcome": "Failed"} and parsed.problems == ()
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("SecondaryStatusTransitions", {"Status": "Failed"}, "detail.SecondaryStatusTransitions: not a list"),
+    ("SecondaryStatusTransitions", [{"Status": 5}], "detail.SecondaryStatusTransitions[0]: no Status string"),
+    ("TrainingTimeInSeconds", "3600", "detail.TrainingTimeInSeconds: not a whole number of seconds"),
+    ("BillableTimeInSeconds", -1, "detail.BillableTimeInSeconds: not a whole number of seconds"),
+    ("FailureReason", ["x"], "detail.FailureReason: not a str"),
+    ("DebugRuleConfigurations", [None, "x", 5], "detail.DebugRuleConfigurations[0]: no RuleConfigurationName"),
+    ("ProfilerRuleConfigurations", {"a": 1}, "detail.ProfilerRuleConfigurations: not a list"),
+])
+def test_unreadable_outcome_fields_are_problems_not_crashes(field, value, problem):
+    # Given a field of the wrong shape
+    raw = event(status="Failed", secondary="Failed")
+    raw["detail"][field] = value
+
+    # When it is parsed / Then the event is still read, the field named as a problem
+    parsed = parse_event(raw)
+    assert parsed.outcome.outcome == "Failed"
+    assert parsed.problems and parsed.problems[0].startswith(problem), parsed.problems
+
+
+def test_an_ignored_event_still_names_its_job():
+    raw = event(job="named-job")
+    del raw["detail"]["TrainingJobStatus"]
+    with pytest.raises(IgnoredEvent) as caught:
+        parse_event(raw)
+    assert caught.value.job == "named-job" and "TrainingJobStatus" in str(caught.value)
+
+
+def test_another_jobs_arn_is_built_like_sagemakers():
+    parsed = parse_event(event(job="demo-job-001"))
+    assert parsed.arn_of("HPO-Trial-2") == job_arn("hpo-trial-2")

@@ -86,3 +86,75 @@ def test_other_subscribe_errors_propagate(sns):
     stub.add_client_error("subscribe", "AuthorizationError", "not allowed")
     with pytest.raises(client.exceptions.AuthorizationErrorException):
         Notifier(client, TOPIC).ensure_subscription("sms", "+15555550100")
+
+
+# --- the team audience ---------------------------------------------------------------------------------------
+
+
+def listing(*subscriptions):
+    return {"Subscriptions": [{"SubscriptionArn": arn, "Owner": "123456789012", "Protocol": protocol,
+                               "Endpoint": "x", "TopicArn": TOPIC} for arn, protocol in subscriptions]}
+
+
+@pytest.mark.parametrize(("attributes", "expected"), [
+    ({"FilterPolicy": json.dumps({"to": ["team"]})}, True),  # the stack's own team subscription, or one by hand
+    ({"FilterPolicy": json.dumps({"to": ["ml@example.com", "team"]})}, True),  # a team member named in action_json
+    ({}, True),  # no filter: it receives everything
+    ({"FilterPolicy": json.dumps({"to": [{"prefix": "te"}]})}, True),  # a match rule may accept team: it goes out
+    ({"FilterPolicy": json.dumps({"to": ["x"]}), "FilterPolicyScope": "MessageBody"}, True),
+    ({"FilterPolicy": json.dumps({"to": ["ml@example.com"]})}, False),  # one person's own messages only
+    ({"FilterPolicy": json.dumps({"severity": ["high"]})}, False),  # our messages carry no such attribute
+    ({"FilterPolicy": json.dumps({"to": ["team"]}), "PendingConfirmation": "true"}, False),
+])
+def test_a_subscription_receives_team_messages_when_its_filter_accepts_them(sns, attributes, expected):
+    # Given one confirmed subscription with these attributes
+    client, stub = sns
+    stub.add_response("list_subscriptions_by_topic", listing((SUB, "https")), {"TopicArn": TOPIC})
+    stub.add_response("get_subscription_attributes", {"Attributes": attributes}, {"SubscriptionArn": SUB})
+
+    # When / Then the team audience has a subscriber exactly when that filter accepts to=team
+    assert Notifier(client, TOPIC).team_subscribed() is expected
+
+
+def test_pending_subscriptions_are_not_read_and_the_listing_is_paged(sns):
+    # Given a pending subscription (no ARN yet) on page one, and the team's subscription on page two
+    client, stub = sns
+    stub.add_response("list_subscriptions_by_topic", {**listing(("PendingConfirmation", "email")), "NextToken": "p2"},
+                      {"TopicArn": TOPIC})
+    stub.add_response("list_subscriptions_by_topic", listing((SUB, "email")), {"TopicArn": TOPIC, "NextToken": "p2"})
+    stub.add_response("get_subscription_attributes", {"Attributes": {"FilterPolicy": json.dumps({"to": ["team"]})}},
+                      {"SubscriptionArn": SUB})
+
+    # When / Then it is found, with one attribute read
+    assert Notifier(client, TOPIC).team_subscribed() is True
+
+
+def test_the_audience_is_listed_once_per_execution_environment(sns, monkeypatch):
+    # Given a topic whose team audience has a subscriber
+    client, stub = sns
+    stub.add_response("list_subscriptions_by_topic", listing((SUB, "email")), {"TopicArn": TOPIC})
+    stub.add_response("get_subscription_attributes", {"Attributes": {}}, {"SubscriptionArn": SUB})
+    notifier = Notifier(client, TOPIC)
+
+    # When it is asked for every event, hours apart
+    clock = iter([0.0, 3600.0, 7200.0])
+    monkeypatch.setattr("rule_actions.effects.notify.time.monotonic", lambda: next(clock))
+
+    # Then one listing answers them all (the Stubber refuses any further call)
+    assert [notifier.team_subscribed() for _ in range(3)] == [True, True, True]
+
+
+def test_an_empty_audience_is_listed_again_after_a_while(sns, monkeypatch):
+    # Given an empty topic, then a subscriber added by hand (a chat channel)
+    client, stub = sns
+    stub.add_response("list_subscriptions_by_topic", listing(), {"TopicArn": TOPIC})
+    stub.add_response("list_subscriptions_by_topic", listing((SUB, "https")), {"TopicArn": TOPIC})
+    stub.add_response("get_subscription_attributes", {"Attributes": {"FilterPolicy": json.dumps({"to": ["team"]})}},
+                      {"SubscriptionArn": SUB})
+    notifier = Notifier(client, TOPIC)
+    clock = iter([0.0, 60.0, 301.0])
+    monkeypatch.setattr("rule_actions.effects.notify.time.monotonic", lambda: next(clock))
+
+    # When it is asked now, a minute later, and five minutes later
+    # Then the empty answer is kept for five minutes, and the new subscriber is found after
+    assert [notifier.team_subscribed() for _ in range(3)] == [False, False, True]

@@ -11,7 +11,9 @@ from smdebug_rulesconfig.actions.actions import ActionList, Email, StopTraining
 
 from rule_actions.config import Config
 from rule_actions.model import parse_event
-from rule_actions.plan import needs_description, plan, triggered
+from rule_actions.plan import needs_description, plan, reads
+from rule_actions.records import Facts
+from rule_actions.triggers import find
 
 JOB = "demo-job-001"
 TEAM_CONFIG = {"notify": {"emails": ["team@example.com"]}}
@@ -25,6 +27,22 @@ def sdk_actions(job: str, *actions) -> str:
     return action_list.serialize()
 
 
+def plan_all(raw: dict[str, Any], config: dict[str, Any] | None = None, described: Any = None,
+             running: tuple[str, ...] = (JOB,), **facts: Any):
+    """Plan an event as the handler does: triggers, then what the kinds need read (InProgress jobs by prefix,
+    from `running`), then the plan."""
+    event, cfg = parse_event(raw), Config.from_dict(config or {})
+    found = find(event, cfg)
+    needed = reads(event, found, cfg, described)
+    listings = {prefix: tuple(j for j in running if j.startswith(prefix)) for prefix in needed.prefixes}
+    return plan(event, found, cfg, Facts(described=described, listings=listings, **facts))
+
+
+def needs(raw: dict[str, Any], config: dict[str, Any]) -> bool:
+    parsed, cfg = parse_event(raw), Config.from_dict(config)
+    return needs_description(parsed, find(parsed, cfg), cfg)
+
+
 def run(
     config: dict[str, Any] | None = None,
     action_json: str | None = None,
@@ -32,6 +50,7 @@ def run(
     rule_state: str = "IssuesFound",
     described: Any = None,
     carry_config: bool = True,
+    running: tuple[str, ...] = (JOB,),
     **event_args: Any,
 ):
     """Plan for one Debug rule on one event; the rule's configuration is in the event unless carry_config=False."""
@@ -42,7 +61,7 @@ def run(
         debug_configs=[rule_config(rule, action_json)] if carry_config else None,
         **event_args,
     )
-    return plan(parse_event(raw), Config.from_dict(config or {}), described)
+    return plan_all(raw, config, described, running)
 
 
 def rows(planned) -> list[tuple]:
@@ -63,7 +82,7 @@ def test_issues_found_runs_action_json_then_the_configuration_entry():
         ("email", "ml@example.com", "action_json", None),
         ("notify", "team", "config", None),
     ]
-    assert all(p.rule.name == "VanishingGradient" for p in planned)
+    assert all(p.trigger.name == "VanishingGradient" for p in planned)
 
 
 @pytest.mark.parametrize("config_stop", ["stoptraining", {"name": "StopTraining", "training_job_prefix": JOB}])
@@ -115,10 +134,10 @@ def test_each_rule_is_planned_in_turn_with_its_own_stops_first():
     )
 
     # When it is planned
-    planned = plan(parse_event(raw), Config.from_dict(NO_RULES))
+    planned = plan_all(raw, NO_RULES)
 
     # Then the rules are planned in event order, and a stop goes first only within its own rule
-    assert [(p.rule.name, p.kind, p.target) for p in planned] == [
+    assert [(p.trigger.name, p.kind, p.target) for p in planned] == [
         ("Overfit", "email", "a@example.com"),
         ("VanishingGradient", "stoptraining", JOB),
         ("VanishingGradient", "email", "b@example.com"),
@@ -130,10 +149,10 @@ def test_the_same_action_for_two_rules_is_planned_for_each():
     raw = event(debug=[rule_status("Overfit"), rule_status("VanishingGradient")], debug_configs=[rule_config("Overfit"), rule_config("VanishingGradient")])
 
     # When it is planned
-    planned = plan(parse_event(raw), Config.from_dict(TEAM_CONFIG))
+    planned = plan_all(raw, TEAM_CONFIG)
 
     # Then each rule gets its own notify (the message names the rule)
-    assert [(p.rule.name, p.kind) for p in planned] == [("Overfit", "notify"), ("VanishingGradient", "notify")]
+    assert [(p.trigger.name, p.kind) for p in planned] == [("Overfit", "notify"), ("VanishingGradient", "notify")]
 
 
 def test_profiler_rules_are_planned_too():
@@ -141,10 +160,10 @@ def test_profiler_rules_are_planned_too():
     raw = event(profiler=[rule_status("CPUBottleneck")], profiler_configs=[rule_config("CPUBottleneck")])
 
     # When it is planned
-    planned = plan(parse_event(raw), Config.from_dict(TEAM_CONFIG))
+    planned = plan_all(raw, TEAM_CONFIG)
 
     # Then the configuration's notify applies
-    assert [(p.rule.family, p.rule.name, p.kind, p.outcome) for p in planned] == [("Profiler", "CPUBottleneck", "notify", None)]
+    assert [(p.trigger.family, p.trigger.name, p.kind, p.outcome) for p in planned] == [("Profiler", "CPUBottleneck", "notify", None)]
 
 
 def test_action_json_is_ignored_when_honor_action_json_is_false():
@@ -196,8 +215,8 @@ def test_triggered_lists_issues_found_and_errors():
 
     # When the triggered rules are asked for
     # Then IssuesFound always, Error only with notify_on_rule_error
-    assert [r.status for r in triggered(parsed, Config.from_dict({}))] == ["IssuesFound", "Error"]
-    assert [r.status for r in triggered(parsed, Config.from_dict({"notify_on_rule_error": False}))] == ["IssuesFound"]
+    assert [r.status for r in find(parsed, Config.from_dict({}))] == ["IssuesFound", "Error"]
+    assert [r.status for r in find(parsed, Config.from_dict({"notify_on_rule_error": False}))] == ["IssuesFound"]
 
 
 # --- stop training -------------------------------------------------------------------------------------------
@@ -229,8 +248,9 @@ def test_a_prefix_not_covering_the_events_job_is_denied_unless_allowed(prefix, a
     # Given action_json stopping by a prefix
     action_json = sdk_actions(JOB, StopTraining(prefix))
 
-    # When it is planned, with or without allow_cross_job_stop
-    planned = run({"rules": {}, "allow_cross_job_stop": allow_cross}, action_json)
+    # When it is planned, with or without allow_cross_job_stop (each prefix lists one InProgress job)
+    planned = run({"rules": {}, "allow_cross_job_stop": allow_cross}, action_json,
+                  running=(JOB, "other-team-job-1", "demo-job-00123") if allow_cross else (JOB,))
 
     # Then it is denied when the prefix could stop other jobs, unless allowed
     assert rows(planned) == [("stoptraining", prefix, "action_json", outcome)]
@@ -350,19 +370,21 @@ def test_action_json_endpoints_outside_allowed_endpoints_are_denied(kind, endpoi
         assert endpoint in planned[0].reason
 
 
-@pytest.mark.parametrize(
-    ("team", "outcome"),
-    [({}, "skipped"), ({"notify": {"emails": ["t@example.com"]}}, None), ({"notify": {"sms": ["+15555550100"]}}, None)],
-)
-def test_notify_needs_team_subscribers(team, outcome):
-    # Given the default rules (notify) and a team or none
-    # When a rule is planned
-    planned = run(team)
+@pytest.mark.parametrize(("subscribed", "outcome"), [(False, "skipped"), (True, None), (None, None)])
+def test_notify_needs_a_team_subscriber_whoever_added_it(subscribed, outcome):
+    # Given the default rules (notify), and a team audience read as having a subscriber, none, or unknown
+    raw = event(debug=[rule_status("VanishingGradient")], debug_configs=[rule_config("VanishingGradient")])
+    parsed, config = parse_event(raw), Config.from_dict({})
 
-    # Then notify is skipped without subscribers
+    # When a rule is planned: notify asks for the audience to be read
+    found = find(parsed, config)
+    assert reads(parsed, found, config).team
+    planned = plan(parsed, found, config, Facts(team_subscribed=subscribed))
+
+    # Then notify is skipped only when the audience is known to have none (unknown: it goes out)
     assert rows(planned) == [("notify", "team", "config", outcome)]
     if outcome:
-        assert planned[0].reason
+        assert "no confirmed subscriber" in planned[0].reason and '{"to": ["team"]}' in planned[0].reason
 
 
 # --- invalid action_json -------------------------------------------------------------------------------------
@@ -428,7 +450,7 @@ def test_needs_description(statuses, configs, config, expected):
 
     # When asked whether DescribeTrainingJob is needed
     # Then only for an IssuesFound rule without its configuration, when action_json is honoured
-    assert needs_description(parse_event(raw), Config.from_dict(config)) is expected
+    assert needs(raw, config) is expected
 
 
 def test_a_profiler_rule_needs_its_own_familys_configuration():
@@ -437,7 +459,7 @@ def test_a_profiler_rule_needs_its_own_familys_configuration():
 
     # When asked
     # Then it still needs a description
-    assert needs_description(parse_event(raw), Config.from_dict({})) is True
+    assert needs(raw, {}) is True
 
 
 def test_described_parameters_are_used_when_the_event_has_none():
@@ -459,7 +481,7 @@ def test_a_describe_failure_is_a_failed_action_json_entry_for_the_rule():
     planned = run(TEAM_CONFIG, described=failure, carry_config=False)
 
     # Then there is a failed action_json entry for that rule with the reason, and the configuration still runs
-    assert [(p.rule.name, p.kind, p.outcome) for p in planned] == [("VanishingGradient", "action_json", "failed"), ("VanishingGradient", "notify", None)]
+    assert [(p.trigger.name, p.kind, p.outcome) for p in planned] == [("VanishingGradient", "action_json", "failed"), ("VanishingGradient", "notify", None)]
     assert failure in planned[0].reason
 
 
@@ -471,10 +493,10 @@ def test_a_describe_failure_only_affects_rules_that_needed_it():
     )
 
     # When it is planned with a describe failure
-    planned = plan(parse_event(raw), Config.from_dict(NO_RULES), "ThrottlingException: Rate exceeded")
+    planned = plan_all(raw, NO_RULES, "ThrottlingException: Rate exceeded")
 
     # Then the carried rule is planned normally, the other gets the failed entry
-    assert [(p.rule.name, p.kind, p.outcome) for p in planned] == [("Overfit", "email", None), ("VanishingGradient", "action_json", "failed")]
+    assert [(p.trigger.name, p.kind, p.outcome) for p in planned] == [("Overfit", "email", None), ("VanishingGradient", "action_json", "failed")]
 
 
 def test_the_events_own_parameters_win_over_the_description():

@@ -1,14 +1,19 @@
-"""The exactly-once ledger: Powertools idempotency on DynamoDB, keyed per action.
+"""The exactly-once ledger: Powertools idempotency on DynamoDB, keyed per action; and the record of each job
+this stack stopped.
 
 `once(key, work)` runs `work` unless a record for `key` exists: a done action returns its stored result,
 marked duplicate; an action that raises leaves no record, so the next delivery runs it again; an action in
 progress in another invocation raises IdempotencyAlreadyInProgressError (the caller reports it as failed, and
 the retry finds it done). When the table cannot be reached, IdempotencyPersistenceLayerError is raised and
 `work` does not run.
+
+`mark_stopped(job_arn, by)` / `stopped_by(job_arn)`: a plain item per stopped job (same table, same TTL), so
+that the job's Stopped outcome can tell our own stop from anybody else's.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
@@ -18,10 +23,11 @@ from aws_lambda_powertools.utilities.idempotency import (
     IdempotencyConfig,
     idempotent_function,
 )
-from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
+
+from rule_actions.contract import LEDGER_EXPIRY_ATTRIBUTE, LEDGER_KEY_ATTRIBUTE
 
 KEY_PREFIX = "rule-actions"
-EXPIRY_ATTRIBUTE = "expiration"  # the table's TTL attribute (Powertools' default name)
+STOPPED_PREFIX = f"{KEY_PREFIX}#stopped#"  # + the job's ARN; never a Powertools key (<prefix>#<hex digest>)
 
 
 class Ledger:
@@ -32,7 +38,12 @@ class Ledger:
             response_hook=_mark_duplicate,
         )
         self.client = dynamodb_client
-        store = DynamoDBPersistenceLayer(table_name=table_name, boto3_client=dynamodb_client)
+        self.table_name = table_name
+        self.ttl_seconds = ttl_hours * 3600
+        store = DynamoDBPersistenceLayer(
+            table_name=table_name, boto3_client=dynamodb_client,
+            key_attr=LEDGER_KEY_ATTRIBUTE, expiry_attr=LEDGER_EXPIRY_ATTRIBUTE,
+        )
         self._once = idempotent_function(
             _run, data_keyword_argument="key", persistence_store=store, config=self.config, key_prefix=KEY_PREFIX
         )
@@ -45,11 +56,26 @@ class Ledger:
     def once(self, key: dict[str, str], work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         return self._once(work, key=key)
 
+    def mark_stopped(self, job_arn: str, by: str) -> None:
+        self.client.put_item(TableName=self.table_name, Item={
+            LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn},
+            LEDGER_EXPIRY_ATTRIBUTE: {"N": str(int(time.time()) + self.ttl_seconds)},
+            "stopped_by": {"S": by},
+        })
+
+    def stopped_by(self, job_arn: str) -> str | None:
+        """Who in this stack stopped the job (a rule of a job), or None when this stack did not (or long ago)."""
+        item = self.client.get_item(TableName=self.table_name, ConsistentRead=True,
+                                    Key={LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn}}).get("Item")
+        if not item or int(item.get(LEDGER_EXPIRY_ATTRIBUTE, {}).get("N", "0")) < time.time():
+            return None  # TTL deletes expired items within days, not at once
+        return item.get("stopped_by", {}).get("S")
+
 
 def _run(work: Callable[[], dict[str, Any]], key: dict[str, str]) -> dict[str, Any]:
     return work()
 
 
-def _mark_duplicate(response: dict[str, Any], record: DataRecord) -> dict[str, Any]:
+def _mark_duplicate(response: dict[str, Any], record: Any) -> dict[str, Any]:
     expires = datetime.fromtimestamp(int(record.expiry_timestamp or 0), tz=timezone.utc).isoformat(timespec="seconds")
     return {**response, "duplicate": True, "ledger_expires": expires}

@@ -1,28 +1,39 @@
-"""SNS: subscribe an endpoint so it receives only the messages addressed to it, and publish.
+"""SNS: subscribe an endpoint so it receives only the messages addressed to it, publish, and tell whether the
+team audience has a subscriber.
 
-Every message carries the attribute `to` (an endpoint, or "team" for the stack's team subscribers) and
-every subscription has the filter policy {"to": [the values it accepts]}: an endpoint named in one job's
-action_json never receives another job's message (the rule container's own routing idea).
+Every message carries the attribute `to` (an endpoint, or "team" for the stack's team audience) and every
+subscription the stack or the function makes has the filter policy {"to": [the values it accepts]}: an
+endpoint named in one job's action_json never receives another job's message (the rule container's own
+routing idea).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
+from rule_actions.contract import ROUTING_ATTRIBUTE as ATTRIBUTE
+from rule_actions.contract import TEAM
 from rule_actions.effects import error_code
 
-ATTRIBUTE = "to"
+if TYPE_CHECKING:
+    from rule_actions.messages import Message
+
 PENDING = "pending confirmation"
 CONFIRMED = "confirmed"
+NO_TEAM_RECHECK_SECONDS = 300  # an audience found empty is listed again after this; one found is kept
 
 
 class Notifier:
+    PENDING = PENDING
+
     def __init__(self, client: Any, topic_arn: str):
         self.client = client
         self.topic_arn = topic_arn
+        self._team: tuple[bool, float] | None = None  # (has a subscriber, when it was listed)
 
     def ensure_subscription(self, protocol: str, endpoint: str) -> str:
         """Subscribe `endpoint` (email or sms) with a filter policy accepting its address; CONFIRMED or PENDING."""
@@ -65,12 +76,43 @@ class Notifier:
                     return arn if arn.startswith("arn:") else None
         return None
 
-    def publish(self, to: str, subject: str, body: str, sms: str) -> str:
+    def publish(self, to: str, message: Message) -> str:
         """Publish one message for the subscribers that accept `to`; email gets the body, SMS the short text."""
         return self.client.publish(
             TopicArn=self.topic_arn,
-            Subject=subject,
+            Subject=message.subject,
             MessageStructure="json",
-            Message=json.dumps({"default": body, "email": body, "sms": sms}),
+            Message=json.dumps({"default": message.body, "email": message.body, "sms": message.short}),
             MessageAttributes={ATTRIBUTE: {"DataType": "String", "StringValue": to}},
         )["MessageId"]
+
+    def team_subscribed(self) -> bool:
+        """Whether a confirmed subscription of the topic receives team messages, whoever made it (the stack, or a
+        person adding a chat channel or a list by hand). Listed once per execution environment; an empty
+        audience is listed again after NO_TEAM_RECHECK_SECONDS, so a subscriber added later is found."""
+        now = time.monotonic()
+        if self._team and (self._team[0] or now - self._team[1] < NO_TEAM_RECHECK_SECONDS):
+            return self._team[0]
+        pages = self.client.get_paginator("list_subscriptions_by_topic").paginate(TopicArn=self.topic_arn)
+        found = any(
+            self._receives_team(sub["SubscriptionArn"])
+            for page in pages
+            for sub in page["Subscriptions"]
+            if sub["SubscriptionArn"].startswith("arn:")  # "PendingConfirmation" has no ARN yet
+        )
+        self._team = (found, now)
+        return found
+
+    def _receives_team(self, arn: str) -> bool:
+        attributes = self.client.get_subscription_attributes(SubscriptionArn=arn)["Attributes"]
+        if attributes.get("PendingConfirmation") == "true":
+            return False
+        policy = attributes.get("FilterPolicy")
+        if not policy:
+            return True  # no filter: it receives every message
+        if attributes.get("FilterPolicyScope") == "MessageBody":
+            return True  # a policy on the body: it may accept team messages, the team message goes out
+        values = json.loads(policy).get(ATTRIBUTE)
+        if not isinstance(values, list):
+            return False  # it filters on other attributes, which our messages do not carry
+        return any(value == TEAM or isinstance(value, dict) for value in values)  # a match rule may accept it

@@ -7,18 +7,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from rule_actions.contract import FAMILIES
 from rule_actions.effects import error_code, error_message
 
 _NOT_RUNNING = re.compile(r"training job is in status (\w+)")
 ALREADY_STOPPING = ("Stopping", "Stopped")
-
-
-class NotRunning(Exception):
-    """StopTrainingJob refused: the job is not running. `status` is the status SageMaker named."""
-
-    def __init__(self, status: str):
-        super().__init__(status)
-        self.status = status
 
 
 class SageMaker:
@@ -30,7 +23,7 @@ class SageMaker:
         job = self.client.describe_training_job(TrainingJobName=job_name)
         return {
             (family, item["RuleConfigurationName"]): item.get("RuleParameters") or {}
-            for family in ("Debug", "Profiler")
+            for family in FAMILIES
             for item in job.get(f"{family}RuleConfigurations") or []
         }
 
@@ -44,14 +37,14 @@ class SageMaker:
         return sorted(name for name in names if name.startswith(prefix))
 
     def stop(self, job_name: str) -> str:
-        """Stop a job. Returns "stopped" or "already Stopping/Stopped"; raises NotRunning otherwise."""
+        """Stop a job. Returns "stopped", "already Stopping" / "already Stopped", or the status of a job that is
+        not running (Completed, Failed) as SageMaker names it; raises on any other error."""
         try:
             self.client.stop_training_job(TrainingJobName=job_name)
         except ClientError as err:
             found = _NOT_RUNNING.search(error_message(err)) if error_code(err) == "ValidationException" else None
             if not found:
                 raise
-            if found.group(1) in ALREADY_STOPPING:
-                return f"already {found.group(1)}"
-            raise NotRunning(found.group(1)) from None
+            status = found.group(1)
+            return f"already {status}" if status in ALREADY_STOPPING else status
         return "stopped"

@@ -1,0 +1,62 @@
+"""What email and sms share: an endpoint of one person, reached through the stack's topic.
+
+The endpoint is subscribed on first use with the filter policy {"to": [endpoint]}, and each message carries
+to=<endpoint>, so a person receives only the messages addressed to them. While an email subscription waits
+for its confirmation the action is skipped, and a later event of the job sends it once confirmed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions import messages
+from rule_actions.contract import Outcome
+from rule_actions.kinds.base import Kind, NotDone
+from rule_actions.records import Action, Invalid, show
+
+
+class Endpoint(Kind):
+    keys = ("endpoint",)
+    example = ""
+
+    def problem(self, endpoint: str) -> str | None:
+        """Why a string is not an endpoint of this kind, or None."""
+        raise NotImplementedError
+
+    def endpoint_problem(self, endpoint: Any) -> str | None:
+        if endpoint is None:
+            return f"missing: {self.name} needs an endpoint"
+        if not isinstance(endpoint, str):
+            return f"must be a string, got {type(endpoint).__name__} {show(endpoint)}"
+        return self.problem(endpoint)
+
+    def as_dict(self, action):
+        return {"endpoint": str(action.target), "name": self.name}
+
+    def identity(self, target: str) -> str:
+        """Two targets with one identity are one recipient (the allowlist's case rules)."""
+        return target.casefold()
+
+    def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
+        endpoint = entry.get("endpoint")
+        problem = self.endpoint_problem(endpoint)
+        if problem:
+            return Invalid(f"{where}.endpoint", problem, self.name, endpoint if isinstance(endpoint, str) else "")
+        return Action(self.name, endpoint)
+
+    def deny(self, target, event, config):
+        return None if config.endpoint_allowed(target) else f"{target} is not in allowed_endpoints"
+
+    def preview(self, item):
+        return f"would send to {item.target}"
+
+    def carry_out(self, item, event, effects, taken):
+        if effects.notifier.ensure_subscription(self.name, item.target) == effects.notifier.PENDING:
+            raise NotDone(
+                Outcome.SKIPPED,
+                f"{self.name} subscription pending confirmation: {item.target} must confirm the AWS Notification "
+                "message first; this message is sent on a later event of the job once confirmed",
+            )
+        message_id = effects.notifier.publish(item.target, messages.render(event, item.trigger, effects.region, taken))
+        return {"reason": f"sent to {item.target} (message {message_id})"}

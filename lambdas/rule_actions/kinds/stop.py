@@ -1,0 +1,128 @@
+"""stoptraining [training_job_prefix]: stop the event's job, or the InProgress jobs starting with a prefix.
+
+Policy (the SDK stops only when exactly one job matches; the rule container lower-cases everything):
+- no prefix, or the job's own name: stop the job itself, no listing;
+- a prefix that does not cover the event's job is denied unless `allow_cross_job_stop` (other teams' jobs);
+- only an InProgress job is stopped; a prefix must list the event's job among its InProgress matches (or
+  `allow_cross_job_stop`), and exactly one match unless `stop_all_matching`;
+- "already Stopping/Stopped" counts as done. Each job this stack stops is recorded in the ledger, so its
+  Stopped outcome does not alert a second time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rule_actions.contract import IN_PROGRESS, Outcome
+from rule_actions.messages import one_line
+from rule_actions.kinds.base import ACTION_JSON, RULES, Kind, NotDone
+from rule_actions.records import Action, Facts, Invalid, Planned, Reads, show
+
+# The training-job-name charset and length: a longer prefix matches no job, and ListTrainingJobs' NameContains
+# refuses more than 63 characters (a permanent error on every delivery).
+PREFIX_RE = re.compile(r"[A-Za-z0-9-]{1,63}", re.ASCII)
+MAX_NAMED_JOBS = 10
+
+
+def names(jobs: Sequence[str]) -> str:
+    shown = ", ".join(jobs[:MAX_NAMED_JOBS])
+    return shown + (f" and {len(jobs) - MAX_NAMED_JOBS} more" if len(jobs) > MAX_NAMED_JOBS else "")
+
+
+def prefix_problem(prefix: Any) -> str | None:
+    """Why a training_job_prefix is unusable, or None."""
+    if not isinstance(prefix, str):
+        return f"must be a string, got {type(prefix).__name__} {show(prefix)}"
+    if prefix == "":
+        return "is empty: it would match every training job"
+    if not PREFIX_RE.fullmatch(prefix):
+        return f"{show(prefix)} is not a training job name prefix (letters, digits, '-'; at most 63)"
+    return None
+
+
+class Stop(Kind):
+    name = "stoptraining"
+    keys = ("training_job_prefix",)
+    places = frozenset((ACTION_JSON, RULES))  # a job outcome comes when the job has ended (or is resuming)
+    acts_on_jobs = True
+
+    def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
+        prefix = entry.get("training_job_prefix")
+        if prefix is None:
+            return Action(self.name)
+        problem = prefix_problem(prefix)
+        if problem:
+            return Invalid(f"{where}.training_job_prefix", problem, self.name, prefix if isinstance(prefix, str) else "")
+        return Action(self.name, prefix)
+
+    def as_dict(self, action):
+        return {"name": self.name} if action.target is None else {"name": self.name, "training_job_prefix": action.target}
+
+    def target(self, action, event):
+        return action.target or event.job_name
+
+    def deny(self, target, event, config):
+        if event.job_name.startswith(target) or config.allow_cross_job_stop:
+            return None
+        return (f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
+                "jobs (set allow_cross_job_stop to permit)")
+
+    def reads(self, item, event, config):
+        own = item.target == event.job_name or event.job_status != IN_PROGRESS
+        return Reads() if own else Reads(prefixes=frozenset((item.target,)))
+
+    def check(self, item: Planned, event, config, facts: Facts) -> Planned:
+        if event.job_status != IN_PROGRESS:
+            return item.decided(Outcome.SKIPPED, f"training job is {event.job_status}; only InProgress jobs are stopped")
+        prefix = item.target
+        if prefix == event.job_name:
+            return replace(item, jobs=(prefix,))
+        listed = facts.listings.get(prefix, "ListTrainingJobs was not read")
+        if isinstance(listed, str):
+            return item.decided(Outcome.FAILED, listed)
+        if not listed:
+            return item.decided(Outcome.SKIPPED, f"no InProgress training job starts with {prefix!r}")
+        if event.job_name not in listed and not config.allow_cross_job_stop:
+            # A prefix covering this job covers others too; with this job gone they alone would be stopped.
+            return item.decided(Outcome.SKIPPED, f"{event.job_name} is no longer InProgress; stopping only other jobs "
+                                                 f"under {prefix!r} ({names(listed)}) needs allow_cross_job_stop")
+        if len(listed) > 1 and not config.stop_all_matching:
+            return item.decided(Outcome.SKIPPED, f"{len(listed)} InProgress jobs start with {prefix!r} ({names(listed)}): "
+                                                 "stop_all_matching is false, so none was stopped")
+        return replace(item, jobs=tuple(listed))
+
+    def preview(self, item):
+        return f"would stop {names(item.jobs or ())}"
+
+    def carry_out(self, item, event, effects, taken):
+        stopped, already, not_running = [], [], []
+        for job in item.jobs or ():
+            status = effects.sagemaker.stop(job)
+            if status == "stopped":
+                stopped.append(job)
+                not_running += _record(item, event, effects, job)
+            elif status.startswith("already"):
+                already.append(f"{job} {status}")  # "already Stopping/Stopped" from SageMaker is success
+            else:
+                not_running.append(f"{job} is {status}")
+        if not stopped and not already:
+            raise NotDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(not_running)}")
+        notes = ([f"stopped {names(stopped)}"] if stopped else []) + already + not_running
+        return {"reason": "; ".join(notes), "jobs": stopped}
+
+
+def _record(item: Planned, event: Any, effects: Any, job: str) -> list[str]:
+    """Record that this stack stopped `job`, so its Stopped outcome does not alert twice. The job is stopped
+    whatever happens here: a record that cannot be written is a note on the stop, not a failure of it."""
+    by = one_line(f"rule {item.trigger.label} of {event.job_name}", 200)
+    try:
+        effects.ledger.mark_stopped(event.arn_of(job), by)
+    except Exception as err:
+        return [f"the record of {job}'s stop could not be written ({type(err).__name__}): its Stopped outcome may alert"]
+    return []
+
+
+KIND = Stop()

@@ -1,0 +1,62 @@
+"""The one redaction rule (rule_actions.privacy.redact): what it rewrites, what it keeps, and that it is cheap."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from rule_actions.privacy import redact
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ml@example.com", "m***@example.com"),
+    ("sent to first.last@mail.example.co.uk (message 1)", "sent to f***@mail.example.co.uk (message 1)"),
+    ('"target":"ML@Example.COM"', '"target":"M***@Example.COM"'),
+    ("first.last@mail", "f***@mail"),  # not a valid address, still somebody's
+    ("+15555550100", "+*******0100"),
+    ("call +1 (555) 555-0100 now", "call +*******0100 now"),
+    ("https://hooks.slack.com/services/T000/B000/XXXX", "https://hooks.slack.com/***"),
+    ("see https://user:secret@hooks.example.com/path?key=v", "see https://hooks.example.com/***"),
+    ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),  # a bare host: nothing secret to hide
+    ("s3://bucket/datasets/train", "s3://bucket/***"),
+])
+def test_addresses_numbers_and_urls_are_redacted(text, expected):
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "stopped demo-job-001",
+    "arn:aws:sagemaker:us-east-1:123456789012:training-job/demo-job-001",
+    "2026-11-23T10:00:00+00:00",
+    "ledger record until 2026-11-26T08:00:00+00:00",
+    "message 9bcf204d-c8d8-442a-8739-144e60d1ebdf",
+    "@logger.inject_lambda_context",
+    "+1000 ms",
+])
+def test_what_is_not_personal_is_kept(text):
+    assert redact(text) == text
+
+
+def test_redacting_twice_changes_nothing_and_containers_are_walked():
+    once = redact({"a": ["ml@example.com", ("+15555550100", 3)], "b": None})
+    assert once == {"a": ["m***@example.com", ("+*******0100", 3)], "b": None}
+    assert redact(once) == once
+
+
+@pytest.mark.parametrize("text", ["R" * 100_000, "a" * 100_000 + "@", "+" + "1" * 100_000,
+                                  "https://" + "x" * 100_000, "a." * 50_000 + "@x.com", "x@" * 50_000])
+def test_hostile_input_does_not_hang_the_function(text):
+    # Given a 100,000-character value (a hostile rule name, say): an unbounded pattern took 75 s on one log line
+    def hung(*_):
+        raise TimeoutError("redact hung on a 100,000-character value")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)  # a watchdog for a hang, not a performance target (bench/ measures speed)
+    try:
+        # When it is redacted / Then it returns
+        result = redact(text)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert isinstance(result, str)
