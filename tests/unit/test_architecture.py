@@ -1,0 +1,46 @@
+"""The layering the README describes, checked on the sources: infra/ reads only the contract and the
+configuration of the function's package; only effects/ talks to AWS; the pure core imports no adapter."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "lambdas" / "rule_actions"
+
+
+def imports(path: Path) -> set[str]:
+    """The modules a file imports at run time (imports for type checking only are left out)."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            node.body = []
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "infra").glob("*.py")), ids=lambda p: p.name)
+def test_infra_imports_only_the_contract_and_the_configuration(path):
+    used = {name for name in imports(path) if name.startswith("rule_actions")}
+    assert used <= {"rule_actions.contract", "rule_actions.config"}, used
+
+
+@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("*.py") if "effects" not in p.parts),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_effects_call_aws(path):
+    assert not {name for name in imports(path) if name.split(".")[0] in ("boto3", "botocore")}
+
+
+@pytest.mark.parametrize("module", ["model", "triggers", "plan", "records", "contract", "privacy", "actions",
+                                    "config", "messages", "kinds/base"])
+def test_the_pure_core_imports_no_adapter_and_no_powertools(module):
+    used = imports(PACKAGE / f"{module}.py")
+    assert not {n for n in used if n.startswith(("rule_actions.effects", "rule_actions.execute", "aws_lambda_powertools"))}
