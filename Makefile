@@ -20,7 +20,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo test bench stress synth lint-template deploy destroy clean
+.PHONY: setup demo test bench stress synth lint lint-template deploy destroy clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -48,7 +48,11 @@ lint-template: synth
 demo: setup
 	$(VENV)/bin/rule-actions replay --config examples/demo-config.json events/
 
-test: setup synth lint-template
+# ruff on the sources (rules in pyproject.toml); a finding fails `make test`.
+lint: setup
+	$(VENV)/bin/ruff check --quiet .
+
+test: setup lint synth lint-template
 	$(PY) -m pytest -q
 
 # Benchmarks: print numbers (invocations, actions, API calls, cold start, replay throughput); not tests.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import uuid
 import zlib
+from datetime import UTC
 from typing import Any
 
 from rule_actions.client import ActionList, Email, StopTraining, prepare_actions
@@ -111,9 +112,9 @@ def event(
 
 
 def _iso(seconds: int) -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def lifecycle(index: int, n: int, kind: str, rng: random.Random, tag: str = "exp") -> list[dict[str, Any]]:
@@ -200,7 +201,7 @@ def generate(n_events: int = 10_000, n_jobs: int = 500, seed: int = 20261122,
     kinds += ["clean"] * (n_jobs - len(kinds))
     rng.shuffle(kinds)
     stamped: list[tuple[int, int, int, dict[str, Any]]] = []
-    for index, (n, kind) in enumerate(zip(per_job, kinds)):
+    for index, (n, kind) in enumerate(zip(per_job, kinds, strict=False)):
         for position, item in enumerate(lifecycle(index, n, kind, rng, tag)):
             stamped.append((int(item["detail"]["LastModifiedTime"]), index, position, item))
     stamped.sort(key=lambda s: s[:3])

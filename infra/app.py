@@ -50,10 +50,13 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
 
 def main() -> int:
     try:
-        app, _ = build_app()
+        app, stack = build_app()
     except ConfigError as err:
         print(err, file=sys.stderr)
         return 1
+    warnings = stack.actions.config.warnings(CONFIG_KEY)
+    if warnings:
+        print("rule-actions: the configuration is valid, but:\n  - " + "\n  - ".join(warnings), file=sys.stderr)
     try:
         app.synth()
     except RuntimeError as err:  # the validation report (cdk-nag findings) is already printed above

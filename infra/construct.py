@@ -97,7 +97,7 @@ class _QueueDestination:
     def __init__(self, queue: sqs.IQueue):
         self.queue = queue
 
-    def bind(self, scope: Construct, fn: lambda_.IFunction, *, type: lambda_.DestinationType) -> lambda_.DestinationConfig:  # noqa: A002
+    def bind(self, scope: Construct, fn: lambda_.IFunction, *, type: lambda_.DestinationType) -> lambda_.DestinationConfig:
         return lambda_.DestinationConfig(destination=self.queue.queue_arn)
 
 

@@ -174,13 +174,14 @@ class EmbeddedAccount:
         os.environ.update(self.environment, AWS_REGION=self.region)
         handler.runtime.cache_clear()
         with open(os.devnull, "w") as devnull:
-            sink = log or devnull
-            stream = logger.registered_handler.setStream(sink)
+            sink, logs = log or devnull, logger.registered_handler
+            # Swapped, not setStream: that flushes the stream it replaces, which a caller may have closed since.
+            previous, logs.stream = logs.stream, sink
             try:
                 with contextlib.redirect_stdout(sink):
                     return self._replay(handler, events)
             finally:
-                logger.registered_handler.setStream(stream)
+                logs.stream = previous
 
     def _replay(self, handler: Any, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         """One row per event, whatever an event holds: what cannot be read or seeded is a problem on its row."""

@@ -52,7 +52,7 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> Non
         lines += [("", "", "", "problem", "-", "-", "-", _short(problem, width)) for problem in item.get("problems", [])]
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]) - 1)]
     for line in lines:
-        out.write("  ".join(cell.ljust(w) for cell, w in zip(line, widths)) + "  " + line[-1] + "\n")
+        out.write("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=False)) + "  " + line[-1] + "\n")
     out.write(summary(rows) + "\n")
 
 

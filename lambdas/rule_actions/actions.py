@@ -93,7 +93,7 @@ def parse_entry(entry: Any, where: str, place: str) -> Action | Invalid:
         return Invalid(f"{where}.name", f"unknown action {show(name)}{_hint(kind, place)}; allowed: {', '.join(allowed)}")
     for key in entry:
         if key != "name" and key not in kind.keys:
-            return Invalid(f"{where}.{key}", f"unknown key for {kind.name} (allowed: {', '.join(('name',) + kind.keys)})",
+            return Invalid(f"{where}.{key}", f"unknown key for {kind.name} (allowed: {', '.join(('name', *kind.keys))})",
                            kind.name)
     return kind.parse(entry, where)
 

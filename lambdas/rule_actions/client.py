@@ -22,7 +22,7 @@ from typing import Any
 
 from rule_actions import actions as grammar
 
-__all__ = ["StopTraining", "Email", "SMS", "ActionList", "prepare_actions"]
+__all__ = ["SMS", "ActionList", "Email", "StopTraining", "prepare_actions"]
 
 JOB_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}", re.ASCII)
 MAX_PARAMETER_CHARS, MAX_PARAMETERS = 256, 100
@@ -142,7 +142,7 @@ def _from_action_json(rule: str, text: Any) -> _Action | ActionList:
         raise ValueError(f"rule {rule!r}: RuleParameters action_json is invalid: {problems}")
     data = grammar.decode_action_json(text)
     built: list[_Action] = []
-    for action, entry in zip(parsed, data if isinstance(data, list) else [data]):
+    for action, entry in zip(parsed, data if isinstance(data, list) else [data], strict=False):
         if action.kind != grammar.STOP:
             built.append((Email if action.kind == grammar.EMAIL else SMS)(action.target))
             continue

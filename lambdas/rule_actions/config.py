@@ -13,7 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rule_actions.actions import EMAIL, JOB_OUTCOMES, PREFIX_RE, RULES, SMS, Action, as_dict, endpoint_problem, parse_entries
+from rule_actions.actions import (
+    EMAIL,
+    JOB_OUTCOMES,
+    PREFIX_RE,
+    RULES,
+    SMS,
+    Action,
+    as_dict,
+    endpoint_problem,
+    parse_entries,
+)
 from rule_actions.contract import ENV_CONFIG, ENV_LEDGER_TABLE, ENV_TOPIC_ARN, ISSUES_FOUND, RULE_ERROR
 from rule_actions.contract import JOB_OUTCOMES as OUTCOMES
 from rule_actions.records import show
@@ -29,6 +39,16 @@ _FLAGS = {
 }
 KEYS = ("notify", "rules", "job_outcomes", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours", *_FLAGS)
 MAX_TTL_HOURS = 24 * 365
+# The built-in rules of SageMaker Debugger and Profiler (smdebug-rulesconfig 1.0.1; a test checks the package):
+# a `rules` key that names one of them in another case never matches it (rule names are matched with their case).
+BUILTIN_RULES = (
+    "AllZero", "BatchSize", "CPUBottleneck", "CheckInputImages", "ClassImbalance", "Confusion", "CreateXgboostReport",
+    "Dataloader", "DeadRelu", "ExplodingTensor", "FeatureImportanceOverweight", "GPUMemoryIncrease", "IOBottleneck",
+    "LoadBalancing", "LossNotDecreasing", "LowGPUUtilization", "MaxInitializationTime", "NLPSequenceRatio",
+    "OverallSystemUsage", "Overfit", "Overtraining", "PoorWeightInitialization", "ProfilerReport",
+    "SaturatedActivation", "SimilarAcrossRuns", "StalledTrainingRule", "StepOutlier", "TensorVariance", "TreeDepth",
+    "UnchangedTensor", "VanishingGradient", "WeightUpdateRatio",
+)
 
 
 class ConfigError(ValueError):
@@ -146,6 +166,20 @@ class Config:
             return True
         folded = endpoint.casefold()
         return any(fnmatch.fnmatchcase(folded, pattern.casefold()) for pattern in self.allowed_endpoints)
+
+    def warnings(self, where: str = "rule_actions") -> list[str]:
+        """What is valid but probably not meant: a `rules` key that matches a built-in rule only in another case
+        (its events fall through to the next glob or `*`)."""
+        found = []
+        for pattern, _ in self.rules:
+            if pattern == "*" or any(fnmatch.fnmatchcase(rule, pattern) for rule in BUILTIN_RULES):
+                continue
+            near = [rule for rule in BUILTIN_RULES if fnmatch.fnmatchcase(rule.casefold(), pattern.casefold())]
+            if near:
+                found.append(f"{where}.rules[{json.dumps(pattern)}] matches no rule name as written (names are "
+                             f"matched with their case), but {', '.join(near[:5])} in another case: those rules fall "
+                             f"through to the next glob or '*'. Write {json.dumps(near[0])} if that is meant.")
+        return found
 
     def job_in_scope(self, job_name: str) -> bool:
         return not self.training_job_prefixes or job_name.startswith(self.training_job_prefixes)

@@ -66,7 +66,7 @@ def run(planned: list[Planned], event: JobEvent, effects: Effects) -> list[Resul
         taken = [r.as_dict() for r in results if r.planned.trigger == item.trigger and r.jobs is not None]
         key = {"job": event.job_arn, **item.trigger.ledger_fields, "kind": item.kind, "target": kind.identity(item.target)}
 
-        def work(item: Planned = item, taken: list = taken) -> dict:
+        def work(item: Planned = item, taken: list = taken, kind: kinds.Kind = kind) -> dict:
             done = kind.carry_out(item, event, effects, taken)
             return {**done, "reason": redact(done["reason"])}  # the ledger keeps it: redacted like any result
 

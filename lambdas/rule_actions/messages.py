@@ -153,7 +153,7 @@ def outcome_subject(event: JobEvent, outcome: JobOutcome) -> str:
 
 def duration(seconds: float) -> str:
     """3725 -> "1 h 2 min 5 s"."""
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     parts = [(seconds // 3600, "h"), (seconds % 3600 // 60, "min"), (seconds % 60, "s")]
     shown = [f"{value} {unit}" for value, unit in parts if value]
     return " ".join(shown) or "0 s"

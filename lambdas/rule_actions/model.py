@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from rule_actions.contract import FAMILIES, JOB_OUTCOMES, JOB_TRIGGER_PREFIX, DETAIL_TYPE, SOURCE
+from rule_actions.contract import DETAIL_TYPE, FAMILIES, JOB_OUTCOMES, JOB_TRIGGER_PREFIX, SOURCE
 from rule_actions.records import show
 
 NOT_GIVEN = object()  # a rule whose configuration the event does not carry
@@ -140,14 +140,14 @@ def parse_timestamp(value: Any) -> datetime | None:
     if isinstance(value, bool) or value in (None, ""):
         return None
     try:
-        return datetime.fromtimestamp(float(value) / 1000, tz=timezone.utc)
+        return datetime.fromtimestamp(float(value) / 1000, tz=UTC)
     except (TypeError, ValueError, OverflowError, OSError):
         pass
     try:
         parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def parse_event(raw: Any) -> JobEvent:

@@ -204,3 +204,61 @@ def test_a_family_prefix_matching_two_running_jobs_stops_neither(corpus):
     # Then, like the SDK, several matches stop nothing (stop_all_matching is false), and the jobs are named
     assert stops and {a["outcome"] for a in stops} == {"skipped"} and all(a["jobs"] == [] for a in stops)
     assert "hpo-tabnet-trial-01, hpo-tabnet-trial-02" in stops[0]["reason"]
+
+
+def test_a_malformed_event_is_reported_on_its_row_and_the_rest_still_replays(capsys, tmp_path):
+    # Given good events around events whose parts cannot be read (valid JSON): rule configurations that are not
+    # objects, a status list given as an object, a status given as an array, a job status SageMaker does not have
+    good = json.loads((EVENTS / "vanishing-gradient-sdk-actions.json").read_text())
+    bad_configs = json.loads(json.dumps(good))
+    bad_configs["id"], bad_configs["detail"]["DebugRuleConfigurations"] = "bad-1", [None, "x", 5]
+    status_object = json.loads(json.dumps(good))
+    status_object["id"] = "bad-2"
+    status_object["detail"]["DebugRuleEvaluationStatuses"] = {"RuleConfigurationName": "VanishingGradient"}
+    status_array = json.loads(json.dumps(good))
+    status_array["id"] = "bad-3"
+    status_array["detail"]["DebugRuleEvaluationStatuses"][0]["RuleEvaluationStatus"] = ["IssuesFound"]
+    unknown_status = json.loads(json.dumps(good))
+    unknown_status["id"], unknown_status["detail"]["TrainingJobStatus"] = "bad-4", "Exploded"
+    (tmp_path / "events.json").write_text(json.dumps([bad_configs, status_object, status_array, unknown_status, good]))
+
+    # When they are replayed
+    code, rows, err = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path / "events.json"))
+
+    # Then every event has its row and nothing is lost: the good one acts, each bad one names its problem
+    assert code == 0 and len(rows) == 5 and "Traceback" not in err
+    assert "detail.DebugRuleConfigurations[0]: no RuleConfigurationName string (null)" in rows[0]["problems"]
+    assert rows[0]["matched"] and rows[0]["actions"]  # its rule status still acts (without action_json)
+    assert rows[1]["problems"] == ['detail.DebugRuleEvaluationStatuses: not a list ({"RuleConfigurationName": "VanishingGradient"})']
+    assert rows[2]["problems"][0].startswith("detail.DebugRuleEvaluationStatuses[0]: no RuleConfigurationName and RuleEvaluationStatus strings")
+    assert any("TrainingJobStatus \"Exploded\" is not a SageMaker status" in p for p in rows[3]["problems"])
+    assert {a["outcome"] for a in rows[4]["actions"]} <= {"done", "duplicate"}
+
+    # And the table shows the problems too, and counts the rows that have them
+    main(["replay", "--config", str(DEMO_CONFIG), str(tmp_path / "events.json")])
+    table = capsys.readouterr().out.splitlines()
+    assert sum(1 for line in table if " problem " in line) >= 4
+    assert table[-1].endswith("4 with problems (see their rows)")
+
+
+def test_a_deleting_job_is_seeded_and_an_unnamed_status_keeps_the_job_name(capsys, tmp_path):
+    # Given an IssuesFound event of a job being deleted (a status the API has), without its rule configurations,
+    # and an event whose TrainingJobStatus is missing
+    good = json.loads((EVENTS / "vanishing-gradient-sdk-actions.json").read_text())
+    deleting = json.loads(json.dumps(good))
+    deleting["detail"]["TrainingJobStatus"] = "Deleting"
+    del deleting["detail"]["DebugRuleConfigurations"]
+    nameless = json.loads(json.dumps(good))
+    nameless["id"] = "no-status"
+    del nameless["detail"]["TrainingJobStatus"]
+    (tmp_path / "events.json").write_text(json.dumps([deleting, nameless]))
+
+    # When they are replayed
+    code, rows, _ = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path / "events.json"))
+
+    # Then the job exists in the embedded account (DescribeTrainingJob reads its configurations, nothing fails)
+    assert code == 0 and "error" not in rows[0]
+    assert [a["outcome"] for a in rows[0]["actions"] if a["kind"] == "action_json"] == []
+    # And the event without a status is ignored naming the field, its job still named
+    assert rows[1]["training_job"] == good["detail"]["TrainingJobName"]
+    assert "TrainingJobStatus" in rows[1]["ignored"]

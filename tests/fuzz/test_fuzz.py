@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 from builders import ACCOUNT, REGION, event, function_resources, rule_config, rule_status
@@ -41,12 +40,12 @@ from moto.sns.models import sns_backends
 
 from rule_actions import handler, triggers
 from rule_actions import plan as planner
-from rule_actions.contract import IN_PROGRESS, RULE_ERROR, TEAM
-from rule_actions.privacy import redact
 from rule_actions.actions import EMAIL, EMAIL_RE, NOTIFY, PHONE_RE, PREFIX_RE, SMS, STOP, Action, parse_action_json
 from rule_actions.config import Config, ConfigError, Settings
+from rule_actions.contract import IN_PROGRESS, RULE_ERROR, TEAM
 from rule_actions.handler import ActionsFailed
 from rule_actions.model import NOT_GIVEN, IgnoredEvent, JobEvent, parse_event
+from rule_actions.privacy import redact
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import LocalContext
 
@@ -166,7 +165,7 @@ def huge(n_min: int = 1_000, n_max: int = 100_000) -> st.SearchStrategy[str]:
 
 json_leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-(10**30), 10**30),
                         st.floats(allow_nan=True, allow_infinity=True), texts, st.sampled_from(TRICKY))
-json_keys = st.one_of(st.sampled_from(["name", "endpoint", "training_job_prefix"] + KEY_TYPOS), texts)
+json_keys = st.one_of(st.sampled_from(["name", "endpoint", "training_job_prefix", *KEY_TYPOS]), texts)
 json_trees = st.recursive(
     json_leaves,
     lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(json_keys, children, max_size=4)),
@@ -303,7 +302,7 @@ def configs(draw) -> Config:
     rule_entries = st.lists(
         st.one_of(
             st.sampled_from(["stoptraining", "notify"]),
-            st.sampled_from(JOBS + ["exp-"]).map(lambda p: {"name": "stoptraining", "training_job_prefix": p}),
+            st.sampled_from([*JOBS, "exp-"]).map(lambda p: {"name": "stoptraining", "training_job_prefix": p}),
             st.sampled_from(["team@example.com", "ml@example.com"]).map(lambda e: {"name": "email", "endpoint": e}),
         ),
         max_size=3,
@@ -690,9 +689,7 @@ config_values = st.one_of(hostile_values, st.booleans(), st.integers(-5, 10_000)
 config_dicts = st.one_of(
     hostile_values,
     st.dictionaries(
-        st.one_of(st.sampled_from(["notify", "rules", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours",
-                                   "honor_action_json", "stop_all_matching", "allow_cross_job_stop", "act_on_replays",
-                                   "notify_on_rule_error", "dry_run"] + KEY_TYPOS), texts),
+        st.one_of(st.sampled_from(["notify", "rules", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours", "honor_action_json", "stop_all_matching", "allow_cross_job_stop", "act_on_replays", "notify_on_rule_error", "dry_run", *KEY_TYPOS]), texts),
         st.one_of(
             config_values,
             st.dictionaries(st.sampled_from(["emails", "sms", "*", "Overfit", "Vanishing*"]) | texts,

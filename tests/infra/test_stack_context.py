@@ -102,3 +102,18 @@ def test_an_invalid_rule_actions_stack_block_stops_synth_with_one_clear_message(
         "invalid stack settings:\n  rule_actions_stack.log_retention_days: 45 is not a retention CloudWatch Logs "
         f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}\n"
     )
+
+
+def test_synth_warns_of_a_rule_key_in_the_wrong_case_and_still_synthesizes(tmp_path):
+    # Given a rules key that names a built-in rule in another case
+    context = {**cdk_json_context(), "rule_actions": {"rules": {"vanishinggradient": ["stoptraining"], "*": ["notify"]}}}
+
+    # When the app synthesizes (into a folder of its own)
+    result = subprocess.run([sys.executable, "app.py"], cwd=ROOT, capture_output=True, text=True, timeout=180,
+                            env={**os.environ, "CDK_CONTEXT_JSON": json.dumps(context), "CDK_OUTDIR": str(tmp_path),
+                                 "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"})
+
+    # Then it succeeds, and one readable block names the key and the rule it probably means
+    assert result.returncode == 0, result.stderr
+    assert "rule-actions: the configuration is valid, but:" in result.stderr
+    assert 'rule_actions.rules["vanishinggradient"]' in result.stderr and "VanishingGradient" in result.stderr

@@ -20,7 +20,7 @@ from rule_actions_cli.embedded import LocalContext
 TABLE = "rule-actions-ledger"
 
 
-def LambdaContext() -> LocalContext:  # noqa: N802 - reads like the class it stands in for
+def LambdaContext() -> LocalContext:
     return LocalContext("rule-actions", f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:rule-actions")
 
 

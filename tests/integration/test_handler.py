@@ -449,3 +449,18 @@ def test_a_message_never_reveals_another_recipients_address(aws):
     assert "alice@example.com" not in to_bob["email"] and "+15555550100" not in to_bob["email"]
     [to_alice] = aws.inbox("alice@example.com")
     assert "bob@example.org" not in to_alice["email"]
+
+
+def test_one_address_in_two_cases_gets_one_message_across_events(aws):
+    # Given two rules of a job whose action_json name one address, in two cases
+    aws.put_job("demo-job-001")
+    lower = issues_found(action_json='[{"name": "email", "endpoint": "casey@example.com"}]')
+    upper = issues_found(action_json='[{"name": "email", "endpoint": "casey@EXAMPLE.com"}]', event_id="another")
+
+    # When both events arrive
+    first, second = aws.invoke(lower), aws.invoke(upper)
+
+    # Then the address got one message; the second is a duplicate of the first (the ledger folds the case)
+    assert [a["outcome"] for a in first["actions"] if a["kind"] == "email"] == ["done"]
+    assert [a["outcome"] for a in second["actions"] if a["kind"] == "email"] == ["duplicate"]
+    assert [to for to, _ in aws.published if to != "team"] == ["casey@example.com"]

@@ -187,7 +187,7 @@ def deliver(work: Workload, aws, threads: int = THREADS) -> tuple[Run, list[dict
     return run, redelivered
 
 
-def _Context() -> LocalContext:  # noqa: N802 - a long run: in-progress records must outlive it
+def _Context() -> LocalContext:
     return LocalContext("rule-actions", "arn:aws:lambda:us-east-1:123456789012:function:rule-actions",
                         aws_request_id="req-load", remaining_millis=600_000)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import urllib.request
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import boto3
 import pytest
@@ -35,7 +35,7 @@ PROFILER_RULES = [
         "RuleParameters": {"rule_to_invoke": "LowGPUUtilization", "action_json": PLAIN_ACTION_JSON},
     }
 ]
-EVALUATED_AT = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+EVALUATED_AT = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 DEBUG_STATUSES = [
     {
         "RuleConfigurationName": "LossNotDecreasing",

@@ -11,12 +11,12 @@ import pytest
 
 os.environ.setdefault("SAGEMAKER_SUPPRESS_V2_WARNING", "1")  # before the import: it warns at import time
 
-import smdebug_rulesconfig.actions.actions as sdk  # noqa: E402
-from sagemaker.debugger import Rule, rule_configs  # noqa: E402
-from smdebug_rulesconfig.actions import utils as sdk_utils  # noqa: E402
+import smdebug_rulesconfig.actions.actions as sdk
+from sagemaker.debugger import Rule, rule_configs
+from smdebug_rulesconfig.actions import utils as sdk_utils
 
-from rule_actions import client  # noqa: E402
-from rule_actions.actions import Action, as_dict, parse_action_json  # noqa: E402
+from rule_actions import client
+from rule_actions.actions import Action, as_dict, parse_action_json
 
 JOB = "MyJob-2026-11-22"  # capitals on purpose: values keep their case
 STOP, EMAIL, SMS = "stoptraining", "email", "sms"
@@ -326,8 +326,7 @@ def _sdk_shaped_values(count=40, seed=1234):
         values.append(("Email", f"{local}@{pick(word, 1, 30)}.{pick(word, 2, 3)}"))
         values.append(("SMS", "+" + rng.choice("123456789") + pick(string.digits, 1, 14)))
         values.append(("StopTraining", pick(string.ascii_letters + string.digits + "-", 1, 63)))
-    return values + [("Email", "a@b.co"), ("Email", "0@_.__"), ("SMS", "+12"), ("SMS", "+" + "9" * 15),
-                     ("StopTraining", "-"), ("StopTraining", "A" * 63)]
+    return [*values, ("Email", "a@b.co"), ("Email", "0@_.__"), ("SMS", "+12"), ("SMS", "+" + "9" * 15), ("StopTraining", "-"), ("StopTraining", "A" * 63)]
 
 
 SDK_REGEX = {"Email": sdk_utils.EMAIL_ADDRESS_REGEX, "SMS": sdk_utils.PHONE_NUMBER_REGEX,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from rule_actions.actions import EMAIL, NOTIFY, SMS, STOP, Action
-from rule_actions.config import Config, ConfigError, Settings
+from rule_actions.actions import EMAIL, NOTIFY, STOP, Action
+from rule_actions.config import BUILTIN_RULES, Config, ConfigError, Settings
 
 SPEC_KEYS = (
     "notify",
@@ -511,3 +511,35 @@ def test_job_outcome_endpoints_follow_the_allowlist():
 def test_rule_statuses_follow_notify_on_rule_error():
     assert Config().rule_statuses == ("IssuesFound", "Error")
     assert Config(notify_on_rule_error=False).rule_statuses == ("IssuesFound",)
+
+
+# --- warnings: valid, but probably not meant -----------------------------------------------------------------
+
+
+def test_builtin_rules_are_the_sdks():
+    # Given the real smdebug-rulesconfig 1.0.1: its Debugger rule functions and Profiler rule classes
+    import inspect
+
+    import smdebug_rulesconfig.debugger_rules.builtin_rules as debugger
+    import smdebug_rulesconfig.profiler_rules.rules as profiler
+
+    names = [f()["DebugRuleConfiguration"]["RuleConfigurationName"] for n, f in vars(debugger).items()
+             if inspect.isfunction(f) and f.__module__ == debugger.__name__ and not n.startswith("_")]
+    names += [n for n, c in vars(profiler).items()
+              if inspect.isclass(c) and issubclass(c, profiler.ProfilerRuleBase) and c is not profiler.ProfilerRuleBase]
+
+    # Then the configuration knows the same names
+    assert sorted(names) == sorted(BUILTIN_RULES)
+
+
+@pytest.mark.parametrize(("key", "named"), [("vanishinggradient", "VanishingGradient"), ("LOSSNOTDECREASING", "LossNotDecreasing"),
+                                            ("profiler*", "ProfilerReport")])
+def test_a_rule_key_that_differs_from_a_builtin_rule_only_in_case_is_warned(key, named):
+    warnings = Config.from_dict({"rules": {key: ["notify"], "*": []}}).warnings()
+    assert len(warnings) == 1
+    assert json.dumps(key) in warnings[0] and named in warnings[0] and "fall through" in warnings[0]
+
+
+@pytest.mark.parametrize("key", ["VanishingGradient", "Loss*", "MyCustomRule", "*"])
+def test_keys_that_match_as_written_or_name_no_builtin_rule_are_not_warned(key):
+    assert Config.from_dict({"rules": {key: ["notify"]}}).warnings() == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import uuid
@@ -14,7 +15,8 @@ import pytest
 from builders import ACCOUNT, EVENTS, REGION, job_arn
 from smdebug_rulesconfig.actions.actions import SMS, ActionList, Email, StopTraining
 
-from rule_actions.actions import EMAIL, SMS as SMS_KIND, STOP, Action, Invalid, decode_action_json, parse_action_json
+from rule_actions.actions import EMAIL, STOP, Action, Invalid, decode_action_json, parse_action_json
+from rule_actions.actions import SMS as SMS_KIND
 from rule_actions.model import parse_event
 
 FILES = sorted(EVENTS.glob("*.json"))
@@ -116,7 +118,7 @@ def sdk_serialize(text: str) -> str:
     for pairs in entries:
         fields = dict(pairs)
         if fields["name"] == STOP:
-            if [key for key, _ in pairs][0] == "training_job_prefix":
+            if next(key for key, _ in pairs) == "training_job_prefix":
                 actions.append(StopTraining(fields["training_job_prefix"]))  # a prefix the user wrote
             else:
                 stop = StopTraining()  # the SDK fills in the job's name at fit(), after `name`
@@ -311,18 +313,18 @@ def test_lifecycle_is_one_job_or_one_concurrent_family_in_order_with_legal_trans
         modified = [epoch_ms(detail["LastModifiedTime"]) for detail in details]
         statuses = [detail["TrainingJobStatus"] for detail in details]
         duplicates += sum(
-            1 for a, b in zip(job_events, job_events[1:]) if a["detail"] == b["detail"] and a["id"] != b["id"]
+            1 for a, b in itertools.pairwise(job_events) if a["detail"] == b["detail"] and a["id"] != b["id"]
         )
 
         # Then each job starts, moves only along legal transitions, never goes back in time, and ends
-        assert all(a <= b for a, b in zip(modified, modified[1:])), f"{job}: LastModifiedTime goes back"
+        assert all(a <= b for a, b in itertools.pairwise(modified)), f"{job}: LastModifiedTime goes back"
         assert statuses[0] == "InProgress" and details[0]["SecondaryStatus"] == "Starting", job
-        illegal = [(a, b) for a, b in zip(statuses, statuses[1:]) if b not in NEXT_STATUS[a]]
+        illegal = [(a, b) for a, b in itertools.pairwise(statuses) if b not in NEXT_STATUS[a]]
         assert not illegal, f"{job}: illegal TrainingJobStatus transitions: {illegal}"
         assert statuses[-1] in ("Completed", "Stopped", "Failed"), f"{job}: the lifecycle does not end"
 
     # And the file's times increase, and it has duplicates (same detail, new id)
-    assert all(a < b for a, b in zip(times, times[1:])), f"event times do not increase: {times}"
+    assert all(a < b for a, b in itertools.pairwise(times)), f"event times do not increase: {times}"
     assert duplicates >= 2, f"only {duplicates} duplicate events (same detail, new id)"
 
     # And several jobs are one family: one StopTraining prefix of their rules covers them all, and they all

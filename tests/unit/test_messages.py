@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -137,7 +137,7 @@ def test_body_time_is_the_rules_last_modified_time():
     text = body(parsed, rule, REGION, [])
 
     # Then the rule's own time is shown
-    shown = datetime.fromtimestamp(1_700_000_000, tz=timezone.utc)
+    shown = datetime.fromtimestamp(1_700_000_000, tz=UTC)
     assert shown.strftime("%Y-%m-%d") in text and shown.strftime("%H:%M:%S") in text
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from builders import ACCOUNT, REGION, SDK_ACTIONS, event, job_arn, rule_config, rule_status
@@ -11,7 +11,7 @@ from builders import ACCOUNT, REGION, SDK_ACTIONS, event, job_arn, rule_config, 
 from rule_actions.model import NOT_GIVEN, IgnoredEvent, parse_event, parse_timestamp
 
 EPOCH_MS = 1763800000000
-AT_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=EPOCH_MS)
+AT_EPOCH = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=EPOCH_MS)
 
 
 def ignored(raw) -> str:
@@ -197,7 +197,7 @@ def test_malformed_status_entries_are_reported_not_dropped_silently(statuses, go
     # Then the good ones are read and each bad one is reported with its path
     assert [r.name for r in parsed.rules] == good
     assert len(parsed.problems) == len(bad_fields)
-    for problem, field in zip(parsed.problems, bad_fields):
+    for problem, field in zip(parsed.problems, bad_fields, strict=False):
         assert field in problem
 
 
@@ -278,7 +278,7 @@ def test_mixed_case_job_names_are_kept():
         (EPOCH_MS, AT_EPOCH),
         (float(EPOCH_MS), AT_EPOCH),
         ("1763800000123", AT_EPOCH + timedelta(milliseconds=123)),
-        ("0", datetime(1970, 1, 1, tzinfo=timezone.utc)),
+        ("0", datetime(1970, 1, 1, tzinfo=UTC)),
         ("2025-11-22T08:26:40Z", AT_EPOCH),
         ("2025-11-22T08:26:40+00:00", AT_EPOCH),
         ("2025-11-22T10:26:40+02:00", AT_EPOCH),

@@ -517,3 +517,12 @@ def test_a_rule_missing_from_the_description_has_no_action_json():
 
     # Then only the configuration applies
     assert rows(planned) == [("notify", "team", "config", None)]
+
+
+def test_endpoints_that_differ_only_in_case_are_one_recipient():
+    # Given action_json and the configuration naming one address in two cases (as allowed_endpoints compares them)
+    action_json = json.dumps([{"name": "email", "endpoint": "casey@example.com"}])
+    config = {"rules": {"*": [{"name": "email", "endpoint": "casey@EXAMPLE.com"}, {"name": "email", "endpoint": "Casey@Example.com"}]}}
+
+    # When it is planned / Then one email, as action_json wrote it
+    assert rows(run(config, action_json)) == [("email", "casey@example.com", "action_json", None)]

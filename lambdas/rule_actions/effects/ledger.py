@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from aws_lambda_powertools.utilities.idempotency import (
@@ -77,5 +77,5 @@ def _run(work: Callable[[], dict[str, Any]], key: dict[str, str]) -> dict[str, A
 
 
 def _mark_duplicate(response: dict[str, Any], record: Any) -> dict[str, Any]:
-    expires = datetime.fromtimestamp(int(record.expiry_timestamp or 0), tz=timezone.utc).isoformat(timespec="seconds")
+    expires = datetime.fromtimestamp(int(record.expiry_timestamp or 0), tz=UTC).isoformat(timespec="seconds")
     return {**response, "duplicate": True, "ledger_expires": expires}

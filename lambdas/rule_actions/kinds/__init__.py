@@ -12,8 +12,21 @@ from rule_actions.kinds.base import ACTION_JSON, JOB_OUTCOMES, PLACES, RULES, Ki
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, email.KIND, sms.KIND, notify.KIND)}
 STOP, EMAIL, SMS, NOTIFY = stop.KIND.name, email.KIND.name, sms.KIND.name, notify.KIND.name
 
-__all__ = ["ACTION_JSON", "EMAIL", "JOB_OUTCOMES", "KINDS", "NOTIFY", "PLACES", "RULES", "SMS", "STOP", "Kind",
-           "NotDone", "get", "allowed_in"]
+__all__ = [
+    "ACTION_JSON",
+    "EMAIL",
+    "JOB_OUTCOMES",
+    "KINDS",
+    "NOTIFY",
+    "PLACES",
+    "RULES",
+    "SMS",
+    "STOP",
+    "Kind",
+    "NotDone",
+    "allowed_in",
+    "get",
+]
 
 
 def get(name: str) -> Kind:

@@ -12,13 +12,13 @@ Policy (the SDK stops only when exactly one job matches; the rule container lowe
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from rule_actions.contract import IN_PROGRESS, Outcome
-from rule_actions.messages import one_line
 from rule_actions.kinds.base import ACTION_JSON, RULES, Kind, NotDone
+from rule_actions.messages import one_line
 from rule_actions.records import Action, Facts, Invalid, Planned, Reads, show
 
 # The training-job-name charset and length: a longer prefix matches no job, and ListTrainingJobs' NameContains
