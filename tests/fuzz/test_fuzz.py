@@ -440,7 +440,8 @@ def declared(event: JobEvent, config: Config, described: Mapping[tuple[str, str]
     allowed: dict[str, set[tuple[str, str]]] = {}
     invalid: dict[str, list[str]] = {}
     for rule in triggers.find(event, config):
-        pairs = allowed.setdefault(rule.name, set())
+        name = redact(rule.name)  # as a result names it (a hostile name may look like an address)
+        pairs = allowed.setdefault(name, set())
         if rule.status == RULE_ERROR:
             pairs.add((NOTIFY, TEAM))
             continue
@@ -452,7 +453,7 @@ def declared(event: JobEvent, config: Config, described: Mapping[tuple[str, str]
             if text is not None:
                 actions, bad = parse_action_json(text)
                 pairs |= {_pair(a, event) for a in actions}
-                invalid.setdefault(rule.name, []).extend(redact(f"{b.field}: {b.reason}") for b in bad)
+                invalid.setdefault(name, []).extend(redact(f"{b.field}: {b.reason}") for b in bad)
         pairs |= {_pair(a, event) for a in config.actions_for_rule(rule.name)}
     return allowed, invalid
 
