@@ -19,6 +19,7 @@ from rule_actions.actions import (
     PREFIX_RE,
     RULES,
     SMS,
+    STOP,
     Action,
     as_dict,
     endpoint_problem,
@@ -26,6 +27,7 @@ from rule_actions.actions import (
 )
 from rule_actions.contract import ENV_CONFIG, ENV_LEDGER_TABLE, ENV_TOPIC_ARN, ISSUES_FOUND, RULE_ERROR
 from rule_actions.contract import JOB_OUTCOMES as OUTCOMES
+from rule_actions.organization import Organization
 from rule_actions.records import show
 
 DEFAULT_RULES: dict[str, list[Any]] = {"*": ["notify"]}
@@ -37,7 +39,8 @@ _FLAGS = {
     "notify_on_rule_error": True,
     "dry_run": False,
 }
-KEYS = ("notify", "rules", "job_outcomes", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours", *_FLAGS)
+KEYS = ("notify", "rules", "job_outcomes", "allowed_endpoints", "training_job_prefixes", "dedup_ttl_hours", *_FLAGS,
+        "organization")
 MAX_TTL_HOURS = 24 * 365
 # The built-in rules of SageMaker Debugger and Profiler (smdebug-rulesconfig 1.0.1; a test checks the package):
 # a `rules` key that names one of them in another case never matches it (rule names are matched with their case).
@@ -70,6 +73,7 @@ class Config:
     training_job_prefixes: tuple[str, ...] = ()
     dedup_ttl_hours: int = 72
     dry_run: bool = False
+    organization: Organization | None = None  # None: one account (rule_actions.organization)
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "rule_actions") -> Config:
@@ -104,6 +108,7 @@ class Config:
             allowed_endpoints=allowed,
             training_job_prefixes=prefixes,
             dedup_ttl_hours=ttl,
+            organization=Organization.from_dict(data.get("organization"), f"{where}.organization", errors),
             **flags,
         )
         errors += [f"{where}.notify: {e} is not in allowed_endpoints" for e in (*emails, *sms) if not config.endpoint_allowed(e)]
@@ -136,6 +141,7 @@ class Config:
             "training_job_prefixes": list(self.training_job_prefixes),
             "dedup_ttl_hours": self.dedup_ttl_hours,
             **{name: getattr(self, name) for name in _FLAGS},
+            "organization": self.organization.to_dict() if self.organization else None,
         }
 
     def to_json(self) -> str:
@@ -180,6 +186,12 @@ class Config:
                              f"matched with their case), but {', '.join(near[:5])} in another case: those rules fall "
                              f"through to the next glob or '*'. Write {json.dumps(near[0])} if that is meant.")
         return found
+
+    @property
+    def lists_jobs(self) -> bool:
+        """Whether a stop may name a prefix other than its own job's name, which ListTrainingJobs resolves: any rule's
+        action_json may (when honored), and so does a configured stoptraining with a training_job_prefix."""
+        return self.honor_action_json or any(a.kind == STOP and a.target for _, actions in self.rules for a in actions)
 
     def job_in_scope(self, job_name: str) -> bool:
         return not self.training_job_prefixes or job_name.startswith(self.training_job_prefixes)

@@ -14,6 +14,7 @@ from rule_actions import kinds
 from rule_actions.contract import Outcome
 from rule_actions.effects import error_code, error_message
 from rule_actions.effects.ledger import Ledger
+from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.kinds import NotDone
@@ -29,6 +30,14 @@ class Effects:
     notifier: Notifier
     ledger: Ledger
     region: str
+    members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
+
+    def where(self, account: str, region: str) -> Effects:
+        """The effects for a job of `account` in `region`: with members, SageMaker there (through the account's
+        executor role) and messages linking to that region; with one account, these."""
+        if self.members is None:
+            return self
+        return replace(self, sagemaker=self.members.sagemaker(account, region), region=region)
 
 
 def read_facts(needed: Reads, event: JobEvent, facts: Facts, effects: Effects) -> Facts:

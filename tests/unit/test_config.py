@@ -22,6 +22,7 @@ SPEC_KEYS = (
     "training_job_prefixes",
     "dedup_ttl_hours",
     "dry_run",
+    "organization",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
 
