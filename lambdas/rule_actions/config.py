@@ -145,8 +145,12 @@ class Config:
         }
 
     def to_json(self) -> str:
-        """Compact JSON, key order kept: the order of `rules` decides which glob wins."""
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        """Compact JSON, key order kept: the order of `rules` decides which glob wins. Without an organization the
+        key is left out: a single-account deployment's environment stays what it was before organizations."""
+        data = self.to_dict()
+        if data["organization"] is None:
+            del data["organization"]
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     def actions_for_rule(self, rule: str) -> tuple[Action, ...]:
         """The entry for a rule: its exact name first, else the first glob in file order, `*` last."""
