@@ -109,12 +109,20 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
 
 
 def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool) -> list[dict[str, Any]]:
+    from infra.app import read_context
     from rule_actions_cli.embedded import EmbeddedAccount
     from rule_actions_cli.synth import synthesize
 
     assembly, stack = synthesize(context)
-    with EmbeddedAccount(assembly, stack) as account:
-        return account.replay(events, log=sys.stderr if verbose else None)
+    organization = read_context(context)[0].organization
+    if organization:  # one central stack, a member stack in every account the events name (issue 12)
+        from rule_actions_cli.embedded_organization import EmbeddedOrganization
+
+        world: EmbeddedAccount = EmbeddedOrganization(assembly, stack, organization)
+    else:
+        world = EmbeddedAccount(assembly, stack)
+    with world:
+        return world.replay(events, log=sys.stderr if verbose else None)
 
 
 def run_invoke(events: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> int:
