@@ -6,9 +6,10 @@
         DescribeTrainingJob and StopTrainingJob on the training jobs under training_job_prefixes in this account
         and region; ListTrainingJobs (resource "*": the API allows nothing else) only when a stop may name a prefix
 
-It has no assets and needs no bootstrap (BootstraplessSynthesizer): `cdk deploy RuleActionsMember` with the member
-account's credentials, or CloudFormation StackSets with the synthesized template, deploy it anywhere. Deploy the
-central stack first: IAM accepts a trust policy only for a role that exists.
+It has no assets and needs no bootstrap (LegacyStackSynthesizer: no bootstrap roles, the template inline):
+`cdk deploy RuleActionsMember` with the member account's credentials, or CloudFormation StackSets with the
+synthesized template, deploy it anywhere. Deploy the central stack first: IAM accepts a trust policy only for a
+role that exists.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any
 from aws_cdk import (
     Acknowledgment,
     Aws,
-    BootstraplessSynthesizer,
     CfnOutput,
     Duration,
+    LegacyStackSynthesizer,
     RemovalPolicy,
     Stack,
     Validations,
@@ -51,7 +52,7 @@ class RuleActionsMemberStack(Stack):
         kwargs.setdefault("description", f"rule-actions member: forwards SageMaker training job events to "
                                          f"{settings.stack_name} in {org.central_account} {org.central_region}, "
                                          "and lets its function describe and stop this account's training jobs")
-        super().__init__(scope, name, stack_name=name, synthesizer=BootstraplessSynthesizer(), **kwargs)
+        super().__init__(scope, name, stack_name=name, synthesizer=LegacyStackSynthesizer(), **kwargs)
         partition = Aws.PARTITION
         self.central_bus_arn = (f"arn:{partition}:events:{org.central_region}:{org.central_account}:event-bus/"
                                 f"{organization.bus_name(settings.stack_name)}")

@@ -47,9 +47,9 @@ def apps(tmp_path_factory):
     built = {}
     for variant, organization in VARIANTS.items():
         app, central = build_app(context(organization), outdir=str(tmp_path_factory.mktemp(variant)))
-        app.synth()  # cdk-nag's validation runs here: RuntimeError ValidationFailed on any finding
+        assembly = app.synth()  # cdk-nag's validation runs here: RuntimeError ValidationFailed on any finding
         member = app.node.find_child("RuleActionsMember")
-        built[variant] = (Template.from_stack(central), Template.from_stack(member), central, member)
+        built[variant] = (Template.from_stack(central), Template.from_stack(member), central, member, assembly)
     return built
 
 
@@ -73,7 +73,7 @@ def statements(template: Template, resource_type: str, props: dict[str, Any], pa
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_both_stacks_synthesize_cdk_nag_clean_and_the_central_stack_is_pinned(apps, variant):
     # Given a variant's app (synthesized with cdk-nag by the fixture: a finding would have raised)
-    _, _, central_stack, member_stack = apps[variant]
+    _, _, central_stack, member_stack, _ = apps[variant]
 
     # Then the central stack is pinned to the configured account and region, the member stack to none
     assert (central_stack.account, central_stack.region) == (CENTRAL, REGION)
@@ -218,6 +218,11 @@ def test_the_member_stack_is_only_that_and_deploys_without_bootstrap(apps):
                      "AWS::SQS::Queue", "AWS::SQS::QueuePolicy"]
     # no bootstrap version parameter or rule: StackSets and never-bootstrapped accounts deploy it as it is
     assert "Parameters" not in template and "Rules" not in template
+    # and `cdk deploy` uses the CLI's own credentials: no bootstrap role to assume, none passed to CloudFormation
+    # (a role named there that the account lacks fails the deploy), no asset to upload
+    artifact = apps["org-and-accounts"][4].get_stack_artifact("RuleActionsMember")
+    assert artifact.assume_role_arn is None and artifact.cloud_formation_execution_role_arn is None
+    assert artifact.requires_bootstrap_stack_version is None and not artifact.dependencies
 
 
 def test_what_one_side_names_is_what_the_other_creates(apps):
