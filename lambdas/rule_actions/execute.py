@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 
 from rule_actions import kinds
 from rule_actions.contract import Outcome
-from rule_actions.effects import error_code, error_message
+from rule_actions.effects import error_text
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
@@ -39,19 +39,18 @@ def read_facts(needed: Reads, event: JobEvent, facts: Facts, effects: Effects) -
         try:
             listings[prefix] = tuple(effects.sagemaker.in_progress_jobs(prefix))
         except Exception as err:
-            listings[prefix] = f"ListTrainingJobs failed: {error_code(err)}: {error_message(err)}"
+            listings[prefix] = f"ListTrainingJobs failed: {error_text(err)}"
     team, stopped_by = facts.team_subscribed, facts.stopped_by
     if needed.team:
         try:
             team = effects.notifier.team_subscribed()
         except Exception as err:
-            logger.warning("team audience unknown: notify goes out", error=f"{error_code(err)}: {error_message(err)}")
+            logger.warning("team audience unknown: notify goes out", error=error_text(err))
     if needed.stopped_by:
         try:
             stopped_by = effects.ledger.stopped_by(event.job_arn)
         except Exception as err:
-            logger.warning("stop record unknown: the outcome is not held back",
-                           error=f"{error_code(err)}: {error_message(err)}")
+            logger.warning("stop record unknown: the outcome is not held back", error=error_text(err))
     return replace(facts, listings=listings, team_subscribed=team, stopped_by=stopped_by)
 
 
@@ -79,7 +78,7 @@ def run(planned: list[Planned], event: JobEvent, effects: Effects) -> list[Resul
             results.append(item.result(Outcome.FAILED, reason))
         except IdempotencyPersistenceLayerError as err:
             source = err.args[1] if len(err.args) > 1 else err  # Powertools passes the AWS error second
-            cause = f"{error_code(source)}: {error_message(source)}"
+            cause = error_text(source)
             if "to success" in str(err.args[0]):  # the work ran; only its record could not be completed
                 reason = (f"carried out, but the ledger could not record it ({cause}); a redelivery repeats it only "
                           "after its in-progress record expires")
@@ -87,7 +86,7 @@ def run(planned: list[Planned], event: JobEvent, effects: Effects) -> list[Resul
                 reason = f"ledger unavailable, not attempted: {cause}"
             results.append(item.result(Outcome.FAILED, reason))
         except Exception as err:  # every action is attempted; the handler raises for the failed ones at the end
-            results.append(item.result(Outcome.FAILED, f"{error_code(err)}: {error_message(err)}"))
+            results.append(item.result(Outcome.FAILED, error_text(err)))
         else:
             jobs = tuple(done.get("jobs") or ())
             if done.get("duplicate"):

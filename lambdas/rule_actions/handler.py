@@ -13,7 +13,7 @@ from typing import Any
 from rule_actions import execute, plan, triggers
 from rule_actions.config import Settings
 from rule_actions.contract import Outcome
-from rule_actions.effects import client, error_code, error_message
+from rule_actions.effects import client, error_text
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
@@ -86,7 +86,7 @@ def _described(event: Any, found: list, settings: Settings, effects: execute.Eff
     try:
         return effects.sagemaker.rule_parameters(event.job_name)
     except Exception as err:  # reported per rule as failed: the retry reads it again
-        return f"DescribeTrainingJob failed, action_json unknown: {error_code(err)}: {error_message(err)}"
+        return f"DescribeTrainingJob failed, action_json unknown: {error_text(err)}"
 
 
 def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = ()) -> dict[str, Any]:
