@@ -13,6 +13,8 @@ SPEC_KEYS = (
     "notify",
     "rules",
     "job_outcomes",
+    "chat",
+    "webhooks",
     "honor_action_json",
     "allowed_endpoints",
     "stop_all_matching",
@@ -49,6 +51,8 @@ def config_error(data) -> str:
         ("dry_run", False),
         ("team_emails", ()),
         ("team_sms", ()),
+        ("chat", ()),
+        ("webhooks", ()),
     ],
 )
 @pytest.mark.parametrize("data", [{}, None], ids=["empty object", "null"])
