@@ -91,6 +91,7 @@ class TestNotification:
 
     request_id: str
     entries: tuple[Any, ...] = ()  # Action | Invalid (records.py)
+    __test__ = False  # not a pytest test class, whatever its name
 
     @property
     def label(self) -> str:
