@@ -13,10 +13,11 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 REPLAY_WINDOW = 300  # seconds: an older (or future) timestamp is refused, so a captured request cannot be replayed
@@ -111,3 +112,51 @@ def loopback_hooks(secrets: Mapping[str, str]) -> dict[tuple[str, int], dict[str
         except (ValueError, TypeError, KeyError):
             continue  # not a webhook secret: nothing to listen for
     return found
+
+
+class ReceiverError(Exception):
+    """--receiver cannot listen: one line for the user."""
+
+
+@contextmanager
+def receiving(secrets: Mapping[str, str], enabled: bool) -> Iterator[list[Receiver]]:
+    """When `enabled`, a receiver on each loopback host and port the secrets' webhook URLs name."""
+    hooks = loopback_hooks(secrets) if enabled else {}
+    if enabled and not hooks:
+        raise ReceiverError("--receiver: no secret in --secrets holds a webhook url on http://127.0.0.1, "
+                            "http://[::1] or http://localhost with a port")
+    with ExitStack() as stack:
+        receivers = []
+        for (host, port), keys in hooks.items():
+            try:
+                receivers.append(stack.enter_context(Receiver(keys, host, port)))
+            except OSError as err:
+                raise ReceiverError(f"--receiver: cannot listen on {host}:{port} ({err.strerror or err}): change "
+                                    "the port in the secret's url") from None
+        yield receivers
+
+
+def report(receivers: list[Receiver], out: TextIO) -> None:
+    """What each receiver got: one line per request (no URL path: it can be a secret's)."""
+    for receiver in receivers:
+        valid = sum(r.valid for r in receiver.received)
+        out.write(f"receiver {receiver.host}:{receiver.port}: {len(receiver.received)} request(s), {valid} "
+                  "correctly signed\n")
+        for item in receiver.received:
+            out.write(f"  {'signature ok ' if item.valid else 'BAD SIGNATURE'}  {describe(item)}\n")
+
+
+def describe(item: Received) -> str:
+    """A request's payload in a few words: json (trigger and job), slack (its text), teams (its title)."""
+    try:
+        body = item.json()
+    except ValueError:
+        return "not JSON"
+    if isinstance(body, dict) and body.get("source") == "rule-actions":
+        job = (body.get("job") or {}).get("name") or "no job (test)"
+        return f"json v{body.get('version')}  {body['trigger']['label']}  {job}"
+    if isinstance(body, dict) and "blocks" in body:
+        return f"slack  {body.get('text')}"
+    if isinstance(body, dict) and body.get("type") == "message":
+        return f"teams  {body['attachments'][0]['content']['body'][0]['inlines'][0]['text']}"
+    return "unknown payload"
