@@ -47,7 +47,7 @@ lint-template: synth
 # AWS (moto), with the demo configuration (a team to notify, a webhook whose secret points at a receiver on
 # 127.0.0.1 that checks every signature). Prints what was done and what the receiver got.
 demo: setup
-	$(VENV)/bin/rule-actions replay --config examples/demo-config.json --secrets examples/demo-secrets.json \
+	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
 		--receiver events/
 
 # ruff on the sources (rules in pyproject.toml); a finding fails `make test`.

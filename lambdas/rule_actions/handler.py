@@ -91,6 +91,7 @@ def test_notification(raw: Any, settings: Settings, effects: execute.Effects) ->
     except IgnoredEvent as err:
         return _ignored(None, str(err))
     logger.append_keys(test_notification=trigger.request_id)
+    metrics.add_metric(name="TestNotifications", unit="Count", value=1)
     return redact({"test_notification": trigger.request_id, "actions": _act(event, [trigger], settings, effects)})
 
 
