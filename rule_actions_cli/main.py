@@ -49,10 +49,7 @@ def parser() -> argparse.ArgumentParser:
     replay.add_argument("--config", metavar="FILE", help="a JSON object with the rule_actions keys, replacing cdk.json's")
     replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, call nothing")
     replay.add_argument("--verbose", action="store_true", help="show the handler's structured logs (stderr)")
-    replay.add_argument("--secrets", metavar="FILE", help="JSON of secret name -> secret string (a webhook's "
-                        '{"url", "signing_key"}), created in the embedded Secrets Manager')
-    replay.add_argument("--receiver", action="store_true", help="receive the loopback webhook URLs of --secrets, "
-                        "check their signatures and print what arrived")
+    receiver.add_options(replay)
     invoke = commands.add_parser(
         "invoke",
         help="send events to a deployed function and report its answers",

@@ -114,6 +114,14 @@ def loopback_hooks(secrets: Mapping[str, str]) -> dict[tuple[str, int], dict[str
     return found
 
 
+def add_options(parser: Any, where: str = "") -> None:
+    """--secrets and --receiver, for the commands that run the function on the embedded account."""
+    parser.add_argument("--secrets", metavar="FILE", help=f"{where}JSON of secret name -> secret string (a webhook's "
+                        '{"url", "signing_key"}), created in the embedded Secrets Manager')
+    parser.add_argument("--receiver", action="store_true", help=f"{where}receive the loopback webhook URLs of "
+                        "--secrets, check their signatures and print what arrived")
+
+
 class ReceiverError(Exception):
     """--receiver cannot listen: one line for the user."""
 

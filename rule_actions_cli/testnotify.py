@@ -48,10 +48,7 @@ def add_parser(commands: Any) -> None:
     command.add_argument("--region", metavar="REGION", help="AWS region (deployed)")
     command.add_argument("--config", metavar="FILE", help="locally: a JSON object with the rule_actions keys, "
                          "replacing cdk.json's")
-    command.add_argument("--secrets", metavar="FILE", help="locally: JSON of secret name -> secret string, created "
-                         "in the embedded Secrets Manager")
-    command.add_argument("--receiver", action="store_true", help="locally: receive the loopback webhook URLs of "
-                         "--secrets, check their signatures, print what arrived")
+    receiver.add_options(command, "locally: ")
     command.add_argument("--verbose", action="store_true", help="locally: the handler's structured logs (stderr)")
 
 

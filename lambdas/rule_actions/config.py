@@ -90,14 +90,6 @@ class ChatChannel:
     platform: str  # slack | teams
     ids: tuple[tuple[str, str], ...]  # (key, value) in CHAT_KEYS[platform] order
 
-    @property
-    def channel_id(self) -> str:
-        return dict(self.ids)["channel_id"]
-
-    @property
-    def label(self) -> str:
-        return f"{self.platform} {self.channel_id}"
-
 
 @dataclass(frozen=True)
 class Webhook:
@@ -388,5 +380,5 @@ class Settings:
             topic_arn=env[ENV_TOPIC_ARN],
             ledger_table=env[ENV_LEDGER_TABLE],
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
-            chat_topic_arn=env.get(ENV_CHAT_TOPIC_ARN) or None,
+            chat_topic_arn=env[ENV_CHAT_TOPIC_ARN] if config.chat else None,  # read only where the stack sets it
         )

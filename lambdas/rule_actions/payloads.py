@@ -25,6 +25,7 @@ from rule_actions.model import JobEvent, JobOutcome, RuleStatus, TestNotificatio
 JSON_VERSION = "1"
 SLACK_HEADER_MAX, SLACK_TEXT_MAX = 150, 3000  # Block Kit limits of a header and of a section's text
 CHAT_DESCRIPTION_MAX = 3000
+ARN_MAX = 2048
 TITLE_MARKS = {"Failed": "\u274c", "MaxRuntimeExceeded": "\u23f1\ufe0f", "MaxWaitTimeExceeded": "\u23f1\ufe0f",
                "Interrupted": "\u26a0\ufe0f", "Stopped": "\U0001f6d1", "Completed": "\u2705", "rule": "\u26a0\ufe0f",
                "test": "\U0001f9ea"}
@@ -50,7 +51,12 @@ def thread_id(event: JobEvent, trigger: Trigger) -> str:
     """One chat thread per training job (tests have their own)."""
     if isinstance(trigger, TestNotification):
         return "rule-actions-test"
-    return "rule-actions-" + hashlib.sha256(event.job_arn.encode()).hexdigest()[:24]
+    return "rule-actions-" + digest(event.job_arn)[:24]
+
+
+def digest(text: str) -> str:
+    """sha256 hex of untrusted text (a lone surrogate, which JSON can carry, is digested as is)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _literal_markdown(text: str) -> str:
@@ -65,7 +71,7 @@ def chat(message: Message, event: JobEvent, trigger: Trigger, region: str) -> di
     return {
         "version": "1.0",
         "source": "custom",
-        "id": thread_id(event, trigger) + "-" + hashlib.sha256(trigger.label.encode()).hexdigest()[:8],
+        "id": thread_id(event, trigger) + "-" + digest(trigger.label)[:8],
         "content": {
             "textType": "client-markdown",
             "title": f"{_mark(trigger)} {_literal_markdown(message.subject)}",
@@ -78,7 +84,7 @@ def chat(message: Message, event: JobEvent, trigger: Trigger, region: str) -> di
             "threadId": thread_id(event, trigger),
             "summary": _literal_markdown(message.short),
             "eventType": f"rule-actions:{trigger.metric}",
-            "relatedResources": [] if isinstance(trigger, TestNotification) else [event.job_arn],
+            "relatedResources": [] if isinstance(trigger, TestNotification) else [plain(event.job_arn, ARN_MAX)],
             "additionalContext": {"trigger": trigger.label if isinstance(trigger, TestNotification)
                                   else plain(trigger.label, NAME_MAX), "region": plain(region, 64)},
         },
@@ -127,9 +133,10 @@ def json_payload(message: Message, event: JobEvent, trigger: Trigger, region: st
     """Our own format, version JSON_VERSION: every field is documented in the README ("Webhooks")."""
     test = isinstance(trigger, TestNotification)
     job = None if test else {
-        "name": plain(event.job_name, NAME_MAX), "arn": event.job_arn, "status": plain(event.job_status, 64),
+        "name": plain(event.job_name, NAME_MAX), "arn": plain(event.job_arn, ARN_MAX),
+        "status": plain(event.job_status, 64),
         "secondary_status": plain(event.secondary_status, 64) if event.secondary_status else None,
-        "account": event.account, "region": plain(region, 64),
+        "account": plain(event.account, 64), "region": plain(region, 64),
     }
     facts = _facts(trigger)
     return {
@@ -137,7 +144,7 @@ def json_payload(message: Message, event: JobEvent, trigger: Trigger, region: st
         "source": "rule-actions",
         "id": delivery,
         "test": test,
-        "time": event.time or None,
+        "time": plain(event.time, 64) or None,
         "trigger": {"label": trigger.label if test else plain(trigger.label, NAME_MAX), **facts["trigger"]},
         "job": job,
         "reason": _reason(event, trigger),

@@ -45,6 +45,8 @@ def cases():
     yield "job:Failed", failed, failed.outcome
     yield "hostile rule", hostile_rule, hostile_rule.rules[0]
     yield "hostile failure reason", hostile_failure, hostile_failure.outcome
+    surrogate = parse_event(event(job="job-\ud800", debug=[rule_status("Overfit\ud800", job="job-\ud800")]))
+    yield "lone surrogates", surrogate, surrogate.rules[0]
     yield "test", issues, TestNotification("0f1e2d3c-4b5a-6978")
 
 
@@ -57,7 +59,7 @@ def test_chat_notification_follows_the_custom_notification_schema(label, parsed,
     payload = chat(render(parsed, trigger, REGION), parsed, trigger, REGION)
     CHAT.validate(payload)
     assert payload["metadata"]["threadId"] == thread_id(parsed, trigger)
-    json.dumps(payload).encode("utf-8")  # SNS takes UTF-8: no lone surrogate survives
+    json.dumps(payload, ensure_ascii=False).encode("utf-8")  # SNS takes UTF-8: no lone surrogate survives
 
 
 @pytest.mark.parametrize(("label", "parsed", "trigger"), CASES, ids=IDS)
@@ -96,6 +98,13 @@ def test_slack_payload_passes_slacks_block_kit_models(label, parsed, trigger):
 @pytest.mark.parametrize(("label", "parsed", "trigger"), CASES, ids=IDS)
 def test_teams_payload_is_a_workflow_message_with_one_adaptive_card(label, parsed, trigger):
     TEAMS.validate(teams(render(parsed, trigger, REGION)))
+
+
+@pytest.mark.parametrize(("label", "parsed", "trigger"), CASES, ids=IDS)
+@pytest.mark.parametrize("fmt", ["slack", "teams", "json"])
+def test_every_webhook_body_is_utf8_json(label, parsed, trigger, fmt):
+    body = webhook_body(fmt, render(parsed, trigger, REGION), parsed, trigger, REGION, [], "c" * 32)
+    assert isinstance(json.loads(body.decode("utf-8")), dict)
 
 
 @pytest.mark.parametrize(("label", "parsed", "trigger"), CASES, ids=IDS)

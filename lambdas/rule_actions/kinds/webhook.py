@@ -88,7 +88,7 @@ class Webhook(Kind):
         problem = url_problem(url, hooks.loopback_http)
         if problem:
             raise WebhookFailed(f"webhook {hook.name}: the secret {hook.secret} is unusable: {problem}")
-        delivery = hashlib.sha256(f"{event.job_arn}\n{item.trigger.label}\n{hook.name}".encode()).hexdigest()[:32]
+        delivery = payloads.digest(f"{event.job_arn}\n{item.trigger.label}\n{hook.name}")[:32]
         message = messages.render(event, item.trigger, effects.region, taken)
         body = payloads.webhook_body(hook.format, message, event, item.trigger, effects.region, taken, delivery)
         now = int(time.time())
