@@ -220,6 +220,9 @@ def test_the_demo_webhook_receives_one_signed_request_per_job_and_outcome(demo):
     # Then each done delivery reached the receiver once, correctly signed, as the documented json payload
     assert len(done) == 3 and len(received) == 3 and all(item.valid for item in received)
     assert sorted((b["job"]["name"], b["trigger"]["label"]) for b in (item.json() for item in received)) == sorted(done)
+    # and no row names the webhook's URL or key
+    secret = json.loads(DEMO_SECRETS.read_text())[HOOK_SECRET]
+    assert HOOK_PATH not in json.dumps(rows) and secret["signing_key"] not in json.dumps(rows)
 
 
 def test_a_family_prefix_matching_two_running_jobs_stops_neither(corpus):

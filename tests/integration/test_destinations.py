@@ -18,9 +18,8 @@ from moto.sns.models import sns_backends
 
 from rule_actions.config import Webhook
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN, TEST_EVENT_KEY
-from rule_actions.effects.webhook import Webhooks
+from rule_actions.effects.webhook import WebhookFailed, Webhooks
 from rule_actions.handler import ActionsFailed
-from rule_actions.kinds.webhook import WebhookFailed
 from rule_actions.observability import logger
 from rule_actions_cli.receiver import Receiver, Reply
 
@@ -180,6 +179,19 @@ def test_a_wrong_signing_key_is_refused_by_the_receiver(aws, receiver):
     result = invoke_failing(aws, failed_job(aws))
     assert [r.valid for r in receiver.received] == [False]
     assert "HTTP 401" in outcome_of(result, "webhook")["reason"]
+
+
+def test_after_a_final_failure_the_corrected_secret_is_read_at_once_not_after_the_cache(aws, receiver):
+    # Given a secret with the wrong key: the delivery fails for good (401)
+    webhooks(aws, receiver, key="another-key")
+    invoke_failing(aws, failed_job(aws))
+    # When someone corrects the secret and Lambda retries the event (within the cache's five minutes)
+    boto3.client("secretsmanager", region_name=REGION).put_secret_value(
+        SecretId=SECRET, SecretString=json.dumps({"url": receiver.url(PATH), "signing_key": KEY}))
+    retry = aws.invoke(FAILED)
+    # Then the retry reads the corrected secret and delivers
+    assert outcome_of(retry, "webhook")["outcome"] == "done"
+    assert [r.valid for r in receiver.received] == [False, True]
 
 
 def test_a_slow_receiver_times_out_and_is_retried_then_fails():

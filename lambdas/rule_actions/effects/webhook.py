@@ -23,7 +23,6 @@ from typing import Any
 
 from rule_actions.config import Webhook
 from rule_actions.effects import error_code, error_message
-from rule_actions.kinds.webhook import WebhookFailed
 
 SECRET_MAX_AGE = 300  # seconds a secret is cached; a rotated URL or key is used within five minutes
 TIMEOUT = 5.0  # seconds per attempt (connect, and each read)
@@ -31,6 +30,10 @@ ATTEMPTS = 4
 BACKOFF = 0.5  # seconds before the second attempt, doubling (with jitter) after
 RESERVE = 5.0  # seconds of the function's time left for the other actions and the ledger
 RETRIED = frozenset({408, 429})
+
+
+class WebhookFailed(Exception):
+    """A delivery failed; the message names the webhook and why, never its URL or key."""
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -60,6 +63,10 @@ class Webhooks:
     def declared(self, name: str) -> Webhook:
         return self.hooks[name]
 
+    def read_afresh(self, hook: Webhook) -> None:
+        """The next read of this webhook's secret skips the cache: someone may be correcting it."""
+        self._stale.add(hook.secret)
+
     def secret(self, hook: Webhook) -> tuple[str, str]:
         """(url, signing_key) from the webhook's secret string, {"url": ..., "signing_key": ...}."""
         if self._provider is None:
@@ -79,7 +86,7 @@ class Webhooks:
         except (TypeError, ValueError):
             value = None
         if not (isinstance(value, Mapping) and isinstance(value.get("signing_key"), str) and value["signing_key"]):
-            self._stale.add(hook.secret)
+            self.read_afresh(hook)
             raise WebhookFailed(f"webhook {hook.name}: the secret {hook.secret} is not a JSON object with a url "
                                 "and a non-empty signing_key")
         return value.get("url"), value["signing_key"]
@@ -99,7 +106,7 @@ class Webhooks:
                 return status, attempt
             failure = f"webhook {hook.name}: {why}"
             if status is not None and not (status in RETRIED or status >= 500):
-                self._stale.add(hook.secret)  # read the secret afresh next time: someone may be fixing it
+                self.read_afresh(hook)
                 raise WebhookFailed(failure + _advice(status))
             if attempt >= self.attempts:
                 raise WebhookFailed(f"{failure}, after {attempt} attempts")

@@ -21,7 +21,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rule_actions import messages, payloads
-from rule_actions.kinds.base import JOB_OUTCOMES, RULES, Kind
+from rule_actions.contract import Outcome
+from rule_actions.kinds.base import JOB_OUTCOMES, RULES, Kind, NotDone
 from rule_actions.records import Action, Invalid, show
 
 NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -29,10 +30,6 @@ TIMESTAMP_HEADER = "X-Rule-Actions-Timestamp"
 SIGNATURE_HEADER = "X-Rule-Actions-Signature"
 DELIVERY_HEADER = "X-Rule-Actions-Delivery"
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-
-class WebhookFailed(Exception):
-    """A delivery failed; the message names the webhook and why, never its URL or key."""
 
 
 def sign(key: str, timestamp: int, body: bytes) -> str:
@@ -87,7 +84,8 @@ class Webhook(Kind):
         url, key = hooks.secret(hook)
         problem = url_problem(url, hooks.loopback_http)
         if problem:
-            raise WebhookFailed(f"webhook {hook.name}: the secret {hook.secret} is unusable: {problem}")
+            hooks.read_afresh(hook)
+            raise NotDone(Outcome.FAILED, f"webhook {hook.name}: the secret {hook.secret} is unusable: {problem}")
         delivery = payloads.digest(f"{event.job_arn}\n{item.trigger.label}\n{hook.name}")[:32]
         message = messages.render(event, item.trigger, effects.region, taken)
         body = payloads.webhook_body(hook.format, message, event, item.trigger, effects.region, taken, delivery)
