@@ -351,3 +351,34 @@ def test_a_failed_destination_is_reported_not_raised(aws, receiver):
 def test_a_malformed_test_request_is_ignored_naming_the_field(aws, request_body, field):
     result = aws.invoke({TEST_EVENT_KEY: request_body})
     assert result["actions"] == [] and field in result["ignored"]
+
+
+@pytest.mark.parametrize(("value", "expected"), [("2", 2.0), ("0", 0.0), ("-5", 0.0), (None, None), ("soon", None)])
+def test_retry_after_in_seconds(value, expected):
+    from rule_actions.effects.webhook import _retry_after
+
+    assert _retry_after(value) == expected
+
+
+def test_retry_after_as_an_http_date():
+    from email.utils import formatdate
+
+    from rule_actions.effects.webhook import _retry_after
+
+    assert 8 <= _retry_after(formatdate(time.time() + 10, usegmt=True)) <= 10
+
+
+def test_retries_stop_before_the_invocations_time_runs_out():
+    # Given an invocation with 6 s left (5 s are kept for the other actions and the ledger) and a failing receiver
+    from rule_actions_cli.embedded import LocalContext
+
+    with Receiver({PATH: KEY}) as failing:
+        failing.replies.extend([Reply(503)] * 10)
+        hooks = Webhooks((Webhook("ml-alerts", SECRET, "json"),), lambda: None, loopback_http=True, attempts=10)
+        hooks.register(LocalContext("f", "arn", remaining_millis=6_000))
+        started = time.monotonic()
+        with pytest.raises(WebhookFailed) as failure:
+            hooks.post(hooks.declared("ml-alerts"), failing.url(PATH), b"{}", {})
+    # Then it gives up within the second it had, saying Lambda retries the event
+    assert time.monotonic() - started < 1.5
+    assert "Lambda retries the event" in str(failure.value)
