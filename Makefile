@@ -44,9 +44,11 @@ lint-template: synth
 	$(VENV)/bin/cfn-lint --include-checks I $(if $(CFN_LINT_IGNORE),--ignore-checks $(CFN_LINT_IGNORE)) -- cdk.out/*.template.json
 
 # The main job: the sample events replayed through the stack's rule and the real handler on an embedded
-# AWS (moto), with the demo configuration (a team to notify). Prints what was done.
+# AWS (moto), with the demo configuration (a team to notify, a webhook whose secret points at a receiver on
+# 127.0.0.1 that checks every signature). Prints what was done and what the receiver got.
 demo: setup
-	$(VENV)/bin/rule-actions replay --config examples/demo-config.json events/
+	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
+		--receiver events/
 
 # ruff on the sources (rules in pyproject.toml); a finding fails `make test`.
 lint: setup

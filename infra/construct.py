@@ -42,10 +42,12 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from infra.chat import ChatChannels, destination_statements
 from infra.pattern import event_pattern
 from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION, STACK_NAME_RE, StackSettings
 from rule_actions.config import Config, ConfigError, show
 from rule_actions.contract import (
+    ENV_CHAT_TOPIC_ARN,
     ENV_CONFIG,
     ENV_LEDGER_TABLE,
     ENV_TOPIC_ARN,
@@ -124,7 +126,7 @@ class RuleActions(Construct):
         topic_name, table_name = f"{name}-notifications", f"{name}-ledger"
         # Before anything is built: a configuration too large for the environment fails fast.
         _check_environment(config, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{topic_name}",
-                           table_name)
+                           table_name, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{name}-chat")
 
         # One key for the topics and queues, owned by the stack, rotated yearly.
         self.key = kms.Key(
@@ -187,6 +189,10 @@ class RuleActions(Construct):
                 sns.Subscription(self, f"Ops{kind}{tag}", topic=self.ops_topic, protocol=protocol,
                                  endpoint=endpoint)
 
+        # Chat channels (Amazon Q Developer in chat applications) on a topic of their own: team messages only.
+        self.chat = ChatChannels(self, "Chat", name=name, channels=config.chat, key=self.key) if config.chat else None
+        self.chat_topic = self.chat.topic if self.chat else None
+
         # The exactly-once ledger (Powertools idempotency records, expired by TTL).
         self.table = dynamodb.Table(
             self, "Ledger", table_name=table_name,
@@ -215,7 +221,8 @@ class RuleActions(Construct):
         )
         self._grant_function(stack)
 
-        self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name)
+        self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
+                                                self.chat_topic.topic_arn if self.chat_topic else None)
         self.layer_parameter = _powertools_parameter(stack) if not _pinned(settings.powertools_layer) else None
         layer_arn = (settings.powertools_layer if self.layer_parameter is None
                      else self.layer_parameter.value_as_string)
@@ -325,6 +332,7 @@ class RuleActions(Construct):
                                 resources=[self.failure_queue.queue_arn]),
             iam.PolicyStatement(sid="WriteLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
                                 resources=[self.log_group.log_group_arn]),
+            *destination_statements(stack, self.config, self.chat_topic),
         ]
         for statement in statements:
             self.role.add_to_policy(statement)
@@ -357,19 +365,22 @@ def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(p for prefix in prefixes for p in (prefix.lower(), prefix)))
 
 
-def function_environment(config: Config, topic_arn: str, table_name: str) -> dict[str, str]:
+def function_environment(config: Config, topic_arn: str, table_name: str,
+                         chat_topic_arn: str | None = None) -> dict[str, str]:
     """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'."""
     return {
         ENV_CONFIG: config.to_json(),
         ENV_TOPIC_ARN: topic_arn,
         ENV_LEDGER_TABLE: table_name,
+        **({ENV_CHAT_TOPIC_ARN: chat_topic_arn} if chat_topic_arn else {}),
         "POWERTOOLS_SERVICE_NAME": SERVICE,
         "POWERTOOLS_METRICS_NAMESPACE": NAMESPACE,
     }
 
 
-def _check_environment(config: Config, longest_topic_arn: str, table_name: str) -> None:
-    environment = function_environment(config, longest_topic_arn, table_name)
+def _check_environment(config: Config, longest_topic_arn: str, table_name: str, longest_chat_arn: str) -> None:
+    environment = function_environment(config, longest_topic_arn, table_name,
+                                       longest_chat_arn if config.chat else None)
     size = len(json.dumps(environment, separators=(",", ":"), ensure_ascii=False).encode())
     if size > ENVIRONMENT_LIMIT:
         own = len(environment[ENV_CONFIG].encode())

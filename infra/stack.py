@@ -31,3 +31,6 @@ class RuleActionsStack(Stack):
              "Events the function failed on after Lambda's retries"),
         ):
             CfnOutput(self, output_id, value=value, description=description)
+        if actions.chat_topic is not None:
+            CfnOutput(self, "ChatTopicArn", value=actions.chat_topic.topic_arn,
+                      description="Team messages for the chat channels (custom notifications)")

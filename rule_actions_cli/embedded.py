@@ -4,6 +4,7 @@ The stack's template is deployed into moto's CloudFormation (with the bootstrap 
 in the assets bucket and the Powertools layer parameter pointed at a layer made here), so the handler runs
 with the environment the stack really gives it, and events are matched against the EventBridge rules the
 stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions) lives for the whole run.
+Secrets given as {name: secret string} (webhooks' URLs and keys) are created in its Secrets Manager.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import logging
 import os
 import warnings
 import zipfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -61,8 +63,10 @@ def _sub(value: str, region: str) -> str:
 class EmbeddedAccount:
     """`with EmbeddedAccount(assembly_dir, stack_name) as account: account.process(event)`."""
 
-    def __init__(self, assembly_dir: Path, stack_name: str, region: str = "us-east-1"):
+    def __init__(self, assembly_dir: Path, stack_name: str, region: str = "us-east-1",
+                 secrets: Mapping[str, str] | None = None):
         self.assembly_dir, self.stack_name, self.region = Path(assembly_dir), stack_name, region
+        self.secrets = dict(secrets or {})
         self._mock = mock_aws()
         self.patterns: list[dict[str, Any]] = []
         self.environment: dict[str, str] = {}
@@ -117,6 +121,8 @@ class EmbeddedAccount:
         if not self.patterns:
             raise RuntimeError("the stack has no EventBridge rule targeting its function")
         self._subscriptions(template, resources)
+        for name, value in self.secrets.items():
+            self.client("secretsmanager").create_secret(Name=name, SecretString=value)
 
     def _subscriptions(self, template: dict[str, Any], resources: list[dict[str, Any]]) -> None:
         """moto's CloudFormation skips AWS::SNS::Subscription: create the team's subscriptions as declared."""
@@ -168,6 +174,15 @@ class EmbeddedAccount:
     def replay(self, events: list[tuple[str, Any]], log: TextIO | None = None) -> list[dict[str, Any]]:
         """Each event through the stack's rule pattern and, when it matches, the real handler. The handler's
         logs and EMF metrics (its stdout in Lambda) go to `log`, or nowhere."""
+        return self._as_function(lambda handler: self._replay(handler, events), log)
+
+    def invoke(self, payload: Any, log: TextIO | None = None) -> Any:
+        """The handler called directly with `payload` (as `aws lambda invoke` would: no rule pattern)."""
+        return self._as_function(
+            lambda handler: handler.lambda_handler(payload, LocalContext(self.function_name, self.function_arn)), log)
+
+    def _as_function(self, run: Callable[[Any], Any], log: TextIO | None) -> Any:
+        """`run(handler)` with the function's environment, its logs and metrics sent to `log` (or nowhere)."""
         from rule_actions import handler  # after the environment is the function's
         from rule_actions.observability import logger
 
@@ -179,7 +194,7 @@ class EmbeddedAccount:
             previous, logs.stream = logs.stream, sink
             try:
                 with contextlib.redirect_stdout(sink):
-                    return self._replay(handler, events)
+                    return run(handler)
             finally:
                 logs.stream = previous
 

@@ -16,6 +16,7 @@ from rule_actions.effects import error_text
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
+from rule_actions.effects.webhook import Webhooks
 from rule_actions.kinds import NotDone
 from rule_actions.model import JobEvent
 from rule_actions.observability import logger
@@ -29,6 +30,12 @@ class Effects:
     notifier: Notifier
     ledger: Ledger
     region: str
+    webhooks: Webhooks
+
+    def register(self, lambda_context: object) -> None:
+        """The invocation's context: in-progress records and webhook retries end with its remaining time."""
+        self.ledger.register(lambda_context)
+        self.webhooks.register(lambda_context)
 
 
 def read_facts(needed: Reads, event: JobEvent, facts: Facts, effects: Effects) -> Facts:

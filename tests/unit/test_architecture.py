@@ -39,8 +39,14 @@ def test_only_effects_call_aws(path):
     assert not {name for name in imports(path) if name.split(".")[0] in ("boto3", "botocore")}
 
 
+@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("*.py") if "effects" not in p.parts),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_effects_talk_to_the_network(path):
+    assert not {name for name in imports(path) if name in ("urllib.request", "http.client", "socket", "ssl")}
+
+
 @pytest.mark.parametrize("module", ["model", "triggers", "plan", "records", "contract", "privacy", "actions",
-                                    "config", "messages", "kinds/base"])
+                                    "config", "messages", "kinds/base", "kinds/webhook", "payloads", "testnotify"])
 def test_the_pure_core_imports_no_adapter_and_no_powertools(module):
     used = imports(PACKAGE / f"{module}.py")
     assert not {n for n in used if n.startswith(("rule_actions.effects", "rule_actions.execute", "aws_lambda_powertools"))}

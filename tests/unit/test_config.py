@@ -13,6 +13,8 @@ SPEC_KEYS = (
     "notify",
     "rules",
     "job_outcomes",
+    "chat",
+    "webhooks",
     "honor_action_json",
     "allowed_endpoints",
     "stop_all_matching",
@@ -49,6 +51,8 @@ def config_error(data) -> str:
         ("dry_run", False),
         ("team_emails", ()),
         ("team_sms", ()),
+        ("chat", ()),
+        ("webhooks", ()),
     ],
 )
 @pytest.mark.parametrize("data", [{}, None], ids=["empty object", "null"])
@@ -543,3 +547,61 @@ def test_a_rule_key_that_differs_from_a_builtin_rule_only_in_case_is_warned(key,
 @pytest.mark.parametrize("key", ["VanishingGradient", "Loss*", "MyCustomRule", "*"])
 def test_keys_that_match_as_written_or_name_no_builtin_rule_are_not_warned(key):
     assert Config.from_dict({"rules": {key: ["notify"]}}).warnings() == []
+
+
+# --- chat channels and webhooks --------------------------------------------------------------------------------
+
+SLACK = {"workspace_id": "T0123ABCD", "channel_id": "C0123ABCD"}
+TEAMS = {"tenant_id": "0a1b2c3d-0000-4000-8000-000000000001", "team_id": "0a1b2c3d-0000-4000-8000-000000000002",
+         "channel_id": "19%3aabc%40thread.tacv2"}
+HOOKS = {"ml-alerts": {"secret": "rule-actions/ml-alerts", "format": "json"},
+         "oncall": {"secret": "arn:aws:secretsmanager:eu-west-1:111122223333:secret:oncall-AbCdEf", "format": "slack"}}
+
+
+def test_chat_and_webhooks_round_trip():
+    data = {"chat": {"slack": [SLACK], "teams": [TEAMS]}, "webhooks": HOOKS,
+            "job_outcomes": {"Failed": ["notify", {"name": "webhook", "endpoint": "ml-alerts"}]}}
+    config = Config.from_dict(data)
+    assert [c.platform for c in config.chat] == ["slack", "teams"]
+    assert [(w.name, w.format) for w in config.webhooks] == [("ml-alerts", "json"), ("oncall", "slack")]
+    assert Config.from_json(config.to_json()) == config
+    assert config.to_dict()["chat"] == {"slack": [SLACK], "teams": [TEAMS]}
+    assert config.to_dict()["webhooks"] == HOOKS
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"chat": {"slack": [{"workspace_id": "t0123", "channel_id": "C0123ABCD"}]}},
+     "rule_actions.chat.slack[0].workspace_id: \"t0123\" is not the Slack workspace id"),
+    ({"chat": {"slack": [{"channel_id": "C0123ABCD"}]}}, "rule_actions.chat.slack[0]: "),
+    ({"chat": {"teams": [{**TEAMS, "channel_id": "19:abc@thread.tacv2"}]}},
+     "rule_actions.chat.teams[0].channel_id: \"19:abc@thread.tacv2\" is not the channel id"),
+    ({"chat": {"teams": [{**TEAMS, "tenant_id": "1234"}]}}, "rule_actions.chat.teams[0].tenant_id: \"1234\" is not a Microsoft tenant id"),
+    ({"chat": {"discord": []}}, "rule_actions.chat: {\"discord\": []} must be an object with the keys slack, teams"),
+    ({"chat": {"slack": [SLACK, SLACK]}}, "rule_actions.chat: a channel is listed twice"),
+    ({"webhooks": {"bad name!": {"secret": "s", "format": "json"}}}, "rule_actions.webhooks[\"bad name!\"]: a webhook name"),
+    ({"webhooks": {"a": {"secret": "s", "format": "xml"}}}, "rule_actions.webhooks[\"a\"].format: \"xml\" is not one of slack, teams, json"),
+    ({"webhooks": {"a": {"secret": "arn:aws:s3:::bucket", "format": "json"}}}, "rule_actions.webhooks[\"a\"].secret: \"arn:aws:s3:::bucket\" is not a Secrets Manager"),
+    ({"webhooks": {"a": {"secret": "s", "format": "json", "url": "https://x"}}}, "must be an object with exactly the keys secret, format"),
+    ({"job_outcomes": {"Failed": [{"name": "webhook", "endpoint": "nope"}]}},
+     "rule_actions.job_outcomes[\"Failed\"]: webhook \"nope\" is not declared in webhooks (declared: none)"),
+    ({"rules": {"*": [{"name": "webhook"}]}}, "rule_actions.rules[\"*\"][0].endpoint: null is not a webhook name"),
+])
+def test_bad_chat_and_webhooks_are_named(data, message):
+    with pytest.raises(ConfigError) as err:
+        Config.from_dict(data)
+    assert message in str(err.value)
+
+
+def test_a_webhook_is_refused_in_action_json():
+    from rule_actions.actions import parse_action_json
+
+    actions, invalid = parse_action_json('[{"name": "webhook", "endpoint": "ml-alerts"}]')
+    assert not actions and "only for the stack's configuration" in invalid[0].reason
+
+
+def test_settings_need_the_chat_topic_when_chat_is_configured():
+    env = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:1:t", "RULE_ACTIONS_LEDGER_TABLE": "t",
+           "RULE_ACTIONS_CONFIG": json.dumps({"chat": {"slack": [SLACK]}})}
+    with pytest.raises(ConfigError, match="RULE_ACTIONS_CHAT_TOPIC_ARN"):
+        Settings.from_env(env)
+    assert Settings.from_env({**env, "RULE_ACTIONS_CHAT_TOPIC_ARN": "arn:chat"}).chat_topic_arn == "arn:chat"
