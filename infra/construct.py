@@ -1,6 +1,6 @@
 """`RuleActions`: everything one deployment needs, as one construct that a user's CDK app can also embed.
 
-    EventBridge rule (pattern: infra.pattern) --async--> Lambda (lambdas/, Powertools layer)
+    EventBridge rule (pattern: infra.pattern) --async--> Lambda (lambdas/ + Powertools, bundled: infra.bundle)
         |  target retry policy, target DLQ                 |  2 retries, then the on-failure queue
         v                                                  v
     <name>-target-dlq                                   <name>-failed-events
@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import jsii
 from aws_cdk import (
     Acknowledgment,
     ArnFormat,
-    CfnParameter,
+    AssetHashType,
+    BundlingOptions,
+    DockerImage,
     Duration,
+    ILocalBundling,
     RemovalPolicy,
     Stack,
     Validations,
@@ -42,8 +44,9 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from infra import bundle
 from infra.pattern import event_pattern
-from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION, STACK_NAME_RE, StackSettings
+from infra.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
 from rule_actions.config import Config, ConfigError, show
 from rule_actions.contract import (
     ENV_CONFIG,
@@ -57,13 +60,8 @@ from rule_actions.contract import (
     TEAM,
 )
 
-LAMBDAS = Path(__file__).resolve().parent.parent / "lambdas"
 HANDLER = "rule_actions.handler.lambda_handler"
 RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
-
-# The CloudFormation parameter that resolves the Powertools layer at deploy time. Its logical id is part of
-# the contract: the local replay rewrites its Default (moto cannot serve /aws/service/ parameters).
-POWERTOOLS_PARAMETER_ID = "PowertoolsLayerArn"
 
 # Lambda's limit on the environment, keys and values together. Counted here as the JSON of the variables,
 # which is at least what Lambda counts, with the longest partition and region names for the ARNs.
@@ -89,6 +87,29 @@ QUEUE_RETENTION = Duration.days(14)  # SQS's maximum: time for a person to look 
 ALARM_PERIOD = Duration.minutes(5)
 
 
+@jsii.implements(ILocalBundling)
+class _LocalBundling:
+    """The function's code built on this machine (infra.bundle): never Docker. `bundled` names what was copied."""
+
+    def __init__(self) -> None:
+        self.bundled: list[str] = []
+
+    def try_bundle(self, output_dir: str, *args: object, **options: object) -> bool:
+        self.bundled = bundle.write(output_dir, PYTHON_VERSION)
+        return True
+
+
+def function_code() -> tuple[lambda_.Code, _LocalBundling]:
+    """lambdas/ with Powertools as installed here; the asset's hash is its content's (a new Powertools, a new
+    asset). The Docker image is never used: local bundling always succeeds or raises."""
+    local = _LocalBundling()
+    code = lambda_.Code.from_asset(
+        str(bundle.LAMBDAS), asset_hash_type=AssetHashType.OUTPUT,
+        bundling=BundlingOptions(image=DockerImage.from_registry("local-bundling-only"), local=local),
+    )
+    return code, local
+
+
 @jsii.implements(lambda_.IDestination)
 class _QueueDestination:
     """An on-failure destination queue, without the grants `SqsDestination` adds (ReEncrypt, GetQueueUrl...):
@@ -106,8 +127,7 @@ class RuleActions(Construct):
 
     `config` is a validated `rule_actions.config.Config` (its actions may come from `rule_actions.client`
     classes: `Config.from_dict({"rules": {"VanishingGradient": ActionList(StopTraining())}})`).
-    `settings` gives the reserved concurrency, log retention and Powertools layer (its `stack_name` is not
-    used here); `name` prefixes every resource name (default: the stack's name).
+    `settings` gives the reserved concurrency and log retention (its `stack_name` is not used here); `name` prefixes every resource name (default: the stack's name).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: Config,
@@ -216,11 +236,7 @@ class RuleActions(Construct):
         self._grant_function(stack)
 
         self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name)
-        self.layer_parameter = _powertools_parameter(stack) if not _pinned(settings.powertools_layer) else None
-        layer_arn = (settings.powertools_layer if self.layer_parameter is None
-                     else self.layer_parameter.value_as_string)
-        if settings.powertools_layer and self.layer_parameter is not None:  # another SSM parameter name
-            self.layer_parameter.default = settings.powertools_layer
+        code, self.bundling = function_code()
         self.function = lambda_.Function(
             self, "Function",
             function_name=function_name,
@@ -228,8 +244,7 @@ class RuleActions(Construct):
             runtime=RUNTIMES[PYTHON_VERSION],
             architecture=lambda_.Architecture.ARM_64,
             handler=HANDLER,
-            code=lambda_.Code.from_asset(str(LAMBDAS), exclude=["**/__pycache__", "**/*.pyc"]),
-            layers=[lambda_.LayerVersion.from_layer_version_arn(self, "Powertools", layer_arn)],
+            code=code,
             role=self.role,
             environment=self.environment,
             memory_size=MEMORY_MB,
@@ -387,22 +402,3 @@ def _retention(days: int | None) -> logs.RetentionDays:
              1096: "THREE_YEARS", 1827: "FIVE_YEARS", 2192: "SIX_YEARS", 2557: "SEVEN_YEARS",
              2922: "EIGHT_YEARS", 3288: "NINE_YEARS", 3653: "TEN_YEARS"}
     return logs.RetentionDays.INFINITE if days is None else getattr(logs.RetentionDays, names[days])
-
-
-def _pinned(layer: str | None) -> bool:
-    return bool(layer) and layer.startswith("arn:")  # type: ignore[union-attr]
-
-
-def _powertools_parameter(stack: Stack) -> CfnParameter:
-    """The stack's one Powertools layer parameter (shared if the construct is used twice in a stack)."""
-    existing = stack.node.try_find_child(POWERTOOLS_PARAMETER_ID)
-    if isinstance(existing, CfnParameter):
-        return existing
-    return CfnParameter(
-        stack, POWERTOOLS_PARAMETER_ID,
-        type="AWS::SSM::Parameter::Value<String>",
-        default=POWERTOOLS_SSM_PARAMETER,
-        description="SSM parameter holding the Powertools for AWS Lambda (Python) layer version ARN for "
-                    f"python{PYTHON_VERSION} arm64; resolved at deploy time",
-    )
-

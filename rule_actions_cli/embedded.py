@@ -1,8 +1,7 @@
 """The embedded account: moto, built from the synthesized stack, with the real handler run in-process.
 
-The stack's template is deployed into moto's CloudFormation (with the bootstrap parameter, the Lambda asset
-in the assets bucket and the Powertools layer parameter pointed at a layer made here), so the handler runs
-with the environment the stack really gives it, and events are matched against the EventBridge rules the
+The stack's template is deployed into moto's CloudFormation (with the bootstrap parameter and the Lambda asset
+in the assets bucket), so the handler runs with the environment the stack really gives it, and events are matched against the EventBridge rules the
 stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions) lives for the whole run.
 """
 
@@ -28,7 +27,6 @@ from rule_actions_cli.pattern import matches
 
 ACCOUNT = "123456789012"  # moto's default account
 BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
-LOCAL_PARAMETERS = "/rule-actions/embedded"  # moto refuses to create parameters under /aws/
 
 
 @dataclass
@@ -93,7 +91,6 @@ class EmbeddedAccount:
     def _deploy(self) -> None:
         template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
         self.client("ssm").put_parameter(Name=BOOTSTRAP_VERSION, Value="30", Type="String")
-        self._local_ssm_parameters(template)
         self._upload_assets()
         cloudformation = self.client("cloudformation")
         # moto skips the types it does not emulate (alarms, topic/queue policies, EventInvokeConfig, CDK
@@ -130,19 +127,6 @@ class EmbeddedAccount:
             topic_arn = physical.get(topic["Ref"]) if isinstance(topic, dict) and "Ref" in topic else topic
             attributes = {"FilterPolicy": json.dumps(props["FilterPolicy"])} if "FilterPolicy" in props else {}
             sns.subscribe(TopicArn=topic_arn, Protocol=props["Protocol"], Endpoint=props["Endpoint"], Attributes=attributes)
-
-    def _local_ssm_parameters(self, template: dict[str, Any]) -> None:
-        """Here the handler imports Powertools from this environment: the functions' layers are dropped, and
-        SSM-typed parameters that point at public AWS paths (moto resolves every one) get a local stand-in."""
-        for resource in template.get("Resources", {}).values():
-            if resource.get("Type") == "AWS::Lambda::Function":
-                resource.get("Properties", {}).pop("Layers", None)
-        for name, parameter in template.get("Parameters", {}).items():
-            default = parameter.get("Default", "")
-            if parameter.get("Type", "").startswith("AWS::SSM::Parameter::Value") and default.startswith("/aws/"):
-                local = f"{LOCAL_PARAMETERS}/{name}"
-                self.client("ssm").put_parameter(Name=local, Value=f"stand-in for {default}", Type="String")
-                parameter["Default"] = local
 
     def _upload_assets(self) -> None:
         manifest = json.loads((self.assembly_dir / f"{self.stack_name}.assets.json").read_text())

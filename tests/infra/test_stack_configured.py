@@ -12,7 +12,6 @@ from rule_actions.client import SMS, ActionList, Email, StopTraining
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import ENV_CONFIG, ROUTING_ATTRIBUTE, TEAM
 
-LAYER = "arn:aws:lambda:eu-west-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:7"
 SUBSCRIBERS = {"emails": ["ml-oncall@example.com", "lead@example.org"], "sms": ["+15555550100"]}
 CONTEXT = {
     **cdk_json_context(),
@@ -23,8 +22,7 @@ CONTEXT = {
         "notify_on_rule_error": False,
         "rules": {"VanishingGradient": ["stoptraining", "notify"], "*": ["notify"]},
     }),
-    "rule_actions_stack": {"stack_name": "MlRuleActions", "reserved_concurrency": 5, "log_retention_days": 14,
-                           "powertools_layer": LAYER},
+    "rule_actions_stack": {"stack_name": "MlRuleActions", "reserved_concurrency": 5, "log_retention_days": 14},
 }
 SUBSCRIPTION = "AWS::SNS::Subscription"
 
@@ -77,10 +75,9 @@ def test_stack_settings_apply(template):
     template.has_resource_properties("AWS::Lambda::Function", {
         "FunctionName": "MlRuleActions-handler",
         "ReservedConcurrentExecutions": 5,
-        "Layers": [LAYER],  # pinned: no SSM parameter
+        "Layers": Match.absent(),  # Powertools is in the code asset
         "Environment": {"Variables": {ENV_CONFIG: config}},
     })
-    template.template_matches({"Parameters": {"PowertoolsLayerArn": Match.absent()}})
     template.resource_count_is("AWS::Logs::LogGroup", 1)
     template.has_resource_properties("AWS::Logs::LogGroup", Match.exact({
         "LogGroupName": "/aws/lambda/MlRuleActions-handler", "RetentionInDays": 14,
@@ -116,7 +113,7 @@ def test_the_construct_embeds_in_a_users_app_with_client_actions():
     })
     assert Config.from_json(given.as_string()) == config
     assert config.rules[0][0] == "VanishingGradient"  # rule order (it decides which glob wins) survives
-    template.has_parameter("PowertoolsLayerArn", {"Type": "AWS::SSM::Parameter::Value<String>"})
+    assert set(template.to_json().get("Parameters", {})) <= {"BootstrapVersion"}  # nothing else to resolve
 
 
 def test_a_configuration_too_large_for_the_environment_fails_synth():

@@ -9,10 +9,10 @@ from aws_cdk.assertions import Capture, Match, Template
 from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 from stack_helpers import ROOT, arn, deny_without_tls, get_att, no_statement, ref, synthesize
 
-from infra import construct
 from infra.app import cdk_json_context
 from infra.pattern import event_pattern
-from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION
+from infra.bundle import bundled_distributions
+from infra.settings import PYTHON_VERSION
 from rule_actions.config import Config, Settings
 from rule_actions.contract import (
     ENV_CONFIG,
@@ -355,27 +355,30 @@ def test_function_runtime_code_and_limits(template, ids):
     })
 
 
-def test_the_code_asset_is_the_lambdas_folder_only(template, outdir):
+def test_the_code_asset_is_the_lambdas_folder_and_powertools_as_installed_here(template, outdir):
     [asset] = [p for p in outdir.iterdir() if p.name.startswith("asset.")]
     files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
-    expected = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
-    assert files == expected
+    ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
+    # Then: our package, and every importable file of Powertools and its dependencies Lambda does not ship
+    bundled = bundled_distributions(PYTHON_VERSION)
+    names = {d.metadata["Name"] for d in bundled}
+    assert names == {"aws_lambda_powertools", "typing_extensions"}  # boto3 and its dependencies: the runtime's
+    installed = {f.as_posix() for d in bundled for f in d.files
+                 if f.parts[0] != ".." and "__pycache__" not in f.parts and f.suffix != ".pyc"}
+    assert files == ours | installed
+    assert not {f for f in files if f.endswith((".pyc", ".so"))} and not {f for f in files if f.startswith("boto")}
+    assert "aws_lambda_powertools/utilities/idempotency/persistence/dynamodb.py" in files
     template.has_resource_properties("AWS::Lambda::Function", {
         "FunctionName": f"{NAME}-handler",
         "Code": {"S3Key": f"{asset.name[len('asset.'):]}.zip"},
     })
 
 
-def test_powertools_comes_from_the_public_ssm_parameter_at_deploy_time(template):
-    assert construct.POWERTOOLS_PARAMETER_ID == "PowertoolsLayerArn"  # the replay rewrites its Default
-    assert POWERTOOLS_SSM_PARAMETER == f"/aws/service/powertools/python/arm64/python{PYTHON_VERSION}/latest"
-    template.has_parameter(construct.POWERTOOLS_PARAMETER_ID, {
-        "Type": "AWS::SSM::Parameter::Value<String>",
-        "Default": POWERTOOLS_SSM_PARAMETER,
-    })
-    template.has_resource_properties("AWS::Lambda::Function", {
-        "Layers": [ref(construct.POWERTOOLS_PARAMETER_ID)],
-    })
+def test_nothing_is_resolved_at_deploy_time_and_no_layer(template):
+    # Powertools is in the code: no layer, no SSM parameter (which exists only where Powertools publishes, and
+    # whose `latest` would change the running code on any deploy)
+    template.has_resource_properties("AWS::Lambda::Function", {"Layers": Match.absent()})
+    assert set(template.to_json().get("Parameters", {})) <= {"BootstrapVersion"}
 
 
 def test_ledger_table_matches_the_ledger_code(template):
@@ -424,7 +427,6 @@ def test_same_template_as_the_cdk_cli(template):
         return {
             "Resources": {name: {k: v for k, v in r.items() if k != "Metadata"}
                           for name, r in t["Resources"].items() if r["Type"] != "AWS::CDK::Metadata"},
-            "Parameters": {"PowertoolsLayerArn": t["Parameters"]["PowertoolsLayerArn"]},
         }
 
     cli = Template.from_json(comparable(json.loads(written.read_text())))
