@@ -16,6 +16,7 @@ from typing import Any
 from rule_actions.config import ConfigError, show
 
 CONFIG_KEY = "rule_actions"
+CONFIG_FILE_KEY = "rule_actions_file"  # a JSON file replacing the rule_actions block (make deploy CONFIG=...)
 STACK_KEY = "rule_actions_stack"
 
 PYTHON_VERSION = "3.14"  # the function's runtime (and the markers its bundled dependencies are chosen by)

@@ -10,8 +10,8 @@ from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 from stack_helpers import ROOT, arn, deny_without_tls, get_att, no_statement, ref, synthesize
 
 from infra.app import cdk_json_context
-from infra.pattern import event_pattern
 from infra.bundle import bundled_distributions
+from infra.pattern import event_pattern
 from infra.settings import PYTHON_VERSION
 from rule_actions.config import Config, Settings
 from rule_actions.contract import (
