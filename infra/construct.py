@@ -42,6 +42,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
+from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra import bundle
@@ -285,8 +286,95 @@ class RuleActions(Construct):
                         "failed-events queue",
                         self.failure_queue.metric_approximate_number_of_messages_visible(**queue_metric)),
         ]
+        self.alarms += self._delivery_alarms()
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
+
+        self.sms_logs_role = self._sms_delivery_logs(settings) if config.can_text and settings.sms_delivery_logs else None
+
+    # ------------------------------------------------------------------------------------ deploy confidence
+
+    def _delivery_alarms(self) -> list[cloudwatch.Alarm]:
+        """Alarms on what would otherwise be lost or late without a trace: throttled invocations, a failed event
+        Lambda could not put in the failed-events queue, an event EventBridge could not put in the target DLQ,
+        and messages SNS could not deliver (a bounced email, a refused text)."""
+        name, sum_ = self.name, {"period": ALARM_PERIOD, "statistic": "Sum"}
+        return [
+            self._alarm("FunctionThrottlesAlarm", f"{name}-function-throttles",
+                        "Lambda throttled the rule-actions function: events wait in Lambda's async queue (up to "
+                        "6 hours) and may be late; raise the account's concurrency or reserved_concurrency",
+                        self.function.metric_throttles(**sum_)),
+            self._alarm("DestinationDeliveryFailuresAlarm", f"{name}-destination-delivery-failures",
+                        "Lambda could not put an event the function failed on into the failed-events queue: that "
+                        "event is lost (see the function's logs)",
+                        self.function.metric("DestinationDeliveryFailures", **sum_)),
+            self._alarm("RuleDeadLetterFailuresAlarm", f"{name}-rule-dlq-failures",
+                        "EventBridge could neither deliver rule outcomes to the function nor put them in the target "
+                        "DLQ: those events are lost",
+                        cloudwatch.Metric(namespace="AWS/Events", metric_name="InvocationsFailedToBeSentToDlq",
+                                          dimensions_map={"RuleName": self.rule.rule_name}, **sum_)),
+            self._alarm("NotificationsFailedAlarm", f"{name}-notifications-failed",
+                        "SNS could not deliver messages of the team topic (an email bounced, a text was refused: "
+                        "SMS sandbox, spend limit, opted-out number); texts' reasons are in the SMS delivery logs",
+                        self.topic.metric_number_of_notifications_failed(**sum_)),
+        ]
+
+    def _sms_delivery_logs(self, settings: StackSettings) -> iam.Role:
+        """SMS delivery status logging: SNS's per-topic delivery feedback covers HTTP, SQS, Lambda, Firehose and
+        mobile push, not SMS; texts are logged through the account's SMS preferences (SetSMSAttributes:
+        DeliveryStatusIAMRole, a role SNS assumes to write `sns/<region>/<account>/...` log groups). Set by a
+        custom resource on create and update (failures only: success sampling 0%); on delete the role is
+        unset (ignoring errors, so that a delete never fails on it). An account-wide, per-region setting:
+        `sms_delivery_logs: false` leaves it alone."""
+        stack = Stack.of(self)
+        log_groups = stack.format_arn(service="logs", resource="log-group",
+                                      resource_name=f"sns/{stack.region}/{stack.account}/*",
+                                      arn_format=ArnFormat.COLON_RESOURCE_NAME)
+        role = iam.Role(
+            self, "SmsDeliveryLogsRole",
+            assumed_by=iam.ServicePrincipal("sns.amazonaws.com", conditions={
+                "StringEquals": {"aws:SourceAccount": stack.account}}),
+            description=f"{self.name}: SNS writes SMS delivery status logs (failed texts and their reasons)",
+        )
+        role.add_to_policy(iam.PolicyStatement(
+            sid="WriteSmsDeliveryLogs", resources=[log_groups],
+            actions=["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]))
+        provider_name = f"{self.name}-sms-settings"
+        provider_logs = logs.LogGroup(self, "SmsSettingsLogGroup", log_group_name=f"/aws/lambda/{provider_name}",
+                                      retention=_retention(settings.log_retention_days),
+                                      removal_policy=RemovalPolicy.DESTROY)
+        provider_role = iam.Role(self, "SmsSettingsRole", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+                                 description=f"{provider_name}: sets the account's SMS delivery status role")
+        provider_role.add_to_policy(iam.PolicyStatement(
+            sid="WriteLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+            resources=[provider_logs.log_group_arn]))
+        attributes = {"DeliveryStatusIAMRole": role.role_arn, "DeliveryStatusSuccessSamplingRate": "0"}
+        custom = cr.AwsCustomResource(
+            self, "SmsDeliveryLogs", function_name=provider_name, role=provider_role, log_group=provider_logs,
+            install_latest_aws_sdk=False,
+            on_update=cr.AwsSdkCall(service="SNS", action="setSMSAttributes", parameters={"attributes": attributes},
+                                    physical_resource_id=cr.PhysicalResourceId.of(f"{self.name}-sms-delivery-logs")),
+            on_delete=cr.AwsSdkCall(service="SNS", action="setSMSAttributes",
+                                    parameters={"attributes": {"DeliveryStatusIAMRole": ""}},
+                                    ignore_error_codes_matching=".*"),
+            policy=cr.AwsCustomResourcePolicy.from_statements([
+                # SetSMSAttributes supports no resource-level permissions
+                iam.PolicyStatement(actions=["sns:SetSMSAttributes"], resources=["*"]),
+                iam.PolicyStatement(actions=["iam:PassRole"], resources=[role.role_arn]),
+            ]),
+        )
+        custom.node.add_dependency(role)
+        for scope, finding, reason in (
+            (role, "Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/"
+                   "<AWS::AccountId>/*",
+             "SNS names its SMS delivery log groups sns/<region>/<account>/<topic or DirectPublishToPhoneNumber>[/Failure]"),
+            (custom, "Resource::*", "sns:SetSMSAttributes supports no resource-level permissions; IAM requires "
+                                    "Resource \"*\" for it (the only action in that statement)."),
+        ):
+            for child in scope.node.find_all():
+                if child.node.id == "DefaultPolicy" or child.node.id == "CustomResourcePolicy":
+                    Validations.of(child).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))
+        return role
 
     def _queue(self, construct_id: str, queue_name: str, purpose: str) -> sqs.Queue:
         queue = sqs.Queue(

@@ -30,6 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "stack_name": "RuleActions",
     "reserved_concurrency": None,
     "log_retention_days": 90,
+    "sms_delivery_logs": True,
 }
 # Keys of earlier releases, refused with what replaced them.
 REMOVED = {
@@ -47,6 +48,9 @@ class StackSettings:
     # so any reservation there fails the deploy.
     reserved_concurrency: int | None = DEFAULTS["reserved_concurrency"]
     log_retention_days: int | None = DEFAULTS["log_retention_days"]
+    # When the configuration can send texts: set the account's SMS delivery status role in the stack's region
+    # (an account-wide setting; false leaves it to whoever manages it).
+    sms_delivery_logs: bool = DEFAULTS["sms_delivery_logs"]
 
     @classmethod
     def from_dict(cls, data: Any, where: str = STACK_KEY) -> StackSettings:
@@ -71,6 +75,8 @@ class StackSettings:
         if retention is not None and (isinstance(retention, bool) or retention not in LOG_RETENTION_DAYS):
             errors.append(f"{where}.log_retention_days: {show(retention)} is not a retention CloudWatch Logs "
                           f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
+        if not isinstance(values["sms_delivery_logs"], bool):
+            errors.append(f"{where}.sms_delivery_logs: {show(values['sms_delivery_logs'])} is not true or false")
         if errors:
             raise ConfigError("invalid stack settings:\n  " + "\n  ".join(errors))
         return cls(**values)

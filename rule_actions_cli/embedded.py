@@ -27,6 +27,7 @@ from rule_actions_cli.pattern import matches
 
 ACCOUNT = "123456789012"  # moto's default account
 BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
+HANDLER = "rule_actions.handler.lambda_handler"  # the stack's function (a stack may hold custom resources' too)
 
 
 @dataclass
@@ -96,6 +97,10 @@ class EmbeddedAccount:
         # moto skips the types it does not emulate (alarms, topic/queue policies, EventInvokeConfig, CDK
         # metadata) with a warning each: they do not change what the handler does, so the run stays quiet.
         logging.getLogger("moto").setLevel(logging.ERROR)
+        # Custom resources (the account's SMS delivery settings) would have moto invoke their provider function,
+        # which needs Docker: they set nothing the handler reads.
+        template["Resources"] = {name: r for name, r in template["Resources"].items()
+                                 if not r["Type"].startswith("Custom::")}
         warnings.filterwarnings("ignore", message="Tried to parse AWS::", category=UserWarning)
         cloudformation.create_stack(
             StackName=self.stack_name,
@@ -106,7 +111,9 @@ class EmbeddedAccount:
         if status != "CREATE_COMPLETE":
             raise RuntimeError(f"the embedded stack did not deploy: {status}")
         resources = cloudformation.describe_stack_resources(StackName=self.stack_name)["StackResources"]
-        [function] = [r["PhysicalResourceId"] for r in resources if r.get("ResourceType") == "AWS::Lambda::Function"]
+        handlers = {name for name, r in template["Resources"].items()
+                    if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == HANDLER}
+        [function] = [r["PhysicalResourceId"] for r in resources if r.get("LogicalResourceId") in handlers]
         configuration = self.client("lambda").get_function_configuration(FunctionName=function)
         self.function_name, self.function_arn = configuration["FunctionName"], configuration["FunctionArn"]
         self.environment = dict(configuration.get("Environment", {}).get("Variables", {}))

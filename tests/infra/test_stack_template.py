@@ -70,8 +70,9 @@ COUNTS = {
     "AWS::DynamoDB::Table": 1, "AWS::Logs::LogGroup": 1,
     "AWS::IAM::Role": 1, "AWS::IAM::Policy": 1,
     "AWS::Lambda::Function": 1, "AWS::Lambda::EventInvokeConfig": 1, "AWS::Lambda::Permission": 1,
-    "AWS::Events::Rule": 1, "AWS::CloudWatch::Alarm": 3,
+    "AWS::Events::Rule": 1, "AWS::CloudWatch::Alarm": 7,
     "AWS::SNS::Subscription": 0,  # cdk.json's notify lists are empty
+    "Custom::AWS": 0,  # nor can it send texts: the account's SMS settings are left alone
 }
 
 
@@ -156,7 +157,7 @@ def test_async_invocations_retry_twice_then_go_to_the_failed_events_queue(templa
 
 
 def test_alarms_fire_on_any_error_or_message_and_notify_the_ops_topic(template, ids):
-    template.resource_count_is("AWS::CloudWatch::Alarm", 3)
+    template.resource_count_is("AWS::CloudWatch::Alarm", 7)
     template.all_resources_properties("AWS::CloudWatch::Alarm", {
         "AlarmActions": [ref(ids["ops"])],  # never the filtered team topic
         "Threshold": 1,
@@ -175,6 +176,21 @@ def test_alarms_fire_on_any_error_or_message_and_notify_the_ops_topic(template, 
             "AlarmName": alarm_name,
             "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible",
             "Dimensions": Match.exact([{"Name": "QueueName", "Value": get_att(queue, "QueueName")}]),
+        })
+    # what would otherwise be lost or late without a trace: throttles, events neither delivered nor queued,
+    # messages SNS could not deliver
+    for alarm_name, namespace, metric, dimension in (
+        (f"{NAME}-function-throttles", "AWS/Lambda", "Throttles", {"Name": "FunctionName", "Value": ref(ids["function"])}),
+        (f"{NAME}-destination-delivery-failures", "AWS/Lambda", "DestinationDeliveryFailures",
+         {"Name": "FunctionName", "Value": ref(ids["function"])}),
+        (f"{NAME}-rule-dlq-failures", "AWS/Events", "InvocationsFailedToBeSentToDlq",
+         {"Name": "RuleName", "Value": ref(ids["rule"])}),
+        (f"{NAME}-notifications-failed", "AWS/SNS", "NumberOfNotificationsFailed",
+         {"Name": "TopicName", "Value": get_att(ids["topic"], "TopicName")}),
+    ):
+        template.has_resource_properties("AWS::CloudWatch::Alarm", {
+            "AlarmName": alarm_name, "Namespace": namespace, "MetricName": metric, "Statistic": "Sum",
+            "Dimensions": Match.exact([dimension]),
         })
     # CloudWatch may publish to the ops topic (its policy replaces SNS's default one) for this stack's alarms
     template.has_resource_properties("AWS::SNS::TopicPolicy", {
