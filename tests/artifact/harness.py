@@ -22,11 +22,9 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import boto3
 from moto import settings as moto_settings
 from moto.core.authorization import ActionAuthenticatorMixin
 from moto.dynamodb.responses import DynamoHandler
@@ -37,7 +35,7 @@ from moto.sns.responses import SNSResponse
 
 from infra.bundle import requirement_closure
 from rule_actions_cli import moto_sagemaker
-from rule_actions_cli.embedded import ACCOUNT, HANDLER, EmbeddedAccount, _sub
+from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
 from rule_actions_cli.report import row
 
 RUNNER = Path(__file__).resolve().parent / "lambda_runner.py"
@@ -212,8 +210,4 @@ def run_events(account: ServedAccount, runner: Runner, events: list[tuple[str, A
     return rows
 
 
-def version(name: str) -> str:
-    return metadata.version(name)
-
-
-__all__ = ["ACCOUNT", "Runner", "ServedAccount", "iam_enforced", "lambda_runtime", "run_events", "version"]
+__all__ = ["Runner", "ServedAccount", "iam_enforced", "lambda_runtime", "run_events"]
