@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from rule_actions_cli import check as check_command
 from rule_actions_cli import inputs, report
 
 EPILOG = """\
@@ -65,11 +66,14 @@ def parser() -> argparse.ArgumentParser:
                         "default profile)")
     invoke.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "
                         "AWS_DEFAULT_REGION, else the profile's region)")
+    check_command.add_parser(commands)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.command == "check":
+        return check_command.main(args)
     events, errors = inputs.load(args.paths)
     context = None
     if args.command == "replay":
