@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -120,6 +121,7 @@ class ServedAccount(EmbeddedAccount):
             os.environ.pop(key, None)
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per request otherwise
         self.server.start()
+        self._reset()  # the server serves moto's process-wide state: start from an empty account
         SNSResponse.subscribe = _subscribe_as_sns_does
         moto_sagemaker.install()
         self._deploy()
@@ -127,9 +129,13 @@ class ServedAccount(EmbeddedAccount):
 
     def __exit__(self, *exc: Any) -> None:
         SNSResponse.subscribe = _original_subscribe
+        self._reset()
         self.server.stop()
         os.environ.clear()
         os.environ.update(self._saved_env)
+
+    def _reset(self) -> None:
+        urllib.request.urlopen(urllib.request.Request(f"{self.url}/moto-api/reset", method="POST"), timeout=10).read()
 
     def unzip_asset(self, target: Path) -> Path:
         """The function's code as CloudFormation gave it to Lambda: the zip its Code names, unzipped."""
