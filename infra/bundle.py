@@ -83,3 +83,18 @@ def write(output_dir: str | Path, python_version: str) -> list[str]:
             shutil.copyfile(source, target)
         pins.append(f"{dist.metadata['Name']}=={dist.version}")
     return pins
+
+
+def link_runtime(target: Path, python_version: str) -> Path:
+    """A folder standing for what the Lambda Python runtime ships besides the standard library (boto3 and its
+    dependencies), as links to this environment's copies: with the unzipped asset, all a clean interpreter needs
+    to run the handler as Lambda would (tests/artifact, bench/cold_start.py)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for dist in requirement_closure(RUNTIME_PROVIDES, python_version):
+        tops = {f.parts[0] for f in dist.files or ()
+                if f.parts[0] not in ("..", "__pycache__") and not f.parts[0].endswith(".dist-info")}
+        for top in tops:
+            link = target / top
+            if not link.exists():
+                link.symlink_to(Path(str(dist.locate_file(top))))
+    return target

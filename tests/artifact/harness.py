@@ -34,7 +34,8 @@ from moto.server import ThreadedMotoServer
 from moto.sns.exceptions import SNSInvalidParameter
 from moto.sns.responses import SNSResponse
 
-from infra.bundle import requirement_closure
+from infra.bundle import link_runtime
+from infra.settings import PYTHON_VERSION
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
 from rule_actions_cli.report import row
@@ -92,17 +93,8 @@ def iam_enforced() -> Iterator[None]:
 
 
 def lambda_runtime(target: Path) -> Path:
-    """A folder holding what the Lambda Python runtime ships besides the standard library: boto3 and its
-    dependencies (links to this environment's copies)."""
-    target.mkdir(parents=True, exist_ok=True)
-    for dist in requirement_closure("boto3", "3.14"):
-        tops = {f.parts[0] for f in dist.files or () if f.parts[0] != ".." and not f.parts[0].endswith(".dist-info")
-                and f.parts[0] != "__pycache__"}
-        for top in tops:
-            link = target / top
-            if not link.exists():
-                link.symlink_to(Path(str(dist.locate_file(top))))
-    return target
+    """What the Lambda Python runtime ships besides the standard library (boto3 and its dependencies)."""
+    return link_runtime(target, PYTHON_VERSION)
 
 
 class ServedAccount(EmbeddedAccount):
