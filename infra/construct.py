@@ -7,7 +7,9 @@
     Lambda --> SNS <name>-notifications (team subscribers filtered on to=team; endpoints it subscribes itself)
            --> SageMaker StopTrainingJob / DescribeTrainingJob / ListTrainingJobs
            --> DynamoDB <name>-ledger (exactly-once per action)
-    CloudWatch alarms (function errors, a message in either queue) --> SNS <name>-ops (team, unfiltered)
+    CloudWatch alarms (function errors and throttles, a message in either queue, events neither delivered nor
+    queued, undeliverable messages) --> SNS <name>-ops (team, unfiltered)
+    SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
 
 Names derive from `name` (by default the stack's name), so two deployments in one account need two stack
 names. Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
