@@ -44,7 +44,7 @@ from botocore.exceptions import (
 from rule_actions_cli.report import row
 
 FUNCTION_OUTPUT = "FunctionName"
-SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation"}
+SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge"}
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError", "Forbidden"}
 CREDENTIALS_REJECTED = {
     "UnrecognizedClientException", "InvalidClientTokenId", "InvalidAccessKeyId", "InvalidSignatureException",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from rule_actions_cli import check as check_command
 from rule_actions_cli import inputs, receiver, report, testnotify
 
 EPILOG = """\
@@ -69,6 +68,7 @@ def parser() -> argparse.ArgumentParser:
     invoke.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "
                         "AWS_DEFAULT_REGION, else the profile's region)")
     testnotify.add_parser(commands)
+    check_command.add_parser(commands)
     return top
 
 
@@ -76,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "test-notify":
         return testnotify.run(args)
+    if args.command == "check":
+        return check_command.main(args)
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":
@@ -101,15 +103,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
     """cdk.json's context, its rule_actions replaced by --config, validated; errors as lines."""
-    from infra.app import cdk_json_context, read_context
+    from infra.app import cdk_json_context, read_config_file, read_context
     from rule_actions.config import ConfigError
 
     context = cdk_json_context()
     if config_file:
         try:
-            context["rule_actions"] = json.loads(Path(config_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            return context, [f"{config_file}: not a readable JSON file ({err})"]
+            context["rule_actions"] = read_config_file(config_file)
+        except ConfigError as err:
+            return context, [str(err)]
     if dry_run:
         context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
     try:

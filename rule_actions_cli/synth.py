@@ -19,9 +19,15 @@ SOURCES = ("app.py", "infra", "lambdas/rule_actions")
 
 
 def cache_key(context: Mapping[str, Any]) -> str:
-    """The configuration as the stack reads it, aws-cdk-lib's version and the sources, as a short digest."""
+    """The configuration as the stack reads it, aws-cdk-lib's version, the sources and the versions bundled into
+    the function's code (Powertools), as a short digest."""
+    from infra.bundle import bundled_distributions
+    from infra.settings import PYTHON_VERSION
+
     digest = hashlib.sha256(canonical_context(context).encode())
     digest.update(metadata.version("aws-cdk-lib").encode())
+    for dist in bundled_distributions(PYTHON_VERSION):
+        digest.update(f"{dist.metadata['Name']}=={dist.version}".encode())
     for source in SOURCES:
         path = ROOT / source
         for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:

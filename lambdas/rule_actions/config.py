@@ -47,6 +47,7 @@ _FLAGS = {
     "act_on_replays": False,
     "notify_on_rule_error": True,
     "dry_run": False,
+    "allow_any_sms": False,
 }
 KEYS = ("notify", "rules", "job_outcomes", "chat", "webhooks", "allowed_endpoints", "training_job_prefixes",
         "dedup_ttl_hours", *_FLAGS)
@@ -117,6 +118,9 @@ class Config:
     training_job_prefixes: tuple[str, ...] = ()
     dedup_ttl_hours: int = 72
     dry_run: bool = False
+    # With allowed_endpoints empty, a text goes only to a number the configuration names unless this is true
+    # (kinds/endpoint.py): texts are billed to the account and, unlike email, need no consent of the recipient.
+    allow_any_sms: bool = False
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "rule_actions") -> Config:
@@ -222,9 +226,28 @@ class Config:
         return any(fnmatch.fnmatchcase(folded, pattern.casefold()) for pattern in self.allowed_endpoints)
 
     def warnings(self, where: str = "rule_actions") -> list[str]:
-        """What is valid but probably not meant: a `rules` key that matches a built-in rule only in another case
-        (its events fall through to the next glob or `*`)."""
+        """What is valid but probably not meant: what this configuration leaves unreachable (no team: `notify` and
+        the alarms reach nobody), what it lets a rule's action_json do (any address or number), a `rules` key that
+        matches a built-in rule only in another case (its events fall through to the next glob or `*`)."""
         found = []
+        if not self.has_team:
+            subscribe = 'someone subscribes to the team topic (TopicArn) with the filter policy {"to": ["team"]}'
+            uses = ("" if not self._uses_notify
+                    else f" `notify` reaches only the chat channels until {subscribe}, and" if self.chat
+                    else f" every `notify` is skipped (no team subscriber) until {subscribe}, and")
+            found.append(f"unreachable: {where}.notify lists no emails or sms:{uses} the alarms (function errors, "
+                         "throttles, undelivered or failed events) reach nobody until someone subscribes to the ops "
+                         "topic (OpsTopicArn).")
+        if self.honor_action_json and not self.allowed_endpoints:
+            texts = ("and any phone number (allow_any_sms: texts are billed to this account)" if self.allow_any_sms
+                     else "(SNS asks each address to confirm first); texts go only to numbers this configuration "
+                          "names (allow_any_sms is false)")
+            found.append(f"allows: {where}.allowed_endpoints is empty: a rule's action_json, which anyone who can "
+                         f"start a training job writes, may email any address {texts}. List the addresses and "
+                         "numbers allowed (globs) to restrict it.")
+        if self.allow_any_sms and self.allowed_endpoints:
+            found.append(f"{where}.allow_any_sms has no effect: allowed_endpoints is set, and every number must "
+                         "match it.")
         for pattern, _ in self.rules:
             if pattern == "*" or any(fnmatch.fnmatchcase(rule, pattern) for rule in BUILTIN_RULES):
                 continue
@@ -242,6 +265,27 @@ class Config:
 
     def webhook(self, name: str) -> Webhook | None:
         return next((w for w in self.webhooks if w.name == name), None)
+
+    @property
+    def _uses_notify(self) -> bool:
+        return self.notify_on_rule_error or any(
+            action.kind == "notify" for _, actions in (*self.rules, *self.job_outcomes) for action in actions)
+
+    @property
+    def configured_endpoints(self) -> frozenset[str]:
+        """Every email address and phone number the configuration itself names (case folded, as allowed_endpoints
+        compares them): the deployer's own, whatever a rule's action_json says."""
+        named = [*self.team_emails, *self.team_sms]
+        named += [str(a.target) for _, actions in (*self.rules, *self.job_outcomes) for a in actions
+                  if a.kind in (EMAIL, SMS)]
+        return frozenset(endpoint.casefold() for endpoint in named)
+
+    @property
+    def can_text(self) -> bool:
+        """Whether any text message can be sent: a number is configured, allow_any_sms, or allowed_endpoints has
+        a glob that may match a phone number (one without an '@')."""
+        return (any(e.startswith("+") for e in self.configured_endpoints) or self.allow_any_sms
+                or any("@" not in p for p in self.allowed_endpoints))
 
     def job_in_scope(self, job_name: str) -> bool:
         return not self.training_job_prefixes or job_name.startswith(self.training_job_prefixes)

@@ -24,6 +24,7 @@ SPEC_KEYS = (
     "training_job_prefixes",
     "dedup_ttl_hours",
     "dry_run",
+    "allow_any_sms",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
 
@@ -125,6 +126,7 @@ def test_unknown_key_is_named_and_the_allowed_keys_listed():
     [
         ({"honor_action_json": "yes"}, "honor_action_json", "yes"),
         ({"dry_run": 1}, "dry_run", "1"),
+        ({"allow_any_sms": "no"}, "allow_any_sms", "\"no\""),
         ({"stop_all_matching": None}, "stop_all_matching", "null"),
         ({"act_on_replays": "false"}, "act_on_replays", "false"),
         ({"allow_cross_job_stop": [True]}, "allow_cross_job_stop", "true"),
@@ -539,14 +541,46 @@ def test_builtin_rules_are_the_sdks():
 @pytest.mark.parametrize(("key", "named"), [("vanishinggradient", "VanishingGradient"), ("LOSSNOTDECREASING", "LossNotDecreasing"),
                                             ("profiler*", "ProfilerReport")])
 def test_a_rule_key_that_differs_from_a_builtin_rule_only_in_case_is_warned(key, named):
-    warnings = Config.from_dict({"rules": {key: ["notify"], "*": []}}).warnings()
+    warnings = [w for w in Config.from_dict({"rules": {key: ["notify"], "*": []}}).warnings() if ".rules[" in w]
     assert len(warnings) == 1
     assert json.dumps(key) in warnings[0] and named in warnings[0] and "fall through" in warnings[0]
 
 
 @pytest.mark.parametrize("key", ["VanishingGradient", "Loss*", "MyCustomRule", "*"])
 def test_keys_that_match_as_written_or_name_no_builtin_rule_are_not_warned(key):
-    assert Config.from_dict({"rules": {key: ["notify"]}}).warnings() == []
+    assert [w for w in Config.from_dict({"rules": {key: ["notify"]}}).warnings() if ".rules[" in w] == []
+
+
+def test_synth_warns_what_a_default_configuration_leaves_unreachable_and_allows():
+    # Given cdk.json's defaults: no team, no allowlist
+    warnings = Config.from_dict({}).warnings()
+    # Then: notify and the alarms reach nobody; action_json may email any address, text only configured numbers
+    [unreachable, allows] = warnings
+    assert unreachable.startswith("unreachable: rule_actions.notify lists no emails or sms")
+    assert "`notify` is skipped" in unreachable and "the alarms" in unreachable and "OpsTopicArn" in unreachable
+    assert allows.startswith("allows: rule_actions.allowed_endpoints is empty")
+    assert "email any address" in allows and "allow_any_sms is false" in allows
+
+
+def test_a_team_and_an_allowlist_leave_nothing_to_warn_of():
+    config = Config.from_dict({"notify": {"emails": ["ml@example.com"]}, "allowed_endpoints": ["*@example.com"]})
+    assert config.warnings() == []
+
+
+def test_allow_any_sms_is_warned_of_as_a_cost_and_as_useless_beside_an_allowlist():
+    [_, allows] = Config.from_dict({"allow_any_sms": True}).warnings()
+    assert "any phone number" in allows and "billed" in allows
+    [useless] = Config.from_dict({"notify": {"emails": ["a@example.com"]}, "allow_any_sms": True,
+                                  "allowed_endpoints": ["*@example.com"]}).warnings()
+    assert useless == "rule_actions.allow_any_sms has no effect: allowed_endpoints is set, and every number must match it."
+
+
+def test_can_text_when_a_number_is_configured_any_is_allowed_or_the_allowlist_may_match_one():
+    assert not Config.from_dict({}).can_text
+    assert not Config.from_dict({"allowed_endpoints": ["*@example.com"]}).can_text
+    for data in ({"notify": {"sms": ["+15555550100"]}}, {"allow_any_sms": True}, {"allowed_endpoints": ["+44*"]},
+                 {"rules": {"*": [{"name": "sms", "endpoint": "+15555550100"}]}}):
+        assert Config.from_dict(data).can_text, data
 
 
 # --- chat channels and webhooks --------------------------------------------------------------------------------
@@ -605,3 +639,10 @@ def test_settings_need_the_chat_topic_when_chat_is_configured():
     with pytest.raises(ConfigError, match="RULE_ACTIONS_CHAT_TOPIC_ARN"):
         Settings.from_env(env)
     assert Settings.from_env({**env, "RULE_ACTIONS_CHAT_TOPIC_ARN": "arn:chat"}).chat_topic_arn == "arn:chat"
+
+
+def test_without_a_team_notify_still_reaches_the_chat_channels_and_the_warning_says_so():
+    # Given no team emails or numbers, but a Slack channel
+    [unreachable, _] = Config.from_dict({"chat": {"slack": [SLACK]}}).warnings()
+    # Then the warning says notify reaches the channels only (not that it is skipped)
+    assert "`notify` reaches only the chat channels" in unreachable and "is skipped" not in unreachable
