@@ -5,8 +5,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 CDK    := node_modules/.bin/cdk
-# Extra arguments for cdk deploy/destroy, e.g. make deploy ARGS="-c rule_actions='{...}'"
-ARGS   ?=
+# Deploying (see README "Deploy"): CONFIG, a JSON file with the rule_actions keys (else cdk.json's block);
+# APPROVE, cdk's --require-approval (never | broadening | any-change; needed without a terminal); CONFIRM=yes,
+# destroy without asking (needed without a terminal); ARGS, more arguments for cdk.
+CONFIG  ?=
+APPROVE ?=
+CONFIRM ?=
+ARGS    ?=
+DEPLOY  := $(PY) -m rule_actions_cli.deploy
 
 # The CDK CLI and the jsii runtime (also under pytest): offline and quiet. No telemetry, no notices, caches
 # in ignored project folders, no end-of-life banner for Node 20.
@@ -20,7 +26,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo test bench stress synth lint lint-template deploy destroy clean
+.PHONY: setup demo test bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -44,9 +50,11 @@ lint-template: synth
 	$(VENV)/bin/cfn-lint --include-checks I $(if $(CFN_LINT_IGNORE),--ignore-checks $(CFN_LINT_IGNORE)) -- cdk.out/*.template.json
 
 # The main job: the sample events replayed through the stack's rule and the real handler on an embedded
-# AWS (moto), with the demo configuration (a team to notify). Prints what was done.
+# AWS (moto), with the demo configuration (a team to notify, a webhook whose secret points at a receiver on
+# 127.0.0.1 that checks every signature). Prints what was done and what the receiver got.
 demo: setup
-	$(VENV)/bin/rule-actions replay --config examples/demo-config.json events/
+	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
+		--receiver events/
 
 # ruff on the sources (rules in pyproject.toml); a finding fails `make test`.
 lint: setup
@@ -63,12 +71,21 @@ bench: setup
 stress: setup
 	RULE_ACTIONS_STRESS=1 $(PY) -m pytest -q -m stress
 
-# For users with an AWS account (bootstrapped with `cdk bootstrap`); never run by the tests.
+# For users with an AWS account: each states the account and region first, and stops with one line when
+# something is missing (a region, credentials, APPROVE or CONFIRM without a terminal, the bootstrap).
+bootstrap: setup
+	$(DEPLOY) bootstrap -- $(ARGS)
+
 deploy: setup
-	$(CDK) deploy --no-notices $(ARGS)
+	$(DEPLOY) deploy --config '$(CONFIG)' --approve '$(APPROVE)' -- $(ARGS)
 
 destroy: setup
-	$(CDK) destroy --no-notices $(ARGS)
+	$(DEPLOY) destroy --config '$(CONFIG)' --confirm '$(CONFIRM)' -- $(ARGS)
+
+# The targets above, as printed in the README, against moto server on 127.0.0.1: bootstrap, deploy, read the
+# outputs back, destroy (no account needed; what moto skips is listed in the README).
+deploy-local: setup
+	$(PY) -m rule_actions_cli.deploy_local $(if $(CONFIG),--config '$(CONFIG)')
 
 clean:
 	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from bench.common import DEMO_CONFIG, ROOT, block, median, ratio, verdict
@@ -99,6 +100,51 @@ def import_breakdown(runs: int = IMPORTTIME_RUNS) -> list[tuple[str, float, floa
     handler, baseline = medians(HANDLER_MODULE), medians(BASELINE_MODULE)
     rows = [(pkg, handler.get(pkg, 0.0), baseline.get(pkg, 0.0)) for pkg in set(handler) | set(baseline)]
     return sorted(rows, key=lambda r: r[1] - r[2], reverse=True)
+
+
+# ------------------------------------------------------------------------------------------ the code asset
+
+_ASSET_CHILD = ("import sys; sys.path[:0] = {paths!r}; import time; t = time.perf_counter(); "
+                "import rule_actions.handler; print(repr(time.perf_counter() - t))")
+
+
+def measure_asset_imports(rounds: int = IMPORT_ROUNDS) -> dict[str, Any]:
+    """The handler imported from the function's code asset (infra.bundle: lambdas/ + Powertools) in a clean
+    interpreter (`python -I -S`: the standard library, boto3 and its dependencies, the asset), as Lambda runs it:
+    without bytecode (/var/task is read-only and the asset ships no .pyc, so every cold start compiles what it
+    imports), and with bytecode compiled beforehand (what a layer built by pip would ship), alternating."""
+    import shutil
+    import tempfile
+    import zipfile
+
+    from infra import bundle
+    from infra.settings import PYTHON_VERSION
+
+    work = Path(tempfile.mkdtemp(prefix="asset-"))
+    try:
+        asset = work / "task"
+        bundle.write(asset, PYTHON_VERSION)
+        runtime = bundle.link_runtime(work / "runtime", PYTHON_VERSION)
+        archive = work / "asset.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+            for file in sorted(asset.rglob("*")):
+                out.write(file, file.relative_to(asset).as_posix())
+        compiled = work / "compiled"
+        shutil.copytree(asset, compiled)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(compiled)], check=True)
+        child = {"source": [str(asset), str(runtime)], "compiled": [str(compiled), str(runtime)]}
+        times: dict[str, list[float]] = {"source": [], "compiled": []}
+        for i in range(rounds):
+            for kind in (("source", "compiled") if i % 2 == 0 else ("compiled", "source")):
+                done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", _ASSET_CHILD.format(paths=child[kind])],
+                                      capture_output=True, text=True, check=True, cwd=work)
+                times[kind].append(float(done.stdout.strip().splitlines()[-1]))
+        return {"rounds": rounds, "zip_bytes": archive.stat().st_size,
+                "unzipped_bytes": sum(f.stat().st_size for f in asset.rglob("*") if f.is_file()),
+                "files": sum(1 for f in asset.rglob("*") if f.is_file()),
+                "source_ms": median(times["source"]) * 1000, "compiled_ms": median(times["compiled"]) * 1000}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------------------------ first invocation
@@ -192,6 +238,7 @@ def measure_first_invocations(runs: int = FIRST_INVOCATION_RUNS) -> dict[str, An
 
 def run() -> list[str]:
     imports = measure_imports()
+    asset = measure_asset_imports()
     breakdown = import_breakdown()
     first = measure_first_invocations()
     ok = imports["ratio"] <= TARGET_RATIO
@@ -204,6 +251,12 @@ def run() -> list[str]:
         *[f"    {pkg:<28} {h:6.1f} ms  (not imported by boto3)" for pkg, h, b in breakdown if b == 0 and h >= 1],
         f"    {'the rest (stdlib, shared)':<28} {sum(h - b for _, h, b in breakdown if b > 0):6.1f} ms  more than "
         "under boto3 alone",
+        "",
+        f"the code asset ({asset['files']} files, {asset['zip_bytes'] / 1e6:.2f} MB zipped, "
+        f"{asset['unzipped_bytes'] / 1e6:.2f} MB unzipped), handler imported in a clean interpreter (python -I -S "
+        f"-B: stdlib, boto3's closure, the asset; {asset['rounds']} of each, alternating, medians):",
+        f"  without bytecode, as in Lambda (/var/task read-only, no .pyc)   {asset['source_ms']:7.1f} ms",
+        f"  with bytecode compiled beforehand (as a pip-built layer ships)  {asset['compiled_ms']:7.1f} ms",
         "",
         f"first invocation ({first['runs']} fresh interpreters on moto, medians; demo configuration):",
         f"  runtime(): Settings + sagemaker, sns, dynamodb clients   {first['runtime_s']:7.1f} ms",

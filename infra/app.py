@@ -1,6 +1,8 @@
 """Builds the CDK app from context: `cdk.json` (and `-c` overrides) under the CLI, or a dict in tests.
 
     rule_actions        the function's configuration (rule_actions.config.Config), validated here
+    rule_actions_file   a JSON file holding that configuration instead (`make deploy CONFIG=my.json` passes it);
+                        the same file `rule-actions replay --config` reads
     rule_actions_stack  stack-only settings (infra.settings.StackSettings)
 
 An invalid value stops synth with one message on stderr and exit status 1 (no traceback).
@@ -10,11 +12,12 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from infra.settings import CONFIG_KEY, STACK_KEY, StackSettings, context_object
+from infra.settings import CONFIG_FILE_KEY, CONFIG_KEY, STACK_KEY, StackSettings, context_object
 from rule_actions.config import Config, ConfigError
 
 CDK_JSON = Path(__file__).resolve().parent.parent / "cdk.json"
@@ -25,9 +28,25 @@ def cdk_json_context(path: Path = CDK_JSON) -> dict[str, Any]:
     return dict(json.loads(path.read_text())["context"])
 
 
+def read_config_file(path: str | Path) -> Any:
+    """The configuration object in a JSON file; ConfigError naming the file when it cannot be read."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"{path}: not a readable JSON file ({err})") from None
+
+
 def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
-    """Validate both blocks; raises ConfigError naming every bad key."""
-    config = Config.from_dict(context_object(context.get(CONFIG_KEY), CONFIG_KEY), CONFIG_KEY)
+    """Validate both blocks (the configuration from `rule_actions_file` when given); raises ConfigError naming
+    every bad key, and the file."""
+    config_file = context.get(CONFIG_FILE_KEY)
+    if config_file:
+        try:
+            config = Config.from_dict(read_config_file(config_file), CONFIG_KEY)
+        except ConfigError as err:
+            raise ConfigError(str(err) if str(err).startswith(f"{config_file}: ") else f"{config_file}: {err}") from None
+    else:
+        config = Config.from_dict(context_object(context.get(CONFIG_KEY), CONFIG_KEY), CONFIG_KEY)
     settings = StackSettings.from_dict(context_object(context.get(STACK_KEY), STACK_KEY), STACK_KEY)
     return config, settings
 
@@ -41,7 +60,7 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
     from infra.stack import RuleActionsStack
 
     app = cdk.App(context=dict(context), outdir=outdir) if context is not None else cdk.App(outdir=outdir)
-    config, settings = read_context({key: app.node.try_get_context(key) for key in (CONFIG_KEY, STACK_KEY)})
+    config, settings = read_context({key: app.node.try_get_context(key) for key in (CONFIG_KEY, CONFIG_FILE_KEY, STACK_KEY)})
     stack = RuleActionsStack(app, config=config, settings=settings)
     if config.organization:  # organization mode: the stack each member account deploys (infra/member_stack.py)
         from infra.member_stack import RuleActionsMemberStack
@@ -53,6 +72,12 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
     return app, stack
 
 
+def warning_block(warnings: list[str], width: int = 110) -> str:
+    """One readable block: a heading, then each finding as a wrapped bullet."""
+    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ") for w in warnings]
+    return "\n".join(["rule-actions: the configuration is valid, but:", *items])
+
+
 def main() -> int:
     try:
         app, stack = build_app()
@@ -61,7 +86,7 @@ def main() -> int:
         return 1
     warnings = stack.actions.config.warnings(CONFIG_KEY)
     if warnings:
-        print("rule-actions: the configuration is valid, but:\n  - " + "\n  - ".join(warnings), file=sys.stderr)
+        print(warning_block(warnings), file=sys.stderr)
     try:
         app.synth()
     except RuntimeError as err:  # the validation report (cdk-nag findings) is already printed above

@@ -1,13 +1,15 @@
 """`RuleActions`: everything one deployment needs, as one construct that a user's CDK app can also embed.
 
-    EventBridge rule (pattern: infra.pattern) --async--> Lambda (lambdas/, Powertools layer)
+    EventBridge rule (pattern: infra.pattern) --async--> Lambda (lambdas/ + Powertools, bundled: infra.bundle)
         |  target retry policy, target DLQ                 |  2 retries, then the on-failure queue
         v                                                  v
     <name>-target-dlq                                   <name>-failed-events
     Lambda --> SNS <name>-notifications (team subscribers filtered on to=team; endpoints it subscribes itself)
            --> SageMaker StopTrainingJob / DescribeTrainingJob / ListTrainingJobs
            --> DynamoDB <name>-ledger (exactly-once per action)
-    CloudWatch alarms (function errors, a message in either queue) --> SNS <name>-ops (team, unfiltered)
+    CloudWatch alarms (function errors and throttles, a message in either queue, events neither delivered nor
+    queued, undeliverable messages) --> SNS <name>-ops (team, unfiltered)
+    SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
 
 Names derive from `name` (by default the stack's name), so two deployments in one account need two stack
 names. Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
@@ -17,14 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import jsii
 from aws_cdk import (
     Acknowledgment,
     ArnFormat,
-    CfnParameter,
+    AssetHashType,
+    BundlingOptions,
+    DockerImage,
     Duration,
+    ILocalBundling,
     RemovalPolicy,
     Stack,
     Validations,
@@ -40,13 +44,16 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
+from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from infra import organization
+from infra import bundle, organization
+from infra.chat import ChatChannels, destination_statements
 from infra.pattern import event_pattern
-from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION, STACK_NAME_RE, StackSettings
+from infra.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
 from rule_actions.config import Config, ConfigError, show
 from rule_actions.contract import (
+    ENV_CHAT_TOPIC_ARN,
     ENV_CONFIG,
     ENV_LEDGER_TABLE,
     ENV_TOPIC_ARN,
@@ -58,13 +65,8 @@ from rule_actions.contract import (
     TEAM,
 )
 
-LAMBDAS = Path(__file__).resolve().parent.parent / "lambdas"
 HANDLER = "rule_actions.handler.lambda_handler"
 RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
-
-# The CloudFormation parameter that resolves the Powertools layer at deploy time. Its logical id is part of
-# the contract: the local replay rewrites its Default (moto cannot serve /aws/service/ parameters).
-POWERTOOLS_PARAMETER_ID = "PowertoolsLayerArn"
 
 # Lambda's limit on the environment, keys and values together. Counted here as the JSON of the variables,
 # which is at least what Lambda counts, with the longest partition and region names for the ARNs.
@@ -90,6 +92,29 @@ QUEUE_RETENTION = Duration.days(14)  # SQS's maximum: time for a person to look 
 ALARM_PERIOD = Duration.minutes(5)
 
 
+@jsii.implements(ILocalBundling)
+class _LocalBundling:
+    """The function's code built on this machine (infra.bundle): never Docker. `bundled` names what was copied."""
+
+    def __init__(self) -> None:
+        self.bundled: list[str] = []
+
+    def try_bundle(self, output_dir: str, *args: object, **options: object) -> bool:
+        self.bundled = bundle.write(output_dir, PYTHON_VERSION)
+        return True
+
+
+def function_code() -> tuple[lambda_.Code, _LocalBundling]:
+    """lambdas/ with Powertools as installed here; the asset's hash is its content's (a new Powertools, a new
+    asset). The Docker image is never used: local bundling always succeeds or raises."""
+    local = _LocalBundling()
+    code = lambda_.Code.from_asset(
+        str(bundle.LAMBDAS), asset_hash_type=AssetHashType.OUTPUT,
+        bundling=BundlingOptions(image=DockerImage.from_registry("local-bundling-only"), local=local),
+    )
+    return code, local
+
+
 @jsii.implements(lambda_.IDestination)
 class _QueueDestination:
     """An on-failure destination queue, without the grants `SqsDestination` adds (ReEncrypt, GetQueueUrl...):
@@ -107,8 +132,7 @@ class RuleActions(Construct):
 
     `config` is a validated `rule_actions.config.Config` (its actions may come from `rule_actions.client`
     classes: `Config.from_dict({"rules": {"VanishingGradient": ActionList(StopTraining())}})`).
-    `settings` gives the reserved concurrency, log retention and Powertools layer (its `stack_name` is not
-    used here); `name` prefixes every resource name (default: the stack's name).
+    `settings` gives the reserved concurrency and log retention (its `stack_name` is not used here); `name` prefixes every resource name (default: the stack's name).
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: Config,
@@ -125,7 +149,7 @@ class RuleActions(Construct):
         topic_name, table_name = f"{name}-notifications", f"{name}-ledger"
         # Before anything is built: a configuration too large for the environment fails fast.
         _check_environment(config, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{topic_name}",
-                           table_name)
+                           table_name, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{name}-chat")
 
         # One key for the topics and queues, owned by the stack, rotated yearly.
         self.key = kms.Key(
@@ -192,6 +216,10 @@ class RuleActions(Construct):
                 sns.Subscription(self, f"Ops{kind}{tag}", topic=self.ops_topic, protocol=protocol,
                                  endpoint=endpoint)
 
+        # Chat channels (Amazon Q Developer in chat applications) on a topic of their own: team messages only.
+        self.chat = ChatChannels(self, "Chat", name=name, channels=config.chat, key=self.key) if config.chat else None
+        self.chat_topic = self.chat.topic if self.chat else None
+
         # The exactly-once ledger (Powertools idempotency records, expired by TTL).
         self.table = dynamodb.Table(
             self, "Ledger", table_name=table_name,
@@ -222,12 +250,9 @@ class RuleActions(Construct):
         )
         self._grant_function(stack)
 
-        self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name)
-        self.layer_parameter = _powertools_parameter(stack) if not _pinned(settings.powertools_layer) else None
-        layer_arn = (settings.powertools_layer if self.layer_parameter is None
-                     else self.layer_parameter.value_as_string)
-        if settings.powertools_layer and self.layer_parameter is not None:  # another SSM parameter name
-            self.layer_parameter.default = settings.powertools_layer
+        self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
+                                                self.chat_topic.topic_arn if self.chat_topic else None)
+        code, self.bundling = function_code()
         self.function = lambda_.Function(
             self, "Function",
             function_name=function_name,
@@ -235,8 +260,7 @@ class RuleActions(Construct):
             runtime=RUNTIMES[PYTHON_VERSION],
             architecture=lambda_.Architecture.ARM_64,
             handler=HANDLER,
-            code=lambda_.Code.from_asset(str(LAMBDAS), exclude=["**/__pycache__", "**/*.pyc"]),
-            layers=[lambda_.LayerVersion.from_layer_version_arn(self, "Powertools", layer_arn)],
+            code=code,
             role=self.role,
             environment=self.environment,
             memory_size=MEMORY_MB,
@@ -274,6 +298,7 @@ class RuleActions(Construct):
                         "failed-events queue",
                         self.failure_queue.metric_approximate_number_of_messages_visible(**queue_metric)),
         ]
+        self.alarms += self._delivery_alarms()
         if org:
             self.alarms.append(self._alarm(
                 "RefusedAccountsAlarm", f"{name}-refused-accounts",
@@ -282,6 +307,98 @@ class RuleActions(Construct):
                 organization.refused_account_metric()))
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
+
+        self.sms_logs_role = self._sms_delivery_logs(settings) if config.can_text and settings.sms_delivery_logs else None
+
+    # ------------------------------------------------------------------------------------ deploy confidence
+
+    def _delivery_alarms(self) -> list[cloudwatch.Alarm]:
+        """Alarms on what would otherwise be lost or late without a trace: throttled invocations, a failed event
+        Lambda could not put in the failed-events queue, an event EventBridge could not put in the target DLQ,
+        and messages SNS could not deliver (a bounced email, a refused text)."""
+        name, sum_ = self.name, {"period": ALARM_PERIOD, "statistic": "Sum"}
+        return [
+            self._alarm("FunctionThrottlesAlarm", f"{name}-function-throttles",
+                        "Lambda throttled the rule-actions function: events wait in Lambda's async queue (up to "
+                        "6 hours) and may be late; raise the account's concurrency or reserved_concurrency",
+                        self.function.metric_throttles(**sum_)),
+            self._alarm("DestinationDeliveryFailuresAlarm", f"{name}-destination-delivery-failures",
+                        "Lambda could not put an event the function failed on into the failed-events queue: that "
+                        "event is lost (see the function's logs)",
+                        self.function.metric("DestinationDeliveryFailures", **sum_)),
+            self._alarm("RuleDeadLetterFailuresAlarm", f"{name}-rule-dlq-failures",
+                        "EventBridge could neither deliver rule outcomes to the function nor put them in the target "
+                        "DLQ: those events are lost",
+                        cloudwatch.Metric(namespace="AWS/Events", metric_name="InvocationsFailedToBeSentToDlq",
+                                          dimensions_map=self._rule_dimensions(), **sum_)),
+            self._alarm("NotificationsFailedAlarm", f"{name}-notifications-failed",
+                        "SNS could not deliver messages of the team topic (an email bounced, a text was refused: "
+                        "SMS sandbox, spend limit, opted-out number); texts' reasons are in the SMS delivery logs",
+                        self.topic.metric_number_of_notifications_failed(**sum_)),
+        ]
+
+    def _rule_dimensions(self) -> dict[str, str]:
+        """The rule's metric dimensions: a rule on a custom bus (organization mode) is also named by its bus, and
+        its RuleName alone would name a rule of the default bus."""
+        bus = {"EventBusName": self.bus.event_bus_name} if self.bus else {}
+        return {**bus, "RuleName": self.rule.rule_name}
+
+    def _sms_delivery_logs(self, settings: StackSettings) -> iam.Role:
+        """SMS delivery status logging: SNS's per-topic delivery feedback covers HTTP, SQS, Lambda, Firehose and
+        mobile push, not SMS; texts are logged through the account's SMS preferences (SetSMSAttributes:
+        DeliveryStatusIAMRole, a role SNS assumes to write `sns/<region>/<account>/...` log groups). Set by a
+        custom resource on create and update (failures only: success sampling 0%); on delete the role is
+        unset (ignoring errors, so that a delete never fails on it). An account-wide, per-region setting:
+        `sms_delivery_logs: false` leaves it alone."""
+        stack = Stack.of(self)
+        log_groups = stack.format_arn(service="logs", resource="log-group",
+                                      resource_name=f"sns/{stack.region}/{stack.account}/*",
+                                      arn_format=ArnFormat.COLON_RESOURCE_NAME)
+        role = iam.Role(
+            self, "SmsDeliveryLogsRole",
+            assumed_by=iam.ServicePrincipal("sns.amazonaws.com", conditions={
+                "StringEquals": {"aws:SourceAccount": stack.account}}),
+            description=f"{self.name}: SNS writes SMS delivery status logs (failed texts and their reasons)",
+        )
+        role.add_to_policy(iam.PolicyStatement(
+            sid="WriteSmsDeliveryLogs", resources=[log_groups],
+            actions=["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]))
+        provider_name = f"{self.name}-sms-settings"
+        provider_logs = logs.LogGroup(self, "SmsSettingsLogGroup", log_group_name=f"/aws/lambda/{provider_name}",
+                                      retention=_retention(settings.log_retention_days),
+                                      removal_policy=RemovalPolicy.DESTROY)
+        provider_role = iam.Role(self, "SmsSettingsRole", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+                                 description=f"{provider_name}: sets the account's SMS delivery status role")
+        provider_role.add_to_policy(iam.PolicyStatement(
+            sid="WriteLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+            resources=[provider_logs.log_group_arn]))
+        attributes = {"DeliveryStatusIAMRole": role.role_arn, "DeliveryStatusSuccessSamplingRate": "0"}
+        custom = cr.AwsCustomResource(
+            self, "SmsDeliveryLogs", function_name=provider_name, role=provider_role, log_group=provider_logs,
+            install_latest_aws_sdk=False,
+            on_update=cr.AwsSdkCall(service="SNS", action="setSMSAttributes", parameters={"attributes": attributes},
+                                    physical_resource_id=cr.PhysicalResourceId.of(f"{self.name}-sms-delivery-logs")),
+            on_delete=cr.AwsSdkCall(service="SNS", action="setSMSAttributes",
+                                    parameters={"attributes": {"DeliveryStatusIAMRole": ""}},
+                                    ignore_error_codes_matching=".*"),
+            policy=cr.AwsCustomResourcePolicy.from_statements([
+                # SetSMSAttributes supports no resource-level permissions
+                iam.PolicyStatement(actions=["sns:SetSMSAttributes"], resources=["*"]),
+                iam.PolicyStatement(actions=["iam:PassRole"], resources=[role.role_arn]),
+            ]),
+        )
+        custom.node.add_dependency(role)
+        for scope, finding, reason in (
+            (role, "Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/"
+                   "<AWS::AccountId>/*",
+             "SNS names its SMS delivery log groups sns/<region>/<account>/<topic or DirectPublishToPhoneNumber>[/Failure]"),
+            (custom, "Resource::*", "sns:SetSMSAttributes supports no resource-level permissions; IAM requires "
+                                    "Resource \"*\" for it (the only action in that statement)."),
+        ):
+            for child in scope.node.find_all():
+                if child.node.id == "DefaultPolicy" or child.node.id == "CustomResourcePolicy":
+                    Validations.of(child).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))
+        return role
 
     def _queue(self, construct_id: str, queue_name: str, purpose: str) -> sqs.Queue:
         queue = sqs.Queue(
@@ -329,6 +446,7 @@ class RuleActions(Construct):
                                 resources=[self.failure_queue.queue_arn]),
             iam.PolicyStatement(sid="WriteLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
                                 resources=[self.log_group.log_group_arn]),
+            *destination_statements(stack, self.config, self.chat_topic),
         ]
         for statement in statements:
             self.role.add_to_policy(statement)
@@ -397,19 +515,22 @@ def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(p for prefix in prefixes for p in (prefix.lower(), prefix)))
 
 
-def function_environment(config: Config, topic_arn: str, table_name: str) -> dict[str, str]:
+def function_environment(config: Config, topic_arn: str, table_name: str,
+                         chat_topic_arn: str | None = None) -> dict[str, str]:
     """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'."""
     return {
         ENV_CONFIG: config.to_json(),
         ENV_TOPIC_ARN: topic_arn,
         ENV_LEDGER_TABLE: table_name,
+        **({ENV_CHAT_TOPIC_ARN: chat_topic_arn} if chat_topic_arn else {}),
         "POWERTOOLS_SERVICE_NAME": SERVICE,
         "POWERTOOLS_METRICS_NAMESPACE": NAMESPACE,
     }
 
 
-def _check_environment(config: Config, longest_topic_arn: str, table_name: str) -> None:
-    environment = function_environment(config, longest_topic_arn, table_name)
+def _check_environment(config: Config, longest_topic_arn: str, table_name: str, longest_chat_arn: str) -> None:
+    environment = function_environment(config, longest_topic_arn, table_name,
+                                       longest_chat_arn if config.chat else None)
     size = len(json.dumps(environment, separators=(",", ":"), ensure_ascii=False).encode())
     if size > ENVIRONMENT_LIMIT:
         own = len(environment[ENV_CONFIG].encode())
@@ -427,22 +548,3 @@ def _retention(days: int | None) -> logs.RetentionDays:
              1096: "THREE_YEARS", 1827: "FIVE_YEARS", 2192: "SIX_YEARS", 2557: "SEVEN_YEARS",
              2922: "EIGHT_YEARS", 3288: "NINE_YEARS", 3653: "TEN_YEARS"}
     return logs.RetentionDays.INFINITE if days is None else getattr(logs.RetentionDays, names[days])
-
-
-def _pinned(layer: str | None) -> bool:
-    return bool(layer) and layer.startswith("arn:")  # type: ignore[union-attr]
-
-
-def _powertools_parameter(stack: Stack) -> CfnParameter:
-    """The stack's one Powertools layer parameter (shared if the construct is used twice in a stack)."""
-    existing = stack.node.try_find_child(POWERTOOLS_PARAMETER_ID)
-    if isinstance(existing, CfnParameter):
-        return existing
-    return CfnParameter(
-        stack, POWERTOOLS_PARAMETER_ID,
-        type="AWS::SSM::Parameter::Value<String>",
-        default=POWERTOOLS_SSM_PARAMETER,
-        description="SSM parameter holding the Powertools for AWS Lambda (Python) layer version ARN for "
-                    f"python{PYTHON_VERSION} arm64; resolved at deploy time",
-    )
-

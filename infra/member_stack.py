@@ -48,7 +48,7 @@ class RuleActionsMemberStack(Stack):
         org = config.organization
         if org is None:
             raise ValueError("RuleActionsMemberStack needs the configuration's organization block")
-        name = organization.member_stack_name(settings.stack_name)
+        name = settings.member_stack_name
         kwargs.setdefault("description", f"rule-actions member: forwards SageMaker training job events to "
                                          f"{settings.stack_name} in {org.central_account} {org.central_region}, "
                                          "and lets its function describe and stop this account's training jobs")

@@ -35,10 +35,6 @@ def function_role_name(name: str, org: Organization) -> str:
     return f"{name}-handler-{org.central_region}"
 
 
-def member_stack_name(stack_name: str) -> str:
-    return f"{stack_name}Member"
-
-
 def central_environment(org: Organization) -> Environment:
     """The central stack is pinned where members expect it: `cdk deploy` refuses another account or region."""
     return Environment(account=org.central_account, region=org.central_region)

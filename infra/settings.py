@@ -16,23 +16,26 @@ from typing import Any
 from rule_actions.config import ConfigError, show
 
 CONFIG_KEY = "rule_actions"
+CONFIG_FILE_KEY = "rule_actions_file"  # a JSON file replacing the rule_actions block (make deploy CONFIG=...)
 STACK_KEY = "rule_actions_stack"
 
-PYTHON_VERSION = "3.14"  # the function's runtime and the Powertools layer built for it: one value, never two
-POWERTOOLS_SSM_PARAMETER = f"/aws/service/powertools/python/arm64/python{PYTHON_VERSION}/latest"
+PYTHON_VERSION = "3.14"  # the function's runtime (and the markers its bundled dependencies are chosen by)
 
 # Retention periods CloudWatch Logs accepts (and aws-cdk-lib's RetentionDays names); null keeps logs forever.
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
                       2922, 3288, 3653)
 STACK_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,39}")  # CloudFormation's rule, capped so derived names fit
-LAYER_ARN_RE = re.compile(r"arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]{1,140}:\d+")
-SSM_PATH_RE = re.compile(r"(/[A-Za-z0-9_.-]+)+")
 MAX_RESERVED_CONCURRENCY = 1000
 DEFAULTS: dict[str, Any] = {
     "stack_name": "RuleActions",
     "reserved_concurrency": None,
     "log_retention_days": 90,
-    "powertools_layer": None,
+    "sms_delivery_logs": True,
+}
+# Keys of earlier releases, refused with what replaced them.
+REMOVED = {
+    "powertools_layer": "removed: Powertools is bundled into the function's code from this environment (the "
+                        "version the tests ran), in every region; delete the key",
 }
 
 
@@ -45,9 +48,9 @@ class StackSettings:
     # so any reservation there fails the deploy.
     reserved_concurrency: int | None = DEFAULTS["reserved_concurrency"]
     log_retention_days: int | None = DEFAULTS["log_retention_days"]
-    # None: the public SSM parameter POWERTOOLS_SSM_PARAMETER, resolved at deploy time; a string starting
-    # with "/" is another SSM parameter (same mechanism); "arn:..." pins a layer version.
-    powertools_layer: str | None = DEFAULTS["powertools_layer"]
+    # When the configuration can send texts: set the account's SMS delivery status role in the stack's region
+    # (an account-wide setting; false leaves it to whoever manages it).
+    sms_delivery_logs: bool = DEFAULTS["sms_delivery_logs"]
 
     @classmethod
     def from_dict(cls, data: Any, where: str = STACK_KEY) -> StackSettings:
@@ -55,7 +58,8 @@ class StackSettings:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigError(f"{where}: must be an object with the keys {', '.join(DEFAULTS)}; got {show(data)}")
-        errors = [f"{where}.{key}: unknown key; allowed: {', '.join(DEFAULTS)}" for key in data if key not in DEFAULTS]
+        errors = [f"{where}.{key}: {REMOVED.get(key, 'unknown key')}; allowed: {', '.join(DEFAULTS)}"
+                  for key in data if key not in DEFAULTS]
         values = {**DEFAULTS, **{k: v for k, v in data.items() if k in DEFAULTS}}
 
         name = values["stack_name"]
@@ -71,18 +75,19 @@ class StackSettings:
         if retention is not None and (isinstance(retention, bool) or retention not in LOG_RETENTION_DAYS):
             errors.append(f"{where}.log_retention_days: {show(retention)} is not a retention CloudWatch Logs "
                           f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
-        layer = values["powertools_layer"]
-        if layer is not None and not (isinstance(layer, str)
-                                      and (LAYER_ARN_RE.fullmatch(layer) or SSM_PATH_RE.fullmatch(layer))):
-            errors.append(f"{where}.powertools_layer: {show(layer)} is not null (the public SSM parameter "
-                          f"{POWERTOOLS_SSM_PARAMETER}), an SSM parameter name starting with '/', or a layer "
-                          f"version ARN (arn:aws:lambda:<region>:<account>:layer:<name>:<version>)")
+        if not isinstance(values["sms_delivery_logs"], bool):
+            errors.append(f"{where}.sms_delivery_logs: {show(values['sms_delivery_logs'])} is not true or false")
         if errors:
             raise ConfigError("invalid stack settings:\n  " + "\n  ".join(errors))
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in DEFAULTS}
+
+    @property
+    def member_stack_name(self) -> str:
+        """Organization mode: the stack each member account deploys (infra/member_stack.py)."""
+        return f"{self.stack_name}Member"
 
 
 def context_object(value: Any, key: str) -> Any:

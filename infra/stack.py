@@ -34,6 +34,9 @@ class RuleActionsStack(Stack):
              "Events the function failed on after Lambda's retries"),
         ):
             CfnOutput(self, output_id, value=value, description=description)
+        if actions.chat_topic is not None:
+            CfnOutput(self, "ChatTopicArn", value=actions.chat_topic.topic_arn,
+                      description="Team messages for the chat channels (custom notifications)")
         if actions.bus:
             CfnOutput(self, "EventBusArn", value=actions.bus.event_bus_arn,
                       description="The bus the member stacks forward training job events to")

@@ -1,9 +1,9 @@
 """The embedded account: moto, built from the synthesized stack, with the real handler run in-process.
 
-The stack's template is deployed into moto's CloudFormation (with the bootstrap parameter, the Lambda asset
-in the assets bucket and the Powertools layer parameter pointed at a layer made here), so the handler runs
-with the environment the stack really gives it, and events are matched against the EventBridge rules the
+The stack's template is deployed into moto's CloudFormation (with the bootstrap parameter and the Lambda asset
+in the assets bucket), so the handler runs with the environment the stack really gives it, and events are matched against the EventBridge rules the
 stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions) lives for the whole run.
+Secrets given as {name: secret string} (webhooks' URLs and keys) are created in its Secrets Manager.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import logging
 import os
 import warnings
 import zipfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,7 +29,7 @@ from rule_actions_cli.pattern import matches
 
 ACCOUNT = "123456789012"  # moto's default account
 BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
-LOCAL_PARAMETERS = "/rule-actions/embedded"  # moto refuses to create parameters under /aws/
+HANDLER = "rule_actions.handler.lambda_handler"  # the stack's function (a stack may hold custom resources' too)
 
 
 @dataclass
@@ -61,8 +62,10 @@ def _sub(value: str, region: str) -> str:
 class EmbeddedAccount:
     """`with EmbeddedAccount(assembly_dir, stack_name) as account: account.process(event)`."""
 
-    def __init__(self, assembly_dir: Path, stack_name: str, region: str = "us-east-1"):
+    def __init__(self, assembly_dir: Path, stack_name: str, region: str = "us-east-1",
+                 secrets: Mapping[str, str] | None = None):
         self.assembly_dir, self.stack_name, self.region = Path(assembly_dir), stack_name, region
+        self.secrets = dict(secrets or {})
         self._mock = mock_aws()
         self.patterns: list[dict[str, Any]] = []
         self.environment: dict[str, str] = {}
@@ -94,12 +97,15 @@ class EmbeddedAccount:
     def _deploy(self) -> None:
         self.template = template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
         self.client("ssm").put_parameter(Name=BOOTSTRAP_VERSION, Value="30", Type="String")
-        self._local_ssm_parameters(template)
         self._upload_assets()
         cloudformation = self.client("cloudformation")
         # moto skips the types it does not emulate (alarms, topic/queue policies, EventInvokeConfig, CDK
         # metadata) with a warning each: they do not change what the handler does, so the run stays quiet.
         logging.getLogger("moto").setLevel(logging.ERROR)
+        # Custom resources (the account's SMS delivery settings) would have moto invoke their provider function,
+        # which needs Docker: they set nothing the handler reads.
+        template["Resources"] = {name: r for name, r in template["Resources"].items()
+                                 if not r["Type"].startswith("Custom::")}
         warnings.filterwarnings("ignore", message="Tried to parse AWS::", category=UserWarning)
         cloudformation.create_stack(
             StackName=self.stack_name,
@@ -110,7 +116,9 @@ class EmbeddedAccount:
         if status != "CREATE_COMPLETE":
             raise RuntimeError(f"the embedded stack did not deploy: {status}")
         resources = cloudformation.describe_stack_resources(StackName=self.stack_name)["StackResources"]
-        [function] = [r["PhysicalResourceId"] for r in resources if r.get("ResourceType") == "AWS::Lambda::Function"]
+        handlers = {name for name, r in template["Resources"].items()
+                    if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == HANDLER}
+        [function] = [r["PhysicalResourceId"] for r in resources if r.get("LogicalResourceId") in handlers]
         configuration = self.client("lambda").get_function_configuration(FunctionName=function)
         self.function_name, self.function_arn = configuration["FunctionName"], configuration["FunctionArn"]
         self.environment = dict(configuration.get("Environment", {}).get("Variables", {}))
@@ -118,6 +126,8 @@ class EmbeddedAccount:
         if not self.patterns:
             raise RuntimeError("the stack has no EventBridge rule targeting its function")
         self._subscriptions(template, resources)
+        for name, value in self.secrets.items():
+            self.client("secretsmanager").create_secret(Name=name, SecretString=value)
 
     def _subscriptions(self, template: dict[str, Any], resources: list[dict[str, Any]]) -> None:
         """moto's CloudFormation skips AWS::SNS::Subscription: create the team's subscriptions as declared."""
@@ -131,19 +141,6 @@ class EmbeddedAccount:
             topic_arn = physical.get(topic["Ref"]) if isinstance(topic, dict) and "Ref" in topic else topic
             attributes = {"FilterPolicy": json.dumps(props["FilterPolicy"])} if "FilterPolicy" in props else {}
             sns.subscribe(TopicArn=topic_arn, Protocol=props["Protocol"], Endpoint=props["Endpoint"], Attributes=attributes)
-
-    def _local_ssm_parameters(self, template: dict[str, Any]) -> None:
-        """Here the handler imports Powertools from this environment: the functions' layers are dropped, and
-        SSM-typed parameters that point at public AWS paths (moto resolves every one) get a local stand-in."""
-        for resource in template.get("Resources", {}).values():
-            if resource.get("Type") == "AWS::Lambda::Function":
-                resource.get("Properties", {}).pop("Layers", None)
-        for name, parameter in template.get("Parameters", {}).items():
-            default = parameter.get("Default", "")
-            if parameter.get("Type", "").startswith("AWS::SSM::Parameter::Value") and default.startswith("/aws/"):
-                local = f"{LOCAL_PARAMETERS}/{name}"
-                self.client("ssm").put_parameter(Name=local, Value=f"stand-in for {default}", Type="String")
-                parameter["Default"] = local
 
     def _upload_assets(self) -> None:
         manifest = json.loads((self.assembly_dir / f"{self.stack_name}.assets.json").read_text())
@@ -175,6 +172,15 @@ class EmbeddedAccount:
     def replay(self, events: list[tuple[str, Any]], log: TextIO | None = None) -> list[dict[str, Any]]:
         """Each event through the stack's rule pattern and, when it matches, the real handler. The handler's
         logs and EMF metrics (its stdout in Lambda) go to `log`, or nowhere."""
+        return self._as_function(lambda handler: self._replay(handler, events), log)
+
+    def invoke(self, payload: Any, log: TextIO | None = None) -> Any:
+        """The handler called directly with `payload` (as `aws lambda invoke` would: no rule pattern)."""
+        return self._as_function(
+            lambda handler: handler.lambda_handler(payload, LocalContext(self.function_name, self.function_arn)), log)
+
+    def _as_function(self, run: Callable[[Any], Any], log: TextIO | None) -> Any:
+        """`run(handler)` with the function's environment, its logs and metrics sent to `log` (or nowhere)."""
         from rule_actions import handler  # after the environment is the function's
         from rule_actions.observability import logger
 
@@ -187,7 +193,7 @@ class EmbeddedAccount:
             previous, logs.stream = logs.stream, sink
             try:
                 with contextlib.redirect_stdout(sink):
-                    return self._replay(handler, events)
+                    return run(handler)
             finally:
                 logs.stream = previous
 

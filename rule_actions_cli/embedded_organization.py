@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,9 @@ CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM"]
 class EmbeddedOrganization(EmbeddedAccount):
     """`with EmbeddedOrganization(assembly_dir, stack_name, organization) as world: world.replay(events)`."""
 
-    def __init__(self, assembly_dir: Path, stack_name: str, organization: Organization):
-        super().__init__(assembly_dir, stack_name, region=organization.central_region)
+    def __init__(self, assembly_dir: Path, stack_name: str, organization: Organization,
+                 secrets: Mapping[str, str] | None = None):
+        super().__init__(assembly_dir, stack_name, region=organization.central_region, secrets=secrets)
         self.organization = organization
         self.account = organization.central_account
         manifest = json.loads((Path(assembly_dir) / "manifest.json").read_text())
@@ -124,6 +126,14 @@ class EmbeddedOrganization(EmbeddedAccount):
 
     def _job_place(self, event: dict[str, Any]) -> dict[str, str]:
         return {"account_id": event["account"], "region": event["region"]}
+
+
+def embedded(assembly_dir: Path, stack_name: str, organization: Organization | None,
+             secrets: Mapping[str, str] | None = None) -> EmbeddedAccount:
+    """The embedded world a configuration deploys: one account, or the central stack and its members."""
+    if organization is None:
+        return EmbeddedAccount(assembly_dir, stack_name, secrets=secrets)
+    return EmbeddedOrganization(assembly_dir, stack_name, organization, secrets=secrets)
 
 
 def _environment(credentials: dict[str, str]) -> dict[str, str]:

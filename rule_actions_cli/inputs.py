@@ -46,3 +46,27 @@ def load(paths: list[str]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]
             events += found
             errors += [problem] if problem else []
     return events, errors
+
+
+def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
+    """--secrets FILE: a JSON object of secret name -> secret string (an object is taken as its JSON string).
+    The values are never printed, not even in an error."""
+    if not path:
+        return {}, []
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        return {}, [f"{path}: cannot be read ({type(err).__name__})"]
+    except ValueError:
+        return {}, [f"{path}: not JSON"]
+    if not isinstance(data, dict):
+        return {}, [f"{path}: must hold a JSON object of secret name -> secret string"]
+    secrets, errors = {}, []
+    for name, value in data.items():
+        if isinstance(value, dict):
+            value = json.dumps(value)
+        if not name or not isinstance(value, str):
+            errors.append(f"{path}: secret {name!r}: its value must be a string or an object")
+        else:
+            secrets[name] = value
+    return secrets, errors

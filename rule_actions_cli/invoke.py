@@ -44,7 +44,7 @@ from botocore.exceptions import (
 from rule_actions_cli.report import row
 
 FUNCTION_OUTPUT = "FunctionName"
-SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation"}
+SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge"}
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError", "Forbidden"}
 CREDENTIALS_REJECTED = {
     "UnrecognizedClientException", "InvalidClientTokenId", "InvalidAccessKeyId", "InvalidSignatureException",
@@ -67,9 +67,15 @@ class InvokeError(Exception):
 def send(events: list[tuple[str, dict[str, Any]]], *, function_name: str | None, stack: str | None,
          profile: str | None, region: str | None) -> list[dict[str, Any]]:
     """One row per event, from the function named or the stack's output; InvokeError when AWS is not usable."""
+    return invoke_all(*deployed_function(function_name, stack, profile, region), events)
+
+
+def deployed_function(function_name: str | None, stack: str | None, profile: str | None,
+                      region: str | None) -> tuple[Any, str]:
+    """A Lambda client and the function named, or the one the stack's FunctionName output names."""
     session = open_session(profile, region)
     function = function_name or function_from_stack(session, stack or "")
-    return invoke_all(lambda_client(session), function, events)
+    return lambda_client(session), function
 
 
 def open_session(profile: str | None, region: str | None) -> boto3.Session:
@@ -97,20 +103,35 @@ def invoke_all(client: Any, function: str, events: list[tuple[str, dict[str, Any
     rows: list[dict[str, Any]] = []
     for source, event in events:
         try:
-            with aws_errors("lambda", region=client.meta.region_name, function=function):
-                response = client.invoke(FunctionName=function, InvocationType="RequestResponse", Payload=json.dumps(event))
-                raw = response["Payload"].read()
+            payload, error = _invoke(client, function, event)
         except InvokeError as err:
             raise InvokeError(str(err), rows) from None
-        payload = json.loads(raw or b"null")
         job = (event.get("detail") or {}).get("TrainingJobName") if isinstance(event.get("detail"), dict) else None
-        if response.get("FunctionError"):
-            message = payload.get("errorMessage", str(payload)) if isinstance(payload, dict) else str(payload)
-            rows.append(row(source, job, True, {"error": f"function error: {message}"}))
+        if error:
+            rows.append(row(source, job, True, {"error": error}))
         else:
             result = payload if isinstance(payload, dict) else {"error": f"unexpected response: {payload!r}"}
             rows.append(row(source, result.get("training_job", job), True, result))
     return rows
+
+
+def invoke_once(client: Any, function: str, payload: Any) -> Any:
+    """One synchronous invocation's answer; InvokeError for an AWS problem or a function error."""
+    answer, error = _invoke(client, function, payload)
+    if error:
+        raise InvokeError(error)
+    return answer
+
+
+def _invoke(client: Any, function: str, payload: Any) -> tuple[Any, str | None]:
+    """(the function's answer, "function error: ..." when it raised); InvokeError when AWS is not usable."""
+    with aws_errors("lambda", region=client.meta.region_name, function=function):
+        response = client.invoke(FunctionName=function, InvocationType="RequestResponse", Payload=json.dumps(payload))
+        answer = json.loads(response["Payload"].read() or b"null")
+    if response.get("FunctionError"):
+        message = answer.get("errorMessage", str(answer)) if isinstance(answer, dict) else str(answer)
+        return answer, f"function error: {message}"
+    return answer, None
 
 
 def lambda_client(session: boto3.Session) -> Any:

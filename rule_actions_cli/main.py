@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from rule_actions_cli import inputs, report
+from rule_actions_cli import check as check_command
+from rule_actions_cli import inputs, receiver, report, testnotify
 
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
@@ -49,6 +48,7 @@ def parser() -> argparse.ArgumentParser:
     replay.add_argument("--config", metavar="FILE", help="a JSON object with the rule_actions keys, replacing cdk.json's")
     replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, call nothing")
     replay.add_argument("--verbose", action="store_true", help="show the handler's structured logs (stderr)")
+    receiver.add_options(replay)
     invoke = commands.add_parser(
         "invoke",
         help="send events to a deployed function and report its answers",
@@ -67,38 +67,51 @@ def parser() -> argparse.ArgumentParser:
                         "default profile)")
     invoke.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "
                         "AWS_DEFAULT_REGION, else the profile's region)")
+    testnotify.add_parser(commands)
+    check_command.add_parser(commands)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.command == "test-notify":
+        return testnotify.run(args)
+    if args.command == "check":
+        return check_command.main(args)
     events, errors = inputs.load(args.paths)
-    context = None
+    context, secrets = None, {}
     if args.command == "replay":
         context, config_errors = replay_context(args.config, args.dry_run)
-        errors += config_errors
+        secrets, secret_errors = inputs.load_secrets(args.secrets)
+        errors += config_errors + secret_errors
     if errors:
         for line in errors:
             print(f"rule-actions: {line}", file=sys.stderr)
         return 2
     if args.command == "invoke":
         return run_invoke(events, args)
-    rows = run_replay(events, context, args.verbose)
+    try:
+        with receiver.receiving(secrets, args.receiver) as receivers:
+            rows = run_replay(events, context, args.verbose, secrets)
+    except receiver.ReceiverError as err:
+        print(f"rule-actions: {err}", file=sys.stderr)
+        return 2
     (report.write_json if args.json else report.write_table)(rows, sys.stdout)
+    receiver.report(receivers, sys.stderr if args.json else sys.stdout)
     return 0
 
 
 def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
     """cdk.json's context, its rule_actions replaced by --config, validated; errors as lines."""
-    from infra.app import cdk_json_context, read_context
+    from infra.app import cdk_json_context, read_config_file, read_context
     from rule_actions.config import ConfigError
 
     context = cdk_json_context()
     if config_file:
         try:
-            context["rule_actions"] = json.loads(Path(config_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            return context, [f"{config_file}: not a readable JSON file ({err})"]
+            context["rule_actions"] = read_config_file(config_file)
+        except ConfigError as err:
+            return context, [str(err)]
     if dry_run:
         context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
     try:
@@ -108,20 +121,15 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
     return context, []
 
 
-def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool) -> list[dict[str, Any]]:
+def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool,
+               secrets: dict[str, str] | None = None) -> list[dict[str, Any]]:
     from infra.app import read_context
-    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
 
     assembly, stack = synthesize(context)
-    organization = read_context(context)[0].organization
-    if organization:  # one central stack, a member stack in every account the events name (issue 12)
-        from rule_actions_cli.embedded_organization import EmbeddedOrganization
-
-        world: EmbeddedAccount = EmbeddedOrganization(assembly, stack, organization)
-    else:
-        world = EmbeddedAccount(assembly, stack)
-    with world:
+    # One account, or (organization mode) the central stack and a member stack in every account the events name.
+    with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
         return world.replay(events, log=sys.stderr if verbose else None)
 
 

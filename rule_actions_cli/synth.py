@@ -19,9 +19,15 @@ SOURCES = ("app.py", "infra", "lambdas/rule_actions")
 
 
 def cache_key(context: Mapping[str, Any]) -> str:
-    """The configuration as the stack reads it, aws-cdk-lib's version and the sources, as a short digest."""
+    """The configuration as the stack reads it, aws-cdk-lib's version, the sources and the versions bundled into
+    the function's code (Powertools), as a short digest."""
+    from infra.bundle import bundled_distributions
+    from infra.settings import PYTHON_VERSION
+
     digest = hashlib.sha256(canonical_context(context).encode())
     digest.update(metadata.version("aws-cdk-lib").encode())
+    for dist in bundled_distributions(PYTHON_VERSION):
+        digest.update(f"{dist.metadata['Name']}=={dist.version}".encode())
     for source in SOURCES:
         path = ROOT / source
         for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
@@ -60,7 +66,7 @@ def _node_major() -> str:
 
 def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
     """(cloud assembly directory, the (central) stack's name) for this context; synthesized only on a cache miss.
-    In organization mode the assembly also holds the member stack (infra.organization.member_stack_name)."""
+    In organization mode the assembly also holds the member stack (StackSettings.member_stack_name)."""
     target = CACHE / cache_key(context)
     if not (target / "manifest.json").is_file():
         # jsii runs on the machine's Node.js; its end-of-life banner is noise here (the Makefile sets the same).

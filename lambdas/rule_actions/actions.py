@@ -7,6 +7,7 @@ An action list is a JSON object or a list of objects, each with a case-insensiti
     email          endpoint               an email address
     sms            endpoint               an E.164 phone number
     notify                                the stack's team audience (configuration only)
+    webhook        endpoint               a webhook declared in `webhooks`, by name (configuration only)
 
 The configuration (`rules`, `job_outcomes`) may also write a bare name ("stoptraining", "notify").
 `action_json` arrives in the SDK's escaped form (every `"` written as `\\"`) or as plain JSON. Values keep
@@ -19,14 +20,15 @@ import json
 from typing import Any
 
 from rule_actions import kinds
-from rule_actions.kinds import ACTION_JSON, EMAIL, JOB_OUTCOMES, NOTIFY, RULES, SMS, STOP
+from rule_actions.kinds import ACTION_JSON, EMAIL, JOB_OUTCOMES, NOTIFY, RULES, SMS, STOP, WEBHOOK
 from rule_actions.kinds.email import EMAIL_RE
 from rule_actions.kinds.sms import PHONE_RE
 from rule_actions.kinds.stop import PREFIX_RE
+from rule_actions.kinds.webhook import NAME_RE as WEBHOOK_NAME_RE
 from rule_actions.records import Action, Invalid, show
 
 __all__ = ["ACTION_JSON", "EMAIL", "EMAIL_RE", "JOB_OUTCOMES", "NOTIFY", "PHONE_RE", "PREFIX_RE", "RULES", "SMS",
-           "STOP", "Action", "Invalid", "as_dict", "decode_action_json", "endpoint_problem", "parse_action_json",
+           "STOP", "WEBHOOK", "WEBHOOK_NAME_RE", "Action", "Invalid", "as_dict", "decode_action_json", "endpoint_problem", "parse_action_json",
            "parse_entries", "parse_entry", "show"]
 
 

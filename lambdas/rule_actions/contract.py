@@ -83,6 +83,14 @@ class Outcome(StrEnum):
 ENV_CONFIG = "RULE_ACTIONS_CONFIG"
 ENV_TOPIC_ARN = "RULE_ACTIONS_TOPIC_ARN"
 ENV_LEDGER_TABLE = "RULE_ACTIONS_LEDGER_TABLE"
+ENV_CHAT_TOPIC_ARN = "RULE_ACTIONS_CHAT_TOPIC_ARN"  # set only when the configuration lists chat channels
+
+# Webhook payload formats (the configuration's `webhooks.<name>.format`).
+WEBHOOK_FORMATS = ("slack", "teams", "json")
+
+# A test notification (`rule-actions test-notify`): an invocation whose payload is {TEST_EVENT_KEY: {...}}, never
+# an EventBridge event. Its fields: "id" (one per request: its ledger keys), "emails" and "sms" (lists).
+TEST_EVENT_KEY = "rule_actions_test_notification"
 
 # SNS routing: every message carries ROUTING_ATTRIBUTE, set to an endpoint or to TEAM; every subscription the
 # stack or the function makes filters on it.

@@ -12,11 +12,12 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 
 from rule_actions import kinds
 from rule_actions.contract import Outcome
-from rule_actions.effects import error_code, error_message
+from rule_actions.effects import error_text
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
+from rule_actions.effects.webhook import Webhooks
 from rule_actions.kinds import NotDone
 from rule_actions.model import JobEvent
 from rule_actions.observability import logger
@@ -30,7 +31,13 @@ class Effects:
     notifier: Notifier
     ledger: Ledger
     region: str
+    webhooks: Webhooks
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
+
+    def register(self, lambda_context: object) -> None:
+        """The invocation's context: in-progress records and webhook retries end with its remaining time."""
+        self.ledger.register(lambda_context)
+        self.webhooks.register(lambda_context)
 
     def where(self, account: str, region: str) -> Effects:
         """The effects for a job of `account` in `region`: with members, SageMaker there (through the account's
@@ -48,19 +55,18 @@ def read_facts(needed: Reads, event: JobEvent, facts: Facts, effects: Effects) -
         try:
             listings[prefix] = tuple(effects.sagemaker.in_progress_jobs(prefix))
         except Exception as err:
-            listings[prefix] = f"ListTrainingJobs failed: {error_code(err)}: {error_message(err)}"
+            listings[prefix] = f"ListTrainingJobs failed: {error_text(err)}"
     team, stopped_by = facts.team_subscribed, facts.stopped_by
     if needed.team:
         try:
             team = effects.notifier.team_subscribed()
         except Exception as err:
-            logger.warning("team audience unknown: notify goes out", error=f"{error_code(err)}: {error_message(err)}")
+            logger.warning("team audience unknown: notify goes out", error=error_text(err))
     if needed.stopped_by:
         try:
             stopped_by = effects.ledger.stopped_by(event.job_arn)
         except Exception as err:
-            logger.warning("stop record unknown: the outcome is not held back",
-                           error=f"{error_code(err)}: {error_message(err)}")
+            logger.warning("stop record unknown: the outcome is not held back", error=error_text(err))
     return replace(facts, listings=listings, team_subscribed=team, stopped_by=stopped_by)
 
 
@@ -88,7 +94,7 @@ def run(planned: list[Planned], event: JobEvent, effects: Effects) -> list[Resul
             results.append(item.result(Outcome.FAILED, reason))
         except IdempotencyPersistenceLayerError as err:
             source = err.args[1] if len(err.args) > 1 else err  # Powertools passes the AWS error second
-            cause = f"{error_code(source)}: {error_message(source)}"
+            cause = error_text(source)
             if "to success" in str(err.args[0]):  # the work ran; only its record could not be completed
                 reason = (f"carried out, but the ledger could not record it ({cause}); a redelivery repeats it only "
                           "after its in-progress record expires")
@@ -96,7 +102,7 @@ def run(planned: list[Planned], event: JobEvent, effects: Effects) -> list[Resul
                 reason = f"ledger unavailable, not attempted: {cause}"
             results.append(item.result(Outcome.FAILED, reason))
         except Exception as err:  # every action is attempted; the handler raises for the failed ones at the end
-            results.append(item.result(Outcome.FAILED, f"{error_code(err)}: {error_message(err)}"))
+            results.append(item.result(Outcome.FAILED, error_text(err)))
         else:
             jobs = tuple(done.get("jobs") or ())
             if done.get("duplicate"):

@@ -3,22 +3,27 @@
 Returns {"training_job": ..., "actions": [...]} (plus "ignored" with the reason for events it cannot act on,
 and "problems" naming the parts of the event that could not be read). Raises ActionsFailed after every action
 was attempted when any failed, so that Lambda retries them. Nothing personal or secret is in either.
+
+A test notification request (testnotify.py) returns {"test_notification": id, "actions": [...]} and never
+raises for a destination that failed: the caller reads each outcome, and nothing retries or alarms on a test.
 """
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from typing import Any
 
-from rule_actions import execute, organization, plan, triggers
+from rule_actions import execute, organization, plan, testnotify, triggers
 from rule_actions.config import Settings
 from rule_actions.contract import REFUSED_ACCOUNT_METRIC, Outcome
-from rule_actions.effects import client, error_code, error_message, partition
+from rule_actions.effects import client, error_text, partition
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
-from rule_actions.model import IgnoredEvent, parse_event
+from rule_actions.effects.webhook import Webhooks
+from rule_actions.model import IgnoredEvent, JobEvent, Trigger, parse_event
 from rule_actions.observability import emit, log_action, logger, metrics
 from rule_actions.privacy import redact
 from rule_actions.records import Facts
@@ -39,9 +44,12 @@ def runtime() -> tuple[Settings, execute.Effects]:
     org = settings.config.organization
     effects = execute.Effects(
         sagemaker=SageMaker(client("sagemaker", settings.region)),
-        notifier=Notifier(client("sns", settings.region), settings.topic_arn),
+        notifier=Notifier(client("sns", settings.region), settings.topic_arn, settings.chat_topic_arn),
         ledger=Ledger(settings.ledger_table, settings.config.dedup_ttl_hours, client("dynamodb", settings.region)),
         region=settings.region,
+        # Lambda sets AWS_LAMBDA_FUNCTION_NAME: there, https only; plain http to loopback only in a local replay.
+        webhooks=Webhooks(settings.config.webhooks, lambda: client("secretsmanager", settings.region),
+                          loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
         members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
     )
     return settings, effects
@@ -51,7 +59,9 @@ def runtime() -> tuple[Settings, execute.Effects]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     settings, effects = runtime()
-    effects.ledger.register(context)
+    effects.register(context)
+    if testnotify.is_request(event):
+        return test_notification(event, settings, effects)
     outcome = process(event, settings, effects)
     failed = [a for a in outcome["actions"] if a["outcome"] == Outcome.FAILED]
     if failed:
@@ -80,17 +90,34 @@ def process(raw: Any, settings: Settings, effects: execute.Effects) -> dict[str,
     if not config.job_in_scope(event.job_name):
         return _ignored(event.job_name, "training job is not under training_job_prefixes", event.problems)
     found = triggers.find(event, config)
+    actions = _act(event, found, settings, effects)
+    return _with_problems({"training_job": event.job_name, **_account(event), "actions": actions}, event.problems)
+
+
+def test_notification(raw: Any, settings: Settings, effects: execute.Effects) -> dict[str, Any]:
+    """One test message to every destination; each destination's outcome, never an exception for them."""
+    try:
+        event, trigger = testnotify.parse(raw, settings.region)
+    except IgnoredEvent as err:
+        return _ignored(None, str(err))
+    logger.append_keys(test_notification=trigger.request_id)
+    metrics.add_metric(name="TestNotifications", unit="Count", value=1)
+    return redact({"test_notification": trigger.request_id, "actions": _act(event, [trigger], settings, effects)})
+
+
+def _act(event: JobEvent, found: list[Trigger], settings: Settings, effects: execute.Effects) -> list[dict[str, Any]]:
+    """Read what the plan needs, plan, carry out; one log line per decision, the metrics; the public results."""
+    config = settings.config
     facts = Facts(described=_described(event, found, settings, effects))
     facts = execute.read_facts(plan.reads(event, found, config, facts.described), event, facts, effects)
     results = execute.run(plan.plan(event, found, config, facts), event, effects)
     for item in results:
         log_action(event.job_name, item)
     emit(found, results)
-    result = {"training_job": event.job_name, **_account(event), "actions": [r.as_dict() for r in results]}
-    return _with_problems(result, event.problems)
+    return [r.as_dict() for r in results]
 
 
-def _account(event: Any) -> dict[str, str]:
+def _account(event: JobEvent) -> dict[str, str]:
     """Organization mode: the account the job ran in, and its alias when one is configured."""
     if not event.account_name:
         return {}
@@ -105,7 +132,7 @@ def _described(event: Any, found: list, settings: Settings, effects: execute.Eff
     try:
         return effects.sagemaker.rule_parameters(event.job_name)
     except Exception as err:  # reported per rule as failed: the retry reads it again
-        return f"DescribeTrainingJob failed, action_json unknown: {error_code(err)}: {error_message(err)}"
+        return f"DescribeTrainingJob failed, action_json unknown: {error_text(err)}"
 
 
 def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from rule_actions.contract import RULE_ERROR
-from rule_actions.model import JobEvent, JobOutcome, RuleStatus, Trigger
+from rule_actions.model import JobEvent, JobOutcome, RuleStatus, TestNotification, Trigger
 
 SUBJECT_MAX = 100  # SNS: ASCII, no line breaks, at most 100 characters
 SMS_MAX = 140
@@ -32,13 +32,52 @@ class Message:
     subject: str  # at most 100 printable ASCII characters
     body: str  # plain text, for email
     short: str  # at most 140 printable ASCII characters, for SMS
+    links: tuple[tuple[str, str], ...] = ()  # (label, URL), also written at the end of the body
 
 
 def render(event: JobEvent, trigger: Trigger, region: str, taken: Iterable[Mapping[str, object]] = ()) -> Message:
     """The message about one trigger; `taken` is what was already done for it (its stops)."""
+    if isinstance(trigger, TestNotification):
+        return test_message(trigger)
+    found = links(event, trigger, region)
     if isinstance(trigger, JobOutcome):
-        return Message(outcome_subject(event, trigger), outcome_body(event, trigger, region), outcome_sms(event, trigger))
-    return Message(subject(event, trigger), body(event, trigger, region, taken), sms(event, trigger, taken))
+        return Message(outcome_subject(event, trigger), outcome_body(event, trigger, region, found),
+                       outcome_sms(event, trigger), found)
+    return Message(subject(event, trigger), body(event, trigger, region, taken, found), sms(event, trigger, taken), found)
+
+
+def links(event: JobEvent, trigger: RuleStatus | JobOutcome, region: str) -> tuple[tuple[str, str], ...]:
+    """Where to look: the job in the console, and the logs of the job (an outcome) or of the rule's evaluation."""
+    found = [("Training job in the console", job_link(region, event.job_name))]
+    if isinstance(trigger, JobOutcome):
+        found.append(("Training job logs", job_log_link(region, event.job_name)))
+    elif rule_log_link(region, trigger.evaluation_job_arn):
+        found.append(("Rule evaluation logs", str(rule_log_link(region, trigger.evaluation_job_arn))))
+    return tuple(found)
+
+
+def _link_lines(found: tuple[tuple[str, str], ...]) -> list[str]:
+    return [f"{label + ':':<29}{url}" for label, url in found]
+
+
+def test_message(trigger: TestNotification) -> Message:
+    """A test notification: marked as a test in every field, about no job."""
+    request = one_line(trigger.request_id, 64)
+    return Message(
+        subject="[rule-actions] TEST notification: this destination is wired correctly",
+        body="\n".join([
+            "TEST NOTIFICATION - nothing happened to any training job.",
+            "",
+            "This message was sent by `rule-actions test-notify` to every destination the stack is configured to",
+            "reach (the team, its chat channels, its webhooks), so that you can check the wiring before a real",
+            "failure. No training job was stopped and no exactly-once record of a real event was used.",
+            "",
+            f"Request: {request}",
+            "",
+            f"{FOOTER} (test notification).",
+        ]),
+        short=one_line(f"rule-actions TEST notification ({request}): this destination is wired correctly", SMS_MAX),
+    )
 
 
 def plain(text: str, limit: int | None = None, multiline: bool = False) -> str:
@@ -111,7 +150,8 @@ def subject(event: JobEvent, rule: RuleStatus) -> str:
     return _subject(event, rule.name, f" {'rule error' if rule.status == RULE_ERROR else 'issues found'} in ", event.job_name)
 
 
-def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping[str, object]]) -> str:
+def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping[str, object]],
+         found: tuple[tuple[str, str], ...] = ()) -> str:
     """The email body: what happened, what was done, where to look."""
     when = rule.last_modified.isoformat() if rule.last_modified else event.time or "unknown"
     job, name = plain(event.job_name, NAME_MAX), plain(rule.name, NAME_MAX)
@@ -135,10 +175,7 @@ def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping
         f"  - {a['kind']} {plain(str(a['target']), NAME_MAX)}: {a['outcome']} ({plain(str(a['reason']), 512)})" for a in taken
     ]
     lines += actions or ["  (none besides this message)"]
-    lines += ["", f"Training job in the console: {job_link(region, event.job_name)}"]
-    log_link = rule_log_link(region, rule.evaluation_job_arn)
-    if log_link:
-        lines.append(f"Rule evaluation logs:        {log_link}")
+    lines += ["", *_link_lines(found or links(event, rule, region))]
     lines += ["", f"{FOOTER} for the SageMaker Debugger rule actions attached to this job."]
     return "\n".join(lines)
 
@@ -195,7 +232,7 @@ def ran_for(event: JobEvent) -> str | None:
     return text
 
 
-def outcome_body(event: JobEvent, outcome: JobOutcome, region: str) -> str:
+def outcome_body(event: JobEvent, outcome: JobOutcome, region: str, found: tuple[tuple[str, str], ...] = ()) -> str:
     """The email body for a job outcome: what happened and why, how long it ran, the last transitions, links."""
     job = plain(event.job_name, NAME_MAX)
     secondary = plain(event.secondary_status or "", 64)
@@ -223,8 +260,7 @@ def outcome_body(event: JobEvent, outcome: JobOutcome, region: str) -> str:
             lines.append(f"  - {_stamp(step.start)}  {plain(step.status, 64)}" + (f": {message}" if message else ""))
     lines += [
         "",
-        f"Training job in the console: {job_link(region, event.job_name)}",
-        f"Training job logs:           {job_log_link(region, event.job_name)}",
+        *_link_lines(found or links(event, outcome, region)),
         "",
         f"{FOOTER} for the job outcomes configured in the stack (job_outcomes.{outcome.outcome}).",
     ]

@@ -5,8 +5,9 @@ without a job name, ARN and status is ignored (`IgnoredEvent`, naming the field)
 
 The two kinds of trigger live here, beside the event they come from (which of them count is `triggers.find`):
 
-    RuleStatus   a Debugger or Profiler rule's evaluation status        label: the rule's name
-    JobOutcome   how the job ended, or that its spot capacity was lost   label: job:<Outcome>
+    RuleStatus        a Debugger or Profiler rule's evaluation status        label: the rule's name
+    JobOutcome        how the job ended, or that its spot capacity was lost   label: job:<Outcome>
+    TestNotification  a test message to every destination (not an event)    label: test
 """
 
 from __future__ import annotations
@@ -82,7 +83,34 @@ class JobOutcome:
         return self.label
 
 
-Trigger = RuleStatus | JobOutcome
+@dataclass(frozen=True)
+class TestNotification:
+    """`rule-actions test-notify`: one clearly marked message to every destination; `entries` are the email and
+    sms actions the request adds. Its ledger keys hold its request id, never a job's: a test never consumes a
+    real event's exactly-once record, and a retried request sends nothing twice."""
+
+    request_id: str
+    entries: tuple[Any, ...] = ()  # Action | Invalid (records.py)
+    __test__ = False  # not a pytest test class, whatever its name
+
+    @property
+    def label(self) -> str:
+        return "test"
+
+    @property
+    def rule(self) -> str | None:
+        return None
+
+    @property
+    def ledger_fields(self) -> dict[str, str]:
+        return {"test": self.request_id}
+
+    @property
+    def metric(self) -> str:
+        return "test"
+
+
+Trigger = RuleStatus | JobOutcome | TestNotification
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from rule_actions import kinds
 from rule_actions.actions import NOTIFY, parse_action_json
 from rule_actions.config import Config
 from rule_actions.contract import ISSUES_FOUND, RULE_ERROR, STOPPED, Outcome
-from rule_actions.model import NOT_GIVEN, JobEvent, JobOutcome, RuleStatus, Trigger
-from rule_actions.records import ACTION_JSON, CONFIG, Action, Facts, Invalid, Planned, Reads
+from rule_actions.model import NOT_GIVEN, JobEvent, JobOutcome, RuleStatus, TestNotification, Trigger
+from rule_actions.records import ACTION_JSON, CONFIG, TEST, Action, Facts, Invalid, Planned, Reads
 
 
 def needs_description(event: JobEvent, triggers: list[Trigger], config: Config) -> bool:
@@ -53,7 +53,9 @@ def _candidates(event: JobEvent, triggers: list[Trigger], config: Config, descri
     planned: list[Planned] = []
     for trigger in triggers:
         entries: list[tuple[Action | Invalid, str]] = []
-        if isinstance(trigger, JobOutcome):
+        if isinstance(trigger, TestNotification):  # the team (and its chat), every webhook, what the request adds
+            entries += [(action, TEST) for action in (Action(NOTIFY), *config.webhook_actions, *trigger.entries)]
+        elif isinstance(trigger, JobOutcome):
             entries += [(action, CONFIG) for action in config.actions_for_outcome(trigger.outcome)]
         elif trigger.status == RULE_ERROR:
             entries.append((Action(NOTIFY), CONFIG))
@@ -74,29 +76,33 @@ def _candidates(event: JobEvent, triggers: list[Trigger], config: Config, descri
         seen: set[tuple[str, str]] = set()
         items: list[Planned] = []
         for entry, origin in entries:
-            item = _decide(event, config, trigger, entry, origin)
-            if isinstance(entry, Action):
-                identity = (item.kind, kinds.get(item.kind).identity(item.target))
-                if identity in seen:
-                    continue  # the same action from action_json and from the configuration runs once
-                seen.add(identity)
-            items.append(item)
+            for item in _decide(event, config, trigger, entry, origin):
+                if isinstance(entry, Action):
+                    identity = (item.kind, kinds.get(item.kind).identity(item.target))
+                    if identity in seen:
+                        continue  # the same action from action_json and from the configuration runs once
+                    seen.add(identity)
+                items.append(item)
         planned += sorted(items, key=lambda item: not (item.kind in kinds.KINDS and kinds.get(item.kind).acts_on_jobs))
     return planned
 
 
-def _decide(event: JobEvent, config: Config, trigger: Trigger, entry: Action | Invalid, origin: str) -> Planned:
+def _decide(event: JobEvent, config: Config, trigger: Trigger, entry: Action | Invalid, origin: str) -> list[Planned]:
+    """One planned action per target of the entry (an invalid entry: one, decided)."""
     if isinstance(entry, Invalid):
         jobs = () if entry.kind in kinds.KINDS and kinds.get(entry.kind).acts_on_jobs else None
-        return Planned(trigger, entry.kind, entry.target, origin, Outcome.INVALID, f"{entry.field}: {entry.reason}", jobs)
+        return [Planned(trigger, entry.kind, entry.target, origin, Outcome.INVALID, f"{entry.field}: {entry.reason}", jobs)]
     kind = kinds.get(entry.kind)
-    item = Planned(trigger, kind.name, kind.target(entry, event), origin, jobs=() if kind.acts_on_jobs else None)
-    refused = kind.deny(item.target, event, config)
-    if refused:
-        return item.decided(Outcome.DENIED, refused)
-    if event.replay_name and not config.act_on_replays:
-        return item.decided(Outcome.SKIPPED, f"archive replay {event.replay_name!r}: act_on_replays is false")
-    return item
+    planned = []
+    for target in kind.targets(entry, event, config):
+        item = Planned(trigger, kind.name, target, origin, jobs=() if kind.acts_on_jobs else None)
+        refused = kind.deny(item.target, event, config)
+        if refused:
+            item = item.decided(Outcome.DENIED, refused)
+        elif event.replay_name and not config.act_on_replays:
+            item = item.decided(Outcome.SKIPPED, f"archive replay {event.replay_name!r}: act_on_replays is false")
+        planned.append(item)
+    return planned
 
 
 def _finish(item: Planned, event: JobEvent, config: Config, facts: Facts) -> Planned:

@@ -19,7 +19,7 @@ from rule_actions.privacy import redact
 if TYPE_CHECKING:
     from rule_actions.model import Trigger
 
-ACTION_JSON, CONFIG = "action_json", "config"  # where a planned action was declared
+ACTION_JSON, CONFIG, TEST = "action_json", "config", "test"  # where a planned action was declared
 
 
 def show(value: Any, limit: int = 64) -> str:

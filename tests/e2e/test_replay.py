@@ -10,10 +10,16 @@ from pathlib import Path
 import pytest
 
 from rule_actions_cli.main import main
+from rule_actions_cli.receiver import Receiver
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 DEMO_CONFIG = ROOT / "examples" / "demo-config.json"  # the team: ml-team@example.com
+# What `make demo` replays: the demo configuration and a json webhook on Failed and MaxRuntimeExceeded, whose
+# secret (examples/demo-secrets.json) names a receiver on 127.0.0.1
+DEMO = ROOT / "examples" / "demo-webhook-config.json"
+DEMO_SECRETS = ROOT / "examples" / "demo-secrets.json"
+HOOK_SECRET, HOOK_PATH = "rule-actions/demo-webhook", "/hooks/ml-alerts"
 
 
 def replay(capsys, *args: str) -> tuple[int, list[dict], str]:
@@ -23,19 +29,29 @@ def replay(capsys, *args: str) -> tuple[int, list[dict], str]:
 
 
 @pytest.fixture(scope="module")
-def corpus():
-    """The whole events/ directory replayed once with the demo configuration."""
+def demo(tmp_path_factory):
+    """The whole events/ directory replayed once as `make demo` does, its webhook's secret pointed at a receiver
+    on a free loopback port: (exit status, rows, what the receiver got)."""
     capture = pytest.MonkeyPatch()
     import io
     import sys
 
+    key = json.loads(DEMO_SECRETS.read_text())[HOOK_SECRET]["signing_key"]
     out = io.StringIO()
-    capture.setattr(sys, "stdout", out)
-    try:
-        code = main(["replay", "--json", "--config", str(DEMO_CONFIG), str(EVENTS)])
-    finally:
-        capture.undo()
-    return code, [json.loads(line) for line in out.getvalue().splitlines()]
+    with Receiver({HOOK_PATH: key}) as receiver:
+        secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
+        secrets.write_text(json.dumps({HOOK_SECRET: {"url": receiver.url(HOOK_PATH), "signing_key": key}}))
+        capture.setattr(sys, "stdout", out)
+        try:
+            code = main(["replay", "--json", "--config", str(DEMO), "--secrets", str(secrets), str(EVENTS)])
+        finally:
+            capture.undo()
+    return code, [json.loads(line) for line in out.getvalue().splitlines()], receiver.received
+
+
+@pytest.fixture(scope="module")
+def corpus(demo):
+    return demo[:2]
 
 
 def by_file(rows, name):
@@ -73,7 +89,8 @@ def test_every_event_is_processed_and_reported(corpus):
         ("no-issues-found.json", {}),
         ("rule-error.json", {("LossNotDecreasing", "notify", "done"): 1}),
         ("issues-found-after-completed.json", {("Overfit", "stoptraining", "skipped"): 1, ("Overfit", "email", "done"): 1, ("Overfit", "notify", "done"): 1}),
-        ("custom-prefix-stop.json", {("LossNotDecreasing", "stoptraining", "done"): 1, ("LossNotDecreasing", "sms", "done"): 1, ("LossNotDecreasing", "notify", "done"): 1}),
+        # a number only the job's action_json names is not texted (allow_any_sms is false by default)
+        ("custom-prefix-stop.json", {("LossNotDecreasing", "stoptraining", "done"): 1, ("LossNotDecreasing", "sms", "denied"): 1, ("LossNotDecreasing", "notify", "done"): 1}),
         ("cross-team-prefix.json", {("ExplodingTensor", "stoptraining", "denied"): 1, ("ExplodingTensor", "email", "done"): 1, ("ExplodingTensor", "notify", "done"): 1}),
     ],
 )
@@ -101,15 +118,15 @@ def test_state_changes_that_cannot_act_never_invoke_the_function(corpus):
     ("file", "once"),
     [
         ("lifecycle-stopped-after-issues.json", {("LossNotDecreasing", "stoptraining"), ("LossNotDecreasing", "email"), ("LossNotDecreasing", "notify")}),
-        ("lifecycle-failed-algorithm-error.json", {("job:Failed", "notify")}),
-        ("lifecycle-max-runtime-exceeded.json", {("job:MaxRuntimeExceeded", "notify")}),
+        ("lifecycle-failed-algorithm-error.json", {("job:Failed", "notify"), ("job:Failed", "webhook")}),
+        ("lifecycle-max-runtime-exceeded.json", {("job:MaxRuntimeExceeded", "notify"), ("job:MaxRuntimeExceeded", "webhook")}),
         ("lifecycle-spot-interrupted-resumed.json", {("job:Interrupted", "notify")}),
         ("lifecycle-stopped-by-person.json", {("job:Stopped", "notify")}),
-        ("lifecycle-profiler-and-debug-after-completed.json", {("ExplodingTensor", "email"), ("ExplodingTensor", "sms"), ("ExplodingTensor", "notify"), ("ProfilerReport", "notify")}),
+        ("lifecycle-profiler-and-debug-after-completed.json", {("ExplodingTensor", "email"), ("ExplodingTensor", "notify"), ("ProfilerReport", "notify")}),
         ("lifecycle-completed-no-issues.json", set()),
         ("lifecycle-concurrent-family-prefix.json", {("LossNotDecreasing", "email"), ("LossNotDecreasing", "notify")}),
         # the job failed on its own before the stop took effect: its failure is news, with its FailureReason
-        ("lifecycle-failed-after-issues.json", {("ExplodingTensor", "stoptraining"), ("ExplodingTensor", "sms"), ("ExplodingTensor", "notify"), ("job:Failed", "notify")}),
+        ("lifecycle-failed-after-issues.json", {("ExplodingTensor", "stoptraining"), ("ExplodingTensor", "notify"), ("job:Failed", "notify"), ("job:Failed", "webhook")}),
         ("lifecycle-rule-error-then-completed.json", {("PoorWeightInitialization", "notify")}),
     ],
 )
@@ -188,11 +205,25 @@ def test_readme_shows_what_make_demo_prints(corpus):
 
     readme = (ROOT / "README.md").read_text()
     makefile = (ROOT / "Makefile").read_text()
-    assert "replay --config examples/demo-config.json events/" in makefile
+    assert ("replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \\\n"
+            "\t\t--receiver events/") in makefile
 
     # When / Then its summary line is the one the replay prints today
     _, rows = corpus
     assert summary_line(rows) in readme
+
+
+def test_the_demo_webhook_receives_one_signed_request_per_job_and_outcome(demo):
+    # Given the demo's webhook on Failed and MaxRuntimeExceeded: when the corpus was replayed
+    _, rows, received = demo
+    done = [(r["training_job"], a["trigger"]) for r in rows for a in r["actions"]
+            if a["kind"] == "webhook" and a["outcome"] == "done"]
+    # Then each done delivery reached the receiver once, correctly signed, as the documented json payload
+    assert len(done) == 3 and len(received) == 3 and all(item.valid for item in received)
+    assert sorted((b["job"]["name"], b["trigger"]["label"]) for b in (item.json() for item in received)) == sorted(done)
+    # and no row names the webhook's URL or key
+    secret = json.loads(DEMO_SECRETS.read_text())[HOOK_SECRET]
+    assert HOOK_PATH not in json.dumps(rows) and secret["signing_key"] not in json.dumps(rows)
 
 
 def test_a_family_prefix_matching_two_running_jobs_stops_neither(corpus):

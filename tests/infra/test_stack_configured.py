@@ -12,7 +12,6 @@ from rule_actions.client import SMS, ActionList, Email, StopTraining
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import ENV_CONFIG, ROUTING_ATTRIBUTE, TEAM
 
-LAYER = "arn:aws:lambda:eu-west-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:7"
 SUBSCRIBERS = {"emails": ["ml-oncall@example.com", "lead@example.org"], "sms": ["+15555550100"]}
 CONTEXT = {
     **cdk_json_context(),
@@ -23,8 +22,7 @@ CONTEXT = {
         "notify_on_rule_error": False,
         "rules": {"VanishingGradient": ["stoptraining", "notify"], "*": ["notify"]},
     }),
-    "rule_actions_stack": {"stack_name": "MlRuleActions", "reserved_concurrency": 5, "log_retention_days": 14,
-                           "powertools_layer": LAYER},
+    "rule_actions_stack": {"stack_name": "MlRuleActions", "reserved_concurrency": 5, "log_retention_days": 14},
 }
 SUBSCRIPTION = "AWS::SNS::Subscription"
 
@@ -72,19 +70,20 @@ def test_prefixes_narrow_the_pattern_and_iam(template):
 
 
 def test_stack_settings_apply(template):
-    template.resource_count_is("AWS::Lambda::Function", 1)
+    # the handler (and, since the team has a phone number, the SMS settings' custom resource provider)
+    template.resource_properties_count_is("AWS::Lambda::Function", {"Handler": "rule_actions.handler.lambda_handler"}, 1)
     config = Capture()
     template.has_resource_properties("AWS::Lambda::Function", {
         "FunctionName": "MlRuleActions-handler",
         "ReservedConcurrentExecutions": 5,
-        "Layers": [LAYER],  # pinned: no SSM parameter
+        "Layers": Match.absent(),  # Powertools is in the code asset
         "Environment": {"Variables": {ENV_CONFIG: config}},
     })
-    template.template_matches({"Parameters": {"PowertoolsLayerArn": Match.absent()}})
-    template.resource_count_is("AWS::Logs::LogGroup", 1)
-    template.has_resource_properties("AWS::Logs::LogGroup", Match.exact({
-        "LogGroupName": "/aws/lambda/MlRuleActions-handler", "RetentionInDays": 14,
-    }))
+    template.resource_count_is("AWS::Logs::LogGroup", 2)
+    for function in ("handler", "sms-settings"):
+        template.has_resource_properties("AWS::Logs::LogGroup", Match.exact({
+            "LogGroupName": f"/aws/lambda/MlRuleActions-{function}", "RetentionInDays": 14,
+        }))
     template.resource_count_is("AWS::SQS::Queue", 2)
     for queue_name in ("MlRuleActions-failed-events", "MlRuleActions-target-dlq"):
         template.has_resource_properties("AWS::SQS::Queue", {"QueueName": queue_name})
@@ -108,7 +107,7 @@ def test_the_construct_embeds_in_a_users_app_with_client_actions():
     template = Template.from_stack(stack)
 
     # Then names use the given prefix and the function gets exactly that configuration
-    template.resource_count_is("AWS::Lambda::Function", 1)
+    template.resource_properties_count_is("AWS::Lambda::Function", {"Handler": "rule_actions.handler.lambda_handler"}, 1)
     given = Capture()
     template.has_resource_properties("AWS::Lambda::Function", {
         "FunctionName": "ml-rules-handler",
@@ -116,7 +115,7 @@ def test_the_construct_embeds_in_a_users_app_with_client_actions():
     })
     assert Config.from_json(given.as_string()) == config
     assert config.rules[0][0] == "VanishingGradient"  # rule order (it decides which glob wins) survives
-    template.has_parameter("PowertoolsLayerArn", {"Type": "AWS::SSM::Parameter::Value<String>"})
+    assert set(template.to_json().get("Parameters", {})) <= {"BootstrapVersion"}  # nothing else to resolve
 
 
 def test_a_configuration_too_large_for_the_environment_fails_synth():
@@ -174,3 +173,41 @@ def test_a_name_too_long_for_the_derived_resource_names_is_refused():
     stack = cdk.Stack(cdk.App(), "S" * 60)  # fine for CloudFormation, too long for "<name>-handler" & co.
     with pytest.raises(ConfigError, match=r"RuleActions name \"S{60}\": resource names are derived from it"):
         RuleActions(stack, "Actions", config=Config())
+
+
+def test_a_configuration_that_can_text_logs_sms_delivery_status(template):
+    # Given a team with a phone number: SNS's account-level SMS preferences get a delivery status role (per-topic
+    # delivery logging does not cover SMS), set by a custom resource, failures only
+    role = template.get_resource_id("AWS::IAM::Role", {"Properties": {"AssumeRolePolicyDocument": {"Statement": [
+        Match.object_like({"Principal": {"Service": "sns.amazonaws.com"}})]}}})
+    template.has_resource_properties("AWS::IAM::Role", {"AssumeRolePolicyDocument": {"Statement": [Match.exact({
+        "Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"Service": "sns.amazonaws.com"},
+        "Condition": {"StringEquals": {"aws:SourceAccount": ref("AWS::AccountId")}},
+    })]}})
+    statements = Capture()
+    template.has_resource_properties("AWS::IAM::Policy", {"Roles": [ref(role)],
+                                                          "PolicyDocument": {"Statement": statements}})
+    [write] = statements.as_array()
+    assert write["Action"] == ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
+    assert write["Resource"] == {"Fn::Join": ["", ["arn:", ref("AWS::Partition"), ":logs:", ref("AWS::Region"), ":",
+                                                   ref("AWS::AccountId"), ":log-group:sns/", ref("AWS::Region"), "/",
+                                                   ref("AWS::AccountId"), "/*"]]}
+    create = Capture()
+    template.resource_count_is("Custom::AWS", 1)
+    template.has_resource_properties("Custom::AWS", {"Create": create, "Update": Match.any_value(),
+                                                     "Delete": Match.any_value()})
+    call = json.dumps(create.as_object())
+    assert "setSMSAttributes" in call and "DeliveryStatusIAMRole" in call and role in call
+    assert '\\"DeliveryStatusSuccessSamplingRate\\":\\"0\\"' in call
+    # the provider function's role: no managed policy, only SetSMSAttributes (no resource-level permissions)
+    # and passing that one role
+    template.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
+        Match.object_like({"Action": "sns:SetSMSAttributes", "Resource": "*"}),
+        Match.object_like({"Action": "iam:PassRole", "Resource": {"Fn::GetAtt": [role, "Arn"]}}),
+    ])}})
+    template.all_resources_properties("AWS::IAM::Role", {"ManagedPolicyArns": Match.absent()})
+
+
+def test_sms_delivery_logs_false_leaves_the_account_setting_alone(tmp_path):
+    context = {**CONTEXT, "rule_actions_stack": {**CONTEXT["rule_actions_stack"], "sms_delivery_logs": False}}
+    synthesize(context, tmp_path).resource_count_is("Custom::AWS", 0)

@@ -10,7 +10,7 @@ import pytest
 from stack_helpers import ROOT
 
 from infra.app import cdk_json_context, read_context
-from infra.settings import LOG_RETENTION_DAYS, POWERTOOLS_SSM_PARAMETER, StackSettings, context_object
+from infra.settings import LOG_RETENTION_DAYS, StackSettings, context_object
 from rule_actions.config import Config, ConfigError
 
 
@@ -25,7 +25,7 @@ def test_cdk_json_holds_the_documented_defaults():
         "rules": {"*": ["notify"]}, "job_outcomes": outcomes}
     assert settings == StackSettings() and context["rule_actions_stack"] == StackSettings().to_dict()
     assert settings.reserved_concurrency is None and settings.log_retention_days == 90
-    assert settings.powertools_layer is None and settings.stack_name == "RuleActions"
+    assert settings.stack_name == "RuleActions"
 
 
 def test_cdk_json_runs_the_project_venv_and_sets_the_recommended_flags():
@@ -54,8 +54,8 @@ def test_a_value_that_is_not_json_names_the_key():
     ({"reserved_concurrency": 0}, "rule_actions_stack.reserved_concurrency: 0 is not null (no reservation) or a whole number from 1 to 1000"),
     ({"reserved_concurrency": True}, "rule_actions_stack.reserved_concurrency: true"),
     ({"log_retention_days": 2}, "rule_actions_stack.log_retention_days: 2 is not a retention CloudWatch Logs allows"),
-    ({"powertools_layer": "latest"}, "rule_actions_stack.powertools_layer: \"latest\" is not null"),
-    ({"stack": "x"}, "rule_actions_stack.stack: unknown key; allowed: stack_name, reserved_concurrency, log_retention_days, powertools_layer"),
+    ({"powertools_layer": None}, "rule_actions_stack.powertools_layer: removed: Powertools is bundled into the function's code"),
+    ({"stack": "x"}, "rule_actions_stack.stack: unknown key; allowed: stack_name, reserved_concurrency, log_retention_days"),
     ([], "rule_actions_stack: must be an object"),
 ])
 def test_invalid_stack_settings_name_the_key_and_what_is_allowed(block, message):
@@ -68,9 +68,6 @@ def test_valid_stack_settings():
     assert StackSettings.from_dict({"reserved_concurrency": 2, "log_retention_days": None}).log_retention_days is None
     for days in LOG_RETENTION_DAYS:
         assert StackSettings.from_dict({"log_retention_days": days}).log_retention_days == days
-    for layer in ("arn:aws:lambda:us-east-1:017000801446:layer:AWSLambdaPowertoolsPythonV3-python314-arm64:7",
-                  "/my/powertools/layer", POWERTOOLS_SSM_PARAMETER):
-        assert StackSettings.from_dict({"powertools_layer": layer}).powertools_layer == layer
 
 
 def test_every_problem_is_reported_at_once():

@@ -9,10 +9,10 @@ from aws_cdk.assertions import Capture, Match, Template
 from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 from stack_helpers import ROOT, arn, deny_without_tls, get_att, no_statement, ref, synthesize
 
-from infra import construct
 from infra.app import cdk_json_context
+from infra.bundle import bundled_distributions
 from infra.pattern import event_pattern
-from infra.settings import POWERTOOLS_SSM_PARAMETER, PYTHON_VERSION
+from infra.settings import PYTHON_VERSION
 from rule_actions.config import Config, Settings
 from rule_actions.contract import (
     ENV_CONFIG,
@@ -70,8 +70,9 @@ COUNTS = {
     "AWS::DynamoDB::Table": 1, "AWS::Logs::LogGroup": 1,
     "AWS::IAM::Role": 1, "AWS::IAM::Policy": 1,
     "AWS::Lambda::Function": 1, "AWS::Lambda::EventInvokeConfig": 1, "AWS::Lambda::Permission": 1,
-    "AWS::Events::Rule": 1, "AWS::CloudWatch::Alarm": 3,
+    "AWS::Events::Rule": 1, "AWS::CloudWatch::Alarm": 7,
     "AWS::SNS::Subscription": 0,  # cdk.json's notify lists are empty
+    "Custom::AWS": 0,  # nor can it send texts: the account's SMS settings are left alone
 }
 
 
@@ -156,7 +157,7 @@ def test_async_invocations_retry_twice_then_go_to_the_failed_events_queue(templa
 
 
 def test_alarms_fire_on_any_error_or_message_and_notify_the_ops_topic(template, ids):
-    template.resource_count_is("AWS::CloudWatch::Alarm", 3)
+    template.resource_count_is("AWS::CloudWatch::Alarm", 7)
     template.all_resources_properties("AWS::CloudWatch::Alarm", {
         "AlarmActions": [ref(ids["ops"])],  # never the filtered team topic
         "Threshold": 1,
@@ -175,6 +176,21 @@ def test_alarms_fire_on_any_error_or_message_and_notify_the_ops_topic(template, 
             "AlarmName": alarm_name,
             "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible",
             "Dimensions": Match.exact([{"Name": "QueueName", "Value": get_att(queue, "QueueName")}]),
+        })
+    # what would otherwise be lost or late without a trace: throttles, events neither delivered nor queued,
+    # messages SNS could not deliver
+    for alarm_name, namespace, metric, dimension in (
+        (f"{NAME}-function-throttles", "AWS/Lambda", "Throttles", {"Name": "FunctionName", "Value": ref(ids["function"])}),
+        (f"{NAME}-destination-delivery-failures", "AWS/Lambda", "DestinationDeliveryFailures",
+         {"Name": "FunctionName", "Value": ref(ids["function"])}),
+        (f"{NAME}-rule-dlq-failures", "AWS/Events", "InvocationsFailedToBeSentToDlq",
+         {"Name": "RuleName", "Value": ref(ids["rule"])}),
+        (f"{NAME}-notifications-failed", "AWS/SNS", "NumberOfNotificationsFailed",
+         {"Name": "TopicName", "Value": get_att(ids["topic"], "TopicName")}),
+    ):
+        template.has_resource_properties("AWS::CloudWatch::Alarm", {
+            "AlarmName": alarm_name, "Namespace": namespace, "MetricName": metric, "Statistic": "Sum",
+            "Dimensions": Match.exact([dimension]),
         })
     # CloudWatch may publish to the ops topic (its policy replaces SNS's default one) for this stack's alarms
     template.has_resource_properties("AWS::SNS::TopicPolicy", {
@@ -355,27 +371,30 @@ def test_function_runtime_code_and_limits(template, ids):
     })
 
 
-def test_the_code_asset_is_the_lambdas_folder_only(template, outdir):
+def test_the_code_asset_is_the_lambdas_folder_and_powertools_as_installed_here(template, outdir):
     [asset] = [p for p in outdir.iterdir() if p.name.startswith("asset.")]
     files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
-    expected = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
-    assert files == expected
+    ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
+    # Then: our package, and every importable file of Powertools and its dependencies Lambda does not ship
+    bundled = bundled_distributions(PYTHON_VERSION)
+    names = {d.metadata["Name"] for d in bundled}
+    assert names == {"aws_lambda_powertools", "typing_extensions"}  # boto3 and its dependencies: the runtime's
+    installed = {f.as_posix() for d in bundled for f in d.files
+                 if f.parts[0] != ".." and "__pycache__" not in f.parts and f.suffix != ".pyc"}
+    assert files == ours | installed
+    assert not {f for f in files if f.endswith((".pyc", ".so"))} and not {f for f in files if f.startswith("boto")}
+    assert "aws_lambda_powertools/utilities/idempotency/persistence/dynamodb.py" in files
     template.has_resource_properties("AWS::Lambda::Function", {
         "FunctionName": f"{NAME}-handler",
         "Code": {"S3Key": f"{asset.name[len('asset.'):]}.zip"},
     })
 
 
-def test_powertools_comes_from_the_public_ssm_parameter_at_deploy_time(template):
-    assert construct.POWERTOOLS_PARAMETER_ID == "PowertoolsLayerArn"  # the replay rewrites its Default
-    assert POWERTOOLS_SSM_PARAMETER == f"/aws/service/powertools/python/arm64/python{PYTHON_VERSION}/latest"
-    template.has_parameter(construct.POWERTOOLS_PARAMETER_ID, {
-        "Type": "AWS::SSM::Parameter::Value<String>",
-        "Default": POWERTOOLS_SSM_PARAMETER,
-    })
-    template.has_resource_properties("AWS::Lambda::Function", {
-        "Layers": [ref(construct.POWERTOOLS_PARAMETER_ID)],
-    })
+def test_nothing_is_resolved_at_deploy_time_and_no_layer(template):
+    # Powertools is in the code: no layer, no SSM parameter (which exists only where Powertools publishes, and
+    # whose `latest` would change the running code on any deploy)
+    template.has_resource_properties("AWS::Lambda::Function", {"Layers": Match.absent()})
+    assert set(template.to_json().get("Parameters", {})) <= {"BootstrapVersion"}
 
 
 def test_ledger_table_matches_the_ledger_code(template):
@@ -424,7 +443,6 @@ def test_same_template_as_the_cdk_cli(template):
         return {
             "Resources": {name: {k: v for k, v in r.items() if k != "Metadata"}
                           for name, r in t["Resources"].items() if r["Type"] != "AWS::CDK::Metadata"},
-            "Parameters": {"PowertoolsLayerArn": t["Parameters"]["PowertoolsLayerArn"]},
         }
 
     cli = Template.from_json(comparable(json.loads(written.read_text())))

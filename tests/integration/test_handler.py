@@ -273,6 +273,7 @@ def test_action_from_action_json_and_config_runs_once(aws):
 
 
 def test_invalid_entries_are_reported_and_the_rest_still_runs(aws):
+    aws.configure(allow_any_sms=True)
     aws.put_job("demo-job-001")
     actions = '[{"name": "stoptraining", "training_job_prefix": ""}, {"name": "email", "endpoint": "not-an-email"}, {"name": "sms", "endpoint": "+15555550100"}, {"name": "notify"}]'
     result = aws.invoke(issues_found(action_json=actions))

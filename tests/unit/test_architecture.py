@@ -39,8 +39,36 @@ def test_only_effects_call_aws(path):
     assert not {name for name in imports(path) if name.split(".")[0] in ("boto3", "botocore")}
 
 
+@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("*.py") if "effects" not in p.parts),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_effects_talk_to_the_network(path):
+    assert not {name for name in imports(path) if name in ("urllib.request", "http.client", "socket", "ssl")}
+
+
 @pytest.mark.parametrize("module", ["model", "triggers", "plan", "records", "contract", "privacy", "actions",
-                                    "config", "messages", "kinds/base"])
+                                    "config", "messages", "kinds/base", "kinds/webhook", "payloads", "testnotify"])
 def test_the_pure_core_imports_no_adapter_and_no_powertools(module):
     used = imports(PACKAGE / f"{module}.py")
     assert not {n for n in used if n.startswith(("rule_actions.effects", "rule_actions.execute", "aws_lambda_powertools"))}
+
+
+# The Powertools modules the function imports, each public in Powertools' documentation: a module outside this
+# list may change or vanish in any release of the version range pyproject.toml allows.
+POWERTOOLS_PUBLIC = {
+    "aws_lambda_powertools.logging": "user guide, Logger",
+    "aws_lambda_powertools.metrics": "user guide, Metrics (Metrics, MetricUnit, single_metric)",
+    "aws_lambda_powertools.utilities.idempotency": "user guide, Idempotency (its __all__)",
+    # The guide tells users to handle IdempotencyAlreadyInProgressError; the API reference documents this module
+    # (api_doc/idempotency/exceptions), its only home.
+    "aws_lambda_powertools.utilities.idempotency.exceptions": "API reference, idempotency exceptions",
+    "aws_lambda_powertools.utilities.parameters": "user guide, Parameters (SecretsProvider)",
+}
+
+
+def test_the_function_imports_only_powertools_public_modules():
+    used = {name for path in PACKAGE.rglob("*.py") for name in imports(path) if name.startswith("aws_lambda_powertools")}
+    assert used <= set(POWERTOOLS_PUBLIC), used - set(POWERTOOLS_PUBLIC)
+    import importlib
+
+    for name in POWERTOOLS_PUBLIC:  # and each exists in the installed (bundled) version
+        importlib.import_module(name)

@@ -149,6 +149,12 @@ def test_import_measure_runs_both_modules_in_fresh_interpreters():
     assert result["ratio"] == pytest.approx(result["handler_ms"] / result["boto3_ms"])
 
 
+def test_asset_import_measure_runs_the_bundled_code_in_a_clean_interpreter():
+    result = cold_start.measure_asset_imports(rounds=1)
+    assert result["source_ms"] > 0 and result["compiled_ms"] > 0
+    assert 100_000 < result["zip_bytes"] < result["unzipped_bytes"] < 50_000_000  # Lambda's zip limit: 50 MB
+
+
 def test_first_invocation_child_acts_on_its_events():
     result = cold_start.measure_first_invocations(runs=1)
     assert result["first_outcomes"] == ["email:done", "notify:done", "stoptraining:done"]

@@ -13,6 +13,8 @@ SPEC_KEYS = (
     "notify",
     "rules",
     "job_outcomes",
+    "chat",
+    "webhooks",
     "honor_action_json",
     "allowed_endpoints",
     "stop_all_matching",
@@ -22,6 +24,7 @@ SPEC_KEYS = (
     "training_job_prefixes",
     "dedup_ttl_hours",
     "dry_run",
+    "allow_any_sms",
     "organization",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
@@ -50,6 +53,8 @@ def config_error(data) -> str:
         ("dry_run", False),
         ("team_emails", ()),
         ("team_sms", ()),
+        ("chat", ()),
+        ("webhooks", ()),
     ],
 )
 @pytest.mark.parametrize("data", [{}, None], ids=["empty object", "null"])
@@ -122,6 +127,7 @@ def test_unknown_key_is_named_and_the_allowed_keys_listed():
     [
         ({"honor_action_json": "yes"}, "honor_action_json", "yes"),
         ({"dry_run": 1}, "dry_run", "1"),
+        ({"allow_any_sms": "no"}, "allow_any_sms", "\"no\""),
         ({"stop_all_matching": None}, "stop_all_matching", "null"),
         ({"act_on_replays": "false"}, "act_on_replays", "false"),
         ({"allow_cross_job_stop": [True]}, "allow_cross_job_stop", "true"),
@@ -536,11 +542,108 @@ def test_builtin_rules_are_the_sdks():
 @pytest.mark.parametrize(("key", "named"), [("vanishinggradient", "VanishingGradient"), ("LOSSNOTDECREASING", "LossNotDecreasing"),
                                             ("profiler*", "ProfilerReport")])
 def test_a_rule_key_that_differs_from_a_builtin_rule_only_in_case_is_warned(key, named):
-    warnings = Config.from_dict({"rules": {key: ["notify"], "*": []}}).warnings()
+    warnings = [w for w in Config.from_dict({"rules": {key: ["notify"], "*": []}}).warnings() if ".rules[" in w]
     assert len(warnings) == 1
     assert json.dumps(key) in warnings[0] and named in warnings[0] and "fall through" in warnings[0]
 
 
 @pytest.mark.parametrize("key", ["VanishingGradient", "Loss*", "MyCustomRule", "*"])
 def test_keys_that_match_as_written_or_name_no_builtin_rule_are_not_warned(key):
-    assert Config.from_dict({"rules": {key: ["notify"]}}).warnings() == []
+    assert [w for w in Config.from_dict({"rules": {key: ["notify"]}}).warnings() if ".rules[" in w] == []
+
+
+def test_synth_warns_what_a_default_configuration_leaves_unreachable_and_allows():
+    # Given cdk.json's defaults: no team, no allowlist
+    warnings = Config.from_dict({}).warnings()
+    # Then: notify and the alarms reach nobody; action_json may email any address, text only configured numbers
+    [unreachable, allows] = warnings
+    assert unreachable.startswith("unreachable: rule_actions.notify lists no emails or sms")
+    assert "`notify` is skipped" in unreachable and "the alarms" in unreachable and "OpsTopicArn" in unreachable
+    assert allows.startswith("allows: rule_actions.allowed_endpoints is empty")
+    assert "email any address" in allows and "allow_any_sms is false" in allows
+
+
+def test_a_team_and_an_allowlist_leave_nothing_to_warn_of():
+    config = Config.from_dict({"notify": {"emails": ["ml@example.com"]}, "allowed_endpoints": ["*@example.com"]})
+    assert config.warnings() == []
+
+
+def test_allow_any_sms_is_warned_of_as_a_cost_and_as_useless_beside_an_allowlist():
+    [_, allows] = Config.from_dict({"allow_any_sms": True}).warnings()
+    assert "any phone number" in allows and "billed" in allows
+    [useless] = Config.from_dict({"notify": {"emails": ["a@example.com"]}, "allow_any_sms": True,
+                                  "allowed_endpoints": ["*@example.com"]}).warnings()
+    assert useless == "rule_actions.allow_any_sms has no effect: allowed_endpoints is set, and every number must match it."
+
+
+def test_can_text_when_a_number_is_configured_any_is_allowed_or_the_allowlist_may_match_one():
+    assert not Config.from_dict({}).can_text
+    assert not Config.from_dict({"allowed_endpoints": ["*@example.com"]}).can_text
+    for data in ({"notify": {"sms": ["+15555550100"]}}, {"allow_any_sms": True}, {"allowed_endpoints": ["+44*"]},
+                 {"rules": {"*": [{"name": "sms", "endpoint": "+15555550100"}]}}):
+        assert Config.from_dict(data).can_text, data
+
+
+# --- chat channels and webhooks --------------------------------------------------------------------------------
+
+SLACK = {"workspace_id": "T0123ABCD", "channel_id": "C0123ABCD"}
+TEAMS = {"tenant_id": "0a1b2c3d-0000-4000-8000-000000000001", "team_id": "0a1b2c3d-0000-4000-8000-000000000002",
+         "channel_id": "19%3aabc%40thread.tacv2"}
+HOOKS = {"ml-alerts": {"secret": "rule-actions/ml-alerts", "format": "json"},
+         "oncall": {"secret": "arn:aws:secretsmanager:eu-west-1:111122223333:secret:oncall-AbCdEf", "format": "slack"}}
+
+
+def test_chat_and_webhooks_round_trip():
+    data = {"chat": {"slack": [SLACK], "teams": [TEAMS]}, "webhooks": HOOKS,
+            "job_outcomes": {"Failed": ["notify", {"name": "webhook", "endpoint": "ml-alerts"}]}}
+    config = Config.from_dict(data)
+    assert [c.platform for c in config.chat] == ["slack", "teams"]
+    assert [(w.name, w.format) for w in config.webhooks] == [("ml-alerts", "json"), ("oncall", "slack")]
+    assert Config.from_json(config.to_json()) == config
+    assert config.to_dict()["chat"] == {"slack": [SLACK], "teams": [TEAMS]}
+    assert config.to_dict()["webhooks"] == HOOKS
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"chat": {"slack": [{"workspace_id": "t0123", "channel_id": "C0123ABCD"}]}},
+     "rule_actions.chat.slack[0].workspace_id: \"t0123\" is not the Slack workspace id"),
+    ({"chat": {"slack": [{"channel_id": "C0123ABCD"}]}}, "rule_actions.chat.slack[0]: "),
+    ({"chat": {"teams": [{**TEAMS, "channel_id": "19:abc@thread.tacv2"}]}},
+     "rule_actions.chat.teams[0].channel_id: \"19:abc@thread.tacv2\" is not the channel id"),
+    ({"chat": {"teams": [{**TEAMS, "tenant_id": "1234"}]}}, "rule_actions.chat.teams[0].tenant_id: \"1234\" is not a Microsoft tenant id"),
+    ({"chat": {"discord": []}}, "rule_actions.chat: {\"discord\": []} must be an object with the keys slack, teams"),
+    ({"chat": {"slack": [SLACK, SLACK]}}, "rule_actions.chat: a channel is listed twice"),
+    ({"webhooks": {"bad name!": {"secret": "s", "format": "json"}}}, "rule_actions.webhooks[\"bad name!\"]: a webhook name"),
+    ({"webhooks": {"a": {"secret": "s", "format": "xml"}}}, "rule_actions.webhooks[\"a\"].format: \"xml\" is not one of slack, teams, json"),
+    ({"webhooks": {"a": {"secret": "arn:aws:s3:::bucket", "format": "json"}}}, "rule_actions.webhooks[\"a\"].secret: \"arn:aws:s3:::bucket\" is not a Secrets Manager"),
+    ({"webhooks": {"a": {"secret": "s", "format": "json", "url": "https://x"}}}, "must be an object with exactly the keys secret, format"),
+    ({"job_outcomes": {"Failed": [{"name": "webhook", "endpoint": "nope"}]}},
+     "rule_actions.job_outcomes[\"Failed\"]: webhook \"nope\" is not declared in webhooks (declared: none)"),
+    ({"rules": {"*": [{"name": "webhook"}]}}, "rule_actions.rules[\"*\"][0].endpoint: null is not a webhook name"),
+])
+def test_bad_chat_and_webhooks_are_named(data, message):
+    with pytest.raises(ConfigError) as err:
+        Config.from_dict(data)
+    assert message in str(err.value)
+
+
+def test_a_webhook_is_refused_in_action_json():
+    from rule_actions.actions import parse_action_json
+
+    actions, invalid = parse_action_json('[{"name": "webhook", "endpoint": "ml-alerts"}]')
+    assert not actions and "only for the stack's configuration" in invalid[0].reason
+
+
+def test_settings_need_the_chat_topic_when_chat_is_configured():
+    env = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:1:t", "RULE_ACTIONS_LEDGER_TABLE": "t",
+           "RULE_ACTIONS_CONFIG": json.dumps({"chat": {"slack": [SLACK]}})}
+    with pytest.raises(ConfigError, match="RULE_ACTIONS_CHAT_TOPIC_ARN"):
+        Settings.from_env(env)
+    assert Settings.from_env({**env, "RULE_ACTIONS_CHAT_TOPIC_ARN": "arn:chat"}).chat_topic_arn == "arn:chat"
+
+
+def test_without_a_team_notify_still_reaches_the_chat_channels_and_the_warning_says_so():
+    # Given no team emails or numbers, but a Slack channel
+    [unreachable, _] = Config.from_dict({"chat": {"slack": [SLACK]}}).warnings()
+    # Then the warning says notify reaches the channels only (not that it is skipped)
+    assert "`notify` reaches only the chat channels" in unreachable and "is skipped" not in unreachable

@@ -109,3 +109,16 @@ def test_an_account_is_named_by_its_alias_else_its_id():
     org = read()
     assert named(org, job_event(TEAM_A)).account_name == "team-a-prod"
     assert named(org, job_event(TEAM_B)).account_name == TEAM_B
+
+
+def test_an_organization_without_listed_accounts_is_warned_about_once_listed_it_is_not():
+    # Given the organization by its id alone, then with its accounts listed
+    alone = Config.from_dict({"organization": {**VALID, "accounts": [], "aliases": {}}}).warnings()
+    listed = Config.from_dict({"organization": VALID}).warnings()
+
+    # Then only the first says that every account of the organization is acted for
+    assert [w for w in alone if "organization.accounts is empty" in w] == [
+        "allows: rule_actions.organization.accounts is empty: the function acts for every account of the "
+        "organization o-a1b2c3d4e5 whose member stack forwards events, including accounts added later. List the "
+        "accounts to act only for them (the others are refused and alarmed)."]
+    assert not [w for w in listed if "organization" in w]

@@ -394,8 +394,8 @@ def test_invalid_action_json_entries_are_reported_and_the_rest_still_runs():
     # Given action_json with a bad endpoint among good actions
     action_json = json.dumps([{"name": "stoptraining"}, {"name": "email", "endpoint": "not-an-address"}, {"name": "sms", "endpoint": "+15555550100"}])
 
-    # When it is planned
-    planned = run(NO_RULES, action_json)
+    # When it is planned (texts to any number allowed)
+    planned = run({**NO_RULES, "allow_any_sms": True}, action_json)
 
     # Then the bad entry is invalid, naming its field; the others run (the stop first)
     assert planned[0].kind == "stoptraining"
@@ -526,3 +526,40 @@ def test_endpoints_that_differ_only_in_case_are_one_recipient():
 
     # When it is planned / Then one email, as action_json wrote it
     assert rows(run(config, action_json)) == [("email", "casey@example.com", "action_json", None)]
+
+
+# --------------------------------------------------------------------------- endpoints from action_json
+
+
+def outcome_of(kind: str, endpoint: str, config: dict[str, Any]) -> tuple[str | None, str]:
+    [item] = run({"rules": {}, **config}, json.dumps([{"name": kind, "endpoint": endpoint}]))
+    return item.outcome, item.reason or ""
+
+
+def test_a_text_to_a_number_only_action_json_names_is_denied_by_default():
+    # Given the default configuration (no allowlist) and a number that only the training job's action_json names
+    outcome, reason = outcome_of("sms", "+15555550100", {})
+    # Then it is denied, naming the key that would allow it
+    assert outcome == "denied"
+    assert "not a number the configuration names" in reason and "allow_any_sms is false" in reason
+
+
+@pytest.mark.parametrize("config", [
+    {"allow_any_sms": True},  # the one-line opt-out
+    {"notify": {"sms": ["+15555550100"]}},  # a number the deployer wrote (as a team member)
+    {"job_outcomes": {"Failed": [{"name": "sms", "endpoint": "+15555550100"}]}},  # ... or for an outcome
+    {"allowed_endpoints": ["+1555555*"]},  # an allowlist that matches it
+])
+def test_a_text_goes_to_a_number_the_configuration_names_or_allows(config):
+    assert outcome_of("sms", "+15555550100", config) == (None, "")
+
+
+def test_an_allowlist_applies_to_texts_whatever_allow_any_sms_says():
+    outcome, reason = outcome_of("sms", "+15555550100", {"allowed_endpoints": ["*@example.com"], "allow_any_sms": True})
+    assert (outcome, reason) == ("denied", "+15555550100 is not in allowed_endpoints")
+
+
+def test_email_to_any_address_is_allowed_without_an_allowlist():
+    # An address confirms its subscription before it receives anything: no allowlist needed by default
+    assert outcome_of("email", "someone@example.org", {}) == (None, "")
+    assert outcome_of("email", "someone@example.org", {"allowed_endpoints": ["*@example.com"]})[0] == "denied"

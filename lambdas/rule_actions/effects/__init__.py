@@ -40,3 +40,8 @@ def error_message(err: Exception) -> str:
     if isinstance(response, dict):
         return str(response.get("Error", {}).get("Message", ""))
     return str(err)
+
+
+def error_text(err: Exception) -> str:
+    """"<code>: <message>" of an AWS error (or "<class>: <text>" of another), for reasons."""
+    return f"{error_code(err)}: {error_message(err)}"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from rule_actions.effects import client, error_code, error_message
+from rule_actions.effects import client, error_text
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.observability import logger
 
@@ -67,7 +67,7 @@ class Members:
             found = self.sts.assume_role(RoleArn=arn, RoleSessionName=SESSION_NAME)["Credentials"]
         except Exception as err:
             raise MemberRoleUnavailable(
-                f"cannot assume {arn} ({error_code(err)}: {error_message(err)}): is the member stack deployed in "
+                f"cannot assume {arn} ({error_text(err)}): is the member stack deployed in "
                 f"account {account}, region {region}, after the central stack?"
             ) from None
         logger.info("member role assumed", account=account, region=region, role=arn,

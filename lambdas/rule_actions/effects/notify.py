@@ -30,9 +30,10 @@ NO_TEAM_RECHECK_SECONDS = 300  # an audience found empty is listed again after t
 class Notifier:
     PENDING = PENDING
 
-    def __init__(self, client: Any, topic_arn: str):
+    def __init__(self, client: Any, topic_arn: str, chat_topic_arn: str | None = None):
         self.client = client
         self.topic_arn = topic_arn
+        self.chat_topic_arn = chat_topic_arn  # the chat channels' topic: team messages only
         self._team: tuple[bool, float] | None = None  # (has a subscriber, when it was listed)
 
     def ensure_subscription(self, protocol: str, endpoint: str) -> str:
@@ -76,15 +77,24 @@ class Notifier:
                     return arn if arn.startswith("arn:") else None
         return None
 
-    def publish(self, to: str, message: Message) -> str:
-        """Publish one message for the subscribers that accept `to`; email gets the body, SMS the short text."""
+    def publish(self, to: str, message: Message, chat: dict[str, Any] | None = None) -> str:
+        """Publish one message for the subscribers that accept `to`; email gets the body, SMS the short text, and
+        HTTPS subscribers (a chat channel added by hand with the team filter) the chat notification when given."""
+        bodies = {"default": message.body, "email": message.body, "sms": message.short}
+        if chat is not None:
+            bodies["https"] = json.dumps(chat, ensure_ascii=False)
         return self.client.publish(
             TopicArn=self.topic_arn,
             Subject=message.subject,
             MessageStructure="json",
-            Message=json.dumps({"default": message.body, "email": message.body, "sms": message.short}),
+            Message=json.dumps(bodies),
             MessageAttributes={ATTRIBUTE: {"DataType": "String", "StringValue": to}},
         )["MessageId"]
+
+    def publish_chat(self, notification: dict[str, Any]) -> str:
+        """Publish a custom notification to the chat topic (its subscribers are the channel configurations)."""
+        return self.client.publish(TopicArn=self.chat_topic_arn, Message=json.dumps(notification, ensure_ascii=False))[
+            "MessageId"]
 
     def team_subscribed(self) -> bool:
         """Whether a confirmed subscription of the topic receives team messages, whoever made it (the stack, or a

@@ -6,11 +6,11 @@ IAM in infra/construct.py when it calls a new AWS API.
 
 from __future__ import annotations
 
-from rule_actions.kinds import email, notify, sms, stop
+from rule_actions.kinds import email, notify, sms, stop, webhook
 from rule_actions.kinds.base import ACTION_JSON, JOB_OUTCOMES, PLACES, RULES, Kind, NotDone
 
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, email.KIND, sms.KIND, notify.KIND)}
-STOP, EMAIL, SMS, NOTIFY = stop.KIND.name, email.KIND.name, sms.KIND.name, notify.KIND.name
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
+STOP, EMAIL, SMS, NOTIFY, WEBHOOK = stop.KIND.name, email.KIND.name, sms.KIND.name, notify.KIND.name, webhook.KIND.name
 
 __all__ = [
     "ACTION_JSON",
@@ -22,6 +22,7 @@ __all__ = [
     "RULES",
     "SMS",
     "STOP",
+    "WEBHOOK",
     "Kind",
     "NotDone",
     "allowed_in",

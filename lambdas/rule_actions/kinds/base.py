@@ -2,7 +2,9 @@
 
     name, keys, places    its grammar: the keys it takes besides `name`, where it may be declared
     parse                 the values of its keys -> Action, or Invalid naming the field
-    target                the concrete target for an event (a prefix or job, an endpoint, an audience)
+    target(s)             the concrete target for an event (a prefix or job, an endpoint, an audience); a kind
+                          that reaches several destinations with one declaration gives several (notify: the
+                          team, and its chat channels), each planned, recorded and reported on its own
     deny                  policy: why it is refused here (denied), whatever the state of the account
     reads, check          what it needs read, then its decision given what was read (skipped, failed, or ready)
     preview               what it would do (the dry run's reason)
@@ -57,6 +59,9 @@ class Kind:
 
     def target(self, action: Action, event: JobEvent) -> str:
         return action.target or ""
+
+    def targets(self, action: Action, event: JobEvent, config: Config) -> tuple[str, ...]:
+        return (self.target(action, event),)
 
     def deny(self, target: str, event: JobEvent, config: Config) -> str | None:
         return None

@@ -1,5 +1,10 @@
 """What email and sms share: an endpoint of one person, reached through the stack's topic.
 
+Policy (`deny`): an endpoint must match `allowed_endpoints` when it is set. When it is empty, any email address
+may receive messages (SNS asks the address to confirm its subscription first, so nobody gets a message they did
+not accept), but a text goes only to a number the configuration itself names, unless `allow_any_sms` is true: a
+text needs no consent and is billed to the account, and anyone who can start a training job writes action_json.
+
 The endpoint is subscribed on first use with the filter policy {"to": [endpoint]}, and each message carries
 to=<endpoint>, so a person receives only the messages addressed to them. While an email subscription waits
 for its confirmation the action is skipped, and a later event of the job sends it once confirmed.
@@ -19,6 +24,9 @@ from rule_actions.records import Action, Invalid, show
 class Endpoint(Kind):
     keys = ("endpoint",)
     example = ""
+    # The configuration flag that lets any endpoint of this kind receive messages while allowed_endpoints is
+    # empty; None: any endpoint may (its recipients confirm first).
+    any_endpoint_flag: str | None = None
 
     def problem(self, endpoint: str) -> str | None:
         """Why a string is not an endpoint of this kind, or None."""
@@ -46,7 +54,14 @@ class Endpoint(Kind):
         return Action(self.name, endpoint)
 
     def deny(self, target, event, config):
-        return None if config.endpoint_allowed(target) else f"{target} is not in allowed_endpoints"
+        if not config.endpoint_allowed(target):
+            return f"{target} is not in allowed_endpoints"
+        flag = self.any_endpoint_flag
+        if (flag and not config.allowed_endpoints and not getattr(config, flag)
+                and self.identity(target) not in config.configured_endpoints):
+            return (f"{target} is not a number the configuration names: a rule's action_json may text only those, "
+                    f"or allowed_endpoints ({flag} is false; texts are billed to the account)")
+        return None
 
     def preview(self, item):
         return f"would send to {item.target}"

@@ -13,6 +13,7 @@ PHONE_RE = re.compile(r"\+[1-9][0-9]{1,14}", re.ASCII)
 
 class Sms(Endpoint):
     name = "sms"
+    any_endpoint_flag = "allow_any_sms"
 
     def problem(self, endpoint: str) -> str | None:
         if PHONE_RE.fullmatch(endpoint):

@@ -1,0 +1,100 @@
+"""The function's code: lambdas/ plus Powertools exactly as installed in this environment (the one the tests
+ran), copied at synth from the installed distributions: no Docker, no network, no Lambda layer.
+
+    bundled         aws-lambda-powertools and its required dependencies (no extras), recursively,
+    minus           what the Lambda Python runtime ships: boto3 and its dependencies (botocore, jmespath,
+                    s3transfer, python-dateutil, six, urllib3), which the function imports from the runtime.
+
+Only pure-Python distributions are bundled (the function runs on arm64 and another Python minor version than
+this machine); a distribution with compiled code stops synth with a message naming it. Files outside the
+distribution's own packages (console scripts) and bytecode caches are left out: the source is the same for every
+Python version, a .pyc is not.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from rule_actions.config import ConfigError
+
+LAMBDAS = Path(__file__).resolve().parent.parent / "lambdas"
+BUNDLED = "aws-lambda-powertools"
+RUNTIME_PROVIDES = "boto3"  # the Lambda Python runtimes ship boto3 with its dependencies
+COMPILED_SUFFIXES = (".so", ".pyd", ".dylib")
+
+
+def requirement_closure(name: str, python_version: str) -> list[metadata.Distribution]:
+    """`name` and its required dependencies, recursively, as installed here (markers evaluated for the
+    function's Python version, no extras)."""
+    found: dict[str, metadata.Distribution] = {}
+    pending = [name]
+    while pending:
+        key = canonicalize_name(pending.pop())
+        if key in found:
+            continue
+        try:
+            found[key] = dist = metadata.distribution(key)
+        except metadata.PackageNotFoundError:
+            raise ConfigError(f"cannot bundle {key} into the function: it is not installed in this environment "
+                              f"(run `make setup`)") from None
+        for text in dist.requires or ():
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate(
+                    {"extra": "", "python_version": python_version}):
+                pending.append(requirement.name)
+    return list(found.values())
+
+
+def bundled_distributions(python_version: str) -> list[metadata.Distribution]:
+    """What the asset carries besides lambdas/: Powertools' closure minus what the runtime ships."""
+    provided = {canonicalize_name(d.metadata["Name"]) for d in requirement_closure(RUNTIME_PROVIDES, python_version)}
+    return sorted((d for d in requirement_closure(BUNDLED, python_version)
+                   if canonicalize_name(d.metadata["Name"]) not in provided),
+                  key=lambda d: canonicalize_name(d.metadata["Name"]))
+
+
+def _files(dist: metadata.Distribution) -> Iterable[tuple[str, Path]]:
+    """(path in the asset, installed file) for every file of the distribution that the function can import."""
+    for file in dist.files or ():
+        parts = file.parts
+        if parts[0] == ".." or "__pycache__" in parts or file.suffix == ".pyc":
+            continue
+        if file.suffix in COMPILED_SUFFIXES:
+            raise ConfigError(f"cannot bundle {dist.metadata['Name']} {dist.version} into the function: it holds "
+                              f"compiled code ({file}) built for this machine, not for Lambda's arm64 runtime")
+        yield file.as_posix(), Path(str(dist.locate_file(file)))
+
+
+def write(output_dir: str | Path, python_version: str) -> list[str]:
+    """Fill `output_dir` with the function's code; returns the bundled distributions as 'name==version'."""
+    out = Path(output_dir)
+    shutil.copytree(LAMBDAS, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    pins = []
+    for dist in bundled_distributions(python_version):
+        for relative, source in _files(dist):
+            target = out / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        pins.append(f"{dist.metadata['Name']}=={dist.version}")
+    return pins
+
+
+def link_runtime(target: Path, python_version: str) -> Path:
+    """A folder standing for what the Lambda Python runtime ships besides the standard library (boto3 and its
+    dependencies), as links to this environment's copies: with the unzipped asset, all a clean interpreter needs
+    to run the handler as Lambda would (tests/artifact, bench/cold_start.py)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for dist in requirement_closure(RUNTIME_PROVIDES, python_version):
+        tops = {f.parts[0] for f in dist.files or ()
+                if f.parts[0] not in ("..", "__pycache__") and not f.parts[0].endswith(".dist-info")}
+        for top in tops:
+            link = target / top
+            if not link.exists():
+                link.symlink_to(Path(str(dist.locate_file(top))))
+    return target

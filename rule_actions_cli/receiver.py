@@ -1,0 +1,170 @@
+"""A webhook receiver on a loopback address: checks each request's signature as a real receiver would
+(README "Webhooks"), records what arrived, and answers as told (status, Retry-After, Location, a delay).
+
+Used by `rule-actions replay --receiver` / `test-notify --receiver` (one receiver per loopback host and port that
+the --secrets webhook URLs name) and by the tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+REPLAY_WINDOW = 300  # seconds: an older (or future) timestamp is refused, so a captured request cannot be replayed
+
+
+def verify(signing_key: str, timestamp: str | None, body: bytes, signature: str | None, now: float,
+           window: int = REPLAY_WINDOW) -> bool:
+    """What every receiver does first: a fresh timestamp, and the HMAC of "<timestamp>.<raw body>"."""
+    if not timestamp or not signature or not timestamp.isdigit() or abs(now - int(timestamp)) > window:
+        return False
+    expected = hmac.new(signing_key.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(f"sha256={expected}", signature)
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds before answering (a slow receiver)
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: Mapping[str, str]
+    body: bytes
+    valid: bool  # the signature checked against the path's signing key, within the replay window
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class Receiver:
+    """`with Receiver({"/hook": key}) as r: ... r.url("/hook") ... r.received`; `r.replies` is a queue of the
+    answers to give (then 200)."""
+
+    def __init__(self, keys: Mapping[str, str], host: str = "127.0.0.1", port: int = 0):
+        self.keys = dict(keys)  # path -> signing key
+        self.received: list[Received] = []
+        self.replies: deque[Reply] = deque()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = urlsplit(self.path).path
+                key = receiver.keys.get(path)
+                valid = key is not None and verify(key, self.headers.get("X-Rule-Actions-Timestamp"), body,
+                                                   self.headers.get("X-Rule-Actions-Signature"), time.time())
+                receiver.received.append(Received(path, dict(self.headers.items()), body, valid))
+                reply = receiver.replies.popleft() if receiver.replies else Reply()
+                time.sleep(reply.delay)
+                status = reply.status if valid or reply.status != 200 else 401
+                self.send_response(status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_POST  # (recorded too: a client that follows a redirect may switch to GET)
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer((host, port), Handler)
+        self.server.daemon_threads = True
+        self.host, self.port = host, self.server.server_address[1]
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def url(self, path: str = "/hook") -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{path}"
+
+    def __enter__(self) -> Receiver:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def loopback_hooks(secrets: Mapping[str, str]) -> dict[tuple[str, int], dict[str, str]]:
+    """The loopback http webhook URLs in secret strings: (host, port) -> {path: signing key}."""
+    found: dict[tuple[str, int], dict[str, str]] = {}
+    for value in secrets.values():
+        try:
+            secret = json.loads(value)
+            parts = urlsplit(secret["url"])
+            if parts.scheme == "http" and parts.hostname in ("127.0.0.1", "::1", "localhost") and parts.port:
+                found.setdefault((parts.hostname, parts.port), {})[parts.path or "/"] = secret["signing_key"]
+        except (ValueError, TypeError, KeyError):
+            continue  # not a webhook secret: nothing to listen for
+    return found
+
+
+def add_options(parser: Any, where: str = "") -> None:
+    """--secrets and --receiver, for the commands that run the function on the embedded account."""
+    parser.add_argument("--secrets", metavar="FILE", help=f"{where}JSON of secret name -> secret string (a webhook's "
+                        '{"url", "signing_key"}), created in the embedded Secrets Manager')
+    parser.add_argument("--receiver", action="store_true", help=f"{where}receive the loopback webhook URLs of "
+                        "--secrets, check their signatures and print what arrived")
+
+
+class ReceiverError(Exception):
+    """--receiver cannot listen: one line for the user."""
+
+
+@contextmanager
+def receiving(secrets: Mapping[str, str], enabled: bool) -> Iterator[list[Receiver]]:
+    """When `enabled`, a receiver on each loopback host and port the secrets' webhook URLs name."""
+    hooks = loopback_hooks(secrets) if enabled else {}
+    if enabled and not hooks:
+        raise ReceiverError("--receiver: no secret in --secrets holds a webhook url on http://127.0.0.1, "
+                            "http://[::1] or http://localhost with a port")
+    with ExitStack() as stack:
+        receivers = []
+        for (host, port), keys in hooks.items():
+            try:
+                receivers.append(stack.enter_context(Receiver(keys, host, port)))
+            except OSError as err:
+                raise ReceiverError(f"--receiver: cannot listen on {host}:{port} ({err.strerror or err}): change "
+                                    "the port in the secret's url") from None
+        yield receivers
+
+
+def report(receivers: list[Receiver], out: TextIO) -> None:
+    """What each receiver got: one line per request (no URL path: it can be a secret's)."""
+    for receiver in receivers:
+        valid = sum(r.valid for r in receiver.received)
+        out.write(f"receiver {receiver.host}:{receiver.port}: {len(receiver.received)} request(s), {valid} "
+                  "correctly signed\n")
+        for item in receiver.received:
+            out.write(f"  {'signature ok ' if item.valid else 'BAD SIGNATURE'}  {describe(item)}\n")
+
+
+def describe(item: Received) -> str:
+    """A request's payload in a few words: json (trigger and job), slack (its text), teams (its title)."""
+    try:
+        body = item.json()
+    except ValueError:
+        return "not JSON"
+    if isinstance(body, dict) and body.get("source") == "rule-actions":
+        job = (body.get("job") or {}).get("name") or "no job (test)"
+        return f"json v{body.get('version')}  {body['trigger']['label']}  {job}"
+    if isinstance(body, dict) and "blocks" in body:
+        return f"slack  {body.get('text')}"
+    if isinstance(body, dict) and body.get("type") == "message":
+        return f"teams  {body['attachments'][0]['content']['body'][0]['inlines'][0]['text']}"
+    return "unknown payload"
