@@ -165,3 +165,15 @@ def test_the_central_accounts_own_events_need_it_listed(tmp_path):
 
     # Then it is never forwarded
     assert not row["matched"] and "organization.accounts does not list" in row["ignored"]
+
+
+def test_a_test_notification_reaches_the_team_in_organization_mode(capsys):
+    # Given the organization configuration (the central stack alone answers: a test names no account)
+    # When a test notification is sent locally
+    code = main(["test-notify", "--json", "--config", str(CONFIG)])
+
+    # Then the team topic got it, no account was refused or named, and no role was assumed
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0, result
+    assert [(a["kind"], a["target"], a["outcome"]) for a in result["actions"]] == [("notify", "team", "done")]
+    assert not {"ignored", "account"} & set(result)

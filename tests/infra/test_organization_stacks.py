@@ -149,6 +149,16 @@ def test_the_central_stack_passes_the_organization_to_the_function_alarms_on_ref
     assert outputs["FunctionRoleArn"]["Value"] == get_att(template.get_resource_id("AWS::IAM::Role"))
 
 
+def test_the_alarm_on_events_the_rule_could_not_queue_watches_the_rule_on_the_central_bus(apps):
+    # EventBridge names a custom bus's rule by EventBusName and RuleName; RuleName alone is a default-bus rule
+    template = central(apps)
+    template.has_resource_properties("AWS::CloudWatch::Alarm", {
+        "AlarmName": "RuleActions-rule-dlq-failures", "MetricName": "InvocationsFailedToBeSentToDlq",
+        "Dimensions": [{"Name": "EventBusName", "Value": ref(template.get_resource_id("AWS::Events::EventBus"))},
+                       {"Name": "RuleName", "Value": ref(template.get_resource_id("AWS::Events::Rule"))}],
+    })
+
+
 def test_the_executor_role_trusts_exactly_the_central_functions_role(apps):
     for variant in VARIANTS:
         trust = statements(member(apps, variant), "AWS::IAM::Role", {"RoleName": Match.any_value(),
