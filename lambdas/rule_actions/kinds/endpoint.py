@@ -59,8 +59,8 @@ class Endpoint(Kind):
         flag = self.any_endpoint_flag
         if (flag and not config.allowed_endpoints and not getattr(config, flag)
                 and self.identity(target) not in config.configured_endpoints):
-            return (f"{target} is not a number the configuration names: a rule's action_json may text only those, "
-                    f"or allowed_endpoints ({flag} is false; texts are billed to the account)")
+            return (f"{target} is not a number the configuration names: texts go only to those and to "
+                    f"allowed_endpoints ({flag} is false; texts are billed to the account)")
         return None
 
     def preview(self, item):
