@@ -52,7 +52,8 @@ def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
 
 
 def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = None, nag: bool = True):
-    """The app with its one stack and cdk-nag's AwsSolutions checks; `context=None` reads what the CLI passes."""
+    """The app with its stack (and, in organization mode, the member stack) and cdk-nag's AwsSolutions checks;
+    `context=None` reads what the CLI passes. Returns the app and the (central) stack."""
     import aws_cdk as cdk  # the jsii runtime starts here
     from cdk_nag import AwsSolutionsChecks
 
@@ -61,6 +62,10 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
     app = cdk.App(context=dict(context), outdir=outdir) if context is not None else cdk.App(outdir=outdir)
     config, settings = read_context({key: app.node.try_get_context(key) for key in (CONFIG_KEY, CONFIG_FILE_KEY, STACK_KEY)})
     stack = RuleActionsStack(app, config=config, settings=settings)
+    if config.organization:  # organization mode: the stack each member account deploys (infra/member_stack.py)
+        from infra.member_stack import RuleActionsMemberStack
+
+        RuleActionsMemberStack(app, config=config, settings=settings)
     if nag:
         # cdk-nag 3 is a policy validation plugin: findings not acknowledged fail synth.
         cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))

@@ -47,7 +47,7 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from infra import bundle
+from infra import bundle, organization
 from infra.chat import ChatChannels, destination_statements
 from infra.pattern import event_pattern
 from infra.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
@@ -161,7 +161,11 @@ class RuleActions(Construct):
             removal_policy=RemovalPolicy.DESTROY,
         )
         rule_name = f"{name}-rule-outcomes"
-        rule_arn = stack.format_arn(service="events", resource="rule", resource_name=rule_name)
+        # Organization mode: the rule is on the bus the member accounts forward to (infra/organization.py).
+        org = config.organization
+        self.bus = organization.central_bus(self, name, org) if org else None
+        rule_resource = f"{organization.bus_name(name)}/{rule_name}" if org else rule_name
+        rule_arn = stack.format_arn(service="events", resource="rule", resource_name=rule_resource)
         alarm_arns = stack.format_arn(service="cloudwatch", resource="alarm", resource_name=f"{name}-*",
                                       arn_format=ArnFormat.COLON_RESOURCE_NAME)
         # Alarm actions publish to the encrypted ops topic as CloudWatch: without this, they are dropped silently.
@@ -241,6 +245,8 @@ class RuleActions(Construct):
         self.role = iam.Role(
             self, "FunctionRole", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=f"{function_name}: stop training jobs, notify, keep the ledger",
+            # Organization mode: a name the member stacks' executor roles trust.
+            role_name=organization.function_role_name(name, org) if org else None,
         )
         self._grant_function(stack)
 
@@ -270,11 +276,8 @@ class RuleActions(Construct):
         self.rule = events.Rule(
             self, "Rule", rule_name=rule_name,
             description="SageMaker training jobs whose rule status or job outcome can trigger an action",
-            event_pattern=events.EventPattern(
-                source=self.pattern["source"],
-                detail_type=self.pattern["detail-type"],
-                detail=self.pattern["detail"],
-            ),
+            event_pattern=rule_pattern(self.pattern),
+            event_bus=self.bus,
             targets=[targets.LambdaFunction(
                 self.function, dead_letter_queue=self.target_dlq,
                 retry_attempts=TARGET_RETRIES, max_event_age=TARGET_MAX_EVENT_AGE,
@@ -296,6 +299,12 @@ class RuleActions(Construct):
                         self.failure_queue.metric_approximate_number_of_messages_visible(**queue_metric)),
         ]
         self.alarms += self._delivery_alarms()
+        if org:
+            self.alarms.append(self._alarm(
+                "RefusedAccountsAlarm", f"{name}-refused-accounts",
+                "Events came from an account the organization configuration does not name: nothing was done for "
+                "them (add the account to organization.accounts, or remove its member stack)",
+                organization.refused_account_metric()))
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
 
@@ -321,12 +330,18 @@ class RuleActions(Construct):
                         "EventBridge could neither deliver rule outcomes to the function nor put them in the target "
                         "DLQ: those events are lost",
                         cloudwatch.Metric(namespace="AWS/Events", metric_name="InvocationsFailedToBeSentToDlq",
-                                          dimensions_map={"RuleName": self.rule.rule_name}, **sum_)),
+                                          dimensions_map=self._rule_dimensions(), **sum_)),
             self._alarm("NotificationsFailedAlarm", f"{name}-notifications-failed",
                         "SNS could not deliver messages of the team topic (an email bounced, a text was refused: "
                         "SMS sandbox, spend limit, opted-out number); texts' reasons are in the SMS delivery logs",
                         self.topic.metric_number_of_notifications_failed(**sum_)),
         ]
+
+    def _rule_dimensions(self) -> dict[str, str]:
+        """The rule's metric dimensions: a rule on a custom bus (organization mode) is also named by its bus, and
+        its RuleName alone would name a rule of the default bus."""
+        bus = {"EventBusName": self.bus.event_bus_name} if self.bus else {}
+        return {**bus, "RuleName": self.rule.rule_name}
 
     def _sms_delivery_logs(self, settings: StackSettings) -> iam.Role:
         """SMS delivery status logging: SNS's per-topic delivery feedback covers HTTP, SQS, Lambda, Firehose and
@@ -408,16 +423,10 @@ class RuleActions(Construct):
 
     def _grant_function(self, stack: Stack) -> None:
         """The function's permissions, statement by statement; nothing else is attached to its role."""
-        jobs = [stack.format_arn(service="sagemaker", resource="training-job", resource_name=f"{prefix}*")
-                for prefix in job_name_patterns(self.config.training_job_prefixes)]
-        statements = [
-            iam.PolicyStatement(sid="StopAndDescribeTrainingJobs",
-                                actions=["sagemaker:StopTrainingJob", "sagemaker:DescribeTrainingJob"],
-                                resources=jobs),
-            # ListTrainingJobs supports no resource-level permissions: IAM only accepts "*" for it. The
-            # function lists InProgress jobs by name to resolve a StopTraining prefix; listing reveals names
-            # and statuses, never data.
-            iam.PolicyStatement(sid="ListTrainingJobs", actions=["sagemaker:ListTrainingJobs"], resources=["*"]),
+        org = self.config.organization
+        # One account: SageMaker here. Organization mode: none here; the members' executor roles, assumed.
+        statements = [] if org else training_job_statements(stack, self.config)
+        statements += [
             iam.PolicyStatement(sid="PublishAndSubscribe",
                                 actions=["sns:Publish", "sns:Subscribe", "sns:ListSubscriptionsByTopic"],
                                 resources=[self.topic.topic_arn]),
@@ -441,25 +450,61 @@ class RuleActions(Construct):
         ]
         for statement in statements:
             self.role.add_to_policy(statement)
+        if org:
+            organization.grant_assume_member_roles(self.role, org)
         # cdk-nag AwsSolutions-IAM5 (wildcards) findings on this policy, each acknowledged with its reason.
         policy = self.role.node.find_child("DefaultPolicy")
         topic = stack.get_logical_id(self.topic.node.default_child)  # type: ignore[arg-type]
-        acknowledgments = {
-            f"Resource::arn:<AWS::Partition>:sagemaker:<AWS::Region>:<AWS::AccountId>:training-job/{pattern}*":
-                "Training jobs are named by users at run time: the function may stop or describe any job under "
-                "the configured training_job_prefixes (every job in the account and region when none are set)."
-            for pattern in job_name_patterns(self.config.training_job_prefixes)
-        }
+        acknowledgments = {} if org else training_job_acknowledgments(self.config)
         acknowledgments.update({
-            "Resource::*": "sagemaker:ListTrainingJobs supports no resource-level permissions; IAM requires "
-                           "Resource \"*\" for it (the only action in that statement).",
             f"Resource::<{topic}>:*": "The topic's own subscriptions (<topic ARN>:<id>), whose filter policies the "
                                      "function reads and widens; their ids are not known in advance.",
             "Action::kms:GenerateDataKey*": "What SNS and SQS server-side encryption require of a publisher or "
                                             "sender, on the stack's own key only.",
         })
-        for finding, reason in acknowledgments.items():
-            Validations.of(policy).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))
+        acknowledge(policy, acknowledgments)
+
+
+def rule_pattern(pattern: dict) -> events.EventPattern:
+    """infra.pattern's dict as the rule's EventPattern (the central rule's, and the member stacks' forwarding rule)."""
+    return events.EventPattern(source=pattern["source"], detail_type=pattern["detail-type"], detail=pattern["detail"])
+
+
+def training_job_statements(stack: Stack, config: Config, lists_jobs: bool = True) -> list[iam.PolicyStatement]:
+    """DescribeTrainingJob and StopTrainingJob on the jobs under the prefixes, in the stack's account and region,
+    and ListTrainingJobs when a stop may name a prefix (the function's role, a member's executor role)."""
+    jobs = [stack.format_arn(service="sagemaker", resource="training-job", resource_name=f"{prefix}*")
+            for prefix in job_name_patterns(config.training_job_prefixes)]
+    statements = [iam.PolicyStatement(sid="StopAndDescribeTrainingJobs",
+                                      actions=["sagemaker:StopTrainingJob", "sagemaker:DescribeTrainingJob"],
+                                      resources=jobs)]
+    if lists_jobs:
+        # ListTrainingJobs supports no resource-level permissions: IAM only accepts "*" for it. The function
+        # lists InProgress jobs by name to resolve a StopTraining prefix; listing reveals names and statuses,
+        # never data.
+        statements.append(iam.PolicyStatement(sid="ListTrainingJobs", actions=["sagemaker:ListTrainingJobs"],
+                                              resources=["*"]))
+    return statements
+
+
+def training_job_acknowledgments(config: Config, lists_jobs: bool = True) -> dict[str, str]:
+    """cdk-nag's wildcard findings on `training_job_statements`, each with its reason."""
+    found = {
+        f"Resource::arn:<AWS::Partition>:sagemaker:<AWS::Region>:<AWS::AccountId>:training-job/{pattern}*":
+            "Training jobs are named by users at run time: the function may stop or describe any job under "
+            "the configured training_job_prefixes (every job in the account and region when none are set)."
+        for pattern in job_name_patterns(config.training_job_prefixes)
+    }
+    if lists_jobs:
+        found["Resource::*"] = ("sagemaker:ListTrainingJobs supports no resource-level permissions; IAM requires "
+                                "Resource \"*\" for it (the only action in that statement).")
+    return found
+
+
+def acknowledge(policy: Construct, acknowledgments: dict[str, str]) -> None:
+    """cdk-nag AwsSolutions-IAM5 (wildcard) findings on `policy`, each acknowledged with its reason."""
+    for finding, reason in acknowledgments.items():
+        Validations.of(policy).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))
 
 
 def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:

@@ -84,6 +84,11 @@ class StackSettings:
     def to_dict(self) -> dict[str, Any]:
         return {key: getattr(self, key) for key in DEFAULTS}
 
+    @property
+    def member_stack_name(self) -> str:
+        """Organization mode: the stack each member account deploys (infra/member_stack.py)."""
+        return f"{self.stack_name}Member"
+
 
 def context_object(value: Any, key: str) -> Any:
     """A context value as cdk.json (an object) or `-c key='{...}'` (a JSON string) gives it."""

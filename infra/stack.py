@@ -7,6 +7,7 @@ from typing import Any
 from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
+from infra import organization
 from infra.construct import RuleActions
 from infra.settings import StackSettings
 from rule_actions.config import Config
@@ -18,6 +19,8 @@ class RuleActionsStack(Stack):
         settings = settings or StackSettings()
         kwargs.setdefault("description", "rule-actions: event-driven actions (stop training, notify) for "
                                          "SageMaker Debugger/Profiler rule outcomes")
+        if config.organization:  # the central stack: pinned where the member stacks forward and whose role they trust
+            kwargs.setdefault("env", organization.central_environment(config.organization))
         super().__init__(scope, settings.stack_name, stack_name=settings.stack_name, **kwargs)
         self.actions = actions = RuleActions(self, "RuleActions", config=config, settings=settings)
         for output_id, value, description in (
@@ -34,3 +37,8 @@ class RuleActionsStack(Stack):
         if actions.chat_topic is not None:
             CfnOutput(self, "ChatTopicArn", value=actions.chat_topic.topic_arn,
                       description="Team messages for the chat channels (custom notifications)")
+        if actions.bus:
+            CfnOutput(self, "EventBusArn", value=actions.bus.event_bus_arn,
+                      description="The bus the member stacks forward training job events to")
+            CfnOutput(self, "FunctionRoleArn", value=actions.role.role_arn,
+                      description="The role the member stacks' executor roles trust")

@@ -1,10 +1,11 @@
 """`rule-actions check --stack NAME`: prove a deployed stack, without acting on any real job.
 
-1. The rule: the EventBridge rule(s) targeting the stack's function (ListRuleNamesByTarget, DescribeRule) are
-   tested against the sample events (events/, or the files given) with EventBridge's own TestEventPattern, and
-   each verdict is compared with the local matcher's (rule_actions_cli.pattern, which the replay uses): a
-   difference means the replay would mislead.
-2. The function: a synthetic "IssuesFound" event for a job under the configured training_job_prefixes, which
+1. The rule: the EventBridge rule(s) targeting the stack's function (ListRuleNamesByTarget, DescribeRule; on the
+   central bus in organization mode) are tested against the sample events (events/, or the files given) with
+   EventBridge's own TestEventPattern, and each verdict is compared with the local matcher's
+   (rule_actions_cli.pattern, which the replay uses): a difference means the replay would mislead.
+2. The function: a synthetic "IssuesFound" event for a job under the configured training_job_prefixes (in
+   organization mode, of the first listed member account), which
    must match the deployed rule, is sent to the function (synchronously, the rule bypassed). It carries
    `replay-name`, so the function treats it as an archive replay: it parses it, finds its trigger and plans the
    configured actions, then skips every one ("act_on_replays is false") before anything is read, stopped, sent
@@ -29,6 +30,7 @@ from rule_actions_cli.pattern import matches
 CHECK_RULE = "RuleActionsCheck"
 REPLAY_NAME = "rule-actions-check"
 SOURCE, DETAIL_TYPE = "aws.sagemaker", "SageMaker Training Job State Change"
+BUS_OUTPUT = "EventBusArn"  # organization mode: the central stack's bus (infra/stack.py)
 
 
 def run(stack: str, events: list[tuple[str, Any]], *, profile: str | None, region: str | None,
@@ -43,9 +45,11 @@ def run(stack: str, events: list[tuple[str, Any]], *, profile: str | None, regio
         configuration = lambda_.get_function_configuration(FunctionName=function)
     with aws_errors("events"):
         eventbridge = session.client("events")
+    bus = event_bus(session, stack)
     with aws_errors("events", region=eventbridge.meta.region_name):
-        names = eventbridge.list_rule_names_by_target(TargetArn=configuration["FunctionArn"]).get("RuleNames", [])
-        patterns = {name: json.loads(eventbridge.describe_rule(Name=name).get("EventPattern") or "{}")
+        names = eventbridge.list_rule_names_by_target(TargetArn=configuration["FunctionArn"],
+                                                      EventBusName=bus).get("RuleNames", [])
+        patterns = {name: json.loads(eventbridge.describe_rule(Name=name, EventBusName=bus).get("EventPattern") or "{}")
                     for name in names}
     account = configuration["FunctionArn"].split(":")[4]
     say(f"stack {stack}: function {configuration['FunctionName']}, rule(s) {', '.join(names) or '(none)'}, "
@@ -57,6 +61,17 @@ def run(stack: str, events: list[tuple[str, Any]], *, profile: str | None, regio
     ok &= check_invocation(lambda_, eventbridge, configuration, patterns, account, say)
     say("ok" if ok else "FAILED: see the lines above")
     return 0 if ok else 1
+
+
+def event_bus(session: Any, stack: str) -> str:
+    """The bus the stack's rule is on: in organization mode the central bus (the EventBusArn output), else the
+    default one."""
+    from rule_actions_cli.invoke import aws_errors
+
+    with aws_errors("cloudformation", stack=stack):
+        outputs = session.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
+    arns = [o["OutputValue"] for o in outputs if o["OutputKey"] == BUS_OUTPUT]
+    return arns[0].rsplit("/", 1)[1] if arns else "default"
 
 
 def for_eventbridge(event: Any, account: str, region: str) -> Any:
@@ -137,7 +152,9 @@ def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, An
 
     config = json.loads((configuration.get("Environment") or {}).get("Variables", {}).get("RULE_ACTIONS_CONFIG") or "{}")
     region = lambda_.meta.region_name
-    event = synthetic_event(list(config.get("training_job_prefixes") or []), account, region)
+    # Organization mode: a job of a member account the function acts for (the central one may not be listed).
+    members = (config.get("organization") or {}).get("accounts") or [account]
+    event = synthetic_event(list(config.get("training_job_prefixes") or []), members[0], region)
     job = event["detail"]["TrainingJobName"]
     routed = []
     for pattern in patterns.values():

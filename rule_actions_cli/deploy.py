@@ -52,16 +52,15 @@ def main(argv: Sequence[str] | None = None, interactive: bool | None = None) -> 
     try:
         command = cdk_command(args, interactive)
         region, account = where()
-        if args.command == "deploy":
+        stack, needs_bootstrap, scope = addressed_stack(args, account, region)
+        if args.command == "deploy" and needs_bootstrap:
             check_bootstrapped(account, region)
     except Refused as err:
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
-    stack = stack_name(args)
     what = {"bootstrap": "bootstrapping the CDK in", "deploy": f"deploying stack {stack} to",
             "destroy": f"destroying stack {stack} in"}[args.command]
-    print(f"rule-actions: {what} account {account}, region {region} (the stack sees the training jobs of its own "
-          f"region only)", file=sys.stderr, flush=True)
+    print(f"rule-actions: {what} account {account}, region {region} ({scope})", file=sys.stderr, flush=True)
     if args.command == "bootstrap":
         command.append(f"aws://{account}/{region}")
     env = {**os.environ, "AWS_REGION": region, "AWS_DEFAULT_REGION": region}
@@ -123,11 +122,32 @@ def cli_context(cdk_args: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def stack_name(args: argparse.Namespace) -> str:
-    try:
-        return read(args)[1].stack_name
-    except Exception:  # bootstrap has nothing to read; the name is only stated
-        return "?"
+def addressed_stack(args: argparse.Namespace, account: str, region: str) -> tuple[str, bool, str]:
+    """The stack a deploy or destroy addresses, whether it needs the CDK's bootstrap, and what it serves.
+    One account: the stack. Organization mode (two stacks): the one named among cdk's arguments; the central stack
+    only with the credentials of its configured account and region (it is pinned there), the member stack
+    anywhere, bootstrapped or not (no assets, no CDK roles). Refused, naming both choices, when none or both are
+    named."""
+    own_region = "the stack sees the training jobs of its own region only"
+    if args.command == "bootstrap":
+        return "?", False, own_region
+    config, settings = read(args)  # valid: cdk_command read it first
+    org = config.organization
+    if org is None:
+        return settings.stack_name, True, own_region
+    central, member = settings.stack_name, settings.member_stack_name
+    named = [name for name in (central, member) if name in args.cdk_args]
+    if len(named) != 1:
+        raise Refused(f"organization mode has two stacks: name one, ARGS={central} (first, with the credentials of "
+                      f"the central account {org.central_account} in {org.central_region}) or ARGS={member} (then, "
+                      "in each member account and region where jobs train)")
+    if named == [member]:
+        return member, False, "a member stack: it forwards this region's training job events to the central bus"
+    if (account, region) != (org.central_account, org.central_region):
+        raise Refused(f"{central} is the organization's central stack, pinned to account {org.central_account}, "
+                      f"region {org.central_region} (organization.central_account / central_region); these "
+                      f"credentials are account {account}, region {region}")
+    return central, True, "the central stack: it acts for the member stacks' accounts and regions"
 
 
 def where() -> tuple[str, str]:

@@ -69,10 +69,10 @@ class EmbeddedAccount:
         self._mock = mock_aws()
         self.patterns: list[dict[str, Any]] = []
         self.environment: dict[str, str] = {}
-        self._seen: set[str] = set()
+        self._seen: set[tuple[str, ...]] = set()
 
     def __enter__(self) -> EmbeddedAccount:
-        self._saved_env = dict(os.environ)
+        self._saved_env, self._saved_session = dict(os.environ), boto3.DEFAULT_SESSION
         os.environ.update(AWS_ACCESS_KEY_ID="embedded", AWS_SECRET_ACCESS_KEY="embedded", AWS_DEFAULT_REGION=self.region)
         for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
             os.environ.pop(key, None)
@@ -89,12 +89,13 @@ class EmbeddedAccount:
         self._mock.stop()
         os.environ.clear()
         os.environ.update(self._saved_env)
+        boto3.DEFAULT_SESSION = self._saved_session  # replay() makes one with the function's credentials
 
     def client(self, service: str) -> Any:
         return boto3.client(service, region_name=self.region)
 
     def _deploy(self) -> None:
-        template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
+        self.template = template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
         self.client("ssm").put_parameter(Name=BOOTSTRAP_VERSION, Value="30", Type="String")
         self._upload_assets()
         cloudformation = self.client("cloudformation")
@@ -121,7 +122,7 @@ class EmbeddedAccount:
         configuration = self.client("lambda").get_function_configuration(FunctionName=function)
         self.function_name, self.function_arn = configuration["FunctionName"], configuration["FunctionArn"]
         self.environment = dict(configuration.get("Environment", {}).get("Variables", {}))
-        self.patterns = self._patterns_targeting(self.function_arn)
+        self.patterns = self._function_patterns()
         if not self.patterns:
             raise RuntimeError("the stack has no EventBridge rule targeting its function")
         self._subscriptions(template, resources)
@@ -153,11 +154,17 @@ class EmbeddedAccount:
                     s3.create_bucket(Bucket=bucket)
                 s3.put_object(Bucket=bucket, Key=_sub(destination["objectKey"], self.region), Body=body)
 
-    def _patterns_targeting(self, function_arn: str) -> list[dict[str, Any]]:
-        events = self.client("events")
+    def _function_patterns(self) -> list[dict[str, Any]]:
+        """The patterns of the stack's rules that invoke the function (on the default bus)."""
+        return self._patterns_targeting(self.function_arn)
+
+    def _patterns_targeting(self, function_arn: str, events: Any = None, bus: str = "default") -> list[dict[str, Any]]:
+        """The patterns of the rules on `bus` that target `function_arn` (the stack's own bus and account unless
+        an events client of another account is given)."""
+        events = events or self.client("events")
         patterns = []
-        for rule in events.list_rules().get("Rules", []):
-            targets = events.list_targets_by_rule(Rule=rule["Name"]).get("Targets", [])
+        for rule in events.list_rules(EventBusName=bus).get("Rules", []):
+            targets = events.list_targets_by_rule(Rule=rule["Name"], EventBusName=bus).get("Targets", [])
             if any(t["Arn"] == function_arn for t in targets) and rule.get("EventPattern"):
                 patterns.append(json.loads(rule["EventPattern"]))
         return patterns
@@ -177,7 +184,8 @@ class EmbeddedAccount:
         from rule_actions import handler  # after the environment is the function's
         from rule_actions.observability import logger
 
-        os.environ.update(self.environment, AWS_REGION=self.region)
+        os.environ.update(self.environment, AWS_REGION=self.region, **self._function_credentials())
+        boto3.setup_default_session()  # the handler's clients read these credentials (a session keeps the first)
         handler.runtime.cache_clear()
         with open(os.devnull, "w") as devnull:
             sink, logs = log or devnull, logger.registered_handler
@@ -188,6 +196,10 @@ class EmbeddedAccount:
                     return run(handler)
             finally:
                 logs.stream = previous
+
+    def _function_credentials(self) -> dict[str, str]:
+        """Environment variables of the credentials the handler runs with: here, the environment's own."""
+        return {}
 
     def _replay(self, handler: Any, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         """One row per event, whatever an event holds: what cannot be read or seeded is a problem on its row."""
@@ -205,6 +217,9 @@ class EmbeddedAccount:
             problems = list(parse_event(event).problems)
         except IgnoredEvent as err:
             problems = [f"not an event the function acts on: {err}"]
+        undelivered = self.undelivered(event)
+        if undelivered:  # its account is not in this embedded world: nothing to seed, no bus of ours sees it
+            return row(source, job, False, {"ignored": undelivered}, problems)
         problems += self.seed_job(event)
         if not self.matched(event):
             return row(source, job, False, None, problems)
@@ -216,8 +231,17 @@ class EmbeddedAccount:
             result = {"training_job": job, "error": f"the function raised {type(err).__name__}: {err}"}
         return row(source, result.get("training_job") or job, True, result, problems)
 
+    def undelivered(self, event: Any) -> str | None:
+        """Why the event never reaches a bus of this deployment, or None. One account: the embedded account stands
+        for the user's, whatever account the event names (events copied from a real account replay as they are)."""
+        return None
+
     def matched(self, event: Any) -> bool:
         return isinstance(event, dict) and any(matches(pattern, event) for pattern in self.patterns)
+
+    def _job_place(self, event: dict[str, Any]) -> dict[str, str]:
+        """Where the event's training job lives in the embedded world: the stack's account and region."""
+        return {"region": self.region}
 
     def seed_job(self, event: Any) -> list[str]:
         """The job the event names exists with the status it states (rule lists from its first sight, their
@@ -231,8 +255,9 @@ class EmbeddedAccount:
                     f"({', '.join(moto_sagemaker.TRAINING_JOB_STATUSES)}): the job was not created or updated"]
         name = detail["TrainingJobName"]
         rules: dict[str, Any] = {}
-        if name not in self._seen:
-            self._seen.add(name)
+        place = self._job_place(event)
+        if (name, *place.values()) not in self._seen:  # first sight of this job (a name per account and region)
+            self._seen.add((name, *place.values()))
             for key, field in (
                 ("debug_rule_configurations", "DebugRuleConfigurations"),
                 ("profiler_rule_configurations", "ProfilerRuleConfigurations"),
@@ -242,7 +267,7 @@ class EmbeddedAccount:
         secondary = detail.get("SecondaryStatus")
         try:
             moto_sagemaker.put_training_job(name, status, secondary_status=secondary if isinstance(secondary, str) else None,
-                                            region=self.region, **rules)
+                                            **place, **rules)
         except Exception as err:  # e.g. a name SageMaker would refuse
             return [f"embedded account: the job could not be created ({type(err).__name__}: {show(str(err))})"]
         return []

@@ -123,12 +123,14 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
 
 def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool,
                secrets: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    from rule_actions_cli.embedded import EmbeddedAccount
+    from infra.app import read_context
+    from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
 
     assembly, stack = synthesize(context)
-    with EmbeddedAccount(assembly, stack, secrets=secrets) as account:
-        return account.replay(events, log=sys.stderr if verbose else None)
+    # One account, or (organization mode) the central stack and a member stack in every account the events name.
+    with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
+        return world.replay(events, log=sys.stderr if verbose else None)
 
 
 def run_invoke(events: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> int:

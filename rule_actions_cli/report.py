@@ -15,12 +15,13 @@ OUTCOMES = tuple(outcome.value for outcome in Outcome)
 
 def row(source: str, training_job: str | None, matched: bool, result: dict[str, Any] | None,
         problems: Iterable[str] = ()) -> dict[str, Any]:
-    """The JSON shape: {"source", "training_job", "matched", "actions"} (+ "ignored" / "error" / "problems" when
-    present: "problems" names each part of the event that could not be read)."""
+    """The JSON shape: {"source", "training_job", "matched", "actions"} (+ "account" / "account_alias" in
+    organization mode, "ignored" / "error" / "problems" when present: "problems" names each part of the event that
+    could not be read)."""
     out: dict[str, Any] = {"source": source, "training_job": training_job, "matched": matched, "actions": []}
     if result:
         out["actions"] = result.get("actions", [])
-        out.update({key: result[key] for key in ("ignored", "error") if result.get(key)})
+        out.update({key: result[key] for key in ("account", "account_alias", "ignored", "error") if result.get(key)})
     found = list(dict.fromkeys([*(result or {}).get("problems", []), *problems]))
     if found:
         out["problems"] = found
@@ -39,7 +40,9 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> Non
     for item in rows:
         name, _, index = item["source"].rsplit("/", 1)[-1].partition("#")  # the file name (and #index)
         source = _short(name, 36 - len(index) - 1) + f"#{index}" if index else _short(name, 36)
-        first = (source, _short(item["training_job"] or "-", 36), "yes" if item["matched"] else "no")
+        where = item.get("account_alias") or item.get("account")  # organization mode: the job's account
+        job = f"{where}:{item['training_job']}" if where and item["training_job"] else item["training_job"]
+        first = (source, _short(job or "-", 36), "yes" if item["matched"] else "no")
         if not item["actions"]:
             note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
             lines.append((*first, "-", "-", "-", "-", _short(note, width)))

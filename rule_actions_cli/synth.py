@@ -65,7 +65,8 @@ def _node_major() -> str:
 
 
 def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
-    """(cloud assembly directory, stack name) for this context; synthesized only on a cache miss."""
+    """(cloud assembly directory, the (central) stack's name) for this context; synthesized only on a cache miss.
+    In organization mode the assembly also holds the member stack (StackSettings.member_stack_name)."""
     target = CACHE / cache_key(context)
     if not (target / "manifest.json").is_file():
         # jsii runs on the machine's Node.js; its end-of-life banner is noise here (the Makefile sets the same).
@@ -80,5 +81,10 @@ def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
         shutil.rmtree(target, ignore_errors=True)
         work.rename(target)
     manifest = json.loads((target / "manifest.json").read_text())
-    [stack] = [name for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"]
+    stacks = [name for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"]
+    if len(stacks) == 1:
+        return target, stacks[0]
+    from infra.app import read_context
+
+    [stack] = [name for name in stacks if name == read_context(context)[1].stack_name]
     return target, stack

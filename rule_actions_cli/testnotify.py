@@ -80,14 +80,15 @@ def run(args: argparse.Namespace) -> int:
         for line in errors:
             print(f"rule-actions: {line}", file=sys.stderr)
         return 2
-    from rule_actions_cli.embedded import EmbeddedAccount
+    from infra.app import read_context
+    from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
 
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
             assembly, stack = synthesize(context)
-            with EmbeddedAccount(assembly, stack, secrets=secrets) as account:
-                result = account.invoke(payload, log=sys.stderr if args.verbose else None)
+            with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
+                result = world.invoke(payload, log=sys.stderr if args.verbose else None)
     except receiver.ReceiverError as err:
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2

@@ -15,8 +15,8 @@ SDK_ACTIONS = (  # Rule.prepare_actions("demo-job-001") for ActionList(StopTrain
 )
 
 
-def job_arn(name: str) -> str:
-    return f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:training-job/{name.lower()}"
+def job_arn(name: str, account: str = ACCOUNT, region: str = REGION) -> str:
+    return f"arn:aws:sagemaker:{region}:{account}:training-job/{name.lower()}"
 
 
 def rule_status(name: str, status: str = "IssuesFound", job: str = "demo-job-001", **extra: Any) -> dict[str, Any]:
@@ -49,11 +49,14 @@ def event(
     debug_configs: list[dict[str, Any]] | None = None,
     profiler_configs: list[dict[str, Any]] | None = None,
     event_id: str = "6a7e8feb-b491-4cf7-a9f1-bf3703467718",
+    account: str = ACCOUNT,
+    region: str = REGION,
     **envelope: Any,
 ) -> dict[str, Any]:
+    """An event of `account` in `region` (the job's ARN names them too)."""
     detail: dict[str, Any] = {
         "TrainingJobName": job,
-        "TrainingJobArn": job_arn(job),
+        "TrainingJobArn": job_arn(job, account, region),
         "TrainingJobStatus": status,
         "SecondaryStatus": secondary,
         "CreationTime": "1763799000000",
@@ -72,10 +75,10 @@ def event(
         "id": event_id,
         "detail-type": "SageMaker Training Job State Change",
         "source": "aws.sagemaker",
-        "account": ACCOUNT,
+        "account": account,
         "time": "2026-11-22T08:00:00Z",
-        "region": REGION,
-        "resources": [job_arn(job)],
+        "region": region,
+        "resources": [job_arn(job, account, region)],
         "detail": detail,
         **envelope,
     }

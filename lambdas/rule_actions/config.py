@@ -20,6 +20,7 @@ from rule_actions.actions import (
     PREFIX_RE,
     RULES,
     SMS,
+    STOP,
     WEBHOOK,
     WEBHOOK_NAME_RE,
     Action,
@@ -37,6 +38,7 @@ from rule_actions.contract import (
     WEBHOOK_FORMATS,
 )
 from rule_actions.contract import JOB_OUTCOMES as OUTCOMES
+from rule_actions.organization import Organization
 from rule_actions.records import show
 
 DEFAULT_RULES: dict[str, list[Any]] = {"*": ["notify"]}
@@ -50,7 +52,7 @@ _FLAGS = {
     "allow_any_sms": False,
 }
 KEYS = ("notify", "rules", "job_outcomes", "chat", "webhooks", "allowed_endpoints", "training_job_prefixes",
-        "dedup_ttl_hours", *_FLAGS)
+        "dedup_ttl_hours", *_FLAGS, "organization")
 MAX_TTL_HOURS = 24 * 365
 # The built-in rules of SageMaker Debugger and Profiler (smdebug-rulesconfig 1.0.1; a test checks the package):
 # a `rules` key that names one of them in another case never matches it (rule names are matched with their case).
@@ -121,6 +123,7 @@ class Config:
     # With allowed_endpoints empty, a text goes only to a number the configuration names unless this is true
     # (kinds/endpoint.py): texts are billed to the account and, unlike email, need no consent of the recipient.
     allow_any_sms: bool = False
+    organization: Organization | None = None  # None: one account (rule_actions.organization)
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "rule_actions") -> Config:
@@ -157,6 +160,7 @@ class Config:
             allowed_endpoints=allowed,
             training_job_prefixes=prefixes,
             dedup_ttl_hours=ttl,
+            organization=Organization.from_dict(data.get("organization"), f"{where}.organization", errors),
             **flags,
         )
         errors += [f"{where}.notify: {e} is not in allowed_endpoints" for e in (*emails, *sms) if not config.endpoint_allowed(e)]
@@ -194,11 +198,16 @@ class Config:
             "training_job_prefixes": list(self.training_job_prefixes),
             "dedup_ttl_hours": self.dedup_ttl_hours,
             **{name: getattr(self, name) for name in _FLAGS},
+            "organization": self.organization.to_dict() if self.organization else None,
         }
 
     def to_json(self) -> str:
-        """Compact JSON, key order kept: the order of `rules` decides which glob wins."""
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        """Compact JSON, key order kept: the order of `rules` decides which glob wins. Without an organization the
+        key is left out: a single-account deployment's environment stays what it was before organizations."""
+        data = self.to_dict()
+        if data["organization"] is None:
+            del data["organization"]
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     def actions_for_rule(self, rule: str) -> tuple[Action, ...]:
         """The entry for a rule: its exact name first, else the first glob in file order, `*` last."""
@@ -227,8 +236,9 @@ class Config:
 
     def warnings(self, where: str = "rule_actions") -> list[str]:
         """What is valid but probably not meant: what this configuration leaves unreachable (no team: `notify` and
-        the alarms reach nobody), what it lets a rule's action_json do (any address or number), a `rules` key that
-        matches a built-in rule only in another case (its events fall through to the next glob or `*`)."""
+        the alarms reach nobody), what it lets a rule's action_json do (any address or number), which accounts an
+        organization's function acts for (every one, without `accounts`), a `rules` key that matches a built-in rule
+        only in another case (its events fall through to the next glob or `*`)."""
         found = []
         if not self.has_team:
             subscribe = 'someone subscribes to the team topic (TopicArn) with the filter policy {"to": ["team"]}'
@@ -248,6 +258,11 @@ class Config:
         if self.allow_any_sms and self.allowed_endpoints:
             found.append(f"{where}.allow_any_sms has no effect: allowed_endpoints is set, and every number must "
                          "match it.")
+        org = self.organization
+        if org and org.org_id and not org.accounts:
+            found.append(f"allows: {where}.organization.accounts is empty: the function acts for every account of "
+                         f"the organization {org.org_id} whose member stack forwards events, including accounts "
+                         "added later. List the accounts to act only for them (the others are refused and alarmed).")
         for pattern, _ in self.rules:
             if pattern == "*" or any(fnmatch.fnmatchcase(rule, pattern) for rule in BUILTIN_RULES):
                 continue
@@ -257,6 +272,12 @@ class Config:
                              f"matched with their case), but {', '.join(near[:5])} in another case: those rules fall "
                              f"through to the next glob or '*'. Write {json.dumps(near[0])} if that is meant.")
         return found
+
+    @property
+    def lists_jobs(self) -> bool:
+        """Whether a stop may name a prefix other than its own job's name, which ListTrainingJobs resolves: any rule's
+        action_json may (when honored), and so does a configured stoptraining with a training_job_prefix."""
+        return self.honor_action_json or any(a.kind == STOP and a.target for _, actions in self.rules for a in actions)
 
     @property
     def webhook_actions(self) -> tuple[Action, ...]:

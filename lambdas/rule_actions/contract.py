@@ -104,3 +104,5 @@ LEDGER_EXPIRY_ATTRIBUTE = "expiration"  # the table's TTL attribute
 # Logs and metrics.
 SERVICE = "rule-actions"
 NAMESPACE = "RuleActions"
+# Organization mode: events from an account the configuration does not name (refused; the stack alarms on it).
+REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"

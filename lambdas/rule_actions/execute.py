@@ -14,6 +14,7 @@ from rule_actions import kinds
 from rule_actions.contract import Outcome
 from rule_actions.effects import error_text
 from rule_actions.effects.ledger import Ledger
+from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
@@ -31,11 +32,19 @@ class Effects:
     ledger: Ledger
     region: str
     webhooks: Webhooks
+    members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: in-progress records and webhook retries end with its remaining time."""
         self.ledger.register(lambda_context)
         self.webhooks.register(lambda_context)
+
+    def where(self, account: str, region: str) -> Effects:
+        """The effects for a job of `account` in `region`: with members, SageMaker there (through the account's
+        executor role) and messages linking to that region; with one account, these."""
+        if self.members is None:
+            return self
+        return replace(self, sagemaker=self.members.sagemaker(account, region), region=region)
 
 
 def read_facts(needed: Reads, event: JobEvent, facts: Facts, effects: Effects) -> Facts:

@@ -14,11 +14,12 @@ import os
 from functools import cache
 from typing import Any
 
-from rule_actions import execute, plan, testnotify, triggers
+from rule_actions import execute, organization, plan, testnotify, triggers
 from rule_actions.config import Settings
-from rule_actions.contract import Outcome
-from rule_actions.effects import client, error_text
+from rule_actions.contract import REFUSED_ACCOUNT_METRIC, Outcome
+from rule_actions.effects import client, error_text, partition
 from rule_actions.effects.ledger import Ledger
+from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
@@ -40,6 +41,7 @@ class ActionsFailed(RuntimeError):
 def runtime() -> tuple[Settings, execute.Effects]:
     """Settings and AWS clients, validated and created once per execution environment."""
     settings = Settings.from_env()
+    org = settings.config.organization
     effects = execute.Effects(
         sagemaker=SageMaker(client("sagemaker", settings.region)),
         notifier=Notifier(client("sns", settings.region), settings.topic_arn, settings.chat_topic_arn),
@@ -48,6 +50,7 @@ def runtime() -> tuple[Settings, execute.Effects]:
         # Lambda sets AWS_LAMBDA_FUNCTION_NAME: there, https only; plain http to loopback only in a local replay.
         webhooks=Webhooks(settings.config.webhooks, lambda: client("secretsmanager", settings.region),
                           loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
+        members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
     )
     return settings, effects
 
@@ -77,11 +80,18 @@ def process(raw: Any, settings: Settings, effects: execute.Effects) -> dict[str,
     logger.append_keys(training_job=event.job_name, event_id=event.event_id)
     for problem in event.problems:
         logger.warning("unreadable part of the event", problem=problem)
+    if config.organization:  # organization mode: act in the event's account and region, if it is a member's
+        refused = organization.refusal(config.organization, event)
+        if refused:
+            metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
+            return _ignored(event.job_name, refused, event.problems)
+        event, effects = organization.named(config.organization, event), effects.where(event.account, event.region)
+        logger.append_keys(account=event.account)
     if not config.job_in_scope(event.job_name):
         return _ignored(event.job_name, "training job is not under training_job_prefixes", event.problems)
     found = triggers.find(event, config)
     actions = _act(event, found, settings, effects)
-    return _with_problems({"training_job": event.job_name, "actions": actions}, event.problems)
+    return _with_problems({"training_job": event.job_name, **_account(event), "actions": actions}, event.problems)
 
 
 def test_notification(raw: Any, settings: Settings, effects: execute.Effects) -> dict[str, Any]:
@@ -105,6 +115,14 @@ def _act(event: JobEvent, found: list[Trigger], settings: Settings, effects: exe
         log_action(event.job_name, item)
     emit(found, results)
     return [r.as_dict() for r in results]
+
+
+def _account(event: JobEvent) -> dict[str, str]:
+    """Organization mode: the account the job ran in, and its alias when one is configured."""
+    if not event.account_name:
+        return {}
+    alias = {"account_alias": event.account_name} if event.account_name != event.account else {}
+    return {"account": event.account, **alias}
 
 
 def _described(event: Any, found: list, settings: Settings, effects: execute.Effects) -> Any:

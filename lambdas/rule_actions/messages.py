@@ -123,10 +123,23 @@ def job_log_link(region: str, job_name: str) -> str:
     return _log_link(region, "/aws/sagemaker/TrainingJobs", job_name)
 
 
-def _subject(name: str, what: str, job: str) -> str:
+def _tag(event: JobEvent) -> str:
+    """"rule-actions", and in organization mode the name of the account the job ran in (its alias, else its id)."""
+    return f"rule-actions {event.account_name}" if event.account_name else "rule-actions"
+
+
+def _account_lines(event: JobEvent) -> list[str]:
+    """Organization mode: the body's line naming the account (its id, and its alias when one is configured)."""
+    if not event.account_name:
+        return []
+    alias = f" ({event.account_name})" if event.account_name != event.account else ""
+    return [f"Account:        {plain(event.account, 64)}{alias}"]
+
+
+def _subject(event: JobEvent, name: str, what: str, job: str) -> str:
     """Names a subject (a rule, or the empty string) and the job within 100 characters: when both are long, each
     keeps at least half the room."""
-    head = "[rule-actions] "
+    head = f"[{_tag(event)}] "
     name, job = one_line(name), one_line(job)
     room = SUBJECT_MAX - len(head) - len(what)
     job = one_line(job, max(room - len(name), room // 2))
@@ -134,7 +147,7 @@ def _subject(name: str, what: str, job: str) -> str:
 
 
 def subject(event: JobEvent, rule: RuleStatus) -> str:
-    return _subject(rule.name, f" {'rule error' if rule.status == RULE_ERROR else 'issues found'} in ", event.job_name)
+    return _subject(event, rule.name, f" {'rule error' if rule.status == RULE_ERROR else 'issues found'} in ", event.job_name)
 
 
 def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping[str, object]],
@@ -147,6 +160,7 @@ def body(event: JobEvent, rule: RuleStatus, region: str, taken: Iterable[Mapping
         f"SageMaker Debugger rule {name} reported {plain(rule.status, 64)} for training job {job}.",
         "",
         f"Training job:   {job}",
+        *_account_lines(event),
         f"Job status:     {state}",
         f"Rule:           {name} ({rule.family} rule)",
         f"Rule status:    {plain(rule.status, 64)}",
@@ -170,7 +184,7 @@ def sms(event: JobEvent, rule: RuleStatus, taken: Iterable[Mapping[str, object]]
     what = "rule error" if rule.status == "Error" else "issues found"
     stopped = [job for a in taken if a["kind"] == "stoptraining" and a["outcome"] == "done" for job in a.get("jobs", [])]
     tail = f"; stopped {', '.join(stopped)}" if stopped else ""
-    return one_line(f"rule-actions: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}", SMS_MAX)
+    return one_line(f"{_tag(event)}: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}", SMS_MAX)
 
 
 # What each job outcome is called in a subject, and said in a body's first line.
@@ -185,7 +199,7 @@ OUTCOME_WORDS = {
 
 
 def outcome_subject(event: JobEvent, outcome: JobOutcome) -> str:
-    return _subject("", OUTCOME_WORDS[outcome.outcome][0] + ": ", event.job_name)
+    return _subject(event, "", OUTCOME_WORDS[outcome.outcome][0] + ": ", event.job_name)
 
 
 def duration(seconds: float) -> str:
@@ -228,6 +242,7 @@ def outcome_body(event: JobEvent, outcome: JobOutcome, region: str, found: tuple
         lines += ["Failure reason:", "  " + plain(event.failure_reason.strip(), DETAILS_MAX, multiline=True).replace("\n", "\n  "), ""]
     lines += [
         f"Training job:   {job}",
+        *_account_lines(event),
         f"Outcome:        {outcome.outcome}",
         f"Job status:     {state}",
         f"Region:         {plain(region, 64)}",
@@ -254,4 +269,4 @@ def outcome_body(event: JobEvent, outcome: JobOutcome, region: str, found: tuple
 
 def outcome_sms(event: JobEvent, outcome: JobOutcome) -> str:
     reason = f": {event.failure_reason}" if event.failure_reason else ""
-    return one_line(f"rule-actions: {OUTCOME_WORDS[outcome.outcome][0]}: {event.job_name}{reason}", SMS_MAX)
+    return one_line(f"{_tag(event)}: {OUTCOME_WORDS[outcome.outcome][0]}: {event.job_name}{reason}", SMS_MAX)

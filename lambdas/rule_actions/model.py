@@ -145,6 +145,9 @@ class JobEvent:
     last_modified: datetime | None = None
     training_seconds: int | None = None
     billable_seconds: int | None = None
+    # Organization mode: how messages and results name the account the job ran in (its alias, else its id);
+    # empty with one account (rule_actions.organization.named sets it).
+    account_name: str = ""
 
     def parameters(self, rule: RuleStatus) -> Any:
         """The rule's RuleParameters from the event, or NOT_GIVEN when the event does not carry them."""

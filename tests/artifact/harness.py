@@ -134,8 +134,9 @@ class ServedAccount(EmbeddedAccount):
         template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
         [code] = [r["Properties"]["Code"] for r in template["Resources"].values()
                   if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == HANDLER]
-        body = self.client("s3").get_object(Bucket=_sub(code["S3Bucket"]["Fn::Sub"], self.region),
-                                            Key=code["S3Key"])["Body"].read()
+        bucket = code["S3Bucket"]  # a literal in a stack pinned to its account and region (organization mode)
+        bucket = _sub(bucket["Fn::Sub"], self.region) if isinstance(bucket, dict) else bucket
+        body = self.client("s3").get_object(Bucket=bucket, Key=code["S3Key"])["Body"].read()
         zipfile.ZipFile(io.BytesIO(body)).extractall(target)
         return target
 

@@ -122,3 +122,56 @@ def test_cdk_arguments_pass_through_and_context_values_are_read(account, cdk, ca
                         "--profile=x"], interactive=False) == 0
     assert "deploying stack MlRules to account" in capsys.readouterr().err
     assert cdk[0][0][-3:] == ["-c", f"rule_actions_stack={stack}", "--profile=x"]
+
+
+def organization_config(tmp_path, central_account: str = ACCOUNT, central_region: str = "eu-west-1"):
+    config = tmp_path / "organization.json"
+    config.write_text(json.dumps({"organization": {"accounts": ["111122223333"], "central_account": central_account,
+                                                   "central_region": central_region}}))
+    return str(config)
+
+
+def test_organization_a_member_stack_deploys_without_bootstrap_and_says_what_it_is(account, cdk, capsys, tmp_path):
+    # Given an organization configuration, and a member account never bootstrapped
+    config = organization_config(tmp_path, central_account="210987654321")
+
+    # When its member stack is deployed
+    code = deploy.main(["deploy", "--config", config, "--approve", "never", "--", "RuleActionsMember"], interactive=False)
+
+    # Then cdk deploys exactly that stack there, the account and region stated
+    assert code == 0
+    assert capsys.readouterr().err == (f"rule-actions: deploying stack RuleActionsMember to account {ACCOUNT}, region "
+                                       "eu-west-1 (a member stack: it forwards this region's training job events to "
+                                       "the central bus)\n")
+    [(command, _)] = cdk
+    assert command[-1] == "RuleActionsMember"
+
+
+def test_organization_the_central_stack_deploys_only_from_its_account_and_region(account, cdk, capsys, tmp_path):
+    # Given a bootstrapped account, and the central stack pinned elsewhere, then here
+    bootstrapped(account)
+    elsewhere = organization_config(tmp_path, central_account="210987654321")
+
+    # When it is deployed from this account; Then it is refused, naming both, before cdk runs
+    assert deploy.main(["deploy", "--config", elsewhere, "--approve", "never", "--", "RuleActions"],
+                       interactive=False) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "rule-actions: RuleActions is the organization's central stack, pinned to account 210987654321, region "
+        f"eu-west-1 (organization.central_account / central_region); these credentials are account {ACCOUNT}, "
+        "region eu-west-1"]
+    assert cdk == []
+
+    # And from its own account and region it deploys
+    here = organization_config(tmp_path)
+    assert deploy.main(["deploy", "--config", here, "--approve", "never", "--", "RuleActions"], interactive=False) == 0
+    assert "deploying stack RuleActions to" in capsys.readouterr().err and cdk[0][0][-1] == "RuleActions"
+
+
+@pytest.mark.parametrize("cdk_args", [[], ["RuleActions", "RuleActionsMember"], ["--all"]], ids=["none", "both", "all"])
+def test_organization_one_stack_must_be_named(account, cdk, capsys, tmp_path, cdk_args):
+    bootstrapped(account)
+    config = organization_config(tmp_path)
+    assert deploy.main(["deploy", "--config", config, "--approve", "never", "--", *cdk_args], interactive=False) == 2
+    assert capsys.readouterr().err.startswith("rule-actions: organization mode has two stacks: name one, "
+                                              "ARGS=RuleActions (first, with the credentials of the central account")
+    assert cdk == []

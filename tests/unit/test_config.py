@@ -25,6 +25,7 @@ SPEC_KEYS = (
     "dedup_ttl_hours",
     "dry_run",
     "allow_any_sms",
+    "organization",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
 

@@ -19,7 +19,10 @@ from rule_actions.actions import EMAIL, STOP, Action, Invalid, decode_action_jso
 from rule_actions.actions import SMS as SMS_KIND
 from rule_actions.model import parse_event
 
-FILES = sorted(EVENTS.glob("*.json"))
+# The organization samples (replayed with examples/organization-config.json) live in their own folder, so that
+# `make demo` (which replays events/ with one account) shows what it showed before organizations.
+ORGANIZATION = EVENTS / "organization"
+FILES = sorted(EVENTS.glob("*.json")) + sorted(ORGANIZATION.glob("*.json"))
 LIFECYCLES = [path for path in FILES if path.name.startswith("lifecycle-")]
 README = EVENTS / "README.md"
 SCENARIOS = (  # the files the corpus must hold (lifecycle-*.json come on top)
@@ -68,6 +71,9 @@ AWS_REGISTRIES = {
     "763104351884": "AWS Deep Learning Containers",
     "683313688378": "SageMaker built-in XGBoost",
 }
+# The accounts events may come from: AWS's documentation accounts. 123456789012 is the single-account stack's (moto's
+# default); the others are member accounts of an organization deployment (organization/*.json, and only there).
+MEMBER_ACCOUNTS = {"111122223333", "444455556666", "777788889999"}
 UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 TWELVE_DIGITS = re.compile(r"(?<!\d)\d{12}(?!\d)")
 EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
@@ -84,7 +90,7 @@ def corpus() -> list[tuple[str, dict[str, Any]]]:
 
 
 def ids(paths: list[Path]) -> list[str]:
-    return [path.name for path in paths]
+    return [path.relative_to(EVENTS).as_posix() for path in paths]
 
 
 def rule_entries(detail: dict[str, Any], kind: str) -> list[tuple[str, dict[str, Any]]]:
@@ -192,17 +198,19 @@ def test_envelope_fields_are_present_and_consistent(path: Path):
         # When its envelope is compared with its detail
         arn = detail["TrainingJobArn"]
 
-        # Then they describe the same job, in the one account and region
+        # Then they describe the same job, in the one account and region (an organization's: a member account)
         where = f"event {index}"
         assert event["version"] == "0", where
         assert str(uuid.UUID(event["id"])) == event["id"].lower(), where
         assert event["detail-type"] == "SageMaker Training Job State Change", where
         assert event["source"] == "aws.sagemaker", where
-        assert (event["account"], event["region"]) == (ACCOUNT, REGION), where
+        account = event["account"]
+        accounts = {ACCOUNT} | (MEMBER_ACCOUNTS if path.parent == ORGANIZATION else set())
+        assert account in accounts and event["region"] == REGION, where
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", event["time"]), f"{where}: time {event['time']!r}"
-        assert arn == job_arn(name), f"{where}: the ARN's name must be the lower-cased job name"
+        assert arn == job_arn(name, account), f"{where}: the ARN names the event's account and the lower-cased job name"
         assert event["resources"] == [arn], where
-        assert detail["RoleArn"].startswith(f"arn:aws:iam::{ACCOUNT}:role/"), where
+        assert detail["RoleArn"].startswith(f"arn:aws:iam::{account}:role/"), where
         assert set(event) <= ENVELOPE_KEYS, f"{where}: unknown envelope keys {set(event) - ENVELOPE_KEYS}"
         for key in ("CreationTime", "LastModifiedTime", "TrainingStartTime", "TrainingEndTime"):
             if key in detail:
@@ -240,7 +248,7 @@ def test_rule_statuses_name_their_evaluation_jobs_and_configurations(path: Path)
             # When each status is read
             rule = status["RuleConfigurationName"]
             arn = status["RuleEvaluationJobArn"]
-            prefix = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:processing-job/"
+            prefix = f"arn:aws:sagemaker:{REGION}:{event['account']}:processing-job/"
             processing = PROCESSING_NAME.fullmatch(arn.removeprefix(prefix))
 
             # Then it names a configured rule, a processing job as SageMaker names them, a known status
@@ -554,8 +562,8 @@ def test_readme_lists_every_file_and_only_files_that_exist():
     # Given events/README.md and the folder's files
     text = README.read_text()
     listed = re.findall(r"^- `([^`]+\.json)`: \S", text, flags=re.MULTILINE)
-    mentioned = set(re.findall(r"[\w.-]+\.json", text))
-    present = {path.name for path in EVENTS.iterdir() if path.name != "README.md"}
+    mentioned = set(re.findall(r"[\w./-]+\.json", text))
+    present = {path.relative_to(EVENTS).as_posix() for path in EVENTS.rglob("*") if path.is_file()} - {"README.md"}
 
     # When they are compared; Then each file has exactly one line, and the README names no other file
     assert set(listed) == present, f"listed only: {set(listed) - present}; not listed: {present - set(listed)}"
@@ -578,5 +586,24 @@ def test_no_real_addresses_phone_numbers_or_accounts(path: Path):
     # Then only example.com / example.org, +1555555xxxx, and our account (or a public AWS image registry) appear
     assert domains <= {"example.com", "example.org"}, f"addresses outside example.com/example.org: {domains}"
     assert all(re.fullmatch(r"\+1555555\d{4}", phone) for phone in phones), f"phone numbers: {phones}"
-    others = {n for n, registry in accounts if n != ACCOUNT and not (registry and n in AWS_REGISTRIES)}
-    assert not others, f"accounts other than {ACCOUNT}: {others}"
+    ours = {ACCOUNT} | (MEMBER_ACCOUNTS if path.parent == ORGANIZATION or path == README else set())
+    others = {n for n, registry in accounts if n not in ours and not (registry and n in AWS_REGISTRIES)}
+    assert not others, f"accounts other than {sorted(ours)}: {others}"
+
+
+def test_the_organization_files_show_two_member_accounts_sharing_a_job_name_and_a_stranger():
+    # Given the organization samples and the configuration that replays them
+    config = json.loads((EVENTS.parent / "examples" / "organization-config.json").read_text())["organization"]
+    teams = events_of(ORGANIZATION / "two-teams.json")
+    [stranger] = events_of(ORGANIZATION / "unknown-account.json")
+
+    # When their accounts and jobs are collected
+    jobs = {(event["account"], event["detail"]["TrainingJobName"]) for event in teams}
+
+    # Then two listed member accounts each run a job of one name; only one of them finds issues and is stopped
+    assert {account for account, _ in jobs} == set(config["accounts"]) and len({job for _, job in jobs}) == 1
+    stopped = {event["account"] for event in teams if _issues(event) and _prefixes(event)}
+    assert len(stopped) == 1 and _status(teams[-1]) == "Failed" and teams[-1]["account"] not in stopped
+    # And the stranger is of the organization (its events reach the bus) but not listed, with a stop to refuse
+    assert stranger["account"] in MEMBER_ACCOUNTS - set(config["accounts"]) and config["org_id"]
+    assert _issues(stranger) and _prefixes(stranger)

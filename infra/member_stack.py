@@ -1,0 +1,96 @@
+"""`RuleActionsMemberStack`: what a member account deploys in each region where it trains (organization mode).
+
+    default bus -> rule <member>-forward (infra/pattern.py: the central rule's pattern)
+        --PutEvents, as a role EventBridge assumes--> the central bus     (undeliverable: <member>-forward-dlq)
+    executor role <member_role>-<region>, trusted by the central function's role and no other principal:
+        DescribeTrainingJob and StopTrainingJob on the training jobs under training_job_prefixes in this account
+        and region; ListTrainingJobs (resource "*": the API allows nothing else) only when a stop may name a prefix
+
+It has no assets and needs no bootstrap (LegacyStackSynthesizer: no bootstrap roles, the template inline):
+`cdk deploy RuleActionsMember` with the member account's credentials, or CloudFormation StackSets with the
+synthesized template, deploy it anywhere. Deploy the central stack first: IAM accepts a trust policy only for a
+role that exists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_cdk import (
+    Acknowledgment,
+    Aws,
+    CfnOutput,
+    Duration,
+    LegacyStackSynthesizer,
+    RemovalPolicy,
+    Stack,
+    Validations,
+)
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from infra import organization
+from infra.construct import acknowledge, rule_pattern, training_job_acknowledgments, training_job_statements
+from infra.pattern import event_pattern
+from infra.settings import StackSettings
+from rule_actions.config import Config
+
+QUEUE_RETENTION = Duration.days(14)  # SQS's maximum
+
+
+class RuleActionsMemberStack(Stack):
+    def __init__(self, scope: Construct, *, config: Config, settings: StackSettings | None = None,
+                 **kwargs: Any) -> None:
+        settings = settings or StackSettings()
+        org = config.organization
+        if org is None:
+            raise ValueError("RuleActionsMemberStack needs the configuration's organization block")
+        name = settings.member_stack_name
+        kwargs.setdefault("description", f"rule-actions member: forwards SageMaker training job events to "
+                                         f"{settings.stack_name} in {org.central_account} {org.central_region}, "
+                                         "and lets its function describe and stop this account's training jobs")
+        super().__init__(scope, name, stack_name=name, synthesizer=LegacyStackSynthesizer(), **kwargs)
+        partition = Aws.PARTITION
+        self.central_bus_arn = (f"arn:{partition}:events:{org.central_region}:{org.central_account}:event-bus/"
+                                f"{organization.bus_name(settings.stack_name)}")
+        self.central_role_arn = (f"arn:{partition}:iam::{org.central_account}:role/"
+                                 f"{organization.function_role_name(settings.stack_name, org)}")
+
+        self.dead_letter_queue = sqs.Queue(
+            self, "ForwardDeadLetterQueue", queue_name=f"{name}-forward-dlq",
+            encryption=sqs.QueueEncryption.SQS_MANAGED, enforce_ssl=True,
+            retention_period=QUEUE_RETENTION, removal_policy=RemovalPolicy.DESTROY,
+        )
+        Validations.of(self.dead_letter_queue).acknowledge(Acknowledgment(
+            id="AwsSolutions-SQS3",
+            reason="This queue is itself a dead-letter queue: the events EventBridge could not forward to the "
+                   "central bus.",
+        ))
+        central_bus = events.EventBus.from_event_bus_arn(self, "CentralBus", self.central_bus_arn)
+        self.rule = events.Rule(
+            self, "Forward", rule_name=f"{name}-forward",
+            description="SageMaker training jobs whose rule status or job outcome can trigger an action, forwarded to "
+                        "the central rule-actions bus",
+            event_pattern=rule_pattern(event_pattern(config)),
+            targets=[targets.EventBus(central_bus, dead_letter_queue=self.dead_letter_queue)],
+        )
+
+        self.executor_role = iam.Role(
+            self, "ExecutorRole", role_name=org.role_name(Aws.REGION),
+            assumed_by=iam.ArnPrincipal(self.central_role_arn),
+            description="rule-actions: the central function describes and stops this account's training jobs here",
+        )
+        for statement in training_job_statements(self, config, config.lists_jobs):
+            self.executor_role.add_to_policy(statement)
+        acknowledge(self.executor_role.node.find_child("DefaultPolicy"),
+                    training_job_acknowledgments(config, config.lists_jobs))
+
+        for output_id, value, description in (
+            ("ExecutorRoleArn", self.executor_role.role_arn, "The role the central function assumes here"),
+            ("ForwardDeadLetterQueueUrl", self.dead_letter_queue.queue_url,
+             "Events EventBridge could not forward to the central bus"),
+        ):
+            CfnOutput(self, output_id, value=value, description=description)
