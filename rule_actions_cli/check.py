@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from rule_actions_cli.options import add_target_options
 from rule_actions_cli.pattern import matches
 
 CHECK_RULE = "RuleActionsCheck"
@@ -216,12 +217,9 @@ def add_parser(commands: Any) -> None:
         "check", help="prove a deployed stack: its rule against the sample events, its function on a synthetic event",
         description=__doc__.split("\n\n", 1)[1].rsplit("\n\nExit status", 1)[0],
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    check.add_argument("--stack", required=True, metavar="NAME", help="the deployed stack (its FunctionName output)")
+    add_target_options(check, required=True, stack_only=True)
     check.add_argument("paths", nargs="*", metavar="EVENT_FILE_OR_DIR", help="events to test the rule with "
                        "(default: the sample events in events/)")
-    check.add_argument("--profile", metavar="NAME", help="the AWS profile to use (default: AWS_PROFILE)")
-    check.add_argument("--region", metavar="REGION", help="the stack's region (default: AWS_REGION, "
-                       "AWS_DEFAULT_REGION, else the profile's region)")
 
 
 def main(args: Any) -> int:

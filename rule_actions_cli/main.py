@@ -8,6 +8,7 @@ from typing import Any
 
 from rule_actions_cli import check as check_command
 from rule_actions_cli import inputs, receiver, report, testnotify
+from rule_actions_cli.options import add_target_options
 
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
@@ -58,15 +59,9 @@ def parser() -> argparse.ArgumentParser:
         epilog=INVOKE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    target = invoke.add_mutually_exclusive_group(required=True)
-    target.add_argument("--function-name", metavar="NAME", help="the function to invoke (its name or ARN)")
-    target.add_argument("--stack", metavar="NAME", help="read the function name from this stack's FunctionName output")
+    add_target_options(invoke, required=True)
     invoke.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     invoke.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
-    invoke.add_argument("--profile", metavar="NAME", help="the AWS profile to use (default: AWS_PROFILE, else the "
-                        "default profile)")
-    invoke.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "
-                        "AWS_DEFAULT_REGION, else the profile's region)")
     testnotify.add_parser(commands)
     check_command.add_parser(commands)
     return top

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
 from rule_actions_cli import inputs, receiver
+from rule_actions_cli.options import add_target_options
 
 HELP = "send one test message to every configured destination and report each destination's outcome"
 EPILOG = """\
@@ -41,11 +42,7 @@ def add_parser(commands: Any) -> None:
     command.add_argument("--sms", action="append", default=[], metavar="NUMBER",
                          help="also text this E.164 number (repeatable)")
     command.add_argument("--json", action="store_true", help="the function's answer as one JSON object")
-    deployed = command.add_mutually_exclusive_group()
-    deployed.add_argument("--stack", metavar="NAME", help="a deployed stack (its FunctionName output)")
-    deployed.add_argument("--function-name", metavar="NAME", help="a deployed function (its name or ARN)")
-    command.add_argument("--profile", metavar="NAME", help="AWS profile (deployed)")
-    command.add_argument("--region", metavar="REGION", help="AWS region (deployed)")
+    add_target_options(command, required=False)  # without them: locally, on the embedded account
     command.add_argument("--config", metavar="FILE", help="locally: a JSON object with the rule_actions keys, "
                          "replacing cdk.json's")
     receiver.add_options(command, "locally: ")

@@ -1,0 +1,21 @@
+"""Command-line options shared by the commands that reach a deployed stack (kept apart from invoke.py so that
+building the parser imports no boto3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def add_target_options(parser: Any, *, required: bool, stack_only: bool = False) -> None:
+    """--stack (or --function-name, one of them) and --profile / --region: where a deployed function is, for the
+    commands that reach one (invoke, test-notify, check)."""
+    target = parser if stack_only else parser.add_mutually_exclusive_group(required=required)
+    if not stack_only:
+        target.add_argument("--function-name", metavar="NAME", help="the function to invoke (its name or ARN)")
+    target.add_argument("--stack", metavar="NAME", required=required and stack_only,
+                        help="the deployed stack (its FunctionName output and its rule)" if stack_only
+                        else "read the function name from this stack's FunctionName output")
+    parser.add_argument("--profile", metavar="NAME", help="the AWS profile to use (default: AWS_PROFILE, else the "
+                        "default profile)")
+    parser.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "
+                        "AWS_DEFAULT_REGION, else the profile's region)")
