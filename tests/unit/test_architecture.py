@@ -1,25 +1,64 @@
-"""The layering the README describes, checked on the sources: infra/ reads only the contract and the
-configuration of the function's package; only effects/ talks to AWS; the pure core imports no adapter."""
+"""The dependency rule (tests/architecture.py) on the real sources, proven on a planted violation; and the fences
+that keep AWS, the network and Powertools where they belong."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import shutil
 from pathlib import Path
 
 import pytest
+from architecture import PACKAGES, ROOT, graph, violations
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "lambdas" / "rule_actions"
 
 
-def imports(path: Path) -> set[str]:
-    """The modules a file imports at run time (imports for type checking only are left out)."""
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
-            node.body = []
+def test_the_dependency_rule_holds():
+    # Given the function's package, the CLI and infra/, every import counted (type-only and in-function too)
+    # When the rule is checked
+    # Then nothing breaks it
+    assert violations(graph()) == []
+
+
+@pytest.mark.parametrize(("module", "planted", "expected"), [
+    ("kinds/email.py", "from rule_actions.config import Config", "a plug-in imports only the ground floor"),
+    ("kinds/email.py", "if TYPE_CHECKING:\n    from rule_actions.kinds.stop import KIND", "a plug-in imports only"),
+    ("triggers/job_outcome.py", "def later():\n    from rule_actions.jobs import training", "a plug-in imports only"),
+    ("records.py", "from rule_actions.config import Config", "the ground floor imports only the ground floor"),
+    ("pipeline.py", "from rule_actions.kinds.stop import KIND", "reach them through rule_actions.registry"),
+    ("text.py", "from rule_actions.records import Action", None),  # allowed: ground floor to ground floor
+])
+def test_a_planted_violation_fails_the_rule(tmp_path, module, planted, expected):
+    # Given a copy of the sources with one import planted
+    packages = {name: tmp_path / name for name in PACKAGES}
+    for name, folder in PACKAGES.items():
+        shutil.copytree(folder, packages[name], ignore=shutil.ignore_patterns("__pycache__"))
+    target = packages["rule_actions"] / module
+    target.write_text(target.read_text() + "\n" + planted + "\n")
+    # When the rule is checked
+    found = violations(graph(packages))
+    # Then it names the planted import (and only an allowed one passes)
+    if expected is None:
+        assert found == []
+    else:
+        assert any(expected in line for line in found), found
+
+
+def test_a_planted_cycle_fails_the_rule(tmp_path):
+    # Given a copy where the configuration imports the CLI, which imports the configuration
+    packages = {name: tmp_path / name for name in PACKAGES}
+    for name, folder in PACKAGES.items():
+        shutil.copytree(folder, packages[name], ignore=shutil.ignore_patterns("__pycache__"))
+    target = packages["rule_actions"] / "config.py"
+    target.write_text(target.read_text() + "\nif TYPE_CHECKING:\n    from rule_actions_cli.main import main\n")
+    # When / Then: the cycle is found, though the import is for type checking only
+    assert any(line.startswith("import cycle:") and "rule_actions.config" in line for line in violations(graph(packages)))
+
+
+def runtime_imports(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -27,29 +66,27 @@ def imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "infra").glob("*.py")), ids=lambda p: p.name)
-def test_infra_imports_only_the_contract_and_the_configuration(path):
-    used = {name for name in imports(path) if name.startswith("rule_actions")}
-    assert used <= {"rule_actions.contract", "rule_actions.config"}, used
+NOT_EFFECTS = sorted(p for p in PACKAGE.rglob("*.py") if "effects" not in p.parts)
 
 
-@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("*.py") if "effects" not in p.parts),
-                         ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize("path", NOT_EFFECTS, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_only_effects_call_aws(path):
-    assert not {name for name in imports(path) if name.split(".")[0] in ("boto3", "botocore")}
+    assert not {name for name in runtime_imports(path) if name.split(".")[0] in ("boto3", "botocore")}
 
 
-@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("*.py") if "effects" not in p.parts),
-                         ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize("path", NOT_EFFECTS, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_only_effects_talk_to_the_network(path):
-    assert not {name for name in imports(path) if name in ("urllib.request", "http.client", "socket", "ssl")}
+    assert not {name for name in runtime_imports(path) if name in ("urllib.request", "http.client", "socket", "ssl")}
 
 
-@pytest.mark.parametrize("module", ["model", "triggers", "plan", "records", "contract", "privacy", "actions",
-                                    "config", "messages", "kinds/base", "kinds/webhook", "payloads", "testnotify"])
-def test_the_pure_core_imports_no_adapter_and_no_powertools(module):
-    used = imports(PACKAGE / f"{module}.py")
-    assert not {n for n in used if n.startswith(("rule_actions.effects", "rule_actions.execute", "aws_lambda_powertools"))}
+PURE = sorted(p for p in PACKAGE.rglob("*.py")
+              if "effects" not in p.parts and p.name not in ("handler.py", "observability.py", "client.py"))
+
+
+@pytest.mark.parametrize("path", PURE, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_core_imports_no_adapter_and_no_powertools(path):
+    used = runtime_imports(path)
+    assert not {n for n in used if n.startswith(("rule_actions.effects", "aws_lambda_powertools"))}
 
 
 # The Powertools modules the function imports, each public in Powertools' documentation: a module outside this
@@ -66,9 +103,8 @@ POWERTOOLS_PUBLIC = {
 
 
 def test_the_function_imports_only_powertools_public_modules():
-    used = {name for path in PACKAGE.rglob("*.py") for name in imports(path) if name.startswith("aws_lambda_powertools")}
+    used = {name for path in PACKAGE.rglob("*.py") for name in runtime_imports(path)
+            if name.startswith("aws_lambda_powertools")}
     assert used <= set(POWERTOOLS_PUBLIC), used - set(POWERTOOLS_PUBLIC)
-    import importlib
-
     for name in POWERTOOLS_PUBLIC:  # and each exists in the installed (bundled) version
         importlib.import_module(name)

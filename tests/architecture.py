@@ -1,0 +1,151 @@
+"""The dependency rule of the function's package and the CLI, as data a test can check (tests/unit/test_architecture.py)
+and a planted violation can prove (it fails on one).
+
+    ground floor      contract, records, text, privacy, fields, ports: they import only one another
+    plug-ins          jobs/, triggers/, kinds/, readers/: the ground floor and their own package's shared modules
+                      (base.py, helpers); never another plug-in, never anything else
+    registry          rule_actions.registry: the only list of plug-ins; everything else reaches them through it
+    infra/            the contract, the configuration, the organization block and the registry; never an adapter
+    no cycles         anywhere in rule_actions and rule_actions_cli, counting every import: type-only ones
+                      (TYPE_CHECKING), imports inside functions, and the parent packages an import runs
+
+Imports are read from the source (ast), not from a running interpreter, so nothing is imported to check them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FUNCTION = "rule_actions"
+GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "text", "privacy", "fields", "ports"))
+PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers"))
+REGISTRY = f"{FUNCTION}.registry"
+INFRA_MAY_USE = frozenset({f"{FUNCTION}.contract", f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY})
+PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, "rule_actions_cli": ROOT / "rule_actions_cli", "infra": ROOT / "infra"}
+
+
+def modules(packages: Mapping[str, Path] = PACKAGES) -> dict[str, Path]:
+    """Dotted module name -> source file, for every module of the packages (a package is its __init__)."""
+    found = {}
+    for package, folder in packages.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = [package, *path.relative_to(folder).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: Iterable[str]) -> set[str]:
+    """The modules `name` imports anywhere in its source (type-only and function-level imports included); for
+    `from package import name`, the submodule when `name` is one."""
+    known = set(known)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found |= {f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in known}
+    return found
+
+
+def graph(packages: Mapping[str, Path] = PACKAGES) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, plus the parent packages Python runs to import them."""
+    known = modules(packages)
+    edges: dict[str, set[str]] = {}
+    for name, path in known.items():
+        targets = set()
+        for imported in imports(name, path, known):
+            parts = imported.split(".")
+            targets |= {".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in known}
+        edges[name] = targets - {name}
+    return edges
+
+
+def cycles(edges: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def plugin_package(name: str) -> str | None:
+    return next((p for p in PLUGIN_PACKAGES if name == p or name.startswith(p + ".")), None)
+
+
+def registered(edges: Mapping[str, set[str]]) -> set[str]:
+    """The plug-in modules: what the registry imports from the plug-in packages."""
+    return {name for name in edges.get(REGISTRY, ()) if plugin_package(name) and name not in PLUGIN_PACKAGES}
+
+
+def violations(edges: Mapping[str, set[str]]) -> list[str]:
+    """Every import the dependency rule forbids, one line each (empty: the rule holds)."""
+    plugins = registered(edges)
+    found = []
+    for name, targets in sorted(edges.items()):
+        ours = sorted(t for t in targets if t.startswith(FUNCTION + ".") or t == FUNCTION)
+        own = plugin_package(name)
+        for target in ours:
+            if target == FUNCTION or target in PLUGIN_PACKAGES:
+                continue  # a package's __init__ (empty by the rule below) runs for any of its modules
+            if name in GROUND and target not in GROUND:
+                found.append(f"{name} -> {target}: the ground floor imports only the ground floor")
+            elif own and name != own:
+                same_package_helper = plugin_package(target) == own and target not in plugins
+                if target not in GROUND and not same_package_helper:
+                    found.append(f"{name} -> {target}: a plug-in imports only the ground floor and its own "
+                                 "package's shared modules")
+            elif not own and name != REGISTRY and plugin_package(target):
+                found.append(f"{name} -> {target}: outside the plug-ins, reach them through {REGISTRY}")
+            if name.startswith("infra") and target not in INFRA_MAY_USE:
+                found.append(f"{name} -> {target}: infra/ uses only {', '.join(sorted(INFRA_MAY_USE))}")
+    for package in PLUGIN_PACKAGES:  # a plug-in package's __init__ holds no code: no list, no cycle
+        listed = sorted(edges.get(package, set()) - {FUNCTION})
+        if listed:
+            found.append(f"{package} imports {', '.join(listed)}: its __init__ holds no code; the registry lists plug-ins")
+    found += [f"import cycle: {' <-> '.join(component)}" for component in cycles(edges)]
+    return found
