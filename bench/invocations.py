@@ -40,14 +40,14 @@ LAMBDA_ASYNC_RETRIES = 2  # Lambda's default for asynchronous invocations (Event
 
 def count_invocations(events: Iterable[tuple[str, Any]], patterns: list[dict[str, Any]]) -> int:
     """Events that at least one of `patterns` matches: each is one Lambda invocation."""
-    from rule_actions_cli.pattern import matches
+    from rule_actions_cli.matcher import matches
 
     return sum(1 for _, event in events if isinstance(event, dict) and any(matches(p, event) for p in patterns))
 
 
 def simulate_sample(events: Iterable[tuple[str, Any]], retries: int = LAMBDA_ASYNC_RETRIES) -> dict[str, int]:
     """What the AWS documentation sample would do over `events`, delivered in order (see the module doc)."""
-    from rule_actions_cli.pattern import matches
+    from rule_actions_cli.matcher import matches
 
     out = Counter(invocations=0, calls=0, calls_with_retries=0, stopped=0, refused=0, failed_invocations=0)
     stopped: set[str] = set()  # jobs a previous call stopped: SageMaker refuses to stop them again

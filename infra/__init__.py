@@ -1,5 +1,6 @@
-"""The CDK side of rule-actions: the event pattern, the `RuleActions` construct, its stack and the app.
+"""The CDK side of rule-actions: the `RuleActions` construct, its stack and the app (the event pattern and the IAM
+statements derive from the plug-ins: rule_actions.registry).
 
-Importing `infra.pattern` or `infra.settings` costs nothing; `infra.construct`, `infra.stack` and `infra.app`
+Importing `infra.settings` costs nothing; `infra.construct`, `infra.stack` and `infra.app`
 load aws-cdk-lib (a jsii runtime start-up of a few seconds).
 """

@@ -1,4 +1,4 @@
-"""Chat channels and webhook secrets: what the stack adds for the destinations beyond email and SMS.
+"""Chat channels: what the stack adds for the chat destinations of `notify` (kinds/notify.py declares them).
 
     <name>-chat (SNS, the stack's KMS key, SSL only)  <- the function publishes team messages only, as the
                                                          custom notification Amazon Q Developer renders
@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 
-from aws_cdk import ArnFormat, Stack
 from aws_cdk import aws_chatbot as chatbot
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from rule_actions.config import ChatChannel, Config, Webhook
+from rule_actions.contract import ChatChannel
 
 # Chat members act within this policy at most (Amazon Q Developer applies AdministratorAccess when none is
 # given); the channels' own role has no permissions at all: custom notifications need none.
@@ -65,25 +64,3 @@ class ChatChannels(Construct):
                     sns_topic_arns=[self.topic.topic_arn], guardrail_policies=[guardrail.managed_policy_arn],
                     logging_level="NONE", user_role_required=False,
                 ))
-
-
-def secret_arn(stack: Stack, webhook: Webhook) -> str:
-    """The IAM resource of a webhook's secret: its ARN as configured, or for a name the ARN Secrets Manager
-    gives it (the name, a hyphen and six random characters)."""
-    if webhook.secret.startswith("arn:"):
-        return webhook.secret
-    return stack.format_arn(service="secretsmanager", resource="secret", resource_name=f"{webhook.secret}-??????",
-                            arn_format=ArnFormat.COLON_RESOURCE_NAME)
-
-
-def destination_statements(stack: Stack, config: Config, chat_topic: sns.ITopic | None) -> list[iam.PolicyStatement]:
-    """The function's grants for these destinations: publish to the chat topic, read exactly the named secrets."""
-    statements = []
-    if chat_topic is not None:
-        statements.append(iam.PolicyStatement(sid="PublishToChat", actions=["sns:Publish"],
-                                              resources=[chat_topic.topic_arn]))
-    if config.webhooks:
-        statements.append(iam.PolicyStatement(
-            sid="ReadWebhookSecrets", actions=["secretsmanager:GetSecretValue"],
-            resources=list(dict.fromkeys(secret_arn(stack, webhook) for webhook in config.webhooks))))
-    return statements

@@ -1,6 +1,6 @@
 """`RuleActions`: everything one deployment needs, as one construct that a user's CDK app can also embed.
 
-    EventBridge rule (pattern: infra.pattern) --async--> Lambda (lambdas/ + Powertools, bundled: infra.bundle)
+    EventBridge rule (pattern: rule_actions.registry.event_pattern) --async--> Lambda (lambdas/ + Powertools, bundled: infra.bundle)
         |  target retry policy, target DLQ                 |  2 retries, then the on-failure queue
         v                                                  v
     <name>-target-dlq                                   <name>-failed-events
@@ -48,10 +48,10 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra import bundle, organization
-from infra.chat import ChatChannels, destination_statements
-from infra.pattern import event_pattern
+from infra.chat import ChatChannels
 from infra.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
-from rule_actions.config import Config, ConfigError, show
+from rule_actions import registry
+from rule_actions.config import Config, ConfigError
 from rule_actions.contract import (
     ENV_CHAT_TOPIC_ARN,
     ENV_CONFIG,
@@ -63,7 +63,12 @@ from rule_actions.contract import (
     ROUTING_ATTRIBUTE,
     SERVICE,
     TEAM,
+    Arn,
+    Grant,
+    TeamEndpoint,
+    Texts,
 )
+from rule_actions.text import quoted
 
 HANDLER = "rule_actions.handler.lambda_handler"
 RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
@@ -143,7 +148,7 @@ class RuleActions(Construct):
         self.config = config
         self.name = name = name or stack.stack_name
         if not STACK_NAME_RE.fullmatch(name):
-            raise ConfigError(f"RuleActions name {show(name)}: resource names are derived from it, so it must be "
+            raise ConfigError(f"RuleActions name {quoted(name)}: resource names are derived from it, so it must be "
                               f"a letter, then letters, digits or '-', at most 40 characters (pass name=...)")
         function_name = f"{name}-handler"
         topic_name, table_name = f"{name}-notifications", f"{name}-ledger"
@@ -206,15 +211,16 @@ class RuleActions(Construct):
             conditions={"ArnLike": {"aws:SourceArn": alarm_arns}},
         ))
         team_filter = {ROUTING_ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[TEAM])}
-        for kind, protocol, endpoints in (("Email", sns.SubscriptionProtocol.EMAIL, config.team_emails),
-                                          ("Sms", sns.SubscriptionProtocol.SMS, config.team_sms)):
-            for endpoint in endpoints:
-                # Ids from the endpoint, not its position: adding one subscriber never replaces another.
-                tag = hashlib.sha256(endpoint.encode()).hexdigest()[:10]
-                sns.Subscription(self, f"Team{kind}{tag}", topic=self.topic, protocol=protocol,
-                                 endpoint=endpoint, filter_policy=team_filter)
-                sns.Subscription(self, f"Ops{kind}{tag}", topic=self.ops_topic, protocol=protocol,
-                                 endpoint=endpoint)
+        parts = registry.stack_parts(config)  # what the kinds ask of the stack
+        protocols = {"email": ("Email", sns.SubscriptionProtocol.EMAIL), "sms": ("Sms", sns.SubscriptionProtocol.SMS)}
+        for member in (p for p in parts if isinstance(p, TeamEndpoint)):
+            kind, protocol = protocols[member.protocol]
+            # Ids from the endpoint, not its position: adding one subscriber never replaces another.
+            tag = hashlib.sha256(member.endpoint.encode()).hexdigest()[:10]
+            sns.Subscription(self, f"Team{kind}{tag}", topic=self.topic, protocol=protocol,
+                             endpoint=member.endpoint, filter_policy=team_filter)
+            sns.Subscription(self, f"Ops{kind}{tag}", topic=self.ops_topic, protocol=protocol,
+                             endpoint=member.endpoint)
 
         # Chat channels (Amazon Q Developer in chat applications) on a topic of their own: team messages only.
         self.chat = ChatChannels(self, "Chat", name=name, channels=config.chat, key=self.key) if config.chat else None
@@ -272,7 +278,7 @@ class RuleActions(Construct):
             on_failure=_QueueDestination(self.failure_queue),
         )
 
-        self.pattern = event_pattern(config)
+        self.pattern = registry.event_pattern(config)
         self.rule = events.Rule(
             self, "Rule", rule_name=rule_name,
             description="SageMaker training jobs whose rule status or job outcome can trigger an action",
@@ -308,7 +314,8 @@ class RuleActions(Construct):
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
 
-        self.sms_logs_role = self._sms_delivery_logs(settings) if config.can_text and settings.sms_delivery_logs else None
+        texts = any(isinstance(p, Texts) for p in parts)
+        self.sms_logs_role = self._sms_delivery_logs(settings) if texts and settings.sms_delivery_logs else None
 
     # ------------------------------------------------------------------------------------ deploy confidence
 
@@ -424,9 +431,9 @@ class RuleActions(Construct):
     def _grant_function(self, stack: Stack) -> None:
         """The function's permissions, statement by statement; nothing else is attached to its role."""
         org = self.config.organization
-        # One account: SageMaker here. Organization mode: none here; the members' executor roles, assumed.
-        statements = [] if org else training_job_statements(stack, self.config)
-        statements += [
+        # One account: the job families' grants here. Organization mode: none here; the members' executor roles.
+        grant(self.role, [] if org else registry.job_grants(self.config))
+        statements = [
             iam.PolicyStatement(sid="PublishAndSubscribe",
                                 actions=["sns:Publish", "sns:Subscribe", "sns:ListSubscriptionsByTopic"],
                                 resources=[self.topic.topic_arn]),
@@ -446,73 +453,63 @@ class RuleActions(Construct):
                                 resources=[self.failure_queue.queue_arn]),
             iam.PolicyStatement(sid="WriteLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
                                 resources=[self.log_group.log_group_arn]),
-            *destination_statements(stack, self.config, self.chat_topic),
         ]
+        if self.chat_topic is not None:
+            statements.append(iam.PolicyStatement(sid="PublishToChat", actions=["sns:Publish"],
+                                                  resources=[self.chat_topic.topic_arn]))
         for statement in statements:
             self.role.add_to_policy(statement)
+        grant(self.role, [p for p in registry.stack_parts(self.config) if isinstance(p, Grant)])  # the kinds'
+
         if org:
             organization.grant_assume_member_roles(self.role, org)
         # cdk-nag AwsSolutions-IAM5 (wildcards) findings on this policy, each acknowledged with its reason.
-        policy = self.role.node.find_child("DefaultPolicy")
         topic = stack.get_logical_id(self.topic.node.default_child)  # type: ignore[arg-type]
-        acknowledgments = {} if org else training_job_acknowledgments(self.config)
-        acknowledgments.update({
+        acknowledge(self.role.node.find_child("DefaultPolicy"), {
             f"Resource::<{topic}>:*": "The topic's own subscriptions (<topic ARN>:<id>), whose filter policies the "
                                      "function reads and widens; their ids are not known in advance.",
             "Action::kms:GenerateDataKey*": "What SNS and SQS server-side encryption require of a publisher or "
                                             "sender, on the stack's own key only.",
         })
-        acknowledge(policy, acknowledgments)
 
 
 def rule_pattern(pattern: dict) -> events.EventPattern:
-    """infra.pattern's dict as the rule's EventPattern (the central rule's, and the member stacks' forwarding rule)."""
+    """The registry's pattern as the rule's EventPattern (the central rule's, and the member stacks' forwarding rule)."""
     return events.EventPattern(source=pattern["source"], detail_type=pattern["detail-type"], detail=pattern["detail"])
 
 
-def training_job_statements(stack: Stack, config: Config, lists_jobs: bool = True) -> list[iam.PolicyStatement]:
-    """DescribeTrainingJob and StopTrainingJob on the jobs under the prefixes, in the stack's account and region,
-    and ListTrainingJobs when a stop may name a prefix (the function's role, a member's executor role)."""
-    jobs = [stack.format_arn(service="sagemaker", resource="training-job", resource_name=f"{prefix}*")
-            for prefix in job_name_patterns(config.training_job_prefixes)]
-    statements = [iam.PolicyStatement(sid="StopAndDescribeTrainingJobs",
-                                      actions=["sagemaker:StopTrainingJob", "sagemaker:DescribeTrainingJob"],
-                                      resources=jobs)]
-    if lists_jobs:
-        # ListTrainingJobs supports no resource-level permissions: IAM only accepts "*" for it. The function
-        # lists InProgress jobs by name to resolve a StopTraining prefix; listing reveals names and statuses,
-        # never data.
-        statements.append(iam.PolicyStatement(sid="ListTrainingJobs", actions=["sagemaker:ListTrainingJobs"],
-                                              resources=["*"]))
-    return statements
+def grant(role: iam.Role, grants: list[Grant]) -> None:
+    """The plug-ins' grants (contract.Grant) as statements on `role`, each wildcard acknowledged to cdk-nag with
+    the grant's reason."""
+    stack = Stack.of(role)
+    for item in grants:
+        resources = [_arn(stack, resource) for resource in item.resources]
+        role.add_to_policy(iam.PolicyStatement(sid=item.sid, actions=list(item.actions), resources=resources))
+        acknowledge(role.node.find_child("DefaultPolicy"),
+                    {f"Resource::{_finding(resource)}": item.reason for resource in item.resources
+                     if "*" in _finding(resource)})
 
 
-def training_job_acknowledgments(config: Config, lists_jobs: bool = True) -> dict[str, str]:
-    """cdk-nag's wildcard findings on `training_job_statements`, each with its reason."""
-    found = {
-        f"Resource::arn:<AWS::Partition>:sagemaker:<AWS::Region>:<AWS::AccountId>:training-job/{pattern}*":
-            "Training jobs are named by users at run time: the function may stop or describe any job under "
-            "the configured training_job_prefixes (every job in the account and region when none are set)."
-        for pattern in job_name_patterns(config.training_job_prefixes)
-    }
-    if lists_jobs:
-        found["Resource::*"] = ("sagemaker:ListTrainingJobs supports no resource-level permissions; IAM requires "
-                                "Resource \"*\" for it (the only action in that statement).")
-    return found
+def _arn(stack: Stack, resource: Arn | str) -> str:
+    if isinstance(resource, str):
+        return resource
+    return stack.format_arn(service=resource.service, resource=resource.resource, resource_name=resource.name,
+                            arn_format=ArnFormat.COLON_RESOURCE_NAME if resource.colon else ArnFormat.SLASH_RESOURCE_NAME)
+
+
+def _finding(resource: Arn | str) -> str:
+    """How cdk-nag names a resource in its findings (the stack's partition, region and account as tokens)."""
+    if isinstance(resource, str):
+        return resource
+    separator = ":" if resource.colon else "/"
+    return (f"arn:<AWS::Partition>:{resource.service}:<AWS::Region>:<AWS::AccountId>:{resource.resource}"
+            f"{separator}{resource.name}")
 
 
 def acknowledge(policy: Construct, acknowledgments: dict[str, str]) -> None:
     """cdk-nag AwsSolutions-IAM5 (wildcard) findings on `policy`, each acknowledged with its reason."""
     for finding, reason in acknowledgments.items():
         Validations.of(policy).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))
-
-
-def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:
-    """The training-job resource name prefixes for IAM: SageMaker puts job names into ARNs lower-cased, so the
-    lower-cased prefix; the prefix as written too when it has capitals (should an ARN ever keep them)."""
-    if not prefixes:
-        return [""]
-    return list(dict.fromkeys(p for prefix in prefixes for p in (prefix.lower(), prefix)))
 
 
 def function_environment(config: Config, topic_arn: str, table_name: str,

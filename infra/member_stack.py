@@ -1,6 +1,6 @@
 """`RuleActionsMemberStack`: what a member account deploys in each region where it trains (organization mode).
 
-    default bus -> rule <member>-forward (infra/pattern.py: the central rule's pattern)
+    default bus -> rule <member>-forward (rule_actions.registry.event_pattern: the central rule's pattern)
         --PutEvents, as a role EventBridge assumes--> the central bus     (undeliverable: <member>-forward-dlq)
     executor role <member_role>-<region>, trusted by the central function's role and no other principal:
         DescribeTrainingJob and StopTrainingJob on the training jobs under training_job_prefixes in this account
@@ -33,9 +33,9 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra import organization
-from infra.construct import acknowledge, rule_pattern, training_job_acknowledgments, training_job_statements
-from infra.pattern import event_pattern
+from infra.construct import grant, rule_pattern
 from infra.settings import StackSettings
+from rule_actions import registry
 from rule_actions.config import Config
 
 QUEUE_RETENTION = Duration.days(14)  # SQS's maximum
@@ -74,7 +74,7 @@ class RuleActionsMemberStack(Stack):
             self, "Forward", rule_name=f"{name}-forward",
             description="SageMaker training jobs whose rule status or job outcome can trigger an action, forwarded to "
                         "the central rule-actions bus",
-            event_pattern=rule_pattern(event_pattern(config)),
+            event_pattern=rule_pattern(registry.event_pattern(config)),
             targets=[targets.EventBus(central_bus, dead_letter_queue=self.dead_letter_queue)],
         )
 
@@ -83,10 +83,7 @@ class RuleActionsMemberStack(Stack):
             assumed_by=iam.ArnPrincipal(self.central_role_arn),
             description="rule-actions: the central function describes and stops this account's training jobs here",
         )
-        for statement in training_job_statements(self, config, config.lists_jobs):
-            self.executor_role.add_to_policy(statement)
-        acknowledge(self.executor_role.node.find_child("DefaultPolicy"),
-                    training_job_acknowledgments(config, config.lists_jobs))
+        grant(self.executor_role, registry.job_grants(config))
 
         for output_id, value, description in (
             ("ExecutorRoleArn", self.executor_role.role_arn, "The role the central function assumes here"),

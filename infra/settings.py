@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rule_actions.config import ConfigError, show
+from rule_actions.config import ConfigError
+from rule_actions.text import quoted
 
 CONFIG_KEY = "rule_actions"
 CONFIG_FILE_KEY = "rule_actions_file"  # a JSON file replacing the rule_actions block (make deploy CONFIG=...)
@@ -57,26 +58,26 @@ class StackSettings:
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
-            raise ConfigError(f"{where}: must be an object with the keys {', '.join(DEFAULTS)}; got {show(data)}")
+            raise ConfigError(f"{where}: must be an object with the keys {', '.join(DEFAULTS)}; got {quoted(data)}")
         errors = [f"{where}.{key}: {REMOVED.get(key, 'unknown key')}; allowed: {', '.join(DEFAULTS)}"
                   for key in data if key not in DEFAULTS]
         values = {**DEFAULTS, **{k: v for k, v in data.items() if k in DEFAULTS}}
 
         name = values["stack_name"]
         if not isinstance(name, str) or not STACK_NAME_RE.fullmatch(name):
-            errors.append(f"{where}.stack_name: {show(name)} is not a stack name (a letter, then letters, digits "
+            errors.append(f"{where}.stack_name: {quoted(name)} is not a stack name (a letter, then letters, digits "
                           f"or '-', at most 40 characters: resource names are derived from it)")
         reserved = values["reserved_concurrency"]
         if reserved is not None and (isinstance(reserved, bool) or not isinstance(reserved, int)
                                      or not 1 <= reserved <= MAX_RESERVED_CONCURRENCY):
-            errors.append(f"{where}.reserved_concurrency: {show(reserved)} is not null (no reservation) or a whole "
+            errors.append(f"{where}.reserved_concurrency: {quoted(reserved)} is not null (no reservation) or a whole "
                           f"number from 1 to {MAX_RESERVED_CONCURRENCY}")
         retention = values["log_retention_days"]
         if retention is not None and (isinstance(retention, bool) or retention not in LOG_RETENTION_DAYS):
-            errors.append(f"{where}.log_retention_days: {show(retention)} is not a retention CloudWatch Logs "
+            errors.append(f"{where}.log_retention_days: {quoted(retention)} is not a retention CloudWatch Logs "
                           f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
         if not isinstance(values["sms_delivery_logs"], bool):
-            errors.append(f"{where}.sms_delivery_logs: {show(values['sms_delivery_logs'])} is not true or false")
+            errors.append(f"{where}.sms_delivery_logs: {quoted(values['sms_delivery_logs'])} is not true or false")
         if errors:
             raise ConfigError("invalid stack settings:\n  " + "\n  ".join(errors))
         return cls(**values)

@@ -3,7 +3,7 @@
 1. The rule: the EventBridge rule(s) targeting the stack's function (ListRuleNamesByTarget, DescribeRule; on the
    central bus in organization mode) are tested against the sample events (events/, or the files given) with
    EventBridge's own TestEventPattern, and each verdict is compared with the local matcher's
-   (rule_actions_cli.pattern, which the replay uses): a difference means the replay would mislead.
+   (rule_actions_cli.matcher, which the replay uses): a difference means the replay would mislead.
 2. The function: a synthetic "IssuesFound" event for a job under the configured training_job_prefixes (in
    organization mode, of the first listed member account), which
    must match the deployed rule, is sent to the function (synchronously, the rule bypassed). It carries
@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from rule_actions_cli.matcher import matches
 from rule_actions_cli.options import add_target_options
-from rule_actions_cli.pattern import matches
 
 CHECK_RULE = "RuleActionsCheck"
 REPLAY_NAME = "rule-actions-check"

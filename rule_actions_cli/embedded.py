@@ -21,11 +21,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import boto3
+from botocore import xform_name
 from moto import mock_aws
 
-from rule_actions.records import show
+from rule_actions import registry
+from rule_actions.text import quoted
 from rule_actions_cli import moto_sagemaker
-from rule_actions_cli.pattern import matches
+from rule_actions_cli.inputs import job_name
+from rule_actions_cli.matcher import matches
 
 ACCOUNT = "123456789012"  # moto's default account
 BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
@@ -207,14 +210,13 @@ class EmbeddedAccount:
         return [self._replay_one(handler, context, source, event) for source, event in events]
 
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
-        from rule_actions.model import IgnoredEvent, parse_event
+        from rule_actions.pipeline import read_event
+        from rule_actions.records import IgnoredEvent
         from rule_actions_cli.report import row
 
-        detail = event.get("detail") if isinstance(event, dict) else None
-        job = detail.get("TrainingJobName") if isinstance(detail, dict) else None
-        job = job if isinstance(job, str) else None
+        job = job_name(event)
         try:
-            problems = list(parse_event(event).problems)
+            problems = list(read_event(event)[0].problems)
         except IgnoredEvent as err:
             problems = [f"not an event the function acts on: {err}"]
         undelivered = self.undelivered(event)
@@ -244,30 +246,28 @@ class EmbeddedAccount:
         return {"region": self.region}
 
     def seed_job(self, event: Any) -> list[str]:
-        """The job the event names exists with the status it states (rule lists from its first sight, their
-        readable entries); returns why it could not be, as problems of the event (nothing raises)."""
-        detail = event.get("detail") if isinstance(event, dict) else None
-        if not isinstance(detail, dict) or not isinstance(detail.get("TrainingJobName"), str):
+        """The job the event names exists with the status it states (what its family keeps from the first sight,
+        e.g. a training job's rule configurations: their readable entries); returns why it could not be, as
+        problems of the event (nothing raises)."""
+        family = registry.job_family(event)
+        detail = event.get("detail") if family else None
+        if not isinstance(detail, dict) or not isinstance(detail.get(family.members.name), str):
             return []
-        status = detail.get("TrainingJobStatus")
-        if status not in moto_sagemaker.TRAINING_JOB_STATUSES:
-            return [f"embedded account: TrainingJobStatus {show(status)} is not a SageMaker status "
-                    f"({', '.join(moto_sagemaker.TRAINING_JOB_STATUSES)}): the job was not created or updated"]
-        name = detail["TrainingJobName"]
-        rules: dict[str, Any] = {}
+        status = detail.get(family.members.status)
+        if status not in family.statuses:
+            return [f"embedded account: {family.members.status} {quoted(status)} is not a SageMaker status "
+                    f"({', '.join(family.statuses)}): the job was not created or updated"]
+        name = detail[family.members.name]
+        first: dict[str, Any] = {}
         place = self._job_place(event)
-        if (name, *place.values()) not in self._seen:  # first sight of this job (a name per account and region)
-            self._seen.add((name, *place.values()))
-            for key, field in (
-                ("debug_rule_configurations", "DebugRuleConfigurations"),
-                ("profiler_rule_configurations", "ProfilerRuleConfigurations"),
-            ):
-                if isinstance(detail.get(field), list):
-                    rules[key] = [item for item in detail[field] if isinstance(item, dict)]
-        secondary = detail.get("SecondaryStatus")
+        if (family.name, name, *place.values()) not in self._seen:  # first sight (a name per account and region)
+            self._seen.add((family.name, name, *place.values()))
+            first = {xform_name(member): [item for item in detail[member] if isinstance(item, dict)]
+                     for member in family.seeded if isinstance(detail.get(member), list)}
+        secondary = detail.get(family.members.secondary) if family.members.secondary else None
         try:
-            moto_sagemaker.put_training_job(name, status, secondary_status=secondary if isinstance(secondary, str) else None,
-                                            **place, **rules)
+            moto_sagemaker.SEEDERS[family.name](name, status, secondary_status=secondary if isinstance(secondary, str)
+                                                else None, **place, **first)
         except Exception as err:  # e.g. a name SageMaker would refuse
-            return [f"embedded account: the job could not be created ({type(err).__name__}: {show(str(err))})"]
+            return [f"embedded account: the job could not be created ({type(err).__name__}: {quoted(str(err))})"]
         return []

@@ -24,10 +24,10 @@ from typing import Any
 import boto3
 
 from rule_actions.organization import ACCOUNT_RE, REGION_RE, Organization
-from rule_actions.records import show
+from rule_actions.text import quoted
 from rule_actions_cli import moto_organization
 from rule_actions_cli.embedded import ACCOUNT, EmbeddedAccount
-from rule_actions_cli.pattern import matches
+from rule_actions_cli.matcher import matches
 
 ADMIN_ROLE = "OrganizationAccountAccessRole"  # what Organizations creates in member accounts for their admins
 STATIC = {"aws_access_key_id": "embedded", "aws_secret_access_key": "embedded"}  # moto's default account
@@ -77,7 +77,7 @@ class EmbeddedOrganization(EmbeddedAccount):
         region = event.get("region") if isinstance(event, dict) else None
         if not (isinstance(account, str) and ACCOUNT_RE.fullmatch(account)
                 and isinstance(region, str) and REGION_RE.fullmatch(region)):
-            return f"an event without an AWS account and region ({show(account)}, {show(region)}): no bus receives it"
+            return f"an event without an AWS account and region ({quoted(account)}, {quoted(region)}): no bus receives it"
         if account == self.account and account not in self.organization.accounts:
             return (f"an event of the central account {account}, which organization.accounts does not list: it has no "
                     "member stack, so its default bus forwards nothing")

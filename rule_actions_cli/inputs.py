@@ -1,5 +1,6 @@
-"""Event files: a file holds one event (an object) or a JSON list of events; a directory, its *.json files in
-file-name order. Every file is read and checked before anything is replayed."""
+"""What the commands read: event files (a file holds one event, an object, or a JSON list of events; a directory,
+its *.json files in file-name order; every file is read and checked before anything is replayed), secrets, and
+the configuration a replay runs with."""
 
 from __future__ import annotations
 
@@ -70,3 +71,33 @@ def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
         else:
             secrets[name] = value
     return secrets, errors
+
+
+def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
+    """cdk.json's context, its rule_actions replaced by --config, validated; errors as lines."""
+    from infra.app import cdk_json_context, read_config_file, read_context
+    from rule_actions.config import ConfigError
+
+    context = cdk_json_context()
+    if config_file:
+        try:
+            context["rule_actions"] = read_config_file(config_file)
+        except ConfigError as err:
+            return context, [str(err)]
+    if dry_run:
+        context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
+    try:
+        read_context(context)
+    except ConfigError as err:
+        return context, [f"{config_file or 'cdk.json'}: {err}"]
+    return context, []
+
+
+def job_name(event: Any) -> str | None:
+    """The job an event names, as its job family reads it (None when it names none)."""
+    from rule_actions import registry
+
+    family = registry.job_family(event)
+    detail = event.get("detail") if family else None
+    name = detail.get(family.members.name) if isinstance(detail, dict) else None
+    return name if isinstance(name, str) else None

@@ -41,6 +41,7 @@ from botocore.exceptions import (
     TokenRetrievalError,
 )
 
+from rule_actions_cli.inputs import job_name
 from rule_actions_cli.report import row
 
 FUNCTION_OUTPUT = "FunctionName"
@@ -106,7 +107,7 @@ def invoke_all(client: Any, function: str, events: list[tuple[str, dict[str, Any
             payload, error = _invoke(client, function, event)
         except InvokeError as err:
             raise InvokeError(str(err), rows) from None
-        job = (event.get("detail") or {}).get("TrainingJobName") if isinstance(event.get("detail"), dict) else None
+        job = job_name(event)
         if error:
             rows.append(row(source, job, True, {"error": error}))
         else:

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":
-        context, config_errors = replay_context(args.config, args.dry_run)
+        context, config_errors = inputs.replay_context(args.config, args.dry_run)
         secrets, secret_errors = inputs.load_secrets(args.secrets)
         errors += config_errors + secret_errors
     if errors:
@@ -94,26 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     (report.write_json if args.json else report.write_table)(rows, sys.stdout)
     receiver.report(receivers, sys.stderr if args.json else sys.stdout)
     return 0
-
-
-def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
-    """cdk.json's context, its rule_actions replaced by --config, validated; errors as lines."""
-    from infra.app import cdk_json_context, read_config_file, read_context
-    from rule_actions.config import ConfigError
-
-    context = cdk_json_context()
-    if config_file:
-        try:
-            context["rule_actions"] = read_config_file(config_file)
-        except ConfigError as err:
-            return context, [str(err)]
-    if dry_run:
-        context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
-    try:
-        read_context(context)
-    except ConfigError as err:
-        return context, [f"{config_file or 'cdk.json'}: {err}"]
-    return context, []
 
 
 def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool,

@@ -45,6 +45,7 @@ from moto.sagemaker.responses import SageMakerResponse
 
 __all__ = [
     "DEFAULT_ACCOUNT_ID",
+    "SEEDERS",
     "TRAINING_JOB_STATUSES",
     "install",
     "put_training_job",
@@ -211,6 +212,10 @@ def put_training_job(
         if value is not None:
             setattr(job, attribute, _rules(value))
     return job.arn
+
+
+# How the embedded account creates a job of each family (the family's name: rule_actions.registry.JOBS).
+SEEDERS = {"training": put_training_job}
 
 
 def training_job_status(

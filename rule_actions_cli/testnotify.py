@@ -68,9 +68,8 @@ def run(args: argparse.Namespace) -> int:
         return finish(result, args.json, [])
     errors = [f"{flag} is only for a deployed function (--stack or --function-name)"
               for flag, value in (("--profile", args.profile), ("--region", args.region)) if value]
-    from rule_actions_cli.main import replay_context
 
-    context, config_errors = replay_context(args.config, False)
+    context, config_errors = inputs.replay_context(args.config, False)
     secrets, secret_errors = inputs.load_secrets(args.secrets)
     errors += config_errors + secret_errors
     if errors:

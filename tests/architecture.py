@@ -5,7 +5,8 @@ and a planted violation can prove (it fails on one).
     plug-ins          jobs/, triggers/, kinds/, readers/: the ground floor and their own package's shared modules
                       (base.py, helpers); never another plug-in, never anything else
     registry          rule_actions.registry: the only list of plug-ins; everything else reaches them through it
-    infra/            the contract, the configuration, the organization block and the registry; never an adapter
+    infra/            the ground floor, the configuration, the organization block and the registry; never an
+                      adapter, never a plug-in but through the registry
     no cycles         anywhere in rule_actions and rule_actions_cli, counting every import: type-only ones
                       (TYPE_CHECKING), imports inside functions, and the parent packages an import runs
 
@@ -23,7 +24,7 @@ FUNCTION = "rule_actions"
 GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "text", "privacy", "fields", "ports"))
 PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers"))
 REGISTRY = f"{FUNCTION}.registry"
-INFRA_MAY_USE = frozenset({f"{FUNCTION}.contract", f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY})
+INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}
 PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, "rule_actions_cli": ROOT / "rule_actions_cli", "infra": ROOT / "infra"}
 
 
@@ -118,8 +119,9 @@ def plugin_package(name: str) -> str | None:
 
 
 def registered(edges: Mapping[str, set[str]]) -> set[str]:
-    """The plug-in modules: what the registry imports from the plug-in packages."""
-    return {name for name in edges.get(REGISTRY, ()) if plugin_package(name) and name not in PLUGIN_PACKAGES}
+    """The plug-in modules: what the registry imports from the plug-in packages, but their bases."""
+    return {name for name in edges.get(REGISTRY, ())
+            if plugin_package(name) and name not in PLUGIN_PACKAGES and not name.endswith(".base")}
 
 
 def violations(edges: Mapping[str, set[str]]) -> list[str]:

@@ -9,29 +9,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-# The event: EventBridge's envelope and the two rule families of its detail.
+# Every SageMaker job family's state-change events come from this source (each family names its detail-type).
 SOURCE = "aws.sagemaker"
-DETAIL_TYPE = "SageMaker Training Job State Change"
-DEBUG, PROFILER = "Debug", "Profiler"
-FAMILIES = (DEBUG, PROFILER)
-
-# Rule evaluation statuses that are triggers, and the training job statuses the function reads.
-ISSUES_FOUND, RULE_ERROR = "IssuesFound", "Error"
-IN_PROGRESS, COMPLETED, FAILED, STOPPING, STOPPED = "InProgress", "Completed", "Failed", "Stopping", "Stopped"
-TIMEOUTS = ("MaxRuntimeExceeded", "MaxWaitTimeExceeded")
-INTERRUPTED = "Interrupted"
+IN_PROGRESS = "InProgress"  # the status of a running job, in every SageMaker job family's API
+# A job name prefix (the name charset of SageMaker jobs; ListTrainingJobs' NameContains takes at most 63): it goes
+# into IAM resource ARNs, so nothing else (a `*`, say) may widen them.
+JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"
 
 
 @dataclass(frozen=True)
 class OutcomeCondition:
-    """When an event is a job outcome: its TrainingJobStatus is one of `statuses` (any when empty), its
-    SecondaryStatus one of `secondary` (any when empty) and none of `secondary_not` (a SecondaryStatus must
-    then be present, as for EventBridge's anything-but). The conditions below exclude one another."""
+    """When an event is a job outcome: its status is one of `statuses` (any when empty), its secondary status one
+    of `secondary` (any when empty) and none of `secondary_not` (a secondary status must then be present, as for
+    EventBridge's anything-but). A job family's conditions exclude one another. `subject` names the outcome in a
+    subject ("training job failed"), `says` completes the body's first line ("<job> failed")."""
 
     statuses: tuple[str, ...] = ()
     secondary: tuple[str, ...] = ()
     secondary_not: tuple[str, ...] = ()
-    meaning: str = ""
+    subject: str = ""
+    says: str = ""
 
     def holds(self, status: str | None, secondary: str | None) -> bool:
         if self.statuses and status not in self.statuses:
@@ -40,31 +37,16 @@ class OutcomeCondition:
             return False
         return not self.secondary_not or (secondary is not None and secondary not in self.secondary_not)
 
-    def pattern(self) -> dict[str, list]:
+    def pattern(self, status_field: str, secondary_field: str) -> dict[str, list]:
         """The EventBridge detail clause that matches exactly the events where this condition holds."""
         clause: dict[str, list] = {}
         if self.statuses:
-            clause["TrainingJobStatus"] = list(self.statuses)
+            clause[status_field] = list(self.statuses)
         if self.secondary:
-            clause["SecondaryStatus"] = list(self.secondary)
+            clause[secondary_field] = list(self.secondary)
         elif self.secondary_not:
-            clause["SecondaryStatus"] = [{"anything-but": list(self.secondary_not)}]
+            clause[secondary_field] = [{"anything-but": list(self.secondary_not)}]
         return clause
-
-
-# Job outcomes, the keys of the configuration's `job_outcomes`. A timeout or a spot interruption is told apart
-# from a plain stop or failure by SecondaryStatus (a timeout ends the job Stopped).
-_ENDED_OTHERWISE = (*TIMEOUTS, INTERRUPTED)
-JOB_OUTCOMES: dict[str, OutcomeCondition] = {
-    "Failed": OutcomeCondition((FAILED,), (), _ENDED_OTHERWISE, "the training job failed"),
-    "MaxRuntimeExceeded": OutcomeCondition((), ("MaxRuntimeExceeded",), (), "the job reached its maximum run time"),
-    "MaxWaitTimeExceeded": OutcomeCondition((), ("MaxWaitTimeExceeded",), (),
-                                            "the spot job reached its maximum wait time"),
-    "Interrupted": OutcomeCondition((), (INTERRUPTED,), (), "the spot instances were interrupted"),
-    "Stopped": OutcomeCondition((STOPPED,), (), _ENDED_OTHERWISE, "the training job was stopped"),
-    "Completed": OutcomeCondition((COMPLETED,), (), _ENDED_OTHERWISE, "the training job completed"),
-}
-JOB_TRIGGER_PREFIX = "job:"  # a job outcome's trigger label: job:Failed
 
 
 class Outcome(StrEnum):
@@ -85,9 +67,6 @@ ENV_TOPIC_ARN = "RULE_ACTIONS_TOPIC_ARN"
 ENV_LEDGER_TABLE = "RULE_ACTIONS_LEDGER_TABLE"
 ENV_CHAT_TOPIC_ARN = "RULE_ACTIONS_CHAT_TOPIC_ARN"  # set only when the configuration lists chat channels
 
-# Webhook payload formats (the configuration's `webhooks.<name>.format`).
-WEBHOOK_FORMATS = ("slack", "teams", "json")
-
 # A test notification (`rule-actions test-notify`): an invocation whose payload is {TEST_EVENT_KEY: {...}}, never
 # an EventBridge event. Its fields: "id" (one per request: its ledger keys), "emails" and "sms" (lists).
 TEST_EVENT_KEY = "rule_actions_test_notification"
@@ -106,3 +85,49 @@ SERVICE = "rule-actions"
 NAMESPACE = "RuleActions"
 # Organization mode: events from an account the configuration does not name (refused; the stack alarms on it).
 REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
+
+
+# What plug-ins ask of the stack (rule_actions.registry collects it, infra/ builds it): records, not constructs.
+
+
+@dataclass(frozen=True)
+class Arn:
+    """An ARN in the stack's own partition, region and account (Stack.format_arn); `colon`: the resource name
+    follows a ':' (secretsmanager:...:secret:<name>), else a '/'."""
+
+    service: str
+    resource: str
+    name: str
+    colon: bool = False
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An IAM statement a plug-in needs. Every resource with a wildcard is acknowledged to cdk-nag with `reason`."""
+
+    sid: str
+    actions: tuple[str, ...]
+    resources: tuple[Arn | str, ...]  # a str is a whole ARN as configured, or "*"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TeamEndpoint:
+    """An email address or phone number of the team: subscribed by the stack to the team topic (filter to=team)
+    and to the ops topic."""
+
+    protocol: str  # email | sms
+    endpoint: str
+
+
+@dataclass(frozen=True)
+class ChatChannel:
+    """A Slack or Microsoft Teams channel that receives the team's messages through Amazon Q Developer."""
+
+    platform: str  # slack | teams
+    ids: tuple[tuple[str, str], ...]  # (key, value) in the platform's key order
+
+
+@dataclass(frozen=True)
+class Texts:
+    """The configuration can send text messages: the stack logs their delivery status (when asked to)."""

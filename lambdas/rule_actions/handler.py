@@ -1,10 +1,11 @@
-"""The Lambda handler: parse -> triggers -> plan -> execute -> result. No decisions here.
+"""The Lambda handler, entry only: which source is this (a trigger family's request, or a job's state change)
+-> pipeline -> result. No decisions and no reads here.
 
 Returns {"training_job": ..., "actions": [...]} (plus "ignored" with the reason for events it cannot act on,
 and "problems" naming the parts of the event that could not be read). Raises ActionsFailed after every action
 was attempted when any failed, so that Lambda retries them. Nothing personal or secret is in either.
 
-A test notification request (testnotify.py) returns {"test_notification": id, "actions": [...]} and never
+A test notification request (triggers/test.py) returns {"test_notification": id, "actions": [...]} and never
 raises for a destination that failed: the caller reads each outcome, and nothing retries or alarms on a test.
 """
 
@@ -14,19 +15,19 @@ import os
 from functools import cache
 from typing import Any
 
-from rule_actions import execute, organization, plan, testnotify, triggers
+from rule_actions import organization, pipeline
 from rule_actions.config import Settings
 from rule_actions.contract import REFUSED_ACCOUNT_METRIC, Outcome
-from rule_actions.effects import client, error_text, partition
+from rule_actions.effects import client, partition
+from rule_actions.effects.adapters import Adapters
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
-from rule_actions.model import IgnoredEvent, JobEvent, Trigger, parse_event
 from rule_actions.observability import emit, log_action, logger, metrics
 from rule_actions.privacy import redact
-from rule_actions.records import Facts
+from rule_actions.records import IgnoredEvent, JobEvent, Trigger
 
 
 class ActionsFailed(RuntimeError):
@@ -38,31 +39,36 @@ class ActionsFailed(RuntimeError):
 
 
 @cache
-def runtime() -> tuple[Settings, execute.Effects]:
+def runtime() -> tuple[Settings, Adapters]:
     """Settings and AWS clients, validated and created once per execution environment."""
     settings = Settings.from_env()
-    org = settings.config.organization
-    effects = execute.Effects(
-        sagemaker=SageMaker(client("sagemaker", settings.region)),
+    config = settings.config
+    org = config.organization
+    adapters = Adapters(
+        jobs=SageMaker(client("sagemaker", settings.region)),
         notifier=Notifier(client("sns", settings.region), settings.topic_arn, settings.chat_topic_arn),
-        ledger=Ledger(settings.ledger_table, settings.config.dedup_ttl_hours, client("dynamodb", settings.region)),
+        ledger=Ledger(settings.ledger_table, config.dedup_ttl_hours, client("dynamodb", settings.region)),
         region=settings.region,
         # Lambda sets AWS_LAMBDA_FUNCTION_NAME: there, https only; plain http to loopback only in a local replay.
-        webhooks=Webhooks(settings.config.webhooks, lambda: client("secretsmanager", settings.region),
+        webhooks=Webhooks((), lambda: client("secretsmanager", settings.region),
                           loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
         members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
     )
-    return settings, effects
+    return settings, adapters
 
 
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    settings, effects = runtime()
-    effects.register(context)
-    if testnotify.is_request(event):
-        return test_notification(event, settings, effects)
-    outcome = process(event, settings, effects)
+    settings, adapters = runtime()
+    adapters.register(context)
+    try:
+        requested = pipeline.request(event, settings.region, settings.config)
+    except IgnoredEvent as err:  # a request of a trigger family's own, malformed
+        return _ignored(None, str(err))
+    if requested is not None:
+        return test_notification(*requested, settings, adapters)
+    outcome = process(event, settings, adapters)
     failed = [a for a in outcome["actions"] if a["outcome"] == Outcome.FAILED]
     if failed:
         summary = "; ".join(f"{a['trigger']} {a['kind']} {a['target']}: {a['reason']}" for a in failed)
@@ -70,50 +76,47 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return outcome
 
 
-def process(raw: Any, settings: Settings, effects: execute.Effects) -> dict[str, Any]:
+def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
     config = settings.config
     metrics.add_metric(name="Events", unit="Count", value=1)
     try:
-        event = parse_event(raw)
+        event, found = pipeline.read_event(raw)
     except IgnoredEvent as err:
         return _ignored(err.job, str(err))
     logger.append_keys(training_job=event.job_name, event_id=event.event_id)
     for problem in event.problems:
         logger.warning("unreadable part of the event", problem=problem)
+    ports = adapters
     if config.organization:  # organization mode: act in the event's account and region, if it is a member's
         refused = organization.refusal(config.organization, event)
         if refused:
             metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
             return _ignored(event.job_name, refused, event.problems)
-        event, effects = organization.named(config.organization, event), effects.where(event.account, event.region)
+        event, ports = organization.named(config.organization, event), adapters.in_account(event.account, event.region)
         logger.append_keys(account=event.account)
-    if not config.job_in_scope(event.job_name):
-        return _ignored(event.job_name, "training job is not under training_job_prefixes", event.problems)
-    found = triggers.find(event, config)
-    actions = _act(event, found, settings, effects)
+    family = event.family
+    if not family.in_scope(config, event.job_name):
+        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems)
+    actions = _act(event, pipeline.select(event, found, config), settings, ports)
     return _with_problems({"training_job": event.job_name, **_account(event), "actions": actions}, event.problems)
 
 
-def test_notification(raw: Any, settings: Settings, effects: execute.Effects) -> dict[str, Any]:
+def test_notification(event: JobEvent, trigger: Trigger, settings: Settings, adapters: Adapters) -> dict[str, Any]:
     """One test message to every destination; each destination's outcome, never an exception for them."""
-    try:
-        event, trigger = testnotify.parse(raw, settings.region)
-    except IgnoredEvent as err:
-        return _ignored(None, str(err))
-    logger.append_keys(test_notification=trigger.request_id)
+    logger.append_keys(test_notification=event.event_id)
     metrics.add_metric(name="TestNotifications", unit="Count", value=1)
-    return redact({"test_notification": trigger.request_id, "actions": _act(event, [trigger], settings, effects)})
+    return redact({"test_notification": event.event_id,
+                   "actions": _act(event, [trigger], settings, adapters)})
 
 
-def _act(event: JobEvent, found: list[Trigger], settings: Settings, effects: execute.Effects) -> list[dict[str, Any]]:
-    """Read what the plan needs, plan, carry out; one log line per decision, the metrics; the public results."""
-    config = settings.config
-    facts = Facts(described=_described(event, found, settings, effects))
-    facts = execute.read_facts(plan.reads(event, found, config, facts.described), event, facts, effects)
-    results = execute.run(plan.plan(event, found, config, facts), event, effects)
+def _act(event: JobEvent, triggers: list[Trigger], settings: Settings, ports: Adapters) -> list[dict[str, Any]]:
+    """The pipeline over the triggers; one log line per decision and per failed read, the metrics; the results."""
+    results, unread = pipeline.run(event, triggers, settings.config, ports)
+    for failure in unread:
+        logger.warning("read failed", reason=failure.reason)
     for item in results:
         log_action(event.job_name, item)
-    emit(found, results)
+    emit(triggers, results)
     return [r.as_dict() for r in results]
 
 
@@ -123,16 +126,6 @@ def _account(event: JobEvent) -> dict[str, str]:
         return {}
     alias = {"account_alias": event.account_name} if event.account_name != event.account else {}
     return {"account": event.account, **alias}
-
-
-def _described(event: Any, found: list, settings: Settings, effects: execute.Effects) -> Any:
-    """The rule parameters from DescribeTrainingJob when the event lacks an action_json it needs; else None."""
-    if not plan.needs_description(event, found, settings.config):
-        return None
-    try:
-        return effects.sagemaker.rule_parameters(event.job_name)
-    except Exception as err:  # reported per rule as failed: the retry reads it again
-        return f"DescribeTrainingJob failed, action_json unknown: {error_text(err)}"
 
 
 def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -12,9 +12,8 @@ from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
 
 from rule_actions.contract import NAMESPACE, SERVICE, Outcome
-from rule_actions.model import Trigger
 from rule_actions.privacy import redact
-from rule_actions.records import Result
+from rule_actions.records import Result, Trigger
 
 
 def _serialize(log: Any) -> str:

@@ -17,12 +17,11 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rule_actions.records import show
-
-if TYPE_CHECKING:
-    from rule_actions.model import JobEvent
+from rule_actions.fields import Custom
+from rule_actions.records import JobEvent
+from rule_actions.text import quoted
 
 KEYS = ("org_id", "accounts", "member_role", "aliases", "central_account", "central_region")
 DEFAULT_MEMBER_ROLE = "RuleActionsMember"
@@ -34,7 +33,7 @@ REGION_MAX = 14
 ROLE_MAX = 64 - 1 - REGION_MAX  # IAM allows 64 characters in a role name
 ROLE_RE = re.compile(rf"[A-Za-z0-9+=,.@_-]{{1,{ROLE_MAX}}}", re.ASCII)
 ALIAS_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,49}", re.ASCII)  # printable in a subject and an SMS
-_JOB_ARN = re.compile(r"arn:[a-z-]+:sagemaker:([^:]*):([^:]*):training-job/.+")
+_JOB_ARN = re.compile(r"arn:[a-z-]+:sagemaker:([^:]*):([^:]*):([a-z-]+)/.+")
 
 
 @dataclass(frozen=True)
@@ -56,19 +55,19 @@ class Organization:
         if data is None:
             return None
         if not isinstance(data, Mapping):
-            errors.append(f"{where}: {show(data)} must be null (one account) or an object with the keys {', '.join(KEYS)}")
+            errors.append(f"{where}: {quoted(data)} must be null (one account) or an object with the keys {', '.join(KEYS)}")
             return None
         found: list[str] = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in data if key not in KEYS]
         org_id = data.get("org_id")
         if org_id is not None and not (isinstance(org_id, str) and ORG_ID_RE.fullmatch(org_id)):
-            found.append(f"{where}.org_id: {show(org_id)} is not an AWS Organizations id (o- and 10 to 32 lower-case "
+            found.append(f"{where}.org_id: {quoted(org_id)} is not an AWS Organizations id (o- and 10 to 32 lower-case "
                          "letters or digits)")
         accounts = _accounts(data.get("accounts", []), f"{where}.accounts", found)
         if org_id is None and not accounts and not found:
             found.append(f"{where}: give org_id, accounts or both: who may forward events to the central bus")
         role = data.get("member_role", DEFAULT_MEMBER_ROLE)
         if not (isinstance(role, str) and ROLE_RE.fullmatch(role)):
-            found.append(f"{where}.member_role: {show(role)} is not an IAM role name (letters, digits and +=,.@_-; at "
+            found.append(f"{where}.member_role: {quoted(role)} is not an IAM role name (letters, digits and +=,.@_-; at "
                          f"most {ROLE_MAX} characters: each member stack appends -<region>)")
         aliases = _aliases(data.get("aliases", {}), accounts, f"{where}.aliases", found)
         central = data.get("central_account")
@@ -99,17 +98,17 @@ class Organization:
 
 
 def _given(value: Any) -> str:
-    return "missing: must be" if value is None else f"{show(value)} is not"
+    return "missing: must be" if value is None else f"{quoted(value)} is not"
 
 
 def _accounts(value: Any, where: str, errors: list[str]) -> tuple[str, ...]:
     if not isinstance(value, list):
-        errors.append(f"{where}: {show(value)} is not a list of AWS account ids")
+        errors.append(f"{where}: {quoted(value)} is not a list of AWS account ids")
         return ()
     found = []
     for index, account in enumerate(value):
         if not (isinstance(account, str) and ACCOUNT_RE.fullmatch(account)):
-            errors.append(f"{where}[{index}]: {show(account)} is not an AWS account id (12 digits, as a string)")
+            errors.append(f"{where}[{index}]: {quoted(account)} is not an AWS account id (12 digits, as a string)")
         elif account in found:
             errors.append(f"{where}[{index}]: {account} is listed twice")
         else:
@@ -119,7 +118,7 @@ def _accounts(value: Any, where: str, errors: list[str]) -> tuple[str, ...]:
 
 def _aliases(value: Any, accounts: tuple[str, ...], where: str, errors: list[str]) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, Mapping):
-        errors.append(f"{where}: {show(value)} must be an object of account id -> name")
+        errors.append(f"{where}: {quoted(value)} must be an object of account id -> name")
         return ()
     found = []
     for account, alias in value.items():
@@ -129,7 +128,7 @@ def _aliases(value: Any, accounts: tuple[str, ...], where: str, errors: list[str
         elif accounts and account not in accounts:
             errors.append(f"{path}: names an account that is not in accounts")
         elif not (isinstance(alias, str) and ALIAS_RE.fullmatch(alias)):
-            errors.append(f"{path}: {show(alias)} is not a name (a letter or digit, then letters, digits, ' ', '.', "
+            errors.append(f"{path}: {quoted(alias)} is not a name (a letter or digit, then letters, digits, ' ', '.', "
                           "'_' or '-'; at most 50 characters)")
         else:
             found.append((account, alias))
@@ -143,18 +142,41 @@ def refusal(org: Organization, event: JobEvent) -> str | None:
     records, under the wrong account."""
     account, region = event.account, event.region
     if not ACCOUNT_RE.fullmatch(account):
-        return f"account {show(account)} is not an AWS account id"
+        return f"account {quoted(account)} is not an AWS account id"
     if org.accounts and account not in org.accounts:
         return f"account {account} is not a member of this organization configuration"
     if not (len(region) <= REGION_MAX and REGION_RE.fullmatch(region)):
-        return f"region {show(region)} is not an AWS region name"
+        return f"region {quoted(region)} is not an AWS region name"
     found = _JOB_ARN.fullmatch(event.job_arn)
-    if not found or found.groups() != (region, account):
-        return (f"detail.TrainingJobArn {show(event.job_arn, 120)} is not a training job of the event's account "
-                f"{account} in {region}")
+    family = event.family
+    if not found or found.groups() != (region, account, family.resource if family else None):
+        noun = family.noun if family else "job"
+        return (f"{noun} ARN {quoted(event.job_arn, 120)} is not a {noun} of the event's account {account} in "
+                f"{region}")
     return None
 
 
 def named(org: Organization, event: JobEvent) -> JobEvent:
     """The event with the name messages and results give its account: the configured alias, else the id."""
     return replace(event, account_name=org.alias(event.account) or event.account)
+
+
+ORGANIZATION = Custom(
+    "organization", None,
+    "null (one account), or one deployment for many accounts: {org_id, accounts (org_id, accounts or both: who may "
+    "forward to the central bus; the function acts only for listed accounts when listed), member_role (each member "
+    "stack creates <member_role>-<region>), aliases: {account: name}, central_account, central_region}.",
+    lambda value, where, errors: Organization.from_dict(value, where, errors),
+    lambda org: org.to_dict() if org else None,
+    {"type": ["object", "null"], "additionalProperties": False, "properties": {
+        "org_id": {"type": ["string", "null"], "pattern": "^o-[a-z0-9]{10,32}$"},
+        "accounts": {"type": "array", "items": {"type": "string", "pattern": "^[0-9]{12}$"}, "uniqueItems": True},
+        "member_role": {"type": "string", "pattern": f"^[A-Za-z0-9+=,.@_-]{{1,{ROLE_MAX}}}$"},
+        "aliases": {"type": "object", "propertyNames": {"pattern": "^[0-9]{12}$"},
+                    "additionalProperties": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9 ._-]{0,49}$"}},
+        "central_account": {"type": "string", "pattern": "^[0-9]{12}$"},
+        "central_region": {"type": "string", "maxLength": REGION_MAX, "pattern": "^[a-z]{2,4}(-[a-z]+)+-[0-9]{1,2}$"},
+    }, "required": ["central_account", "central_region"], "anyOf": [
+        {"required": ["org_id"], "properties": {"org_id": {"type": "string"}}},
+        {"required": ["accounts"], "properties": {"accounts": {"minItems": 1}}}]},
+)

@@ -1,36 +1,54 @@
-"""The typed records that flow through the core: actions as declared, planned actions, what was read, results.
+"""The typed records that flow through the core (the ground floor: it imports only contract, text and privacy).
 
-    Action / Invalid   an entry of the grammar (actions.py, kinds/), valid or not
-    Planned            one action for one trigger, with its fate once the plan decided it
-    Reads / Facts      what the plan needs the adapters to read, and what they read
-    Result             what became of a planned action; `as_dict()` is the public (redacted) form
+    JobEvent          what a job family read from a state-change event (jobs/): the job, its status, times, tags
+    Trigger           the base of the trigger records each trigger family defines (triggers/)
+    Action / Invalid  an entry of the action grammar (grammar.py, kinds/), valid or not; Declared: where from
+    Planned           one action for one trigger, with its fate once the plan decided it
+    needs             what the plan asks the readers (readers/) before it can decide: Described, InProgress,
+                      TeamAudience, StopRecord; a read that failed is an Unread with its reason
+    Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
+    Result            what became of a planned action; `as_dict()` is the public (redacted) form
+    Message           what people read about a trigger; TriggerFacts: what payloads say of it
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, ClassVar, Protocol
 
-from rule_actions.contract import Outcome
+from rule_actions.contract import Outcome, OutcomeCondition
 from rule_actions.privacy import redact
 
-if TYPE_CHECKING:
-    from rule_actions.model import Trigger
 
-ACTION_JSON, CONFIG, TEST = "action_json", "config", "test"  # where a planned action was declared
+class Place(StrEnum):
+    """Where an action may be declared (each kind says where it may)."""
+
+    ACTION_JSON = "action_json"  # a rule's action_json
+    RULES = "rules"  # the configuration's rules (rule name or glob -> actions)
+    JOB_OUTCOMES = "job_outcomes"  # the configuration's job outcomes (outcome -> actions)
 
 
-def show(value: Any, limit: int = 64) -> str:
-    """A short, printable, ASCII rendering of an untrusted value for reasons and logs."""
-    if isinstance(value, str) and len(value) > limit:
-        value = value[:limit]  # never encode a huge string only to cut it
-    try:
-        text = json.dumps(value, default=lambda v: f"<{type(v).__name__}>")
-    except (ValueError, RecursionError):  # a 5,000-digit integer, a structure nested too deep
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 4] + '..."'
+ACTION_JSON = Place.ACTION_JSON  # also the kind of a planned action whose rule's list cannot be read at all
+
+
+class IgnoredEvent(ValueError):
+    """The invocation is nothing the function acts on (not an event of a job family, not a request it knows);
+    retrying cannot help. `job` names the job when the event names one."""
+
+    def __init__(self, reason: str, job: str | None = None):
+        super().__init__(reason)
+        self.job = job
+
+
+class Origin(StrEnum):
+    """Where a planned action was declared."""
+
+    ACTION_JSON = "action_json"  # a rule's action_json: whoever started the job wrote it
+    CONFIGURATION = "config"  # the stack's configuration
+    TEST_REQUEST = "test"  # a test notification request
 
 
 @dataclass(frozen=True)
@@ -52,13 +70,126 @@ class Invalid:
 
 
 @dataclass(frozen=True)
+class Declared:
+    """An action the configuration attaches: `where` is its field's path, `place` the block's place (rules...)."""
+
+    where: str
+    place: Place
+    action: Action
+
+
+@dataclass(frozen=True)
+class JobApi:
+    """How a job family's jobs are described, listed and stopped: SageMaker's operation names and members."""
+
+    describe: str  # DescribeTrainingJob
+    stop: str  # StopTrainingJob
+    list: str  # ListTrainingJobs
+    name: str  # TrainingJobName: the request member naming a job, and its name in a listing's summaries
+    summaries: str  # TrainingJobSummaries
+
+
+class Capability(StrEnum):
+    """What a plug-in may need of a job family's jobs (the family grants the matching calls)."""
+
+    DESCRIBE = "describe"
+    STOP = "stop"
+    LIST = "list"  # the running jobs under a prefix
+
+
+class JobFamily(Protocol):
+    """What an event's job family tells the plug-ins that read the event (jobs/base.py implements it)."""
+
+    name: str  # training
+    noun: str  # training job
+    label: str  # Training job
+    resource: str  # its ARN resource type: training-job
+    api: JobApi
+    outcomes: Mapping[str, OutcomeCondition]
+    outcome_actions: Any  # its fields.ActionMap: outcome -> actions
+
+    def arn_of(self, event_arn: str, job_name: str) -> str: ...
+    def console(self, region: str, job_name: str) -> tuple[str, str]: ...
+    def logs(self, region: str, job_name: str) -> tuple[str, str]: ...
+    def outcome_clause(self, outcome: str) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Transition:
+    """An entry of the job's secondary status transitions."""
+
+    status: str
+    start: datetime | None
+    message: str
+
+
+@dataclass(frozen=True)
+class JobEvent:
+    """A job's state change as its family read it. What cannot be read is a named problem (`problems`), never a
+    crash; `detail` is the event's detail as sent, for the trigger families that find more in it."""
+
+    family: JobFamily | None  # None: a stand-in for a request about no job (a test notification)
+    event_id: str
+    account: str
+    region: str
+    time: str
+    replay_name: str | None
+    job_name: str
+    job_arn: str
+    job_status: str
+    secondary_status: str | None
+    detail: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    problems: tuple[str, ...] = ()
+    failure_reason: str = ""
+    transitions: tuple[Transition, ...] = ()
+    created: datetime | None = None
+    started: datetime | None = None
+    ended: datetime | None = None
+    last_modified: datetime | None = None
+    run_seconds: int | None = None
+    billable_seconds: int | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    # Organization mode: how messages and results name the account the job ran in (its alias, else its id);
+    # empty with one account (rule_actions.organization.named sets it).
+    account_name: str = ""
+
+    def arn_of(self, job_name: str) -> str:
+        """The ARN of another job of the same family, account and region."""
+        assert self.family is not None
+        return self.family.arn_of(self.job_arn, job_name)
+
+
+class Trigger:
+    """What happened that actions can be attached to; each trigger family (triggers/) defines its record, a frozen
+    dataclass with these four, and registers as its TYPE."""
+
+    TYPE: ClassVar[str] = ""
+
+    @property
+    def label(self) -> str:  # how results and messages name it: the rule's name, job:Failed, test
+        raise NotImplementedError
+
+    @property
+    def rule(self) -> str | None:  # the rule's name, when a rule is the trigger
+        return None
+
+    @property
+    def ledger_fields(self) -> dict[str, str]:  # its part of an exactly-once key (never change a released one)
+        raise NotImplementedError
+
+    @property
+    def metric(self) -> str:  # its `Triggers` metric dimension: a bounded vocabulary
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
 class Planned:
     """One action for one trigger. `outcome` None: to be carried out (on `jobs`, for a stop)."""
 
     trigger: Trigger
     kind: str  # a kind's name, or action_json (a rule's list as a whole, when it cannot be read)
     target: str  # the prefix or job name, the endpoint, or the audience
-    origin: str  # action_json | config
+    origin: Origin
     outcome: Outcome | None = None
     reason: str = ""
     jobs: tuple[str, ...] | None = None  # a stop's jobs (None for kinds that act on no job)
@@ -70,28 +201,61 @@ class Planned:
         return Result(self, outcome, reason, None if self.jobs is None else tuple(jobs))
 
 
-@dataclass(frozen=True)
-class Reads:
-    """What the plan needs read before it can decide: jobs InProgress under these prefixes, whether the team
-    audience has a subscriber, whether this stack stopped the event's job."""
-
-    prefixes: frozenset[str] = frozenset()
-    team: bool = False
-    stopped_by: bool = False
-
-    def __or__(self, other: Reads) -> Reads:
-        return Reads(self.prefixes | other.prefixes, self.team or other.team, self.stopped_by or other.stopped_by)
+# What the plan asks before it can decide; each is answered by one reader (readers/), the answer a value or Unread.
 
 
 @dataclass(frozen=True)
-class Facts:
-    """What the adapters read. A string in place of a value is why it could not be read."""
+class Described:
+    """The job's description (DescribeTrainingJob...): a rule's action_json when the event lacks it."""
 
-    # (family, rule name) -> RuleParameters from DescribeTrainingJob; None when not needed
-    described: Mapping[tuple[str, str], Any] | str | None = None
-    listings: Mapping[str, tuple[str, ...] | str] = field(default_factory=dict)  # prefix -> InProgress jobs
-    team_subscribed: bool | None = None  # None: not read, or unknown
-    stopped_by: str | None = None  # who in this stack stopped the job (a trigger and job), if it did
+    api: JobApi
+    job_name: str
+
+
+@dataclass(frozen=True)
+class InProgress:
+    """The names of the family's running jobs that start with `prefix` (a stop's prefix)."""
+
+    api: JobApi
+    prefix: str
+
+
+@dataclass(frozen=True)
+class TeamAudience:
+    """Whether the team audience has a confirmed subscriber."""
+
+
+@dataclass(frozen=True)
+class StopRecord:
+    """Who in this stack stopped the job (a rule of a job), None when it did not."""
+
+    job_arn: str
+
+
+Need = Described | InProgress | TeamAudience | StopRecord
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A read that failed, and why (the reason names the call and the error)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """An action carried out: kept in the ledger (its reason redacted) and shown on duplicates."""
+
+    reason: str
+    jobs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NothingDone:
+    """Nothing was done and nothing is recorded: a later delivery of the job's events tries again."""
+
+    outcome: Outcome  # skipped | failed
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -103,6 +267,11 @@ class Result:
     reason: str
     jobs: tuple[str, ...] | None = None
 
+    @property
+    def stopped(self) -> tuple[str, ...]:
+        """The jobs this action stopped (a stop carried out now)."""
+        return self.jobs or () if self.outcome == Outcome.DONE else ()
+
     def as_dict(self) -> dict[str, Any]:
         """The public form (the function's result, logs, the replay's output), redacted by the one rule."""
         trigger = self.planned.trigger
@@ -110,4 +279,27 @@ class Result:
                                "target": redact(self.planned.target)}
         if self.jobs is not None:
             out["jobs"] = list(self.jobs)
-        return {**out, "origin": self.planned.origin, "outcome": str(self.outcome), "reason": redact(self.reason)}
+        return {**out, "origin": str(self.planned.origin), "outcome": str(self.outcome),
+                "reason": redact(self.reason)}
+
+
+@dataclass(frozen=True)
+class Message:
+    """What people read about one trigger: plain text throughout (untrusted values made plain, links encoded)."""
+
+    subject: str  # at most 100 printable ASCII characters
+    body: str  # plain text, for email
+    short: str  # at most 140 printable ASCII characters, for SMS
+    links: tuple[tuple[str, str], ...] = ()  # (label, URL), also written at the end of the body
+
+
+@dataclass(frozen=True)
+class TriggerFacts:
+    """What the payloads (chat, the json webhook format) say of a trigger besides its message."""
+
+    type: str  # rule_status | job_outcome | test: the trigger family
+    fields: Mapping[str, Any]  # the json format's trigger members besides label and type
+    keywords: tuple[str, ...]  # chat keywords: a bounded vocabulary
+    reason: str | None  # why, as plain text: the rule's status details, the job's failure reason
+    mark: str  # the title's emoji
+    about_job: bool = True  # False for a test: no job, no thread of a job

@@ -15,7 +15,7 @@ from infra.app import cdk_json_context
 from rule_actions_cli.check import REPLAY_NAME, synthetic_event
 from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.main import main
-from rule_actions_cli.pattern import matches
+from rule_actions_cli.matcher import matches
 from rule_actions_cli.synth import synthesize
 
 CONFIG = {"notify": {"emails": ["ml-team@example.com"]}, "training_job_prefixes": ["exp-"],

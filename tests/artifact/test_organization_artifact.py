@@ -28,7 +28,7 @@ from rule_actions_cli.check import REPLAY_NAME
 from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.embedded_organization import EmbeddedOrganization
 from rule_actions_cli.main import main, run_replay
-from rule_actions_cli.pattern import matches
+from rule_actions_cli.matcher import matches
 from rule_actions_cli.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[2]

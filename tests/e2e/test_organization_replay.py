@@ -17,7 +17,8 @@ import pytest
 from infra.app import read_context
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded_organization import EmbeddedOrganization
-from rule_actions_cli.main import main, replay_context
+from rule_actions_cli.inputs import replay_context
+from rule_actions_cli.main import main
 from rule_actions_cli.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,9 @@ from aws_cdk.assertions import Capture, Match, Template
 from stack_helpers import arn, get_att, no_statement, ref
 
 from infra.app import build_app, cdk_json_context
-from infra.pattern import event_pattern
 from rule_actions.config import Config
 from rule_actions.contract import ENV_CONFIG
+from rule_actions.registry import event_pattern
 
 CENTRAL, REGION, ORG = "123456789012", "us-east-1", "o-a1b2c3d4e5"
 TEAM_A, TEAM_B = "111122223333", "444455556666"

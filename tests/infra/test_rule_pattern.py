@@ -4,12 +4,12 @@ EventBridge matcher: the function is invoked for outcomes that can lead to an ac
 import pytest
 from builders import EVENTS, event, rule_status, sample
 
-from infra.pattern import event_pattern
 from rule_actions.config import Config
 from rule_actions.contract import JOB_OUTCOMES
 from rule_actions.model import IgnoredEvent, JobOutcome, parse_event
+from rule_actions.registry import event_pattern
 from rule_actions.triggers import find
-from rule_actions_cli.pattern import matches, validate
+from rule_actions_cli.matcher import matches, validate
 
 DEFAULT = Config()
 FAMILIES = ("DebugRuleEvaluationStatuses", "ProfilerRuleEvaluationStatuses")

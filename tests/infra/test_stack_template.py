@@ -11,7 +11,6 @@ from stack_helpers import ROOT, arn, deny_without_tls, get_att, no_statement, re
 
 from infra.app import cdk_json_context
 from infra.bundle import bundled_distributions
-from infra.pattern import event_pattern
 from infra.settings import PYTHON_VERSION
 from rule_actions.config import Config, Settings
 from rule_actions.contract import (
@@ -23,6 +22,7 @@ from rule_actions.contract import (
     NAMESPACE,
     SERVICE,
 )
+from rule_actions.registry import event_pattern
 
 CONTEXT = cdk_json_context()
 CONFIG = Config.from_dict(CONTEXT["rule_actions"])

@@ -29,7 +29,7 @@ from bench.common import (  # noqa: E402
     synthesized,
 )
 from infra.app import cdk_json_context, read_context  # noqa: E402
-from infra.pattern import event_pattern  # noqa: E402
+from rule_actions.registry import event_pattern  # noqa: E402
 
 ISSUE = {generator.ISSUE_RULE: "IssuesFound", generator.OTHER_RULE: "InProgress"}
 QUIET = {generator.ISSUE_RULE: "InProgress", generator.OTHER_RULE: "InProgress"}

@@ -1,4 +1,5 @@
-"""The only modules that call AWS. Clients use botocore's standard retry mode and honour AWS_ENDPOINT_URL."""
+"""The only modules that call AWS or the network (the adapters: `adapters.Adapters` is the bag the handler builds).
+Clients use botocore's standard retry mode and honour AWS_ENDPOINT_URL."""
 
 from __future__ import annotations
 
@@ -25,23 +26,3 @@ def client(service: str, region: str | None = None, credentials: Mapping[str, st
 def partition(region: str) -> str:
     """The partition of a region: aws, aws-cn, aws-us-gov..."""
     return boto3.session.Session().get_partition_for_region(region)
-
-
-def error_code(err: Exception) -> str:
-    """The AWS error code of a botocore ClientError, else the exception's class name."""
-    response = getattr(err, "response", None)
-    if isinstance(response, dict):
-        return str(response.get("Error", {}).get("Code", ""))
-    return type(err).__name__
-
-
-def error_message(err: Exception) -> str:
-    response = getattr(err, "response", None)
-    if isinstance(response, dict):
-        return str(response.get("Error", {}).get("Message", ""))
-    return str(err)
-
-
-def error_text(err: Exception) -> str:
-    """"<code>: <message>" of an AWS error (or "<class>: <text>" of another), for reasons."""
-    return f"{error_code(err)}: {error_message(err)}"

@@ -3,9 +3,9 @@ this stack stopped.
 
 `once(key, work)` runs `work` unless a record for `key` exists: a done action returns its stored result,
 marked duplicate; an action that raises leaves no record, so the next delivery runs it again; an action in
-progress in another invocation raises IdempotencyAlreadyInProgressError (the caller reports it as failed, and
-the retry finds it done). When the table cannot be reached, IdempotencyPersistenceLayerError is raised and
-`work` does not run.
+progress in another invocation raises InProgressElsewhere (the caller reports it as failed, and the retry finds
+it done). When the table cannot be reached, LedgerUnavailable is raised and `work` does not run (or, when only
+completing the record failed, it did: `after_work`).
 
 `mark_stopped(job_arn, by)` / `stopped_by(job_arn)`: a plain item per stopped job (same table, same TTL), so
 that the job's Stopped outcome can tell our own stop from anybody else's.
@@ -23,8 +23,14 @@ from aws_lambda_powertools.utilities.idempotency import (
     IdempotencyConfig,
     idempotent_function,
 )
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyAlreadyInProgressError,
+    IdempotencyPersistenceLayerError,
+)
 
 from rule_actions.contract import LEDGER_EXPIRY_ATTRIBUTE, LEDGER_KEY_ATTRIBUTE
+from rule_actions.ports import InProgressElsewhere, LedgerUnavailable
+from rule_actions.text import error_text
 
 KEY_PREFIX = "rule-actions"
 STOPPED_PREFIX = f"{KEY_PREFIX}#stopped#"  # + the job's ARN; never a Powertools key (<prefix>#<hex digest>)
@@ -54,7 +60,15 @@ class Ledger:
             self.config.register_lambda_context(lambda_context)
 
     def once(self, key: dict[str, str], work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        return self._once(work, key=key)
+        """`work()` once per key (ports.Ledger): Powertools' errors become the port's."""
+        try:
+            return self._once(work, key=key)
+        except IdempotencyAlreadyInProgressError:
+            raise InProgressElsewhere() from None
+        except IdempotencyPersistenceLayerError as err:
+            source = err.args[1] if len(err.args) > 1 else err  # Powertools passes the AWS error second
+            # "... to success": the work ran, only its record could not be completed
+            raise LedgerUnavailable(error_text(source), "to success" in str(err.args[0])) from None
 
     def mark_stopped(self, job_arn: str, by: str) -> None:
         self.client.put_item(TableName=self.table_name, Item={

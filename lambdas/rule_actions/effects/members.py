@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from rule_actions.effects import client, error_text
+from rule_actions.effects import client
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.observability import logger
+from rule_actions.text import error_text
 
 # Longer than an invocation can run (60 s): credentials never expire while an event is being handled.
 REFRESH_BEFORE = timedelta(minutes=5)

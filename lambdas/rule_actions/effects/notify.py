@@ -17,10 +17,10 @@ from botocore.exceptions import ClientError
 
 from rule_actions.contract import ROUTING_ATTRIBUTE as ATTRIBUTE
 from rule_actions.contract import TEAM
-from rule_actions.effects import error_code
+from rule_actions.text import error_code
 
 if TYPE_CHECKING:
-    from rule_actions.messages import Message
+    from rule_actions.records import Message
 
 PENDING = "pending confirmation"
 CONFIRMED = "confirmed"

@@ -1,16 +1,19 @@
-"""SageMaker: read a job's rule configurations, list InProgress jobs by prefix, stop a job."""
+"""SageMaker, for any job family: describe a job, list the running jobs under a prefix, stop a job. The family's
+JobApi names the operations and members (DescribeTrainingJob, TrainingJobName...)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from botocore import xform_name
 from botocore.exceptions import ClientError
 
-from rule_actions.contract import FAMILIES
-from rule_actions.effects import error_code, error_message
+from rule_actions.contract import IN_PROGRESS
+from rule_actions.records import JobApi
+from rule_actions.text import error_code, error_message
 
-_NOT_RUNNING = re.compile(r"training job is in status (\w+)")
+_NOT_RUNNING = re.compile(r"is in status (\w+)")
 ALREADY_STOPPING = ("Stopping", "Stopped")
 
 
@@ -18,29 +21,22 @@ class SageMaker:
     def __init__(self, client: Any):
         self.client = client
 
-    def rule_parameters(self, job_name: str) -> dict[tuple[str, str], Any]:
-        """(family, rule name) -> RuleParameters of the Debug and Profiler rule configurations."""
-        job = self.client.describe_training_job(TrainingJobName=job_name)
-        return {
-            (family, item["RuleConfigurationName"]): item.get("RuleParameters") or {}
-            for family in FAMILIES
-            for item in job.get(f"{family}RuleConfigurations") or []
-        }
+    def describe(self, api: JobApi, job_name: str) -> dict[str, Any]:
+        return getattr(self.client, xform_name(api.describe))(**{api.name: job_name})
 
-    def in_progress_jobs(self, prefix: str) -> list[str]:
-        """Names of the InProgress jobs that start with `prefix` (case-sensitive), every page."""
+    def in_progress(self, api: JobApi, prefix: str) -> list[str]:
+        """Names of the running jobs that start with `prefix` (case-sensitive), every page."""
         names: list[str] = []
-        for page in self.client.get_paginator("list_training_jobs").paginate(
-            NameContains=prefix, StatusEquals="InProgress"
-        ):
-            names += [job["TrainingJobName"] for job in page["TrainingJobSummaries"]]
+        for page in self.client.get_paginator(xform_name(api.list)).paginate(NameContains=prefix,
+                                                                             StatusEquals=IN_PROGRESS):
+            names += [job[api.name] for job in page[api.summaries]]
         return sorted(name for name in names if name.startswith(prefix))
 
-    def stop(self, job_name: str) -> str:
+    def stop(self, api: JobApi, job_name: str) -> str:
         """Stop a job. Returns "stopped", "already Stopping" / "already Stopped", or the status of a job that is
         not running (Completed, Failed) as SageMaker names it; raises on any other error."""
         try:
-            self.client.stop_training_job(TrainingJobName=job_name)
+            getattr(self.client, xform_name(api.stop))(**{api.name: job_name})
         except ClientError as err:
             found = _NOT_RUNNING.search(error_message(err)) if error_code(err) == "ValidationException" else None
             if not found:

@@ -21,8 +21,8 @@ from email.utils import parsedate_to_datetime
 from http import HTTPStatus
 from typing import Any
 
-from rule_actions.config import Webhook
-from rule_actions.effects import error_code, error_message
+from rule_actions.ports import Webhook
+from rule_actions.text import error_code, error_message
 
 SECRET_MAX_AGE = 300  # seconds a secret is cached; a rotated URL or key is used within five minutes
 TIMEOUT = 5.0  # seconds per attempt (connect, and each read)

@@ -1,50 +1,52 @@
 """What an action kind is: one object per kind (kinds/<kind>.py), holding everything about that kind.
 
     name, keys, places    its grammar: the keys it takes besides `name`, where it may be declared
-    parse                 the values of its keys -> Action, or Invalid naming the field
-    target(s)             the concrete target for an event (a prefix or job, an endpoint, an audience); a kind
-                          that reaches several destinations with one declaration gives several (notify: the
-                          team, and its chat channels), each planned, recorded and reported on its own
+    key_schemas           the JSON Schema of each key (the published configuration schema is built from them)
+    parse, as_dict        the values of its keys -> Action, or Invalid naming the field; and back
+    fields                its configuration (fields.py declarations), read back with config[FIELD]
+    targets               the concrete targets for an event (a prefix or job, an endpoint, an audience); a kind
+                          that reaches several destinations with one declaration gives several (notify: the team,
+                          and its chat channels), each planned, recorded and reported on its own
     deny                  policy: why it is refused here (denied), whatever the state of the account
-    reads, check          what it needs read, then its decision given what was read (skipped, failed, or ready)
+    needs, check          what it needs read, then its decision given what was read (skipped, failed, or ready)
     preview               what it would do (the dry run's reason)
-    carry_out             do it, through the adapters (effects/); raise NotDone when nothing was done
+    carry_out             do it, through the ports it is handed: Done, or NothingDone (nothing recorded)
+    check_config, warnings, test_actions, capabilities, stack_parts
+                          what it checks across the configuration, warns of, reaches with a test notification,
+                          needs of the job families, and asks of the stack (subscriptions, channels, grants)
 
 Redaction is not per kind: every result, log line and error goes through privacy.redact, whatever it holds.
+Adding a kind: a module with a `Kind` subclass and its line in rule_actions/registry.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from rule_actions.contract import Outcome
-from rule_actions.records import Action, Facts, Invalid, Planned, Reads
-
-if TYPE_CHECKING:
-    from rule_actions.config import Config
-    from rule_actions.execute import Effects
-    from rule_actions.model import JobEvent
-
-# Where an action may be declared.
-ACTION_JSON, RULES, JOB_OUTCOMES = "action_json", "rules", "job_outcomes"
-PLACES = (ACTION_JSON, RULES, JOB_OUTCOMES)
-
-
-class NotDone(Exception):
-    """Nothing was done and nothing is recorded: a later delivery of this job's events tries again."""
-
-    def __init__(self, outcome: Outcome, reason: str):
-        super().__init__(reason)
-        self.outcome = outcome
-        self.reason = reason
+from rule_actions.fields import Field
+from rule_actions.ports import Configured, Occasion, Ports
+from rule_actions.records import (
+    Action,
+    Capability,
+    Done,
+    Invalid,
+    JobEvent,
+    Need,
+    NothingDone,
+    Place,
+    Planned,
+)
 
 
 class Kind:
-    name: str = ""
-    keys: tuple[str, ...] = ()  # keys besides `name`
-    places: frozenset[str] = frozenset(PLACES)
-    acts_on_jobs = False  # its results name the jobs it acted on
+    name: ClassVar[str] = ""
+    keys: ClassVar[tuple[str, ...]] = ()  # keys besides `name`
+    required: ClassVar[tuple[str, ...]] = ()  # the keys an entry must have
+    key_schemas: ClassVar[dict[str, dict[str, Any]]] = {}
+    places: ClassVar[frozenset[Place]] = frozenset(Place)
+    acts_on_jobs: ClassVar[bool] = False  # its results name the jobs it acted on
+    fields: ClassVar[tuple[Field[Any], ...]] = ()
 
     def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
         return Action(self.name)
@@ -57,24 +59,39 @@ class Kind:
         """Two targets with one identity are one action (planned once, recorded once)."""
         return target
 
-    def target(self, action: Action, event: JobEvent) -> str:
-        return action.target or ""
+    def targets(self, action: Action, event: JobEvent, config: Configured) -> tuple[str, ...]:
+        return (action.target or "",)
 
-    def targets(self, action: Action, event: JobEvent, config: Config) -> tuple[str, ...]:
-        return (self.target(action, event),)
-
-    def deny(self, target: str, event: JobEvent, config: Config) -> str | None:
+    def deny(self, target: str, event: JobEvent, config: Configured) -> str | None:
         return None
 
-    def reads(self, item: Planned, event: JobEvent, config: Config) -> Reads:
-        return Reads()
+    def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
+        return frozenset()
 
-    def check(self, item: Planned, event: JobEvent, config: Config, facts: Facts) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
         return item
 
     def preview(self, item: Planned) -> str:
         return f"would {self.name} {item.target}"
 
-    def carry_out(self, item: Planned, event: JobEvent, effects: Effects, taken: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        """Returns {"reason": ..., "jobs": [...]} (stored in the ledger, shown on duplicates)."""
+    def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         raise NotImplementedError
+
+    def check_config(self, config: Configured, where: str) -> list[str]:
+        return []
+
+    def warnings(self, config: Configured, where: str) -> list[str]:
+        return []
+
+    def test_actions(self, config: Configured) -> tuple[Action, ...]:
+        return ()
+
+    def capabilities(self, config: Configured) -> frozenset[Capability]:
+        return frozenset()
+
+    def stack_parts(self, config: Configured) -> list[Any]:
+        return []
+
+    def declared(self, config: Configured) -> list[Any]:
+        """The configuration's own declarations of this kind (Declared records)."""
+        return [d for d in config.declared if d.action.kind == self.name]

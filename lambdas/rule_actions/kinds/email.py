@@ -1,26 +1,29 @@
-"""email endpoint: an SNS email to that address only (it confirms its subscription first)."""
+"""email endpoint: an SNS email to that address only (it confirms its subscription first).
+
+Owns `allowed_endpoints`, which every email address and number must match when it is set (kinds/endpoint.py).
+"""
 
 from __future__ import annotations
 
-import re
+from typing import ClassVar
 
-from rule_actions.kinds.endpoint import Endpoint
-from rule_actions.records import show
-
-# Everything the SDK's `^[a-z0-9]+[@]\w+[.]\w{2,3}$` accepts in ASCII, plus ordinary addresses (dotted local
-# parts, sub-domains, long top-level domains). Non-ASCII is refused: SNS cannot deliver to it.
-_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
-EMAIL_RE = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+[A-Za-z0-9_]{{2,63}}", re.ASCII)
+from rule_actions.kinds.endpoint import ALLOW_ANY_SMS, ALLOWED_ENDPOINTS, SCHEMAS, Endpoint
 
 
 class Email(Endpoint):
     name = "email"
+    key_schemas: ClassVar = {"endpoint": SCHEMAS["email"]}
+    fields = (ALLOWED_ENDPOINTS,)
 
-    def problem(self, endpoint: str) -> str | None:
-        if len(endpoint) <= 254 and EMAIL_RE.fullmatch(endpoint):
-            return None
-        return f"{show(endpoint)} is not an email address"
+    def warnings(self, config, where):
+        if not config.reads_action_json or config[ALLOWED_ENDPOINTS]:
+            return []
+        texts = ("and any phone number (allow_any_sms: texts are billed to this account)" if config[ALLOW_ANY_SMS]
+                 else "(SNS asks each address to confirm first); texts go only to numbers this configuration "
+                      "names (allow_any_sms is false)")
+        return [f"allows: {where}.allowed_endpoints is empty: a rule's action_json, which anyone who can start a "
+                f"training job writes, may email any address {texts}. List the addresses and numbers allowed "
+                "(globs) to restrict it."]
 
 
 KIND = Email()

@@ -8,33 +8,98 @@ With `chat` channels configured, notify has a second target, `chat`: the custom 
 renders, published to the stack's chat topic, which carries team messages only (a channel configuration
 subscribes to a whole topic, with no filter policy). The two are recorded and reported apart: a chat outage
 never makes the email go out twice.
+
+Owns `notify` (the team, declared in kinds/endpoint.py) and `chat`.
 """
 
 from __future__ import annotations
 
-from rule_actions import messages, payloads
-from rule_actions.contract import TEAM, Outcome
-from rule_actions.kinds.base import JOB_OUTCOMES, RULES, Kind
-from rule_actions.records import Reads
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.contract import TEAM, ChatChannel, Outcome, TeamEndpoint
+from rule_actions.fields import Custom, anchored
+from rule_actions.kinds.base import Kind
+from rule_actions.kinds.endpoint import TEAM as TEAM_FIELD
+from rule_actions.kinds.endpoint import TEAM_KEYS, allowed
+from rule_actions.records import Action, Done, Place, TeamAudience
+from rule_actions.text import quoted
 
 CHAT = "chat"
+# Chat channel ids as Amazon Q Developer in chat applications (CloudFormation) accepts them.
+_GUID = r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}"
+CHAT_KEYS = {"slack": {"workspace_id": r"[0-9A-Z]{1,255}", "channel_id": r"[A-Za-z0-9]{1,255}"},
+             "teams": {"tenant_id": _GUID, "team_id": _GUID,
+                       "channel_id": r"[A-Za-z0-9_=+/.,-]*%3[aA][A-Za-z0-9_=+/.,-]*%40[A-Za-z0-9_=+/.,-]*"}}
+_CHAT_RE = {platform: {key: re.compile(pattern) for key, pattern in keys.items()} for platform, keys in CHAT_KEYS.items()}
+CHAT_HINTS = {"workspace_id": "the Slack workspace id (capitals and digits, e.g. T0123ABCD)",
+              "channel_id": "the channel id (Slack: letters and digits, e.g. C0123ABCD; Teams: the id from the "
+                            "channel's link, URL-encoded, e.g. 19%3a...%40thread.tacv2)",
+              "tenant_id": "a Microsoft tenant id (a GUID)", "team_id": "a Microsoft team id (a GUID)"}
+
+
+def _chat(value: Any, where: str, errors: list[str]) -> tuple[ChatChannel, ...]:
+    """`chat`: {"slack": [{workspace_id, channel_id}], "teams": [{tenant_id, team_id, channel_id}]}."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping) or set(value) - set(CHAT_KEYS):
+        errors.append(f"{where}: {quoted(value)} must be an object with the keys {', '.join(CHAT_KEYS)}")
+        return ()
+    found: list[ChatChannel] = []
+    for platform, keys in _CHAT_RE.items():
+        entries = value.get(platform, [])
+        if not isinstance(entries, list):
+            errors.append(f"{where}.{platform}: {quoted(entries)} is not a list of channels")
+            continue
+        for index, entry in enumerate(entries):
+            path = f"{where}.{platform}[{index}]"
+            if not isinstance(entry, Mapping) or set(entry) != set(keys):
+                errors.append(f"{path}: {quoted(entry)} must be an object with exactly the keys {', '.join(keys)}")
+                continue
+            bad = [key for key, pattern in keys.items()
+                   if not (isinstance(entry[key], str) and pattern.fullmatch(entry[key]))]
+            errors += [f"{path}.{key}: {quoted(entry[key])} is not {CHAT_HINTS[key]}" for key in bad]
+            if not bad:
+                found.append(ChatChannel(platform, tuple((key, entry[key]) for key in keys)))
+    if len(set(found)) < len(found):
+        errors.append(f"{where}: a channel is listed twice")
+    return tuple(found)
+
+
+CHAT_FIELD = Custom(
+    "chat", (),
+    "Slack channels ({workspace_id, channel_id}) and Microsoft Teams channels ({tenant_id, team_id, channel_id}) "
+    "that receive every team message through Amazon Q Developer in chat applications (authorize the workspace or "
+    "team in its console first).",
+    _chat,
+    lambda channels: {platform: [dict(c.ids) for c in channels if c.platform == platform] for platform in CHAT_KEYS},
+    {"type": ["object", "null"], "additionalProperties": False, "properties": {
+        platform: {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": list(keys),
+            "properties": {key: {"type": "string", "pattern": anchored(pattern)} for key, pattern in keys.items()}}}
+        for platform, keys in CHAT_KEYS.items()}},
+)
+
+
+def has_team(config: Any) -> bool:
+    emails, sms = config[TEAM_FIELD]
+    return bool(emails or sms)
 
 
 class Notify(Kind):
     name = "notify"
-    places = frozenset((RULES, JOB_OUTCOMES))
-
-    def target(self, action, event):
-        return TEAM
+    places = frozenset((Place.RULES, Place.JOB_OUTCOMES))
+    fields = (TEAM_FIELD, CHAT_FIELD)
 
     def targets(self, action, event, config):
-        return (TEAM, CHAT) if config.chat else (TEAM,)
+        return (TEAM, CHAT) if config[CHAT_FIELD] else (TEAM,)
 
-    def reads(self, item, event, config):
-        return Reads(team=item.target == TEAM)
+    def needs(self, item, event, config):
+        return frozenset({TeamAudience()}) if item.target == TEAM else frozenset()
 
     def check(self, item, event, config, facts):
-        if item.target == TEAM and facts.team_subscribed is False:
+        if item.target == TEAM and facts.get(TeamAudience()) is False:
             return item.decided(
                 Outcome.SKIPPED,
                 "the team audience has no confirmed subscriber (set notify.emails / notify.sms, or subscribe an "
@@ -45,14 +110,34 @@ class Notify(Kind):
     def preview(self, item):
         return "would post to the chat channels" if item.target == CHAT else "would send to the team subscribers"
 
-    def carry_out(self, item, event, effects, taken):
-        message = messages.render(event, item.trigger, effects.region, taken)
-        chat = payloads.chat(message, event, item.trigger, effects.region)
+    def carry_out(self, item, occasion, ports):
         if item.target == CHAT:
-            message_id = effects.notifier.publish_chat(chat)
-            return {"reason": f"posted to the chat channels (message {message_id})"}
-        message_id = effects.notifier.publish(TEAM, message, chat)
-        return {"reason": f"sent to the team subscribers (message {message_id})"}
+            return Done(f"posted to the chat channels (message {ports.notifier.publish_chat(occasion.chat())})")
+        message_id = ports.notifier.publish(TEAM, occasion.message, occasion.chat())
+        return Done(f"sent to the team subscribers (message {message_id})")
+
+    def test_actions(self, config):
+        return (Action(self.name),)
+
+    def check_config(self, config, where):
+        emails, sms = config[TEAM_FIELD]
+        return [f"{where}.notify: {e} is not in allowed_endpoints" for e in (*emails, *sms) if not allowed(config, e)]
+
+    def warnings(self, config, where):
+        if has_team(config):
+            return []
+        subscribe = 'someone subscribes to the team topic (TopicArn) with the filter policy {"to": ["team"]}'
+        uses = ("" if not self.declared(config)
+                else f" `notify` reaches only the chat channels until {subscribe}, and" if config[CHAT_FIELD]
+                else f" every `notify` is skipped (no team subscriber) until {subscribe}, and")
+        return [f"unreachable: {where}.notify lists no emails or sms:{uses} the alarms (function errors, throttles, "
+                "undelivered or failed events) reach nobody until someone subscribes to the ops topic (OpsTopicArn)."]
+
+    def stack_parts(self, config):
+        emails, sms = config[TEAM_FIELD]
+        return [*(TeamEndpoint(protocol, endpoint) for protocol, endpoints in zip(TEAM_KEYS.values(), (emails, sms), strict=True)
+                  for endpoint in endpoints),
+                *config[CHAT_FIELD]]
 
 
 KIND = Notify()

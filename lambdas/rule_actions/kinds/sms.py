@@ -1,24 +1,34 @@
-"""sms endpoint: an SNS text message to that number only (E.164; billed per message)."""
+"""sms endpoint: an SNS text message to that number only (E.164; billed per message).
+
+Owns `allow_any_sms`: with allowed_endpoints empty, texts go only to numbers the configuration names unless it is
+true (kinds/endpoint.py). When the configuration can text, the stack logs delivery status (contract.Texts).
+"""
 
 from __future__ import annotations
 
-import re
+from typing import ClassVar
 
-from rule_actions.kinds.endpoint import Endpoint
-from rule_actions.records import show
-
-# E.164: a plus, a country code that does not start with 0, at most 15 digits in all.
-PHONE_RE = re.compile(r"\+[1-9][0-9]{1,14}", re.ASCII)
+from rule_actions.contract import Texts
+from rule_actions.kinds.endpoint import ALLOW_ANY_SMS, ALLOWED_ENDPOINTS, SCHEMAS, Endpoint, named
 
 
 class Sms(Endpoint):
     name = "sms"
-    any_endpoint_flag = "allow_any_sms"
+    key_schemas: ClassVar = {"endpoint": SCHEMAS["sms"]}
+    fields = (ALLOW_ANY_SMS,)
+    any_endpoint_flag = ALLOW_ANY_SMS
 
-    def problem(self, endpoint: str) -> str | None:
-        if PHONE_RE.fullmatch(endpoint):
-            return None
-        return f"{show(endpoint)} is not an E.164 phone number (like +15555550100)"
+    def warnings(self, config, where):
+        if config[ALLOW_ANY_SMS] and config[ALLOWED_ENDPOINTS]:
+            return [f"{where}.allow_any_sms has no effect: allowed_endpoints is set, and every number must match it."]
+        return []
+
+    def stack_parts(self, config):
+        """Texts are possible: a number is configured, allow_any_sms, or allowed_endpoints has a glob that may
+        match a phone number (one without an '@')."""
+        can = (any(e.startswith("+") for e in named(config)) or config[ALLOW_ANY_SMS]
+               or any("@" not in p for p in config[ALLOWED_ENDPOINTS]))
+        return [Texts()] if can else []
 
 
 KIND = Sms()

@@ -7,6 +7,9 @@ Policy (the SDK stops only when exactly one job matches; the rule container lowe
   `allow_cross_job_stop`), and exactly one match unless `stop_all_matching`;
 - "already Stopping/Stopped" counts as done. Each job this stack stops is recorded in the ledger, so its
   Stopped outcome does not alert a second time.
+
+Owns `stop_all_matching` and `allow_cross_job_stop`. It stops jobs of the event's family through the family's
+API (JobApi), and needs the family to grant stop (and the listing, when a stop may name a prefix).
 """
 
 from __future__ import annotations
@@ -14,17 +17,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
-from rule_actions.contract import IN_PROGRESS, Outcome
-from rule_actions.kinds.base import ACTION_JSON, RULES, Kind, NotDone
-from rule_actions.messages import one_line
-from rule_actions.records import Action, Facts, Invalid, Planned, Reads, show
+from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
+from rule_actions.fields import Flag, anchored
+from rule_actions.kinds.base import Kind
+from rule_actions.records import Action, Capability, Done, InProgress, Invalid, NothingDone, Place, Planned, Unread
+from rule_actions.text import one_line, quoted
 
-# The training-job-name charset and length: a longer prefix matches no job, and ListTrainingJobs' NameContains
-# refuses more than 63 characters (a permanent error on every delivery).
-PREFIX_RE = re.compile(r"[A-Za-z0-9-]{1,63}", re.ASCII)
+PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 MAX_NAMED_JOBS = 10
+STOP_ALL_MATCHING = Flag("stop_all_matching", False, "A stop's prefix stops every InProgress job it matches "
+                         "(false: only when exactly one matches, as the SDK does).")
+ALLOW_CROSS_JOB_STOP = Flag("allow_cross_job_stop", False, "Let a stop's prefix stop jobs other than the event's "
+                            "own (other teams' jobs).")
 
 
 def names(jobs: Sequence[str]) -> str:
@@ -35,19 +41,21 @@ def names(jobs: Sequence[str]) -> str:
 def prefix_problem(prefix: Any) -> str | None:
     """Why a training_job_prefix is unusable, or None."""
     if not isinstance(prefix, str):
-        return f"must be a string, got {type(prefix).__name__} {show(prefix)}"
+        return f"must be a string, got {type(prefix).__name__} {quoted(prefix)}"
     if prefix == "":
         return "is empty: it would match every training job"
     if not PREFIX_RE.fullmatch(prefix):
-        return f"{show(prefix)} is not a training job name prefix (letters, digits, '-'; at most 63)"
+        return f"{quoted(prefix)} is not a training job name prefix (letters, digits, '-'; at most 63)"
     return None
 
 
 class Stop(Kind):
     name = "stoptraining"
     keys = ("training_job_prefix",)
-    places = frozenset((ACTION_JSON, RULES))  # a job outcome comes when the job has ended (or is resuming)
+    key_schemas: ClassVar = {"training_job_prefix": {"type": "string", "pattern": anchored(JOB_NAME_PREFIX)}}
+    places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
     acts_on_jobs = True
+    fields = (STOP_ALL_MATCHING, ALLOW_CROSS_JOB_STOP)
 
     def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
         prefix = entry.get("training_job_prefix")
@@ -61,35 +69,36 @@ class Stop(Kind):
     def as_dict(self, action):
         return {"name": self.name} if action.target is None else {"name": self.name, "training_job_prefix": action.target}
 
-    def target(self, action, event):
-        return action.target or event.job_name
+    def targets(self, action, event, config):
+        return (action.target or event.job_name,)
 
     def deny(self, target, event, config):
-        if event.job_name.startswith(target) or config.allow_cross_job_stop:
+        if event.job_name.startswith(target) or config[ALLOW_CROSS_JOB_STOP]:
             return None
         return (f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
                 "jobs (set allow_cross_job_stop to permit)")
 
-    def reads(self, item, event, config):
+    def needs(self, item, event, config):
         own = item.target == event.job_name or event.job_status != IN_PROGRESS
-        return Reads() if own else Reads(prefixes=frozenset((item.target,)))
+        return frozenset() if own else frozenset({InProgress(event.family.api, item.target)})
 
-    def check(self, item: Planned, event, config, facts: Facts) -> Planned:
+    def check(self, item: Planned, event, config, facts) -> Planned:
         if event.job_status != IN_PROGRESS:
-            return item.decided(Outcome.SKIPPED, f"training job is {event.job_status}; only InProgress jobs are stopped")
+            return item.decided(Outcome.SKIPPED, f"{event.family.noun} is {event.job_status}; only InProgress jobs "
+                                                 "are stopped")
         prefix = item.target
         if prefix == event.job_name:
             return replace(item, jobs=(prefix,))
-        listed = facts.listings.get(prefix, "ListTrainingJobs was not read")
-        if isinstance(listed, str):
-            return item.decided(Outcome.FAILED, listed)
+        listed = facts.get(InProgress(event.family.api, prefix), Unread(f"{event.family.api.list} was not read"))
+        if isinstance(listed, Unread):
+            return item.decided(Outcome.FAILED, listed.reason)
         if not listed:
-            return item.decided(Outcome.SKIPPED, f"no InProgress training job starts with {prefix!r}")
-        if event.job_name not in listed and not config.allow_cross_job_stop:
+            return item.decided(Outcome.SKIPPED, f"no InProgress {event.family.noun} starts with {prefix!r}")
+        if event.job_name not in listed and not config[ALLOW_CROSS_JOB_STOP]:
             # A prefix covering this job covers others too; with this job gone they alone would be stopped.
             return item.decided(Outcome.SKIPPED, f"{event.job_name} is no longer InProgress; stopping only other jobs "
                                                  f"under {prefix!r} ({names(listed)}) needs allow_cross_job_stop")
-        if len(listed) > 1 and not config.stop_all_matching:
+        if len(listed) > 1 and not config[STOP_ALL_MATCHING]:
             return item.decided(Outcome.SKIPPED, f"{len(listed)} InProgress jobs start with {prefix!r} ({names(listed)}): "
                                                  "stop_all_matching is false, so none was stopped")
         return replace(item, jobs=tuple(listed))
@@ -97,29 +106,40 @@ class Stop(Kind):
     def preview(self, item):
         return f"would stop {names(item.jobs or ())}"
 
-    def carry_out(self, item, event, effects, taken):
+    def carry_out(self, item, occasion, ports):
+        event = occasion.event
         stopped, already, not_running = [], [], []
         for job in item.jobs or ():
-            status = effects.sagemaker.stop(job)
+            status = ports.jobs.stop(event.family.api, job)
             if status == "stopped":
                 stopped.append(job)
-                not_running += _record(item, event, effects, job)
+                not_running += _record(item, event, ports, job)
             elif status.startswith("already"):
                 already.append(f"{job} {status}")  # "already Stopping/Stopped" from SageMaker is success
             else:
                 not_running.append(f"{job} is {status}")
         if not stopped and not already:
-            raise NotDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(not_running)}")
+            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(not_running)}")
         notes = ([f"stopped {names(stopped)}"] if stopped else []) + already + not_running
-        return {"reason": "; ".join(notes), "jobs": stopped}
+        return Done("; ".join(notes), tuple(stopped))
+
+    def capabilities(self, config):
+        """Stop when a stop may be declared (action_json, or the configuration); list when it may name a prefix."""
+        declared = [d.action for d in self.declared(config)]
+        needed = set()
+        if config.reads_action_json or declared:
+            needed.add(Capability.STOP)
+        if config.reads_action_json or any(action.target for action in declared):
+            needed.add(Capability.LIST)
+        return frozenset(needed)
 
 
-def _record(item: Planned, event: Any, effects: Any, job: str) -> list[str]:
+def _record(item: Planned, event: Any, ports: Any, job: str) -> list[str]:
     """Record that this stack stopped `job`, so its Stopped outcome does not alert twice. The job is stopped
     whatever happens here: a record that cannot be written is a note on the stop, not a failure of it."""
     by = one_line(f"rule {item.trigger.label} of {event.job_name}", 200)
     try:
-        effects.ledger.mark_stopped(event.arn_of(job), by)
+        ports.ledger.mark_stopped(event.arn_of(job), by)
     except Exception as err:
         return [f"the record of {job}'s stop could not be written ({type(err).__name__}): its Stopped outcome may alert"]
     return []

@@ -15,21 +15,89 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import time
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from rule_actions import messages, payloads
-from rule_actions.contract import Outcome
-from rule_actions.kinds.base import JOB_OUTCOMES, RULES, Kind, NotDone
-from rule_actions.records import Action, Invalid, show
+from rule_actions.contract import Arn, Grant, Outcome
+from rule_actions.fields import Custom, anchored
+from rule_actions.kinds.base import Kind
+from rule_actions.records import Action, Done, Invalid, NothingDone, Place
+from rule_actions.text import digest, quoted
 
-NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+NAME = r"[A-Za-z0-9_.-]{1,64}"
+NAME_RE = re.compile(NAME)
+FORMATS = ("slack", "teams", "json")
 TIMESTAMP_HEADER = "X-Rule-Actions-Timestamp"
 SIGNATURE_HEADER = "X-Rule-Actions-Signature"
 DELIVERY_HEADER = "X-Rule-Actions-Delivery"
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+# A Secrets Manager secret: its name (which cannot look like an ARN), or its ARN.
+_SECRET_NAME = r"[A-Za-z0-9/_+=.@-]{1,512}"
+SECRET = rf"arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{{12}}:secret:{_SECRET_NAME}|(?!arn:){_SECRET_NAME}"
+SECRET_RE = re.compile(SECRET)
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A named webhook: the Secrets Manager secret holding its URL and signing key, and its payload format."""
+
+    name: str
+    secret: str  # a secret's name or ARN
+    format: str  # slack | teams | json
+
+
+def _webhooks(value: Any, where: str, errors: list[str]) -> tuple[Webhook, ...]:
+    """`webhooks`: name -> {"secret": a Secrets Manager secret name or ARN, "format": slack | teams | json}."""
+    if not isinstance(value, Mapping):
+        errors.append(f"{where}: {quoted(value)} must be an object of name -> {{secret, format}}")
+        return ()
+    found = []
+    for name, spec in value.items():
+        path = f"{where}[{json.dumps(name)}]"
+        if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+            errors.append(f"{path}: a webhook name is 1 to 64 letters, digits, '-', '_' or '.'")
+            continue
+        if not isinstance(spec, Mapping) or set(spec) != {"secret", "format"}:
+            errors.append(f"{path}: {quoted(spec)} must be an object with exactly the keys secret, format")
+            continue
+        secret, fmt = spec["secret"], spec["format"]
+        if not (isinstance(secret, str) and SECRET_RE.fullmatch(secret)):
+            errors.append(f"{path}.secret: {quoted(secret)} is not a Secrets Manager secret name (letters, digits, "
+                          "/_+=.@-; at most 512) or ARN")
+            continue
+        if fmt not in FORMATS:
+            errors.append(f"{path}.format: {quoted(fmt)} is not one of {', '.join(FORMATS)}")
+            continue
+        found.append(Webhook(name, secret, fmt))
+    return tuple(found)
+
+
+WEBHOOKS = Custom(
+    "webhooks", (),
+    "Name -> {secret: a Secrets Manager secret name or ARN holding {\"url\", \"signing_key\"}, format: slack | "
+    "teams | json}; attach {name: webhook, endpoint: <name>} in rules or job_outcomes.",
+    _webhooks, lambda hooks: {w.name: {"secret": w.secret, "format": w.format} for w in hooks},
+    {"type": "object", "propertyNames": {"pattern": anchored(NAME)}, "additionalProperties": {
+        "type": "object", "additionalProperties": False, "required": ["secret", "format"],
+        "properties": {"secret": {"type": "string", "pattern": anchored(SECRET)},
+                       "format": {"enum": list(FORMATS)}}}},
+)
+
+
+def declared_webhook(config: Any, name: str) -> Webhook | None:
+    return next((w for w in config[WEBHOOKS] if w.name == name), None)
+
+
+def secret_resource(webhook: Webhook) -> Arn | str:
+    """The IAM resource of a webhook's secret: its ARN as configured, or for a name the ARN Secrets Manager gives
+    it (the name, a hyphen and six random characters)."""
+    return webhook.secret if webhook.secret.startswith("arn:") else Arn("secretsmanager", "secret",
+                                                                         f"{webhook.secret}-??????", colon=True)
 
 
 def sign(key: str, timestamp: int, body: bytes) -> str:
@@ -57,18 +125,21 @@ def url_problem(url: Any, loopback_http: bool) -> str | None:
         return None
     if parts.scheme == "http" and host in LOOPBACK:
         return None if loopback_http else "its url is plain http to a loopback address: allowed only in a local replay"
-    return f"its url's scheme is {show(parts.scheme, 16)}: only https (plain http only to 127.0.0.1, ::1 or localhost, locally)"
+    return f"its url's scheme is {quoted(parts.scheme, 16)}: only https (plain http only to 127.0.0.1, ::1 or localhost, locally)"
 
 
-class Webhook(Kind):
+class WebhookKind(Kind):
     name = "webhook"
     keys = ("endpoint",)
-    places = frozenset((RULES, JOB_OUTCOMES))
+    required = ("endpoint",)
+    key_schemas: ClassVar = {"endpoint": {"type": "string", "pattern": anchored(NAME)}}
+    places = frozenset((Place.RULES, Place.JOB_OUTCOMES))
+    fields = (WEBHOOKS,)
 
     def parse(self, entry, where):
         endpoint = entry.get("endpoint")
         if not isinstance(endpoint, str) or not NAME_RE.fullmatch(endpoint):
-            return Invalid(f"{where}.endpoint", f"{show(endpoint)} is not a webhook name (1 to 64 letters, digits, "
+            return Invalid(f"{where}.endpoint", f"{quoted(endpoint)} is not a webhook name (1 to 64 letters, digits, "
                                                 "'-', '_' or '.'; declared in webhooks)", self.name)
         return Action(self.name, endpoint)
 
@@ -78,22 +149,36 @@ class Webhook(Kind):
     def preview(self, item):
         return f"would post to webhook {item.target}"
 
-    def carry_out(self, item, event, effects, taken):
-        hooks = effects.webhooks
-        hook = hooks.declared(item.target)
+    def carry_out(self, item, occasion, ports):
+        hooks = ports.webhooks
+        hook = declared_webhook(occasion.config, item.target)
         url, key = hooks.secret(hook)
         problem = url_problem(url, hooks.loopback_http)
         if problem:
             hooks.read_afresh(hook)
-            raise NotDone(Outcome.FAILED, f"webhook {hook.name}: the secret {hook.secret} is unusable: {problem}")
-        delivery = payloads.digest(f"{event.job_arn}\n{item.trigger.label}\n{hook.name}")[:32]
-        message = messages.render(event, item.trigger, effects.region, taken)
-        body = payloads.webhook_body(hook.format, message, event, item.trigger, effects.region, taken, delivery)
+            return NothingDone(Outcome.FAILED, f"webhook {hook.name}: the secret {hook.secret} is unusable: {problem}")
+        delivery = digest(f"{occasion.event.job_arn}\n{item.trigger.label}\n{hook.name}")[:32]
+        body = occasion.webhook_body(hook.format, delivery)
         now = int(time.time())
         headers = {TIMESTAMP_HEADER: str(now), SIGNATURE_HEADER: sign(key, now, body), DELIVERY_HEADER: delivery}
         status, attempts = hooks.post(hook, url, body, headers)
         tries = f", attempt {attempts}" if attempts > 1 else ""
-        return {"reason": f"delivered to webhook {hook.name} ({hook.format}; HTTP {status}{tries})"}
+        return Done(f"delivered to webhook {hook.name} ({hook.format}; HTTP {status}{tries})")
+
+    def check_config(self, config, where):
+        declared = ", ".join(w.name for w in config[WEBHOOKS]) or "none"
+        return [f"{d.where}: webhook {quoted(d.action.target)} is not declared in webhooks (declared: {declared})"
+                for d in self.declared(config) if declared_webhook(config, str(d.action.target)) is None]
+
+    def test_actions(self, config):
+        return tuple(Action(self.name, w.name) for w in config[WEBHOOKS])
+
+    def stack_parts(self, config):
+        hooks = config[WEBHOOKS]
+        if not hooks:
+            return []
+        return [Grant("ReadWebhookSecrets", ("secretsmanager:GetSecretValue",),
+                      tuple(dict.fromkeys(secret_resource(w) for w in hooks)))]
 
 
-KIND = Webhook()
+KIND = WebhookKind()

@@ -7,7 +7,7 @@ import random
 import pytest
 from moto.events.models import EventPattern
 
-from rule_actions_cli.pattern import InvalidPattern, matches, validate
+from rule_actions_cli.matcher import InvalidPattern, matches, validate
 
 
 def case(name, pattern, event, expected):

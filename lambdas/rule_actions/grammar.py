@@ -1,7 +1,7 @@
-"""The one action grammar, shared by the SDK's `action_json` and by the stack's configuration.
+"""The one action grammar, shared by the SDK's `action_json`, the stack's configuration and test requests.
 
 An action list is a JSON object or a list of objects, each with a case-insensitive `name`; each kind
-(kinds/<kind>.py) says which keys it takes and where it may be declared:
+(kinds/<kind>.py, through the registry) says which keys it takes and where it may be declared:
 
     stoptraining  [training_job_prefix]   stop the job (or the InProgress jobs starting with the prefix)
     email          endpoint               an email address
@@ -19,27 +19,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rule_actions import kinds
-from rule_actions.kinds import ACTION_JSON, EMAIL, JOB_OUTCOMES, NOTIFY, RULES, SMS, STOP, WEBHOOK
-from rule_actions.kinds.email import EMAIL_RE
-from rule_actions.kinds.sms import PHONE_RE
-from rule_actions.kinds.stop import PREFIX_RE
-from rule_actions.kinds.webhook import NAME_RE as WEBHOOK_NAME_RE
-from rule_actions.records import Action, Invalid, show
-
-__all__ = ["ACTION_JSON", "EMAIL", "EMAIL_RE", "JOB_OUTCOMES", "NOTIFY", "PHONE_RE", "PREFIX_RE", "RULES", "SMS",
-           "STOP", "WEBHOOK", "WEBHOOK_NAME_RE", "Action", "Invalid", "as_dict", "decode_action_json", "endpoint_problem", "parse_action_json",
-           "parse_entries", "parse_entry", "show"]
+from rule_actions import registry
+from rule_actions.fields import anchored
+from rule_actions.records import Action, Invalid, Place
+from rule_actions.text import quoted
 
 
 def as_dict(action: Action) -> dict[str, str]:
     """The grammar's object form of a valid action, keys in the SDK's order."""
-    return kinds.get(action.kind).as_dict(action)
-
-
-def endpoint_problem(kind: str, endpoint: Any) -> str | None:
-    """Why an email/sms endpoint is unusable, or None."""
-    return kinds.get(kind).endpoint_problem(endpoint)  # type: ignore[attr-defined]
+    return registry.kind(action.kind).as_dict(action)
 
 
 def decode_action_json(text: Any) -> Any:
@@ -62,16 +50,16 @@ def decode_action_json(text: Any) -> Any:
     raise ValueError("is a JSON string nested more than once")
 
 
-def parse_entries(data: Any, path: str, place: str) -> tuple[list[Action], list[Invalid]]:
+def parse_entries(data: Any, path: str, place: Place) -> tuple[list[Action], list[Invalid]]:
     """Parse an action object or list declared in `place` (action_json, rules or job_outcomes)."""
-    configuration = place != ACTION_JSON
+    configuration = place != Place.ACTION_JSON
     if isinstance(data, list):
         entries = [(f"{path}[{i}]", entry) for i, entry in enumerate(data)]
     elif isinstance(data, dict) or (configuration and isinstance(data, str)):
         entries = [(path, data)]
     else:
         expected = "an action object, a name or a list of them" if configuration else "an object or a list"
-        return [], [Invalid(path, f"must be {expected}, got {type(data).__name__} {show(data)}")]
+        return [], [Invalid(path, f"must be {expected}, got {type(data).__name__} {quoted(data)}")]
     actions: list[Action] = []
     invalid: list[Invalid] = []
     for where, entry in entries:
@@ -80,19 +68,19 @@ def parse_entries(data: Any, path: str, place: str) -> tuple[list[Action], list[
     return actions, invalid
 
 
-def parse_entry(entry: Any, where: str, place: str) -> Action | Invalid:
+def parse_entry(entry: Any, where: str, place: Place) -> Action | Invalid:
     """One entry: an object with `name`, or (in the configuration) a bare name."""
-    if isinstance(entry, str) and place != ACTION_JSON:
+    if isinstance(entry, str) and place != Place.ACTION_JSON:
         entry = {"name": entry}
     if not isinstance(entry, dict):
-        return Invalid(where, f"must be an object with a name, got {type(entry).__name__} {show(entry)}")
-    allowed = kinds.allowed_in(place)
+        return Invalid(where, f"must be an object with a name, got {type(entry).__name__} {quoted(entry)}")
+    allowed = registry.allowed_in(place)
     name = entry.get("name")
     if not isinstance(name, str):
         return Invalid(f"{where}.name", f"missing or not a string (one of {', '.join(allowed)})")
-    kind = kinds.KINDS.get(name.lower())
+    kind = registry.KINDS.get(name.lower())
     if kind is None or kind.name not in allowed:
-        return Invalid(f"{where}.name", f"unknown action {show(name)}{_hint(kind, place)}; allowed: {', '.join(allowed)}")
+        return Invalid(f"{where}.name", f"unknown action {quoted(name)}{_hint(kind, place)}; allowed: {', '.join(allowed)}")
     for key in entry:
         if key != "name" and key not in kind.keys:
             return Invalid(f"{where}.{key}", f"unknown key for {kind.name} (allowed: {', '.join(('name', *kind.keys))})",
@@ -100,12 +88,12 @@ def parse_entry(entry: Any, where: str, place: str) -> Action | Invalid:
     return kind.parse(entry, where)
 
 
-def _hint(kind: kinds.Kind | None, place: str) -> str:
+def _hint(kind: Any, place: Place) -> str:
     if kind is None:
         return ""
-    if place == ACTION_JSON:
+    if place == Place.ACTION_JSON:
         return f" ({kind.name} is only for the stack's configuration)"
-    if place == JOB_OUTCOMES:
+    if place == Place.JOB_OUTCOMES:
         return (f" ({kind.name} cannot be attached to a job outcome: the job has ended, or SageMaker is resuming "
                 "it; attach it to a rule)")
     return ""
@@ -116,5 +104,40 @@ def parse_action_json(text: Any, path: str = "action_json") -> tuple[list[Action
     try:
         data = decode_action_json(text)
     except ValueError as err:
-        return [], [Invalid(path, f"{show(text)} {err}")]
-    return parse_entries(data, path, ACTION_JSON)
+        return [], [Invalid(path, f"{quoted(text)} {err}")]
+    return parse_entries(data, path, Place.ACTION_JSON)
+
+
+def _insensitive(name: str) -> str:
+    """A JSON Schema pattern matching `name` in any case (the grammar lower-cases names)."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in name)
+
+
+def action_schema(place: Place) -> dict[str, Any]:
+    """The JSON Schema of an action list declared in `place`, from the kinds' declarations."""
+    variants: list[dict[str, Any]] = []
+    bare = []
+    for name in registry.allowed_in(place):
+        kind = registry.kind(name)
+        variants.append({"type": "object", "additionalProperties": False, "required": ["name", *kind.required],
+                         "properties": {"name": {"type": "string", "pattern": anchored(_insensitive(name))},
+                                        **kind.key_schemas}})
+        if not kind.required:
+            bare.append(_insensitive(name))
+    if bare and place != Place.ACTION_JSON:
+        variants.append({"type": "string", "pattern": anchored("|".join(bare))})
+    entry = {"anyOf": variants}
+    return {"anyOf": [entry, {"type": "array", "items": entry}]}
+
+
+class Grammar:
+    """The grammar as the ports.Grammar plug-ins are handed."""
+
+    def action_json(self, text: Any) -> tuple[list[Action], list[Invalid]]:
+        return parse_action_json(text)
+
+    def entry(self, entry: Any, where: str, place: Place) -> Action | Invalid:
+        return parse_entry(entry, where, place)
+
+
+GRAMMAR = Grammar()

@@ -1,0 +1,180 @@
+"""The declarations a configuration is made of (the ground floor).
+
+The plug-in that owns a setting declares its field (`ALLOW_CROSS_JOB_STOP = Flag(...)` in kinds/stop.py) and reads
+its value back with `config[ALLOW_CROSS_JOB_STOP]`. config.py assembles every plug-in's fields into the
+configuration: it reads them all (collecting every error before it fails), writes their canonical JSON and
+states their JSON Schema, which `schemas/config.schema.json` publishes: one declaration, three uses.
+
+    Flag       true or false
+    Whole      a whole number in a range
+    Texts      a list of non-empty strings, each matching a pattern when one is given
+    ActionMap  name or glob -> actions (the action grammar, through the assembler's Context)
+    Custom     a block read by a function of its owner, with its schema written beside it
+
+A field reads a given value (an absent one is its default) and appends one error per problem, each naming the
+field's path and quoting the value; it never raises.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
+
+from rule_actions.records import Action, Invalid
+from rule_actions.text import quoted
+
+T = TypeVar("T")
+Actions = tuple[tuple[str, tuple[Action, ...]], ...]  # (key, its actions), in the file's order
+
+
+class Context(Protocol):
+    """What the assembler lends the fields that hold actions."""
+
+    def actions(self, data: Any, path: str, place: str) -> tuple[list[Action], list[Invalid]]: ...
+    def action_dict(self, action: Action) -> dict[str, str]: ...
+    def action_schema(self, place: str) -> dict[str, Any]: ...
+
+
+def anchored(pattern: str) -> str:
+    """A Python full-match pattern as a JSON Schema pattern (which searches)."""
+    return f"^(?:{pattern})$"
+
+
+class Field(Generic[T]):
+    def __init__(self, key: str, default: T, doc: str):
+        self.key, self.default, self.doc = key, default, doc
+
+    def load(self, data: Mapping[str, Any], where: str, errors: list[str], ctx: Context) -> T:
+        if self.key not in data:
+            return self.default
+        return self.read(data[self.key], f"{where}.{self.key}", errors, ctx)
+
+    def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> T:
+        raise NotImplementedError
+
+    def dump(self, value: T, ctx: Context) -> Any:
+        return value
+
+    def schema(self, ctx: Context) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def described(self, ctx: Context) -> dict[str, Any]:
+        """Its JSON Schema with its description and default."""
+        return {**self.schema(ctx), "description": self.doc, "default": self.dump(self.default, ctx)}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.key!r})"
+
+
+class Flag(Field[bool]):
+    def read(self, value, where, errors, ctx):
+        if isinstance(value, bool):
+            return value
+        errors.append(f"{where}: {quoted(value)} is not true or false")
+        return self.default
+
+    def schema(self, ctx):
+        return {"type": "boolean"}
+
+
+class Whole(Field[int]):
+    def __init__(self, key: str, default: int, doc: str, low: int, high: int, unit: str):
+        super().__init__(key, default, doc)
+        self.low, self.high, self.unit = low, high, unit
+
+    def read(self, value, where, errors, ctx):
+        if isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high:
+            return value
+        errors.append(f"{where}: {quoted(value)} is not a whole number of {self.unit} from {self.low} to {self.high}")
+        return self.default
+
+    def schema(self, ctx):
+        return {"type": "integer", "minimum": self.low, "maximum": self.high}
+
+
+class Texts(Field[tuple[str, ...]]):
+    """A list of non-empty strings; with `pattern`, each must match it whole (`hint` says what it must be)."""
+
+    def __init__(self, key: str, doc: str, pattern: str | None = None, hint: str = "",
+                 check: Callable[[str], bool] | None = None):
+        super().__init__(key, (), doc)
+        self.pattern, self.hint, self.check = pattern, hint, check
+
+    def read(self, value, where, errors, ctx):
+        value = strings(value, where, errors)
+        bad = [v for v in value if self.check and not self.check(v)]
+        errors += [f"{where}: {quoted(v)} is not {self.hint}" for v in bad]
+        return () if bad else tuple(value)
+
+    def dump(self, value, ctx):
+        return list(value)
+
+    def schema(self, ctx):
+        item: dict[str, Any] = {"type": "string", "minLength": 1}
+        if self.pattern:
+            item["pattern"] = anchored(self.pattern)
+        return {"type": "array", "items": item}
+
+
+def strings(value: Any, where: str, errors: list[str]) -> tuple[str, ...]:
+    """A list of non-empty strings, else () and an error naming the field and quoting the value."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        errors.append(f"{where}: {quoted(value)} is not a list of non-empty strings")
+        return ()
+    return tuple(value)
+
+
+class ActionMap(Field[Actions]):
+    """`key -> actions` in the file's order: `what` names a key ("rule name or glob"); `keys`, when given, are the
+    only keys allowed. Values are action lists of the grammar for `place` (rules, job_outcomes)."""
+
+    def __init__(self, key: str, default: Actions, doc: str, place: str, what: str, keys: tuple[str, ...] = ()):
+        super().__init__(key, default, doc)
+        self.place, self.what, self.keys = place, what, keys
+
+    def read(self, value, where, errors, ctx):
+        if not isinstance(value, Mapping):
+            errors.append(f"{where}: {quoted(value)} must be an object of {self.what} -> actions")
+            return ()
+        found = []
+        for key, entries in value.items():
+            path = f"{where}[{json.dumps(key)}]"
+            if not isinstance(key, str) or not key:
+                errors.append(f"{path}: a {self.what} must be a non-empty string")
+                continue
+            if self.keys and key not in self.keys:
+                errors.append(f"{path}: unknown {self.what}; allowed: {', '.join(self.keys)}")
+                continue
+            if hasattr(entries, "entries"):  # rule_actions.client objects
+                entries = entries.entries()
+            actions, invalid = ctx.actions(entries, path, self.place)
+            errors += [f"{bad.field}: {bad.reason}" for bad in invalid]
+            found.append((key, tuple(dict.fromkeys(actions))))
+        return tuple(found)
+
+    def dump(self, value, ctx):
+        return {key: [ctx.action_dict(action) for action in actions] for key, actions in value}
+
+    def schema(self, ctx):
+        keys: dict[str, Any] = {"enum": list(self.keys)} if self.keys else {"minLength": 1}
+        return {"type": "object", "propertyNames": keys, "additionalProperties": ctx.action_schema(self.place)}
+
+
+class Custom(Field[T]):
+    """A block its owner reads with `reader(value, where, errors)`, writes with `writer`, and describes with
+    `json_schema` (a dict, or a function of the context)."""
+
+    def __init__(self, key: str, default: T, doc: str, reader: Callable[[Any, str, list[str]], T],
+                 writer: Callable[[T], Any], json_schema: dict[str, Any] | Callable[[Context], dict[str, Any]]):
+        super().__init__(key, default, doc)
+        self.reader, self.writer, self.json_schema = reader, writer, json_schema
+
+    def read(self, value, where, errors, ctx):
+        return self.reader(value, where, errors)
+
+    def dump(self, value, ctx):
+        return self.writer(value)
+
+    def schema(self, ctx):
+        return self.json_schema(ctx) if callable(self.json_schema) else dict(self.json_schema)

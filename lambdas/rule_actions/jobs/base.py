@@ -1,0 +1,244 @@
+"""What a SageMaker job family is: one object per family (jobs/<family>.py), holding everything about its jobs.
+
+    name, noun, detail_type   who it is ("training", "training job") and its EventBridge detail-type
+    members                   the detail's members naming its job, status, reason, times (Members)
+    api, resource             how its jobs are described, listed and stopped; its ARN resource type
+    outcomes                  its job outcomes: conditions on status and secondary status, and their words
+    scope, outcome_actions    its configuration: the name prefixes acted on, the actions each outcome gets
+    parse                     the event -> JobEvent (what cannot be read is a named problem on it)
+    console, logs             its links
+    pattern                   its EventBridge pattern around the clauses the trigger families give
+    grants                    the IAM statements for what the other plug-ins need of it (describe, stop, list)
+    statuses, seeded          how the embedded account (the local replay) creates a job an event names
+
+Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
+IAM statements derive from it; the trigger families that apply to it say so themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rule_actions.contract import JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.fields import ActionMap, Texts
+from rule_actions.ports import Configured
+from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Transition
+from rule_actions.text import console_link, encoded, log_link, quoted, timestamp
+
+PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
+
+
+@dataclass(frozen=True)
+class Members:
+    """The names of the detail's members (a family's event mirrors its Describe... output)."""
+
+    name: str
+    arn: str
+    status: str
+    secondary: str | None = "SecondaryStatus"
+    failure_reason: str = "FailureReason"
+    transitions: str | None = "SecondaryStatusTransitions"
+    created: str = "CreationTime"
+    started: str | None = None
+    ended: str | None = None
+    last_modified: str = "LastModifiedTime"
+    run_seconds: str | None = None
+    billable_seconds: str | None = None
+    tags: str = "Tags"
+
+
+class JobFamily:
+    name: ClassVar[str] = ""
+    noun: ClassVar[str] = ""  # "training job": lower case, singular
+    detail_type: ClassVar[str] = ""
+    members: ClassVar[Members]
+    api: ClassVar[JobApi]
+    resource: ClassVar[str] = ""  # its ARN resource type: arn:...:sagemaker:<region>:<account>:<resource>/<name>
+    statuses: ClassVar[tuple[str, ...]] = ()  # the API's job statuses
+    outcomes: ClassVar[Mapping[str, OutcomeCondition]] = {}
+    console_path: ClassVar[str] = "jobs"  # the console's page of one job: #/<path>/<name>
+    log_group: ClassVar[str] = ""  # its jobs' CloudWatch Logs group (streams start with the job's name)
+    seeded: ClassVar[tuple[str, ...]] = ()  # describe members the embedded account keeps from a job's first event
+    scope: ClassVar[Texts]  # its name prefixes (empty: every job)
+    outcome_actions: ClassVar[ActionMap]  # outcome -> actions
+
+    @property
+    def label(self) -> str:
+        return self.noun[:1].upper() + self.noun[1:]
+
+    @property
+    def fields(self) -> tuple[Any, ...]:
+        return (self.outcome_actions, self.scope)
+
+    # ---------------------------------------------------------------- the event
+
+    def parse(self, raw: Mapping[str, Any]) -> JobEvent:
+        """The event's job (its envelope and detail already known to be this family's); raises IgnoredEvent naming
+        the field when the job cannot be named, else every unreadable member is a problem on the event."""
+        detail = raw.get("detail")
+        if not isinstance(detail, Mapping):
+            raise IgnoredEvent("detail: missing or not an object")
+        m = self.members
+        named = detail.get(m.name)
+        name, arn, status = (_text(detail, key, named) for key in (m.name, m.arn, m.status))
+        problems: list[str] = []
+        fields = dict(  # read in this order: each may add to `problems`
+            secondary_status=_optional(detail, m.secondary, str, problems) if m.secondary else None,
+            failure_reason=_optional(detail, m.failure_reason, str, problems) or "",
+            transitions=_transitions(detail, m.transitions, problems) if m.transitions else (),
+            run_seconds=_seconds(detail, m.run_seconds, problems),
+            billable_seconds=_seconds(detail, m.billable_seconds, problems),
+            tags=_tags(detail, m.tags, problems),
+        )
+        return JobEvent(
+            family=self,
+            event_id=str(raw.get("id", "")),
+            account=str(raw.get("account", "")),
+            region=str(raw.get("region", "")),
+            time=str(raw.get("time", "")),
+            replay_name=_replay_name(raw.get("replay-name")),
+            job_name=name,
+            job_arn=arn,
+            job_status=status,
+            detail=detail,
+            problems=tuple(problems),
+            created=timestamp(detail.get(m.created)),
+            started=timestamp(detail.get(m.started)) if m.started else None,
+            ended=timestamp(detail.get(m.ended)) if m.ended else None,
+            last_modified=timestamp(detail.get(m.last_modified)),
+            **fields,
+        )
+
+    def in_scope(self, config: Configured, job_name: str) -> bool:
+        prefixes = config[self.scope]
+        return not prefixes or job_name.startswith(prefixes)
+
+    def arn_of(self, event_arn: str, job_name: str) -> str:
+        """The ARN of another job in the same account and region (SageMaker lower-cases names in ARNs)."""
+        return f"{event_arn.rpartition('/')[0]}/{job_name.lower()}"
+
+    # ---------------------------------------------------------------- words and links
+
+    def console(self, region: str, job_name: str) -> tuple[str, str]:
+        return f"{self.label} in the console", console_link(region, f"/{self.console_path}/{encoded(job_name)}")
+
+    def logs(self, region: str, job_name: str) -> tuple[str, str]:
+        return f"{self.label} logs", log_link(region, self.log_group, job_name)
+
+    # ---------------------------------------------------------------- the stack
+
+    def pattern(self, clauses: list[dict[str, Any]], config: Configured) -> dict[str, Any]:
+        """Its events that can have a trigger: one of the clauses holds, on a job in scope."""
+        detail: dict[str, Any] = {"$or": clauses}
+        prefixes = config[self.scope]
+        if prefixes:
+            detail[self.members.name] = [{"prefix": prefix} for prefix in prefixes]
+        return {"source": [SOURCE], "detail-type": [self.detail_type], "detail": detail}
+
+    def outcome_clause(self, outcome: str) -> dict[str, Any]:
+        """The detail clause matching exactly the events of this outcome."""
+        return self.outcomes[outcome].pattern(self.members.status, self.members.secondary or "")
+
+    def grants(self, config: Configured, needed: frozenset[Capability]) -> list[Grant]:
+        """What the other plug-ins need of its jobs, as IAM statements: describe and stop on the jobs in scope (in
+        the stack's account and region), and the listing when a stop may name a prefix."""
+        verbs = [str(verb) for verb in (Capability.STOP, Capability.DESCRIBE) if verb in needed]
+        plural = f"{self.label}s"
+        grants = []
+        if verbs:
+            resources = tuple(Arn("sagemaker", self.resource, f"{pattern}*")
+                              for pattern in job_name_patterns(config[self.scope]))
+            grants.append(Grant(
+                sid="And".join(verb.capitalize() for verb in verbs) + "".join(w.capitalize() for w in plural.split()),
+                actions=tuple(f"sagemaker:{getattr(self.api, verb)}" for verb in verbs),
+                resources=resources,
+                reason=f"{plural} are named by users at run time: the function may {' or '.join(verbs)} any job "
+                       f"under the configured {self.scope.key} (every job in the account and region when none "
+                       "are set).",
+            ))
+        if Capability.LIST in needed:
+            grants.append(Grant(
+                sid=self.api.list, actions=(f"sagemaker:{self.api.list}",), resources=("*",),
+                reason=f"sagemaker:{self.api.list} supports no resource-level permissions; IAM requires Resource "
+                       "\"*\" for it (the only action in that statement).",
+            ))
+        return grants
+
+
+def scope_field(key: str, noun: str) -> Texts:
+    return Texts(key, f"Act only on {noun}s whose names start with one of these (the EventBridge pattern and IAM "
+                      "narrow to them); empty: every job.", pattern=JOB_NAME_PREFIX,
+                 hint=f"a {noun} name prefix (letters, digits, '-'; at most 63)", check=PREFIX_RE.fullmatch)
+
+
+def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:
+    """Job resource name prefixes for IAM: SageMaker puts job names into ARNs lower-cased, so the lower-cased
+    prefix; the prefix as written too when it has capitals (should an ARN ever keep them)."""
+    if not prefixes:
+        return [""]
+    return list(dict.fromkeys(p for prefix in prefixes for p in (prefix.lower(), prefix)))
+
+
+def _text(detail: Mapping[str, Any], key: str, named: Any) -> str:
+    value = detail.get(key)
+    if not isinstance(value, str) or not value:
+        job = named if isinstance(named, str) and named else None
+        raise IgnoredEvent(f"detail.{key}: missing or not a non-empty string ({quoted(value)})", job)
+    return value
+
+
+def _optional(detail: Mapping[str, Any], key: str, kind: type, problems: list[str]) -> Any:
+    value = detail.get(key)
+    if value is not None and not isinstance(value, kind):
+        problems.append(f"detail.{key}: not a {kind.__name__} ({quoted(value)})")
+        return None
+    return value
+
+
+def _seconds(detail: Mapping[str, Any], key: str | None, problems: list[str]) -> int | None:
+    value = detail.get(key) if key else None
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        problems.append(f"detail.{key}: not a whole number of seconds ({quoted(value)})")
+        return None
+    return value
+
+
+def _transitions(detail: Mapping[str, Any], key: str, problems: list[str]) -> tuple[Transition, ...]:
+    value = detail.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(f"detail.{key}: not a list ({quoted(value)})")
+        return ()
+    found = []
+    for index, item in enumerate(value):
+        status = item.get("Status") if isinstance(item, Mapping) else None
+        if not isinstance(status, str):
+            problems.append(f"detail.{key}[{index}]: no Status string ({quoted(item)})")
+            continue
+        message = item.get("StatusMessage")
+        found.append(Transition(status, timestamp(item.get("StartTime")), message if isinstance(message, str) else ""))
+    return tuple(found)
+
+
+def _tags(detail: Mapping[str, Any], key: str, problems: list[str]) -> dict[str, str]:
+    """The job's tags: a map in the event (a list of {Key, Value} is read too, as Describe... returns it)."""
+    value = detail.get(key)
+    if value is None:
+        return {}
+    if isinstance(value, list):
+        value = {t.get("Key"): t.get("Value") for t in value if isinstance(t, Mapping)}
+    if not isinstance(value, Mapping):
+        problems.append(f"detail.{key}: not an object of tag values ({quoted(value)})")
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _replay_name(value: Any) -> str | None:
+    """The envelope's `replay-name`, set on events replayed from an EventBridge archive."""
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,138 @@
+"""The route of every invocation, one way: an event (or a request) -> its job and triggers -> the plan, built once
+-> while it needs something, the readers read it -> decide -> carry each action out, at most once (the ledger),
+every one attempted -> results.
+
+    read_event(raw)        the job family parses the event; every trigger family observes it (problems named)
+    select(...)            the triggers that count under the configuration
+    request(raw, ...)      an invocation that is a trigger family's own request (a test notification), if it is
+    run(...)               plan, read, decide, carry out: the results, in plan order
+
+Only the ports it is handed (effects/) call AWS; plug-ins are reached through the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from rule_actions import registry
+from rule_actions.config import Config
+from rule_actions.contract import Outcome
+from rule_actions.messages import Occasion
+from rule_actions.plan import Plan
+from rule_actions.ports import InProgressElsewhere, LedgerUnavailable, Ports
+from rule_actions.privacy import redact
+from rule_actions.records import IgnoredEvent, JobEvent, Need, NothingDone, Planned, Result, Trigger, Unread
+from rule_actions.text import error_text, quoted
+
+
+def read_event(raw: Any) -> tuple[JobEvent, list[Trigger]]:
+    """The event's job (its family's reading) and everything the trigger families observe in it; IgnoredEvent
+    naming the field when it is no state change of a known family or names no job."""
+    if not isinstance(raw, Mapping):
+        raise IgnoredEvent(f"event: not an object ({type(raw).__name__})")
+    family = registry.job_family(raw)
+    if family is None:
+        raise IgnoredEvent(f"not a state change of a SageMaker job this stack acts on (source "
+                           f"{quoted(raw.get('source'))}, detail-type {quoted(raw.get('detail-type'))})")
+    event = family.parse(raw)
+    found: list[Trigger] = []
+    problems = list(event.problems)
+    for trigger_family in registry.TRIGGERS:
+        observed, unreadable = trigger_family.observe(event)
+        found += observed
+        problems += unreadable
+    return replace(event, problems=tuple(problems)), found
+
+
+def select(event: JobEvent, found: list[Trigger], config: Config) -> list[Trigger]:
+    """The observed triggers that count here, family by family in registry order (rules before the outcome)."""
+    return [trigger for family in registry.TRIGGERS
+            for trigger in family.select([t for t in found if t.TYPE == family.type], event, config)]
+
+
+def request(raw: Any, region: str, config: Config) -> tuple[JobEvent, Trigger] | None:
+    """The stand-in event and the trigger of a trigger family's own request; None when `raw` is no such request
+    (IgnoredEvent, naming the field, when it is one but malformed)."""
+    for family in registry.TRIGGERS:
+        found = family.request(raw, region, config)
+        if found is not None:
+            return found
+    return None
+
+
+def run(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) -> tuple[list[Result], list[Unread]]:
+    """Every planned action's result, and the reads that failed (each already reflected in the results)."""
+    plan = Plan.build(event, triggers, config)
+    unread: list[Unread] = []
+    while needs := plan.needs():
+        answers = read(needs, ports)
+        unread += [answer for answer in answers.values() if isinstance(answer, Unread)]
+        plan = plan.learn(answers)
+    return carry_out(plan.decide(), config, event, ports), unread
+
+
+def read(needs: frozenset[Need], ports: Ports) -> dict[Need, Any]:
+    """Each need's answer from its reader; a read that fails is an Unread naming the call and the error."""
+    answers: dict[Need, Any] = {}
+    for need in sorted(needs, key=repr):
+        reader = registry.reader(need)
+        try:
+            answers[need] = reader.read(need, ports)
+        except Exception as err:
+            answers[need] = Unread(f"{reader.failure(need)}: {error_text(err)}")
+    return answers
+
+
+class _Unrecorded(Exception):
+    """Carries a NothingDone out of the ledger, which then keeps no record of the action."""
+
+    def __init__(self, nothing: NothingDone):
+        super().__init__(nothing.reason)
+        self.nothing = nothing
+
+
+def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Ports) -> list[Result]:
+    """Each action still open, at most once (the ledger), every one attempted; the others as decided."""
+    results: list[Result] = []
+    for item in planned:
+        if item.outcome:
+            results.append(item.result(item.outcome, item.reason))
+            continue
+        kind = registry.kind(item.kind)
+        stops = tuple(r for r in results if r.planned.trigger == item.trigger and r.jobs is not None)
+        occasion = Occasion(config, event, item.trigger, ports.region, stops)
+        key = {"job": event.job_arn, **item.trigger.ledger_fields, "kind": item.kind, "target": kind.identity(item.target)}
+
+        def work(item: Planned = item, occasion: Occasion = occasion, kind: Any = kind) -> dict[str, Any]:
+            done = kind.carry_out(item, occasion, ports)
+            if isinstance(done, NothingDone):
+                raise _Unrecorded(done)
+            return {"reason": redact(done.reason), "jobs": list(done.jobs)}  # the ledger keeps it: redacted
+
+        results.append(_once(item, key, work, ports))
+    return results
+
+
+def _once(item: Planned, key: dict[str, str], work: Any, ports: Ports) -> Result:
+    try:
+        record = ports.ledger.once(key, work)
+    except _Unrecorded as err:
+        return item.result(err.nothing.outcome, err.nothing.reason)
+    except InProgressElsewhere:
+        return item.result(Outcome.FAILED, "in progress in a concurrent invocation; failed here so the retry "
+                                           "confirms it was done")
+    except LedgerUnavailable as err:
+        if err.after_work:  # the work ran; only its record could not be completed
+            return item.result(Outcome.FAILED, f"carried out, but the ledger could not record it ({err.cause}); a "
+                                               "redelivery repeats it only after its in-progress record expires")
+        return item.result(Outcome.FAILED, f"ledger unavailable, not attempted: {err.cause}")
+    except Exception as err:  # every action is attempted; the handler raises for the failed ones at the end
+        return item.result(Outcome.FAILED, error_text(err))
+    jobs = tuple(record.get("jobs") or ())
+    if record.get("duplicate"):
+        reason = f"already done ({record['reason']}); ledger record until {record['ledger_expires']}"
+        return item.result(Outcome.DUPLICATE, reason, jobs)
+    return item.result(Outcome.DONE, record["reason"], jobs)
+

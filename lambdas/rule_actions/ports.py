@@ -1,0 +1,124 @@
+"""What plug-ins may call (the ground floor): the configuration's values, the adapters' interfaces, and the
+occasion a message is about. Interfaces only: the adapters are in effects/, the configuration in config.py, the
+occasion in messages.py; plug-ins are handed them and never import them.
+
+    Configured   config[FIELD] for a plug-in's own fields; what the configuration attaches; whether action_json
+                 is read
+    Ports        the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks
+    Occasion     one planned action's trigger and job, with its message and payloads rendered on demand
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
+
+from rule_actions.fields import Field
+from rule_actions.records import Action, Declared, Invalid, JobApi, JobEvent, Message, Place, Result, Trigger
+
+T = TypeVar("T")
+
+
+class Grammar(Protocol):
+    """The action grammar (grammar.py), over every registered kind."""
+
+    def action_json(self, text: Any) -> tuple[list[Action], list[Invalid]]: ...
+    def entry(self, entry: Any, where: str, place: Place) -> Action | Invalid: ...
+
+
+class Configured(Protocol):
+    grammar: Grammar
+
+    def __getitem__(self, field: Field[T]) -> T: ...
+
+    @property
+    def declared(self) -> tuple[Declared, ...]:
+        """Every action the configuration attaches, with the path of its field."""
+        ...
+
+    @property
+    def reads_action_json(self) -> bool:
+        """Whether rules' action_json is read at run time (anyone who starts a job may declare actions)."""
+        ...
+
+    @property
+    def test_actions(self) -> tuple[Action, ...]:
+        """What a test notification reaches: each kind's destinations of this configuration."""
+        ...
+
+
+class Jobs(Protocol):
+    """SageMaker, for any job family (its JobApi names the calls)."""
+
+    def describe(self, api: JobApi, job_name: str) -> Mapping[str, Any]: ...
+    def in_progress(self, api: JobApi, prefix: str) -> list[str]: ...
+
+    def stop(self, api: JobApi, job_name: str) -> str:
+        """"stopped", "already Stopping" / "already Stopped", or the status of a job that is not running."""
+        ...
+
+
+class Notifier(Protocol):
+    PENDING: str
+
+    def ensure_subscription(self, protocol: str, endpoint: str) -> str: ...
+    def publish(self, to: str, message: Message, chat: dict[str, Any] | None = None) -> str: ...
+    def publish_chat(self, notification: dict[str, Any]) -> str: ...
+    def team_subscribed(self) -> bool: ...
+
+
+class Ledger(Protocol):
+    def once(self, key: dict[str, str], work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """`work()` unless the ledger holds `key`'s record (then that record, marked duplicate); raises
+        InProgressElsewhere or LedgerUnavailable, and whatever `work` raises (nothing recorded then)."""
+        ...
+
+    def mark_stopped(self, job_arn: str, by: str) -> None: ...
+    def stopped_by(self, job_arn: str) -> str | None: ...
+
+
+class Webhook(Protocol):
+    name: str  # as declared in `webhooks`
+    secret: str  # the Secrets Manager secret (name or ARN) holding {"url", "signing_key"}
+    format: str
+
+
+class Webhooks(Protocol):
+    loopback_http: bool  # plain http to a loopback address is allowed (a local replay only)
+
+    def secret(self, hook: Webhook) -> tuple[Any, str]: ...
+    def read_afresh(self, hook: Webhook) -> None: ...
+    def post(self, hook: Webhook, url: str, body: bytes, headers: Mapping[str, str]) -> tuple[int, int]: ...
+
+
+class Ports(Protocol):
+    jobs: Jobs
+    notifier: Notifier
+    ledger: Ledger
+    webhooks: Webhooks
+    region: str  # where links point: the job's region
+
+
+class Occasion(Protocol):
+    config: Configured
+    event: JobEvent
+    trigger: Trigger
+    region: str  # where links point
+    stops: tuple[Result, ...]  # the trigger's stops carried out so far (what its message reports as taken)
+
+    @property
+    def message(self) -> Message: ...
+    def chat(self) -> dict[str, Any]: ...
+    def webhook_body(self, fmt: str, delivery: str) -> bytes: ...
+
+
+class InProgressElsewhere(Exception):
+    """The ledger holds an in-progress record of this action: a concurrent invocation is carrying it out."""
+
+
+class LedgerUnavailable(Exception):
+    """The ledger could not be used; `after_work`: the action ran, only its record could not be completed."""
+
+    def __init__(self, cause: str, after_work: bool):
+        super().__init__(cause)
+        self.cause, self.after_work = cause, after_work

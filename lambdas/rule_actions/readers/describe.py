@@ -1,0 +1,19 @@
+"""Described: the job's description (DescribeTrainingJob...), where a rule's action_json is when the event lacks it."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import Described
+
+
+class Describe(Reader):
+    need = Described
+
+    def read(self, need, ports):
+        return ports.jobs.describe(need.api, need.job_name)
+
+    def failure(self, need):
+        return f"{need.api.describe} failed"
+
+
+READER = Describe()

@@ -1,0 +1,19 @@
+"""InProgress: the running jobs of a family whose names start with a prefix (a stop's prefix), every page."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import InProgress
+
+
+class Running(Reader):
+    need = InProgress
+
+    def read(self, need, ports):
+        return tuple(ports.jobs.in_progress(need.api, need.prefix))
+
+    def failure(self, need):
+        return f"{need.api.list} failed"
+
+
+READER = Running()

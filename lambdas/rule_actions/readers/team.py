@@ -1,0 +1,20 @@
+"""TeamAudience: whether a confirmed subscription of the team topic receives team messages (listed once per
+execution environment; an empty audience again after five minutes: effects/notify.py)."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import TeamAudience
+
+
+class Team(Reader):
+    need = TeamAudience
+
+    def read(self, need, ports):
+        return ports.notifier.team_subscribed()
+
+    def failure(self, need):
+        return "the team audience could not be listed (notify goes out)"
+
+
+READER = Team()

@@ -1,0 +1,134 @@
+"""Safe text (the ground floor): untrusted values quoted, made plain and capped; error texts; the pieces of links.
+
+    quoted(value)      a short printable rendering of an untrusted value, for reasons and errors
+    plain(text)        untrusted text as plain text: control and reordering characters removed, capped
+    one_line(text)     the same on one printable ASCII line (an email subject, a text message)
+    encoded(value)     a value placed in a link, percent-encoded whole
+    timestamp(value)   an event's time (epoch milliseconds or ISO 8601), None when unreadable
+    error_text(err)    "<code>: <message>" of an AWS error, "<class>: <text>" of another
+
+Names, reasons and details come from events and from whoever started a job: everything a person reads goes
+through `plain` or `one_line`, every value in a link through `encoded`. Redaction is privacy.py's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote
+
+SUBJECT_MAX = 100  # SNS: ASCII, no line breaks, at most 100 characters
+SMS_MAX = 140
+DETAILS_MAX = 1024
+NAME_MAX = 256  # SageMaker allows 63 for a job name, 256 for a rule name: a longer one is a hostile event
+# Control characters, and the bidirectional marks, overrides and isolates that can reorder a line on screen.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def quoted(value: Any, limit: int = 64) -> str:
+    """A short, printable, ASCII rendering of an untrusted value (JSON, cut to `limit`) for reasons and errors."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit]  # never encode a huge string only to cut it
+    try:
+        text = json.dumps(value, default=lambda v: f"<{type(v).__name__}>")
+    except (ValueError, RecursionError):  # a 5,000-digit integer, a structure nested too deep
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 4] + '..."'
+
+
+def plain(text: str, limit: int | None = None, multiline: bool = False) -> str:
+    """Untrusted text as plain text: control characters removed (newlines kept only when `multiline`, so a
+    name can never start a line of its own), length capped."""
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate (JSON can carry one) becomes "?"
+    text = _CONTROL.sub("", text) if multiline else " ".join(_CONTROL.sub("", text).split())
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """Untrusted text on one printable ASCII line."""
+    return plain(plain(text).encode("ascii", "replace").decode("ascii"), limit)
+
+
+def digest(text: str) -> str:
+    """sha256 hex of untrusted text (a lone surrogate, which JSON can carry, is digested as is)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def indented(text: str, limit: int = DETAILS_MAX) -> str:
+    """Untrusted multi-line text (a reason, status details) as an indented block of plain text."""
+    return "  " + plain(text.strip(), limit, multiline=True).replace("\n", "\n  ")
+
+
+def duration(seconds: float) -> str:
+    """3725 -> "1 h 2 min 5 s"."""
+    seconds = round(seconds)
+    parts = [(seconds // 3600, "h"), (seconds % 3600 // 60, "min"), (seconds % 60, "s")]
+    shown = [f"{value} {unit}" for value, unit in parts if value]
+    return " ".join(shown) or "0 s"
+
+
+def stamp(when: datetime | None) -> str:
+    return when.isoformat(timespec="seconds") if when else "unknown"
+
+
+def encoded(value: str) -> str:
+    """A value for a link: percent-encoded whole (a lone surrogate, which UTF-8 cannot hold, becomes "?")."""
+    return quote(value[:NAME_MAX].encode("utf-8", "replace"), safe="")
+
+
+def console_domain(region: str) -> str:
+    return f"{region}.console.amazonaws.cn" if region.startswith("cn-") else f"{region}.console.aws.amazon.com"
+
+
+def console_link(region: str, fragment: str) -> str:
+    """A page of the SageMaker console; `fragment` is already encoded."""
+    return f"https://{console_domain(region)}/sagemaker/home?region={quote(region)}#{fragment}"
+
+
+def log_link(region: str, group: str, stream_filter: str) -> str:
+    """The CloudWatch Logs console on `group`, its streams filtered by a prefix."""
+    # The console's logsV2 fragment encodes '/' as $252F, '?' as $3F and '=' as $3D.
+    fragment = quote(group, safe="").replace("%", "$25") + "$3FlogStreamNameFilter$3D" + encoded(stream_filter)
+    return f"https://{console_domain(region)}/cloudwatch/home?region={quote(region)}#logsV2:log-groups/log-group/{fragment}"
+
+
+def timestamp(value: Any) -> datetime | None:
+    """Epoch milliseconds (number or string) or an ISO 8601 string; None when absent or unreadable."""
+    if isinstance(value, bool) or value in (None, ""):
+        return None
+    try:
+        return datetime.fromtimestamp(float(value) / 1000, tz=UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        pass
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def error_code(err: BaseException) -> str:
+    """The AWS error code of a botocore ClientError, else the exception's class name."""
+    response = getattr(err, "response", None)
+    if isinstance(response, dict):
+        return str(response.get("Error", {}).get("Code", ""))
+    return type(err).__name__
+
+
+def error_message(err: BaseException) -> str:
+    response = getattr(err, "response", None)
+    if isinstance(response, dict):
+        return str(response.get("Error", {}).get("Message", ""))
+    return str(err)
+
+
+def error_text(err: BaseException) -> str:
+    """"<code>: <message>" of an AWS error (or "<class>: <text>" of another), for reasons."""
+    return f"{error_code(err)}: {error_message(err)}"

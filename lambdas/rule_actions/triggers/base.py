@@ -1,0 +1,128 @@
+"""What a trigger family is: one object per family (triggers/<family>.py), holding everything about its triggers.
+
+    type, record           its name (its records' TYPE and the json format's trigger type) and its record
+    fields                 its configuration (fields.py declarations)
+    observe                what a job's event shows of it (config-free: every unreadable part is a problem)
+    select                 which of those count under the configuration
+    request                an invocation that is no event but one of its own (a test request), if it has one
+    entries                the actions declared for a trigger: (action, origin) pairs, or the Need to read first
+    needs, check           what a planned action of its triggers needs read, then its decision given that
+    words, facts           its message (subject, body, text, links) and what payloads say of it
+    clauses                its EventBridge detail clauses for a job family's events (none: it never triggers there)
+    capabilities           what it needs of the job families (describe...), which they grant
+
+The frame every message shares (the subject's tag, the account line, the link lines, the footer) is here too.
+Adding a family: a module with a `TriggerFamily` subclass and its line in rule_actions/registry.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rule_actions.fields import Field
+from rule_actions.ports import Configured, Occasion
+from rule_actions.records import (
+    Action,
+    Capability,
+    Declared,
+    Invalid,
+    JobEvent,
+    JobFamily,
+    Message,
+    Need,
+    Origin,
+    Planned,
+    Trigger,
+    TriggerFacts,
+    Unread,
+)
+from rule_actions.text import SUBJECT_MAX, one_line, plain
+
+Entry = tuple[Action | Invalid | Unread, Origin]  # Unread: a list that could not be read (the action fails)
+FOOTER = "Sent by rule-actions"
+
+
+class TriggerFamily:
+    type: ClassVar[str] = ""
+    record: ClassVar[type[Trigger]]
+    fields: ClassVar[tuple[Field[Any], ...]] = ()
+
+    def observe(self, event: JobEvent) -> tuple[list[Trigger], list[str]]:
+        return [], []
+
+    def select(self, found: list[Trigger], event: JobEvent, config: Configured) -> list[Trigger]:
+        return found
+
+    def request(self, raw: Any, region: str, config: Configured) -> tuple[JobEvent, Trigger] | None:
+        return None
+
+    def entries(self, trigger: Any, event: JobEvent, config: Configured,
+                facts: dict[Need, Any]) -> list[Entry] | Need:
+        raise NotImplementedError
+
+    def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
+        return frozenset()
+
+    def check(self, item: Planned, event: JobEvent, facts: dict[Need, Any]) -> Planned:
+        return item
+
+    def words(self, occasion: Occasion) -> Message:
+        raise NotImplementedError
+
+    def facts(self, trigger: Any, event: JobEvent) -> TriggerFacts:
+        raise NotImplementedError
+
+    def clauses(self, config: Configured, family: JobFamily) -> list[dict[str, Any]]:
+        return []
+
+    def capabilities(self, config: Configured) -> frozenset[Capability]:
+        return frozenset()
+
+    def reads_action_json(self, config: Configured) -> bool:
+        return False
+
+    def implied(self, config: Configured, where: str) -> tuple[Declared, ...]:
+        """Actions its configuration attaches without an action map (a flag that notifies)."""
+        return ()
+
+    def check_config(self, config: Configured, where: str) -> list[str]:
+        return []
+
+    def warnings(self, config: Configured, where: str) -> list[str]:
+        return []
+
+
+# The frame of every message.
+
+
+def tag(event: JobEvent) -> str:
+    """"rule-actions", and in organization mode the name of the account the job ran in (its alias, else its id)."""
+    return f"rule-actions {event.account_name}" if event.account_name else "rule-actions"
+
+
+def subject(event: JobEvent, name: str, what: str, job: str) -> str:
+    """Names a subject (a rule, or the empty string) and the job within 100 characters: when both are long, each
+    keeps at least half the room."""
+    head = f"[{tag(event)}] "
+    name, job = one_line(name), one_line(job)
+    room = SUBJECT_MAX - len(head) - len(what)
+    job = one_line(job, max(room - len(name), room // 2))
+    return head + one_line(name, room - len(job)) + what + job
+
+
+def line(label: str, value: str) -> str:
+    """A body's `Label:   value` line, values aligned."""
+    return f"{label + ':':<16}{value}"
+
+
+def account_lines(event: JobEvent) -> list[str]:
+    """Organization mode: the body's line naming the account (its id, and its alias when one is configured)."""
+    if not event.account_name:
+        return []
+    alias = f" ({event.account_name})" if event.account_name != event.account else ""
+    return [line("Account", f"{plain(event.account, 64)}{alias}")]
+
+
+def link_lines(links: Sequence[tuple[str, str]]) -> list[str]:
+    return [f"{label + ':':<29}{url}" for label, url in links]

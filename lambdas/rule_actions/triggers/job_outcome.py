@@ -1,0 +1,157 @@
+"""Job outcomes: how a job ended (or that its spot capacity was lost), for every job family.
+
+Each job family declares its outcomes (conditions on its status and secondary status, with their words) and the
+field that attaches actions to them (`job_outcomes` for training jobs): an outcome is a trigger when that field
+gives it actions. A job this stack stopped ends Stopped; that outcome is skipped (read from the ledger's stop
+record), so one stop does not alert twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rule_actions.contract import Outcome
+from rule_actions.records import Message, Origin, StopRecord, Trigger, TriggerFacts
+from rule_actions.text import (
+    DETAILS_MAX,
+    NAME_MAX,
+    SMS_MAX,
+    duration,
+    indented,
+    one_line,
+    plain,
+    stamp,
+)
+from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, line, link_lines, subject, tag
+
+LABEL_PREFIX = "job:"  # a job outcome's label: job:Failed
+STOPPED = "Stopped"
+TRANSITIONS_SHOWN = 4  # the last secondary status transitions in an outcome's message
+MARKS = {"Failed": "\u274c", "MaxRuntimeExceeded": "\u23f1\ufe0f", "MaxWaitTimeExceeded": "\u23f1\ufe0f",
+         "Interrupted": "\u26a0\ufe0f", "Stopped": "\U0001f6d1", "Completed": "\u2705"}
+
+
+@dataclass(frozen=True)
+class JobOutcome(Trigger):
+    """How the job ended: one of its family's outcomes."""
+
+    TYPE = "job_outcome"
+    outcome: str
+
+    @property
+    def label(self) -> str:
+        return LABEL_PREFIX + self.outcome
+
+    @property
+    def ledger_fields(self) -> dict[str, str]:
+        return {"outcome": self.outcome}
+
+    @property
+    def metric(self) -> str:
+        return self.label
+
+
+def actions_for(config, family, outcome: str):
+    """The actions the family's outcome field attaches to `outcome` (none when it is not listed)."""
+    return dict(config[family.outcome_actions]).get(outcome, ())
+
+
+def ran_for(event) -> str | None:
+    """How long the job ran (and what was billed), from what the event carries; None when it carries nothing."""
+    seconds = event.run_seconds
+    if seconds is None and event.started:
+        end = event.ended or event.last_modified
+        seconds = int((end - event.started).total_seconds()) if end and end >= event.started else None
+    if seconds is None:
+        return None
+    text = duration(seconds)
+    billable = event.billable_seconds
+    if billable is not None:
+        text += f" (billable {duration(billable)}"
+        if event.run_seconds and billable < event.run_seconds:
+            text += f", {100 - round(100 * billable / event.run_seconds)}% saved by spot capacity"
+        text += ")"
+    return text
+
+
+class JobOutcomes(TriggerFamily):
+    type = JobOutcome.TYPE
+    record = JobOutcome
+
+    def observe(self, event):
+        family = event.family
+        if family is None:
+            return [], []
+        found = [JobOutcome(name) for name, condition in family.outcomes.items()
+                 if condition.holds(event.job_status, event.secondary_status)]
+        return found[:1], []  # a family's conditions exclude one another
+
+    def select(self, found, event, config):
+        return [outcome for outcome in found if actions_for(config, event.family, outcome.outcome)]
+
+    def entries(self, trigger, event, config, facts):
+        return [(action, Origin.CONFIGURATION) for action in actions_for(config, event.family, trigger.outcome)]
+
+    def needs(self, item, event):
+        return frozenset({StopRecord(event.job_arn)}) if item.trigger.outcome == STOPPED else frozenset()
+
+    def check(self, item, event, facts):
+        by = facts.get(StopRecord(event.job_arn)) if item.trigger.outcome == STOPPED else None
+        if isinstance(by, str):  # an Unread record lets the message go out: better twice than never
+            return item.decided(Outcome.SKIPPED, f"stopped by this stack ({by}): no second alert")
+        return item
+
+    def words(self, occasion):
+        event, outcome, region = occasion.event, occasion.trigger, occasion.region
+        family = event.family
+        condition = family.outcomes[outcome.outcome]
+        links = (family.console(region, event.job_name), family.logs(region, event.job_name))
+        job = plain(event.job_name, NAME_MAX)
+        secondary = plain(event.secondary_status or "", 64)
+        state = plain(event.job_status, 64) + (f" ({secondary})" if secondary else "")
+        lines = [f"SageMaker {family.noun} {job} {condition.says}.", ""]
+        if event.failure_reason:
+            lines += ["Failure reason:", indented(event.failure_reason), ""]
+        lines += [
+            line(family.label, job),
+            *account_lines(event),
+            line("Outcome", outcome.outcome),
+            line("Job status", state),
+            line("Region", plain(region, 64)),
+            line("Created", stamp(event.created)),
+            line("Started", stamp(event.started)),
+            line("Ended", stamp(event.ended) if event.ended else "not yet"),
+        ]
+        ran = ran_for(event)
+        if ran:
+            lines.append(line("Ran for", ran))
+        if event.transitions:
+            lines += ["", "Last status transitions:"]
+            for step in event.transitions[-TRANSITIONS_SHOWN:]:
+                message = plain(step.message, 256)
+                lines.append(f"  - {stamp(step.start)}  {plain(step.status, 64)}" + (f": {message}" if message else ""))
+        lines += ["", *link_lines(links), "",
+                  f"{FOOTER} for the job outcomes configured in the stack "
+                  f"({family.outcome_actions.key}.{outcome.outcome})."]
+        reason = f": {event.failure_reason}" if event.failure_reason else ""
+        return Message(
+            subject(event, "", condition.subject + ": ", event.job_name),
+            "\n".join(lines),
+            one_line(f"{tag(event)}: {condition.subject}: {event.job_name}{reason}", SMS_MAX),
+            links,
+        )
+
+    def facts(self, trigger, event):
+        return TriggerFacts(
+            type=self.type,
+            fields={"outcome": trigger.outcome, "rule": None, "rule_family": None, "rule_status": None},
+            keywords=(trigger.outcome,),
+            reason=plain(event.failure_reason.strip(), DETAILS_MAX, multiline=True) or None,
+            mark=MARKS.get(trigger.outcome, "\u26a0\ufe0f"),
+        )
+
+    def clauses(self, config, family):
+        return [family.outcome_clause(outcome) for outcome, actions in config[family.outcome_actions] if actions]
+
+
+FAMILY = JobOutcomes()

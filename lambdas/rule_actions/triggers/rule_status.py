@@ -1,0 +1,285 @@
+"""Debugger and Profiler rule statuses: a training job's DebugRuleEvaluationStatuses and
+ProfilerRuleEvaluationStatuses (training-specific: no other job family carries rules).
+
+A rule's status is a trigger when it is IssuesFound, or Error with `notify_on_rule_error`. Its actions: the
+rule's `action_json` when `honor_action_json` (from the event's rule configurations, else DescribeTrainingJob),
+then what `rules` attaches to the rule by name or glob (its exact name first, else the first glob in file order,
+`*` last). An Error notifies the team and runs nothing else.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from rule_actions.fields import ActionMap, Flag
+from rule_actions.records import (
+    Action,
+    Capability,
+    Declared,
+    Described,
+    Message,
+    Origin,
+    Place,
+    Trigger,
+    TriggerFacts,
+    Unread,
+)
+from rule_actions.text import DETAILS_MAX, NAME_MAX, SMS_MAX, indented, log_link, one_line, plain, quoted, timestamp
+from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, line, link_lines, subject, tag
+
+RULE_FAMILIES = ("Debug", "Profiler")
+ISSUES_FOUND, RULE_ERROR = "IssuesFound", "Error"
+APPLIES_TO = "training"  # the job family whose events carry rule statuses
+NOT_GIVEN: Any = object()  # a rule whose configuration the event does not carry
+# The built-in rules of SageMaker Debugger and Profiler (smdebug-rulesconfig 1.0.1; a test checks the package):
+# a `rules` key that names one of them in another case never matches it (rule names are matched with their case).
+BUILTIN_RULES = (
+    "AllZero", "BatchSize", "CPUBottleneck", "CheckInputImages", "ClassImbalance", "Confusion", "CreateXgboostReport",
+    "Dataloader", "DeadRelu", "ExplodingTensor", "FeatureImportanceOverweight", "GPUMemoryIncrease", "IOBottleneck",
+    "LoadBalancing", "LossNotDecreasing", "LowGPUUtilization", "MaxInitializationTime", "NLPSequenceRatio",
+    "OverallSystemUsage", "Overfit", "Overtraining", "PoorWeightInitialization", "ProfilerReport",
+    "SaturatedActivation", "SimilarAcrossRuns", "StalledTrainingRule", "StepOutlier", "TensorVariance", "TreeDepth",
+    "UnchangedTensor", "VanishingGradient", "WeightUpdateRatio",
+)
+
+RULES = ActionMap(
+    "rules", (("*", (Action("notify"),)),),
+    "Rule name or glob -> actions (notify, stoptraining, {name: email|sms, endpoint}, {name: webhook, endpoint}): "
+    "a rule's exact name first, else the first glob in file order, '*' last.",
+    Place.RULES, "rule name or glob")
+HONOR_ACTION_JSON = Flag("honor_action_json", True, "Also run the actions a rule's action_json declares "
+                         "(rule_configs.ActionList in the SageMaker SDK).")
+NOTIFY_ON_RULE_ERROR = Flag("notify_on_rule_error", True, "Notify the team when a rule's evaluation ends in Error.")
+
+
+@dataclass(frozen=True)
+class RuleStatus(Trigger):
+    """A rule's evaluation status; `parameters`: the rule's RuleParameters when the event carries its configuration."""
+
+    TYPE = "rule_status"
+    rule_family: str  # Debug | Profiler
+    name: str  # RuleConfigurationName
+    status: str  # RuleEvaluationStatus
+    details: str = ""
+    evaluation_job_arn: str = ""
+    last_modified: datetime | None = None
+    parameters: Any = field(default=NOT_GIVEN, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    @property
+    def rule(self) -> str | None:
+        return self.name
+
+    @property
+    def ledger_fields(self) -> dict[str, str]:
+        return {"family": self.rule_family, "rule": self.name}  # unchanged since the first release
+
+    @property
+    def metric(self) -> str:
+        return f"rule:{self.status}"
+
+
+def statuses(config: Any) -> tuple[str, ...]:
+    """The rule evaluation statuses that are triggers: IssuesFound, and Error with notify_on_rule_error."""
+    return (ISSUES_FOUND, RULE_ERROR) if config[NOTIFY_ON_RULE_ERROR] else (ISSUES_FOUND,)
+
+
+def actions_for(config: Any, rule: str) -> tuple[Action, ...]:
+    """The entry for a rule: its exact name first, else the first glob in file order, `*` last."""
+    entries = dict(config[RULES])
+    if rule in entries:
+        return entries[rule]
+    for pattern, actions in config[RULES]:
+        if pattern != "*" and fnmatch.fnmatchcase(rule, pattern):
+            return actions
+    return entries.get("*", ())
+
+
+def configurations(detail: Mapping[str, Any], problems: list[str]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    """(rule family, rule name) -> RuleParameters of the rule configurations in an event's detail or a
+    DescribeTrainingJob answer (the same members)."""
+    parameters: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for family in RULE_FAMILIES:
+        where = f"detail.{family}RuleConfigurations"
+        items = detail.get(f"{family}RuleConfigurations")
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            problems.append(f"{where}: not a list ({quoted(items)})")
+            continue
+        for index, item in enumerate(items):
+            name = item.get("RuleConfigurationName") if isinstance(item, Mapping) else None
+            if not (isinstance(name, str) and name):
+                problems.append(f"{where}[{index}]: no RuleConfigurationName string ({quoted(item)})")
+                continue
+            params = item.get("RuleParameters")
+            parameters[(family, name)] = params if isinstance(params, Mapping) else {}
+    return parameters
+
+
+def _statuses(value: Any, family: str, problems: list[str]) -> list[RuleStatus]:
+    """Rule evaluation statuses; an entry without a name or status cannot trigger anything: it is reported."""
+    where = f"detail.{family}RuleEvaluationStatuses"
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(f"{where}: not a list ({quoted(value)})")
+        return []
+    found = []
+    for index, item in enumerate(value):
+        name = item.get("RuleConfigurationName") if isinstance(item, Mapping) else None
+        status = item.get("RuleEvaluationStatus") if isinstance(item, Mapping) else None
+        if not (isinstance(name, str) and name and isinstance(status, str)):
+            problems.append(f"{where}[{index}]: no RuleConfigurationName and RuleEvaluationStatus strings "
+                            f"({quoted(item)})")
+            continue
+        details, job = item.get("StatusDetails"), item.get("RuleEvaluationJobArn")
+        found.append(RuleStatus(rule_family=family, name=name, status=status,
+                                details=details if isinstance(details, str) else "",
+                                evaluation_job_arn=job if isinstance(job, str) else "",
+                                last_modified=timestamp(item.get("LastModifiedTime"))))
+    return found
+
+
+def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
+    """CloudWatch Logs of the rule's evaluation (a processing job), from its ARN; None when there is no ARN."""
+    name = evaluation_job_arn.rpartition("/")[2] if ":processing-job/" in evaluation_job_arn else ""
+    return log_link(region, "/aws/sagemaker/ProcessingJobs", name) if name else None
+
+
+class RuleStatuses(TriggerFamily):
+    type = RuleStatus.TYPE
+    record = RuleStatus
+    fields = (RULES, HONOR_ACTION_JSON, NOTIFY_ON_RULE_ERROR)
+
+    def observe(self, event):
+        if event.family is None or event.family.name != APPLIES_TO:
+            return [], []
+        problems: list[str] = []
+        found = [rule for family in RULE_FAMILIES
+                 for rule in _statuses(event.detail.get(f"{family}RuleEvaluationStatuses"), family, problems)]
+        given = configurations(event.detail, problems)
+        found = [_with(rule, given.get((rule.rule_family, rule.name), NOT_GIVEN)) for rule in found]
+        return found, problems
+
+    def select(self, found, event, config):
+        return [rule for rule in found if rule.status in statuses(config)]
+
+    def entries(self, trigger, event, config, facts):
+        if trigger.status == RULE_ERROR:
+            return [(Action("notify"), Origin.CONFIGURATION)]
+        entries: list = []
+        if config[HONOR_ACTION_JSON]:
+            params = trigger.parameters
+            if params is NOT_GIVEN:  # the event lacks the rule's configuration: DescribeTrainingJob has it
+                need = Described(event.family.api, event.job_name)
+                if need not in facts:
+                    return need
+                described = facts[need]
+                if isinstance(described, Unread):
+                    entries.append((Unread(f"action_json unknown: {described.reason}"), Origin.ACTION_JSON))
+                    params = {}
+                else:
+                    params = configurations(described, []).get((trigger.rule_family, trigger.name), {})
+            action_json = params.get("action_json") if isinstance(params, Mapping) else None
+            if action_json is not None:
+                actions, invalid = config.grammar.action_json(action_json)
+                entries += [(item, Origin.ACTION_JSON) for item in (*actions, *invalid)]
+        return entries + [(action, Origin.CONFIGURATION) for action in actions_for(config, trigger.name)]
+
+    def words(self, occasion):
+        event, rule, region = occasion.event, occasion.trigger, occasion.region
+        links = [event.family.console(region, event.job_name)] if event.family else []
+        evaluation = rule_log_link(region, rule.evaluation_job_arn)
+        if evaluation:
+            links.append(("Rule evaluation logs", evaluation))
+        what = "rule error" if rule.status == RULE_ERROR else "issues found"
+        stopped = [job for result in occasion.stops for job in result.stopped]
+        tail = f"; stopped {', '.join(stopped)}" if stopped else ""
+        return _message(event, rule, region, occasion.stops, tuple(links),
+                        subject(event, rule.name, f" {what} in ", event.job_name),
+                        one_line(f"{tag(event)}: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}",
+                                 SMS_MAX))
+
+    def facts(self, trigger, event):
+        status = plain(trigger.status, 64)
+        return TriggerFacts(
+            type=self.type,
+            fields={"outcome": None, "rule": plain(trigger.name, NAME_MAX), "rule_family": trigger.rule_family,
+                    "rule_status": status},
+            keywords=(f"{trigger.rule_family} rule", "IssuesFound" if status == ISSUES_FOUND else "rule error"),
+            reason=plain(trigger.details.strip(), DETAILS_MAX, multiline=True) or None,
+            mark="\u26a0\ufe0f",
+        )
+
+    def clauses(self, config, family):
+        if family.name != APPLIES_TO:
+            return []
+        return [{f"{rule_family}RuleEvaluationStatuses": {"RuleEvaluationStatus": list(statuses(config))}}
+                for rule_family in RULE_FAMILIES]
+
+    def capabilities(self, config):
+        return frozenset({Capability.DESCRIBE}) if config[HONOR_ACTION_JSON] else frozenset()
+
+    def reads_action_json(self, config):
+        return config[HONOR_ACTION_JSON]
+
+    def implied(self, config, where):
+        if not config[NOTIFY_ON_RULE_ERROR]:
+            return ()
+        return (Declared(f"{where}.{NOTIFY_ON_RULE_ERROR.key}", Place.RULES, Action("notify")),)
+
+    def warnings(self, config, where):
+        found = []
+        for pattern, _ in config[RULES]:
+            if pattern == "*" or any(fnmatch.fnmatchcase(rule, pattern) for rule in BUILTIN_RULES):
+                continue
+            near = [rule for rule in BUILTIN_RULES if fnmatch.fnmatchcase(rule.casefold(), pattern.casefold())]
+            if near:
+                found.append(f"{where}.rules[{json.dumps(pattern)}] matches no rule name as written (names are "
+                             f"matched with their case), but {', '.join(near[:5])} in another case: those rules fall "
+                             f"through to the next glob or '*'. Write {json.dumps(near[0])} if that is meant.")
+        return found
+
+
+def _with(rule: RuleStatus, parameters: Any) -> RuleStatus:
+    return replace(rule, parameters=parameters)
+
+
+def _message(event, rule, region, stops, links, subject_line, short) -> Message:
+    """The email body: what happened, what was done, where to look."""
+    when = rule.last_modified.isoformat() if rule.last_modified else event.time or "unknown"
+    job, name = plain(event.job_name, NAME_MAX), plain(rule.name, NAME_MAX)
+    state = plain(event.job_status, 64) + (f" ({plain(event.secondary_status, 64)})" if event.secondary_status else "")
+    noun = event.family.noun if event.family else "job"
+    lines = [
+        f"SageMaker Debugger rule {name} reported {plain(rule.status, 64)} for {noun} {job}.",
+        "",
+        line(event.family.label if event.family else "Job", job),
+        *account_lines(event),
+        line("Job status", state),
+        line("Rule", f"{name} ({rule.rule_family} rule)"),
+        line("Rule status", plain(rule.status, 64)),
+        line("Time", plain(when, 64)),
+        line("Region", plain(region, 64)),
+        "Status details:",
+        indented(rule.details.strip() or "(none)"),
+        "",
+        "Actions taken for this rule:",
+    ]
+    taken = [r.as_dict() for r in stops]
+    lines += [f"  - {a['kind']} {plain(str(a['target']), NAME_MAX)}: {a['outcome']} ({plain(str(a['reason']), 512)})"
+              for a in taken] or ["  (none besides this message)"]
+    lines += ["", *link_lines(links), "", f"{FOOTER} for the SageMaker Debugger rule actions attached to this job."]
+    return Message(subject_line, "\n".join(lines), short, links)
+
+
+FAMILY = RuleStatuses()
