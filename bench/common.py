@@ -186,7 +186,7 @@ class Harness:
     def effects(self) -> Any:
         """The handler's effects (created on first use, as at cold start), their clients counted."""
         effects = self.handler.runtime()[1]
-        self.counter.attach(effects.sagemaker.client, effects.notifier.client, effects.ledger.client)
+        self.counter.attach(effects.jobs.client, effects.notifier.client, effects.ledger.client)
         return effects
 
     def process(self, source: str, event: Any) -> tuple[dict[str, Any], float | None, Counter]:

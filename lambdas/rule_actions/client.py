@@ -20,16 +20,21 @@ import json
 import re
 from typing import Any
 
-from rule_actions import actions as grammar
+from rule_actions import grammar
+from rule_actions.contract import JOB_NAME_PREFIX
+from rule_actions.records import Action
+from rule_actions.text import quoted
 
 __all__ = ["SMS", "ActionList", "Email", "StopTraining", "prepare_actions"]
 
+STOP_KIND, EMAIL_KIND, SMS_KIND = "stoptraining", "email", "sms"  # the SDK's names (smdebug_rulesconfig.actions)
+PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 JOB_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}", re.ASCII)
 MAX_PARAMETER_CHARS, MAX_PARAMETERS = 256, 100
 
 
 def _show(value: Any) -> str:
-    return grammar.show(value) if isinstance(value, str) else f"{type(value).__name__} {repr(value)[:40]}"
+    return quoted(value) if isinstance(value, str) else f"{type(value).__name__} {repr(value)[:40]}"
 
 
 def _check_job_name(name: Any) -> str:
@@ -57,9 +62,9 @@ class _Action(_Base):
         """The SDK's form: JSON with `, `/`: ` separators, every double quote preceded by a backslash."""
         return json.dumps(self._params).replace('"', '\\"')
 
-    def actions(self) -> list[grammar.Action]:
+    def actions(self) -> list[Action]:
         target = self._params.get("training_job_prefix", self._params.get("endpoint"))
-        return [grammar.Action(self._params["name"], target)]
+        return [Action(self._params["name"], target)]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(repr(v) for k, v in self._params.items() if k != 'name')})"
@@ -71,15 +76,15 @@ class StopTraining(_Action):
     def __init__(self, training_job_prefix: str | None = None):
         self._default_prefix = training_job_prefix is None
         if self._default_prefix:
-            self._params = {"name": grammar.STOP}
+            self._params = {"name": STOP_KIND}
             return
         if not isinstance(training_job_prefix, str):
             raise ValueError(f"training_job_prefix must be a string, got {_show(training_job_prefix)}")
-        if not grammar.PREFIX_RE.fullmatch(training_job_prefix):
+        if not PREFIX_RE.fullmatch(training_job_prefix):
             why = "is empty: it would match every training job" if training_job_prefix == "" else \
                 "is not a training job name prefix (letters, digits and '-', at most 63)"
-            raise ValueError(f"training_job_prefix {grammar.show(training_job_prefix)} {why}")
-        self._params = {"training_job_prefix": training_job_prefix, "name": grammar.STOP}  # the SDK's order
+            raise ValueError(f"training_job_prefix {quoted(training_job_prefix)} {why}")
+        self._params = {"training_job_prefix": training_job_prefix, "name": STOP_KIND}  # the SDK's order
 
     def update_training_job_prefix_if_not_specified(self, training_job_name: str) -> None:
         """As the SDK: a prefix given at construction stays; otherwise the (latest) job name is the prefix."""
@@ -100,14 +105,14 @@ class Email(_Action):
     """Email `email_address` when the rule fires."""
 
     def __init__(self, email_address: str):
-        self._params = _endpoint(grammar.EMAIL, "email_address", email_address)
+        self._params = _endpoint(EMAIL_KIND, "email_address", email_address)
 
 
 class SMS(_Action):
     """Text `phone_number` (E.164, like +15555550100) when the rule fires."""
 
     def __init__(self, phone_number: str):
-        self._params = _endpoint(grammar.SMS, "phone_number", phone_number)
+        self._params = _endpoint(SMS_KIND, "phone_number", phone_number)
 
 
 class ActionList(_Base):
@@ -127,7 +132,7 @@ class ActionList(_Base):
     def serialize(self) -> str:
         return "[" + ", ".join(action.serialize() for action in self._actions) + "]"
 
-    def actions(self) -> list[grammar.Action]:
+    def actions(self) -> list[Action]:
         return [parsed for action in self._actions for parsed in action.actions()]
 
     def __repr__(self) -> str:
@@ -143,8 +148,8 @@ def _from_action_json(rule: str, text: Any) -> _Action | ActionList:
     data = grammar.decode_action_json(text)
     built: list[_Action] = []
     for action, entry in zip(parsed, data if isinstance(data, list) else [data], strict=False):
-        if action.kind != grammar.STOP:
-            built.append((Email if action.kind == grammar.EMAIL else SMS)(action.target))
+        if action.kind != STOP_KIND:
+            built.append((Email if action.kind == EMAIL_KIND else SMS)(action.target))
             continue
         name_first = action.target is not None and next(iter(entry)) == "name"
         built.append(StopTraining(None if name_first else action.target))

@@ -85,6 +85,10 @@ class Config:
     def __getitem__(self, field: Field[T]) -> T:
         return self._values[field.key]
 
+    def value(self, key: str) -> Any:
+        """A value by its key in the JSON form (typed as its field reads it): for tools and tests."""
+        return self._values[key]
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Config) and self.to_dict() == other.to_dict()
 
@@ -172,14 +176,15 @@ class Config:
         return tuple(p for p in registry.stack_parts(self) if isinstance(p, ChatChannel))
 
     def warnings(self, where: str = WHERE) -> list[str]:
-        """What is valid but probably not meant: each plug-in's warnings, and organization mode's."""
+        """What is valid but probably not meant: each plug-in's warnings, and organization mode's; what nobody
+        receives first, then what the configuration allows, then the rest."""
         found = [w for plugin in (*registry.KINDS.values(), *registry.TRIGGERS) for w in plugin.warnings(self, where)]
         org = self.organization
         if org and org.org_id and not org.accounts:
             found.append(f"allows: {where}.organization.accounts is empty: the function acts for every account of "
                          f"the organization {org.org_id} whose member stack forwards events, including accounts "
                          "added later. List the accounts to act only for them (the others are refused and alarmed).")
-        return found
+        return sorted(found, key=lambda w: (not w.startswith("unreachable:"), not w.startswith("allows:")))
 
 
 def schema() -> dict[str, Any]:

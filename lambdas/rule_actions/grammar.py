@@ -30,6 +30,11 @@ def as_dict(action: Action) -> dict[str, str]:
     return registry.kind(action.kind).as_dict(action)
 
 
+def endpoint_problem(kind: str, endpoint: Any) -> str | None:
+    """Why an endpoint of `kind` (email, sms) is unusable, or None."""
+    return registry.kind(kind).endpoint_problem(endpoint)  # type: ignore[attr-defined]
+
+
 def decode_action_json(text: Any) -> Any:
     """Decode an `action_json` parameter: plain JSON, the SDK's backslash-escaped form, or a JSON string of either."""
     if not isinstance(text, str):

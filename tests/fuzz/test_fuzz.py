@@ -37,17 +37,25 @@ from moto import mock_aws
 from moto.dynamodb.models import dynamodb_backends
 from moto.sagemaker.models import sagemaker_backends
 from moto.sns.models import sns_backends
+from planning import find, parse_event
 
-from rule_actions import handler, triggers
-from rule_actions import plan as planner
-from rule_actions.actions import EMAIL, EMAIL_RE, NOTIFY, PHONE_RE, PREFIX_RE, SMS, STOP, Action, parse_action_json
+from rule_actions import handler
 from rule_actions.config import Config, ConfigError, Settings
-from rule_actions.contract import IN_PROGRESS, RULE_ERROR, TEAM
+from rule_actions.contract import IN_PROGRESS, TEAM
+from rule_actions.grammar import parse_action_json
 from rule_actions.handler import ActionsFailed
-from rule_actions.model import NOT_GIVEN, IgnoredEvent, JobEvent, parse_event
+from rule_actions.jobs.training import FAMILY as TRAINING
+from rule_actions.kinds.endpoint import EMAIL_RE, PHONE_RE
+from rule_actions.kinds.endpoint import allowed as endpoint_allowed
+from rule_actions.kinds.stop import PREFIX_RE
+from rule_actions.plan import Plan
 from rule_actions.privacy import redact
+from rule_actions.records import Action, IgnoredEvent, JobEvent
+from rule_actions.triggers.rule_status import NOT_GIVEN, RULE_ERROR, actions_for
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import LocalContext
+
+EMAIL, NOTIFY, SMS, STOP = "email", "notify", "sms", "stoptraining"
 
 TABLE = "rule-actions-fuzz-ledger"
 FUZZ = settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=150)
@@ -93,7 +101,7 @@ class Embedded:
         """What the stack does for the configuration's team: subscribe it with the filter to=team; and, as in a new
         execution environment, nothing known yet of the team audience."""
         sns = self.effects.notifier.client
-        for protocol, endpoints in (("email", config.team_emails), ("sms", config.team_sms)):
+        for protocol, endpoints in zip(("email", "sms"), config.value("notify"), strict=True):
             for endpoint in endpoints:
                 sns.subscribe(TopicArn=self.topic_arn, Protocol=protocol, Endpoint=endpoint,
                               Attributes={"FilterPolicy": json.dumps({"to": [TEAM]})})
@@ -119,7 +127,7 @@ def embedded(monkeypatch):
         runtime.cache_clear()
         _, effects = runtime()  # the clients, as at cold start
         account = Embedded(topic_arn, effects)
-        for client in (effects.sagemaker.client, effects.notifier.client, effects.ledger.client):
+        for client in (effects.jobs.client, effects.notifier.client, effects.ledger.client):
             client.meta.events.register(
                 "before-parameter-build", lambda params, model, **_: account.calls.append((model.name, dict(params)))
             )
@@ -295,9 +303,8 @@ def hostile_action_json(draw, job: str) -> Any:
 def configs(draw) -> Config:
     team = draw(st.sampled_from([{}, {"emails": ["team@example.com"]}, {"sms": ["+15555550100"]}]))
     allowed = draw(st.sampled_from([[], ["*@example.com", "+1555555*"], ["*"], ["*@example.com", "team@example.com"]]))
-    if team and allowed and not Config(allowed_endpoints=tuple(allowed)).endpoint_allowed(
-        (team.get("emails") or team.get("sms"))[0]
-    ):
+    if team and allowed and not endpoint_allowed(Config.from_dict({"allowed_endpoints": allowed}),
+                                                 (team.get("emails") or team.get("sms"))[0]):
         allowed = []
     rule_entries = st.lists(
         st.one_of(
@@ -439,22 +446,22 @@ def declared(event: JobEvent, config: Config, described: Mapping[tuple[str, str]
     invalid-entry reasons the grammar gives for its action_json."""
     allowed: dict[str, set[tuple[str, str]]] = {}
     invalid: dict[str, list[str]] = {}
-    for rule in triggers.find(event, config):
+    for rule in find(event, config):
         name = redact(rule.name)  # as a result names it (a hostile name may look like an address)
         pairs = allowed.setdefault(name, set())
         if rule.status == RULE_ERROR:
             pairs.add((NOTIFY, TEAM))
             continue
-        if config.honor_action_json:
-            params = event.parameters(rule)
+        if config.value("honor_action_json"):
+            params = rule.parameters
             if params is NOT_GIVEN:
-                params = {} if isinstance(described, str) else (described or {}).get((rule.family, rule.name), {})
+                params = {} if isinstance(described, str) else (described or {}).get((rule.rule_family, rule.name), {})
             text = params.get("action_json") if isinstance(params, Mapping) else None
             if text is not None:
                 actions, bad = parse_action_json(text)
                 pairs |= {_pair(a, event) for a in actions}
                 invalid.setdefault(name, []).extend(redact(f"{b.field}: {b.reason}") for b in bad)
-        pairs |= {_pair(a, event) for a in config.actions_for_rule(rule.name)}
+        pairs |= {_pair(a, event) for a in actions_for(config, rule.name)}
     return allowed, invalid
 
 
@@ -494,7 +501,7 @@ def explained(case: Case, event: JobEvent, failed: dict[str, Any]) -> bool:
 
 def allowlisted(config: Config, endpoint: str) -> bool:
     """allowed_endpoints as the README states it (globs, any case, empty: any), computed here independently."""
-    patterns = config.allowed_endpoints
+    patterns = config.value("allowed_endpoints")
     return not patterns or any(fnmatch.fnmatchcase(endpoint.casefold(), p.casefold()) for p in patterns)
 
 
@@ -515,7 +522,7 @@ def permitted_stop(a: dict[str, Any], event: JobEvent, config: Config, allowed) 
     return (
         (STOP, a["target"]) in allowed[a["rule"]]
         and event.job_status == IN_PROGRESS
-        and (config.allow_cross_job_stop or event.job_name.startswith(a["target"]))
+        and (config.value("allow_cross_job_stop") or event.job_name.startswith(a["target"]))
         and (config.act_on_replays or not event.replay_name)
         and not config.dry_run
     )
@@ -532,7 +539,7 @@ def check(account: Embedded, case: Case) -> None:
         _statistic("ignored event")
         assert failure is None and result["ignored"] and result["actions"] == [] and calls == []
         return
-    if not config.job_in_scope(event.job_name):
+    if not TRAINING.in_scope(config, event.job_name):
         _statistic("job outside training_job_prefixes")
         assert failure is None and "training_job_prefixes" in result["ignored"] and calls == []
         return
@@ -572,11 +579,11 @@ def check(account: Embedded, case: Case) -> None:
         assert (a["kind"], a["target"]) in allowed[a["rule"]], a
         assert not config.dry_run and (config.act_on_replays or not event.replay_name), a
         if a["kind"] == NOTIFY:
-            assert config.has_team, a
+            assert any(config.value("notify")), a
         if a["kind"] == STOP:
             assert permitted_stop(a, event, config, allowed), a
             assert all(job.startswith(a["target"]) for job in a["jobs"]), a
-            assert config.stop_all_matching or len(a["jobs"]) <= 1, a
+            assert config.value("stop_all_matching") or len(a["jobs"]) <= 1, a
 
     # (b) the calls: each stop and each message belongs to a done action, and nothing else was stopped or sent
     stopped_by_outcomes = [job for a in done if a["kind"] == STOP for job in a["jobs"]]
@@ -675,14 +682,15 @@ def check_parse_event(raw: Any) -> None:
     try:
         parsed = parse_event(raw)
     except IgnoredEvent as err:
-        assert re.match(r"(event: |not a training job state change \(|detail(\.\w+)?: )", str(err)), err
+        assert re.match(r"(event: |not a state change of a SageMaker job this stack acts on \(|detail(\.\w+)?: )",
+                        str(err)), err
         return
     assert isinstance(parsed.job_name, str) and parsed.job_name
     assert isinstance(parsed.job_arn, str) and isinstance(parsed.job_status, str)
     for rule in parsed.rules:
-        assert rule.family in ("Debug", "Profiler") and isinstance(rule.name, str) and rule.name
+        assert rule.rule_family in ("Debug", "Profiler") and isinstance(rule.name, str) and rule.name
         assert isinstance(rule.status, str) and isinstance(rule.details, str)
-    assert all(isinstance(p, Mapping) for p in parsed.rule_parameters.values())
+    assert all(isinstance(r.parameters, Mapping) for r in parsed.rules if r.parameters is not NOT_GIVEN)
     assert all(p.startswith("detail.") for p in parsed.problems)
 
 
@@ -798,7 +806,7 @@ def _one(embedded: Embedded, raw: dict[str, Any], config: Config, jobs=()) -> Ca
 def test_a_prefix_longer_than_the_api_allows_is_invalid_not_a_retried_failure(embedded):
     # Given SageMaker's documented length check on NameContains (moto does not check it), a cross-job stop
     # permitted, and a 64-character prefix (letters, digits, '-': the grammar accepts it)
-    limits = embedded.effects.sagemaker.client.meta.service_model.operation_model("ListTrainingJobs").input_shape
+    limits = embedded.effects.jobs.client.meta.service_model.operation_model("ListTrainingJobs").input_shape
     assert limits.members["NameContains"].metadata["max"] == API_NAME_MAX
 
     def service_validation(params, **_):
@@ -807,7 +815,7 @@ def test_a_prefix_longer_than_the_api_allows_is_invalid_not_a_retried_failure(em
                                "Value at 'nameContains' failed to satisfy constraint: Member must have length less "
                                "than or equal to 63"}}, "ListTrainingJobs")
 
-    embedded.effects.sagemaker.client.meta.events.register_first(
+    embedded.effects.jobs.client.meta.events.register_first(
         "before-parameter-build.sagemaker.ListTrainingJobs", service_validation
     )
     prefix = "exp-" + "a" * 60
@@ -815,7 +823,7 @@ def test_a_prefix_longer_than_the_api_allows_is_invalid_not_a_retried_failure(em
                 debug_configs=[rule_config("Overfit", json.dumps([{"name": "stoptraining", "training_job_prefix": prefix}]))])
 
     # When the rule fires
-    result, failure = embedded.run(_one(embedded, raw, Config(allow_cross_job_stop=True), ["exp-a-1"]))
+    result, failure = embedded.run(_one(embedded, raw, Config.from_dict({"allow_cross_job_stop": True}), ["exp-a-1"]))
 
     # Then it is reported invalid (a retry cannot help), not failed
     if failure:
@@ -828,7 +836,7 @@ def test_a_rule_name_with_a_lone_surrogate_still_notifies(embedded):
     raw = event(debug=[rule_status("Overfit\ud800")], debug_configs=[rule_config("Overfit\ud800")])
 
     # When it fires
-    result, failure = embedded.run(_one(embedded, raw, Config(team_emails=("team@example.com",)), ["demo-job-001"]))
+    result, failure = embedded.run(_one(embedded, raw, Config.from_dict({"notify": {"emails": ["team@example.com"]}}), ["demo-job-001"]))
 
     # Then the team is notified (the name shown with a replacement character)
     if failure:
@@ -842,7 +850,7 @@ def test_a_very_long_rule_name_still_notifies(embedded):
     raw = event(debug=[rule_status(rule)], debug_configs=[rule_config(rule)])
 
     # When it fires
-    result, failure = embedded.run(_one(embedded, raw, Config(team_emails=("team@example.com",)), ["demo-job-001"]))
+    result, failure = embedded.run(_one(embedded, raw, Config.from_dict({"notify": {"emails": ["team@example.com"]}}), ["demo-job-001"]))
 
     # Then the team is notified (the name cut in the message)
     if failure:
@@ -853,13 +861,13 @@ def test_a_very_long_rule_name_still_notifies(embedded):
 def test_the_oracle_catches_an_action_the_input_did_not_declare(embedded, monkeypatch):
     # Given a planner that (wrongly) adds an email to an address nobody declared
     aws_event = event(debug=[rule_status("Overfit")], debug_configs=[rule_config("Overfit", '[{"name": "stoptraining"}]')])
-    real_plan = planner.plan
+    real_decide = Plan.decide
 
-    def leaky(event_, found, config, facts=None):
-        planned = real_plan(event_, found, config, facts)
+    def leaky(plan):
+        planned = real_decide(plan)
         return [*planned, replace(planned[0], kind=EMAIL, target="intruder@evil.test", outcome=None)]
 
-    monkeypatch.setattr("rule_actions.handler.plan.plan", leaky)
+    monkeypatch.setattr(Plan, "decide", leaky)
 
     # When / Then the property fails on it
     with pytest.raises(AssertionError):

@@ -3,12 +3,13 @@ EventBridge matcher: the function is invoked for outcomes that can lead to an ac
 
 import pytest
 from builders import EVENTS, event, rule_status, sample
+from planning import find, parse_event
 
 from rule_actions.config import Config
-from rule_actions.contract import JOB_OUTCOMES
-from rule_actions.model import IgnoredEvent, JobOutcome, parse_event
+from rule_actions.jobs.training import OUTCOMES as JOB_OUTCOMES
+from rule_actions.records import IgnoredEvent
 from rule_actions.registry import event_pattern
-from rule_actions.triggers import find
+from rule_actions.triggers.job_outcome import JobOutcome
 from rule_actions_cli.matcher import matches, validate
 
 DEFAULT = Config()
@@ -16,9 +17,9 @@ FAMILIES = ("DebugRuleEvaluationStatuses", "ProfilerRuleEvaluationStatuses")
 
 
 def test_the_pattern_is_valid_and_exact():
-    for config in (DEFAULT, Config(notify_on_rule_error=False, training_job_prefixes=("exp-", "Team-A"))):
+    for config in (DEFAULT, Config.from_dict({"notify_on_rule_error": False, "training_job_prefixes": ["exp-", "Team-A"]})):
         validate(event_pattern(config))
-    assert event_pattern(Config(notify_on_rule_error=False, training_job_prefixes=("exp-", "Team-A"))) == {
+    assert event_pattern(Config.from_dict({"notify_on_rule_error": False, "training_job_prefixes": ["exp-", "Team-A"]})) == {
         "source": ["aws.sagemaker"],
         "detail-type": ["SageMaker Training Job State Change"],
         "detail": {
@@ -49,13 +50,13 @@ def test_default_pattern(name, detail, expected):
 
 
 def test_rule_errors_do_not_invoke_without_notify_on_rule_error():
-    pattern = event_pattern(Config(notify_on_rule_error=False))
+    pattern = event_pattern(Config.from_dict({"notify_on_rule_error": False}))
     assert not matches(pattern, event(debug=[rule_status("LossNotDecreasing", "Error")]))
     assert matches(pattern, event(debug=[rule_status("LossNotDecreasing", "IssuesFound")]))
 
 
 def test_prefixes_narrow_the_jobs():
-    pattern = event_pattern(Config(training_job_prefixes=("exp-", "Team-A")))
+    pattern = event_pattern(Config.from_dict({"training_job_prefixes": ["exp-", "Team-A"]}))
     issues = [rule_status("VanishingGradient")]
     assert matches(pattern, event(job="exp-42", debug=issues))
     assert matches(pattern, event(job="Team-A-run-1", debug=issues))
@@ -73,7 +74,8 @@ def test_other_sources_and_detail_types_do_not_match():
 def actionable(sample_event, config=DEFAULT):
     """The oracle: a rule of either family in a status the handler can act on."""
     statuses = [s["RuleEvaluationStatus"] for family in FAMILIES for s in sample_event["detail"].get(family, [])]
-    return any(status in config.rule_statuses for status in statuses)
+    triggering = ("IssuesFound", "Error") if config.value("notify_on_rule_error") else ("IssuesFound",)
+    return any(status in triggering for status in statuses)
 
 
 SAMPLES = sorted(path.name for path in EVENTS.glob("*.json"))
@@ -125,7 +127,7 @@ def can_act(raw, config) -> bool:
 
 
 def test_without_job_outcomes_the_pattern_is_the_rule_clauses_alone():
-    assert Config().job_outcomes == ()
+    assert Config().value("job_outcomes") == ()
     assert event_pattern(Config())["detail"] == {"$or": [
         {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
         {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},

@@ -114,7 +114,7 @@ def test_the_construct_embeds_in_a_users_app_with_client_actions():
         "Environment": {"Variables": {ENV_CONFIG: given}},
     })
     assert Config.from_json(given.as_string()) == config
-    assert config.rules[0][0] == "VanishingGradient"  # rule order (it decides which glob wins) survives
+    assert config.value("rules")[0][0] == "VanishingGradient"  # rule order (it decides which glob wins) survives
     assert set(template.to_json().get("Parameters", {})) <= {"BootstrapVersion"}  # nothing else to resolve
 
 

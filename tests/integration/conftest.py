@@ -53,7 +53,7 @@ class Account:
     def effects(self) -> Any:
         """The function's effects (created on first use, like at cold start), with their AWS calls counted."""
         effects = handler.runtime()[1]
-        for client in (effects.sagemaker.client, effects.notifier.client, effects.ledger.client):
+        for client in (effects.jobs.client, effects.notifier.client, effects.ledger.client):
             if not getattr(client, "_counted", False):
                 client.meta.events.register("before-call", lambda model, **_: self.calls.append(model.name))
                 client._counted = True

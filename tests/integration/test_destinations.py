@@ -16,10 +16,10 @@ import pytest
 from builders import ACCOUNT, REGION, sample
 from moto.sns.models import sns_backends
 
-from rule_actions.config import Webhook
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN, TEST_EVENT_KEY
 from rule_actions.effects.webhook import WebhookFailed, Webhooks
 from rule_actions.handler import ActionsFailed
+from rule_actions.kinds.webhook import Webhook
 from rule_actions.observability import logger
 from rule_actions_cli.receiver import Receiver, Reply
 

@@ -365,7 +365,7 @@ def test_ledger_delete_failing_after_a_failed_action_loses_nothing(aws):
 def test_stop_throttled_then_recovering_within_retries_stops_once(aws):
     # Given SageMaker throttles the next three StopTrainingJob attempts
     aws.put_job("demo-job-001")
-    fault = Fault(aws.effects().sagemaker.client, "StopTrainingJob", "ThrottlingException", failures=3)
+    fault = Fault(aws.effects().jobs.client, "StopTrainingJob", "ThrottlingException", failures=3)
 
     # When the event arrives
     result = aws.invoke(issues_found())
@@ -379,7 +379,7 @@ def test_stop_throttled_then_recovering_within_retries_stops_once(aws):
 def test_stop_throttled_beyond_retries_fails_and_redelivery_stops_once(aws):
     # Given SageMaker throttles every StopTrainingJob
     aws.put_job("demo-job-001")
-    fault = Fault(aws.effects().sagemaker.client, "StopTrainingJob", "ThrottlingException")
+    fault = Fault(aws.effects().jobs.client, "StopTrainingJob", "ThrottlingException")
 
     # When the event arrives
     result, message = failed_result(aws, issues_found())
@@ -404,7 +404,7 @@ def test_stop_throttled_beyond_retries_fails_and_redelivery_stops_once(aws):
 def test_listing_throttled_for_a_prefix_stop_fails_and_redelivery_stops_once(aws):
     # Given a prefix stop (it lists the InProgress jobs) and SageMaker throttling every ListTrainingJobs
     aws.put_job("exp-a-1")
-    fault = Fault(aws.effects().sagemaker.client, "ListTrainingJobs", "ThrottlingException")
+    fault = Fault(aws.effects().jobs.client, "ListTrainingJobs", "ThrottlingException")
     prefixed = issues_found(job="exp-a-1", action_json='[{"name": "stoptraining", "training_job_prefix": "exp-a-"}]')
 
     # When the event arrives, then again after the throttle clears
@@ -423,7 +423,7 @@ def test_job_stopped_or_finished_by_someone_else_just_before_our_stop_never_fail
     moved_to = {"job-stopping": "Stopping", "job-stopped": "Stopped", "job-completed": "Completed", "job-failed": "Failed"}
     for job in moved_to:
         aws.put_job(job)
-    aws.effects().sagemaker.client.meta.events.register_first(
+    aws.effects().jobs.client.meta.events.register_first(
         "before-parameter-build.sagemaker.StopTrainingJob",
         lambda params, **_: aws.put_job(params["TrainingJobName"], moved_to[params["TrainingJobName"]]),
     )
@@ -458,7 +458,7 @@ def test_describe_failing_fails_the_action_json_part_and_config_actions_still_ru
     # Given an event without rule configurations (action_json must be read), and DescribeTrainingJob failing
     team(aws)
     aws.put_job("demo-job-001", debug_rule_configurations=[rule_config("VanishingGradient", SDK_ACTIONS)])
-    fault = Fault(aws.effects().sagemaker.client, "DescribeTrainingJob", code, message)
+    fault = Fault(aws.effects().jobs.client, "DescribeTrainingJob", code, message)
     bare = event(debug=[rule_status("VanishingGradient")])
 
     # When the event arrives
@@ -466,7 +466,7 @@ def test_describe_failing_fails_the_action_json_part_and_config_actions_still_ru
 
     # Then the action_json part failed with the code, the configuration's notify was done
     assert outcomes(result) == [("action_json", "failed"), ("notify", "done")]
-    assert result["actions"][0]["reason"] == f"DescribeTrainingJob failed, action_json unknown: {code}: {message}"
+    assert result["actions"][0]["reason"] == f"action_json unknown: DescribeTrainingJob failed: {code}: {message}"
     assert fault.attempts == attempts and aws.status("demo-job-001") == "InProgress"
     assert "1 action(s) failed" in failure
 
@@ -484,7 +484,7 @@ def test_describe_failing_fails_the_action_json_part_and_config_actions_still_ru
 def test_describe_throttled_then_recovering_within_retries_reads_the_actions(aws):
     # Given DescribeTrainingJob throttled twice, and an event without rule configurations
     aws.put_job("demo-job-001", debug_rule_configurations=[rule_config("VanishingGradient", SDK_ACTIONS)])
-    fault = Fault(aws.effects().sagemaker.client, "DescribeTrainingJob", "ThrottlingException", failures=2)
+    fault = Fault(aws.effects().jobs.client, "DescribeTrainingJob", "ThrottlingException", failures=2)
 
     # When the event arrives
     result = aws.invoke(event(debug=[rule_status("VanishingGradient")]))
@@ -504,7 +504,7 @@ def test_outcomes_a_retry_cannot_help_never_fail_the_invocation_even_with_every_
     aws.invoke(issues_found())
     effects = aws.effects()
     faults = [
-        Fault(effects.sagemaker.client, op, "ServiceUnavailable", "down", status=503)
+        Fault(effects.jobs.client, op, "ServiceUnavailable", "down", status=503)
         for op in ("StopTrainingJob", "ListTrainingJobs", "DescribeTrainingJob")
     ] + [Fault(effects.notifier.client, op, "InternalError", "down", status=500) for op in ("Publish", "Subscribe")]
     mixed = (
@@ -554,7 +554,7 @@ def test_a_transient_error_on_one_action_fails_only_the_invocation_that_had_it(a
 def test_an_injected_fault_is_what_the_handler_sees_and_never_reaches_moto(aws):
     # Given (the premise of every test above) one non-retryable error injected on the handler's own client
     aws.put_job("demo-job-001")
-    fault = Fault(aws.effects().sagemaker.client, "StopTrainingJob", "ValidationException", "no", failures=1)
+    fault = Fault(aws.effects().jobs.client, "StopTrainingJob", "ValidationException", "no", failures=1)
 
     # When the event arrives
     result, _ = failed_result(aws, issues_found(action_json='[{"name": "stoptraining"}]'))
@@ -562,4 +562,4 @@ def test_an_injected_fault_is_what_the_handler_sees_and_never_reaches_moto(aws):
     # Then the handler reports exactly that error, after one attempt, and moto never ran the request
     assert result["actions"][0]["reason"] == "ValidationException: no" and fault.attempts == 1
     assert aws.status("demo-job-001") == "InProgress"
-    assert handler.runtime()[1].sagemaker.client is aws.effects().sagemaker.client
+    assert handler.runtime()[1].jobs.client is aws.effects().jobs.client

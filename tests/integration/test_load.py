@@ -147,7 +147,7 @@ def count_calls(effects: Any, run: Run) -> None:
         with run.lock:
             run.publish_calls[(job, rule, params["MessageAttributes"]["to"]["StringValue"])] += 1
 
-    effects.sagemaker.client.meta.events.register("before-parameter-build.sagemaker.StopTrainingJob", on_stop)
+    effects.jobs.client.meta.events.register("before-parameter-build.sagemaker.StopTrainingJob", on_stop)
     effects.notifier.client.meta.events.register("before-parameter-build.sns.Publish", on_publish)
 
 

@@ -119,7 +119,7 @@ def test_a_job_arn_of_another_account_than_the_events_is_refused(aws):
     result = aws.invoke(forged)
 
     # Then it is refused: acting (or keeping exactly-once records) under team A's ARN for team B would be wrong
-    assert result["actions"] == [] and result["ignored"].startswith("detail.TrainingJobArn ")
+    assert result["actions"] == [] and result["ignored"].startswith("training job ARN ")
     assert f"is not a training job of the event's account {TEAM_B} in {REGION}" in result["ignored"]
     assert status(JOB, TEAM_A) == "InProgress"
 

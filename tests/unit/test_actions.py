@@ -14,18 +14,11 @@ from smdebug_rulesconfig.actions.actions import ActionList
 from smdebug_rulesconfig.actions.actions import Email as SdkEmail
 from smdebug_rulesconfig.actions.actions import StopTraining as SdkStopTraining
 
-from rule_actions.actions import (
-    ACTION_JSON,
-    EMAIL,
-    NOTIFY,
-    RULES,
-    SMS,
-    STOP,
-    Action,
-    Invalid,
-    parse_action_json,
-    parse_entries,
-)
+from rule_actions.grammar import parse_action_json, parse_entries
+from rule_actions.records import ACTION_JSON, Action, Invalid, Place
+
+RULES = Place.RULES
+EMAIL, NOTIFY, SMS, STOP = "email", "notify", "sms", "stoptraining"
 
 MB = 1024 * 1024
 # The SDK's own validation (smdebug_rulesconfig.actions.utils), restricted to ASCII as the specification says.

@@ -16,7 +16,8 @@ from sagemaker.debugger import Rule, rule_configs
 from smdebug_rulesconfig.actions import utils as sdk_utils
 
 from rule_actions import client
-from rule_actions.actions import Action, as_dict, parse_action_json
+from rule_actions.grammar import as_dict, parse_action_json
+from rule_actions.records import Action
 
 JOB = "MyJob-2026-11-22"  # capitals on purpose: values keep their case
 STOP, EMAIL, SMS = "stoptraining", "email", "sms"

@@ -6,8 +6,16 @@ import json
 
 import pytest
 
-from rule_actions.actions import EMAIL, NOTIFY, STOP, Action
-from rule_actions.config import BUILTIN_RULES, Config, ConfigError, Settings
+from rule_actions import registry
+from rule_actions.config import Config, ConfigError, Settings
+from rule_actions.contract import Texts
+from rule_actions.jobs.training import FAMILY as TRAINING
+from rule_actions.kinds.endpoint import allowed as endpoint_allowed
+from rule_actions.records import Action
+from rule_actions.triggers import job_outcome, rule_status
+from rule_actions.triggers.rule_status import BUILTIN_RULES
+
+EMAIL, NOTIFY, STOP = "email", "notify", "stoptraining"
 
 SPEC_KEYS = (
     "notify",
@@ -28,6 +36,11 @@ SPEC_KEYS = (
     "organization",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
+
+
+def can_text(config: Config) -> bool:
+    """The stack logs text deliveries: a kind asks it to (contract.Texts)."""
+    return any(isinstance(part, Texts) for part in registry.stack_parts(config))
 
 
 def config_error(data) -> str:
@@ -51,8 +64,7 @@ def config_error(data) -> str:
         ("training_job_prefixes", ()),
         ("dedup_ttl_hours", 72),
         ("dry_run", False),
-        ("team_emails", ()),
-        ("team_sms", ()),
+        ("notify", ((), ())),
         ("chat", ()),
         ("webhooks", ()),
     ],
@@ -64,7 +76,7 @@ def test_defaults(data, attribute, default):
     config = Config.from_dict(data)
 
     # Then each setting has its documented default
-    assert getattr(config, attribute) == default
+    assert config.value(attribute) == default
 
 
 def test_default_rules_notify_the_team_for_every_rule():
@@ -74,7 +86,7 @@ def test_default_rules_notify_the_team_for_every_rule():
 
     # Then every rule maps to notify ({"*": ["notify"]})
     for rule in ("VanishingGradient", "LossNotDecreasing", "ProfilerReport", "x"):
-        assert config.actions_for_rule(rule) == (Action(NOTIFY),)
+        assert rule_status.actions_for(config, rule) == (Action(NOTIFY),)
     assert config.to_dict()["rules"] == {"*": [{"name": "notify"}]}
 
 
@@ -98,14 +110,14 @@ def test_a_full_configuration_is_read():
     config = Config.from_dict(data)
 
     # Then every value is taken
-    assert config.team_emails == ("team@example.com",)
-    assert config.team_sms == ("+15555550100",)
-    assert config.actions_for_rule("LossNotDecreasing") == (Action(STOP), Action(EMAIL, "ml@example.com"))
-    assert config.allowed_endpoints == ("*@example.com", "+1555*")
-    assert config.training_job_prefixes == ("team-a-", "team-b-")
+    assert config.value("notify")[0] == ("team@example.com",)
+    assert config.value("notify")[1] == ("+15555550100",)
+    assert rule_status.actions_for(config, "LossNotDecreasing") == (Action(STOP), Action(EMAIL, "ml@example.com"))
+    assert config.value("allowed_endpoints") == ("*@example.com", "+1555*")
+    assert config.value("training_job_prefixes") == ("team-a-", "team-b-")
     assert config.dedup_ttl_hours == 24
     flags = ("honor_action_json", "stop_all_matching", "allow_cross_job_stop", "act_on_replays", "notify_on_rule_error", "dry_run")
-    assert {flag: getattr(config, flag) for flag in flags} == {flag: data[flag] for flag in flags}
+    assert {flag: config.value(flag) for flag in flags} == {flag: data[flag] for flag in flags}
 
 
 # --- errors: one ConfigError naming every bad field and value -----------------------------------------------
@@ -239,7 +251,7 @@ def test_endpoint_allowed(allowed, endpoint, expected):
 
     # When an endpoint is checked
     # Then it is allowed exactly when it matches one glob, case-insensitively
-    assert config.endpoint_allowed(endpoint) is expected
+    assert endpoint_allowed(config, endpoint) is expected
 
 
 @pytest.mark.parametrize(
@@ -275,8 +287,8 @@ def test_configured_endpoints_inside_allowed_endpoints_are_accepted():
     config = Config.from_dict(data)
 
     # Then it is accepted, addresses kept as written
-    assert config.team_emails == ("Team@Example.com",)
-    assert config.actions_for_rule("Loss") == (Action(EMAIL, "ML@EXAMPLE.COM"),)
+    assert config.value("notify")[0] == ("Team@Example.com",)
+    assert rule_status.actions_for(config, "Loss") == (Action(EMAIL, "ML@EXAMPLE.COM"),)
 
 
 # --- rule lookup ---------------------------------------------------------------------------------------------
@@ -309,7 +321,7 @@ def test_actions_for_rule(rules, rule, expected):
 
     # When a rule's actions are looked up
     # Then exact name first, else the first glob in file order, `*` last
-    assert config.actions_for_rule(rule) == expected
+    assert rule_status.actions_for(config, rule) == expected
 
 
 def test_rule_entries_keep_their_order_and_drop_duplicates():
@@ -318,7 +330,7 @@ def test_rule_entries_keep_their_order_and_drop_duplicates():
 
     # When it is looked up
     # Then each action appears once, in first-seen order
-    assert config.actions_for_rule("Loss") == (Action(NOTIFY), Action(STOP))
+    assert rule_status.actions_for(config, "Loss") == (Action(NOTIFY), Action(STOP))
 
 
 # --- job scope -----------------------------------------------------------------------------------------------
@@ -340,7 +352,7 @@ def test_job_in_scope(prefixes, job, expected):
 
     # When a job is checked
     # Then it is in scope when any prefix starts its name ([] = every job)
-    assert config.job_in_scope(job) is expected
+    assert TRAINING.in_scope(config, job) is expected
 
 
 # --- canonical form ------------------------------------------------------------------------------------------
@@ -392,7 +404,7 @@ def test_to_dict_keeps_rule_order():
 
     # Then the first glob still wins
     assert list(config.to_dict()["rules"]) == ["L*", "Loss*"]
-    assert again.actions_for_rule("LossNotDecreasing") == (Action(NOTIFY),)
+    assert rule_status.actions_for(again, "LossNotDecreasing") == (Action(NOTIFY),)
 
 
 # --- Settings.from_env ---------------------------------------------------------------------------------------
@@ -433,7 +445,7 @@ def test_settings_read_the_environment():
     assert settings.ledger_table == ENV["RULE_ACTIONS_LEDGER_TABLE"]
     assert settings.region == "eu-west-1"
     assert settings.config.dry_run is True
-    assert settings.config.team_emails == ("t@example.com",)
+    assert settings.config.value("notify")[0] == ("t@example.com",)
 
 
 def test_settings_without_a_configuration_use_the_defaults():
@@ -467,7 +479,7 @@ def test_to_json_keeps_the_order_of_rules_which_decides_the_glob():
 
     # Then the first glob in file order still wins
     assert again == config
-    assert [a.kind for a in again.actions_for_rule("LossNotDecreasing")] == ["stoptraining"]
+    assert [a.kind for a in rule_status.actions_for(again, "LossNotDecreasing")] == ["stoptraining"]
 
 
 # --- job_outcomes --------------------------------------------------------------------------------------------
@@ -482,14 +494,14 @@ def test_job_outcomes_map_each_outcome_to_actions_in_file_order():
     }})
 
     # Then each outcome has its actions (a repeat once), in file order, and the canonical form round-trips
-    assert config.actions_for_outcome("Failed") == (Action(NOTIFY), Action(EMAIL, "oncall@example.com"))
-    assert config.actions_for_outcome("Completed") == () and config.actions_for_outcome("Stopped") == ()
+    assert job_outcome.actions_for(config, TRAINING, "Failed") == (Action(NOTIFY), Action(EMAIL, "oncall@example.com"))
+    assert job_outcome.actions_for(config, TRAINING, "Completed") == () and job_outcome.actions_for(config, TRAINING, "Stopped") == ()
     assert list(config.to_dict()["job_outcomes"]) == ["Interrupted", "Failed", "Completed"]
     assert Config.from_json(config.to_json()) == config
 
 
 def test_job_outcomes_default_to_none():
-    assert Config().job_outcomes == () and Config().to_dict()["job_outcomes"] == {}
+    assert Config().value("job_outcomes") == () and Config().to_dict()["job_outcomes"] == {}
 
 
 @pytest.mark.parametrize(("outcomes", "mentions"), [
@@ -516,8 +528,8 @@ def test_job_outcome_endpoints_follow_the_allowlist():
 
 
 def test_rule_statuses_follow_notify_on_rule_error():
-    assert Config().rule_statuses == ("IssuesFound", "Error")
-    assert Config(notify_on_rule_error=False).rule_statuses == ("IssuesFound",)
+    assert rule_status.statuses(Config()) == ("IssuesFound", "Error")
+    assert rule_status.statuses(Config.from_dict({"notify_on_rule_error": False})) == ("IssuesFound",)
 
 
 # --- warnings: valid, but probably not meant -----------------------------------------------------------------
@@ -577,11 +589,11 @@ def test_allow_any_sms_is_warned_of_as_a_cost_and_as_useless_beside_an_allowlist
 
 
 def test_can_text_when_a_number_is_configured_any_is_allowed_or_the_allowlist_may_match_one():
-    assert not Config.from_dict({}).can_text
-    assert not Config.from_dict({"allowed_endpoints": ["*@example.com"]}).can_text
+    assert not can_text(Config.from_dict({}))
+    assert not can_text(Config.from_dict({"allowed_endpoints": ["*@example.com"]}))
     for data in ({"notify": {"sms": ["+15555550100"]}}, {"allow_any_sms": True}, {"allowed_endpoints": ["+44*"]},
                  {"rules": {"*": [{"name": "sms", "endpoint": "+15555550100"}]}}):
-        assert Config.from_dict(data).can_text, data
+        assert can_text(Config.from_dict(data)), data
 
 
 # --- chat channels and webhooks --------------------------------------------------------------------------------
@@ -598,7 +610,7 @@ def test_chat_and_webhooks_round_trip():
             "job_outcomes": {"Failed": ["notify", {"name": "webhook", "endpoint": "ml-alerts"}]}}
     config = Config.from_dict(data)
     assert [c.platform for c in config.chat] == ["slack", "teams"]
-    assert [(w.name, w.format) for w in config.webhooks] == [("ml-alerts", "json"), ("oncall", "slack")]
+    assert [(w.name, w.format) for w in config.value("webhooks")] == [("ml-alerts", "json"), ("oncall", "slack")]
     assert Config.from_json(config.to_json()) == config
     assert config.to_dict()["chat"] == {"slack": [SLACK], "teams": [TEAMS]}
     assert config.to_dict()["webhooks"] == HOOKS
@@ -628,7 +640,7 @@ def test_bad_chat_and_webhooks_are_named(data, message):
 
 
 def test_a_webhook_is_refused_in_action_json():
-    from rule_actions.actions import parse_action_json
+    from rule_actions.grammar import parse_action_json
 
     actions, invalid = parse_action_json('[{"name": "webhook", "endpoint": "ml-alerts"}]')
     assert not actions and "only for the stack's configuration" in invalid[0].reason

@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 from builders import ACCOUNT, EVENTS, REGION, job_arn
+from planning import parse_event
 from smdebug_rulesconfig.actions.actions import SMS, ActionList, Email, StopTraining
 
-from rule_actions.actions import EMAIL, STOP, Action, Invalid, decode_action_json, parse_action_json
-from rule_actions.actions import SMS as SMS_KIND
-from rule_actions.model import parse_event
+from rule_actions.grammar import decode_action_json, parse_action_json
+from rule_actions.records import Action, Invalid
+
+EMAIL, SMS_KIND, STOP = "email", "sms", "stoptraining"
 
 # The organization samples (replayed with examples/organization-config.json) live in their own folder, so that
 # `make demo` (which replays events/ with one account) shows what it showed before organizations.

@@ -10,8 +10,8 @@ import pytest
 from builders import ACCOUNT, REGION, event, job_arn
 
 from rule_actions.config import Config, ConfigError
-from rule_actions.model import parse_event
 from rule_actions.organization import Organization, named, refusal
+from rule_actions.pipeline import read_event
 
 TEAM_A, TEAM_B, STRANGER = "111122223333", "444455556666", "777788889999"
 VALID = {"org_id": "o-a1b2c3d4e5", "accounts": [TEAM_A, TEAM_B], "aliases": {TEAM_A: "team-a-prod"},
@@ -76,7 +76,7 @@ def test_every_bad_field_is_reported_at_once_and_a_block_that_is_not_an_object_i
 def job_event(account: str = TEAM_A, region: str = REGION, **detail: Any):
     raw = event("bert-base-sweep-07", account=account, region=region)
     raw["detail"].update(detail)
-    return parse_event(raw)
+    return read_event(raw)[0]
 
 
 @pytest.mark.parametrize(

@@ -5,17 +5,20 @@ which webhook URLs may be posted to."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 import pytest
 from builders import event, rule_status, sample
+from planning import parse_event
 from slack_sdk.models.blocks import Block
+from wording import chat, json_payload, render, thread_id, webhook_body
 
 from rule_actions.kinds.webhook import sign, url_problem
-from rule_actions.messages import render
-from rule_actions.model import JobOutcome, TestNotification, parse_event
-from rule_actions.payloads import chat, json_payload, slack, teams, thread_id, webhook_body
+from rule_actions.payloads import slack, teams
+from rule_actions.triggers.job_outcome import JobOutcome
+from rule_actions.triggers.test import TestNotification
 from rule_actions_cli.receiver import verify
 
 REGION = "us-east-1"
@@ -40,7 +43,7 @@ def cases():
     failed = parse_event(sample("lifecycle-failed-algorithm-error.json")[5])
     hostile_rule = parse_event(event(debug=[rule_status(HOSTILE * 3, StatusDetails=HOSTILE * 50)]))
     hostile_failure = parse_event({**sample("lifecycle-failed-algorithm-error.json")[5]})
-    hostile_failure = hostile_failure.__class__(**{**hostile_failure.__dict__, "failure_reason": HOSTILE * 100})
+    hostile_failure = replace(hostile_failure, event=replace(hostile_failure.event, failure_reason=HOSTILE * 100))
     yield "rule IssuesFound", issues, issues.rules[0]
     yield "job:Failed", failed, failed.outcome
     yield "hostile rule", hostile_rule, hostile_rule.rules[0]

@@ -7,13 +7,12 @@ from typing import Any
 
 import pytest
 from builders import SDK_ACTIONS, event, rule_config, rule_status
+from planning import find, first_needs, parse_event
+from planning import plan_all as plan_with
 from smdebug_rulesconfig.actions.actions import ActionList, Email, StopTraining
 
 from rule_actions.config import Config
-from rule_actions.model import parse_event
-from rule_actions.plan import needs_description, plan, reads
-from rule_actions.records import Facts
-from rule_actions.triggers import find
+from rule_actions.records import Described, TeamAudience
 
 JOB = "demo-job-001"
 TEAM_CONFIG = {"notify": {"emails": ["team@example.com"]}}
@@ -29,18 +28,14 @@ def sdk_actions(job: str, *actions) -> str:
 
 def plan_all(raw: dict[str, Any], config: dict[str, Any] | None = None, described: Any = None,
              running: tuple[str, ...] = (JOB,), **facts: Any):
-    """Plan an event as the handler does: triggers, then what the kinds need read (InProgress jobs by prefix,
-    from `running`), then the plan."""
-    event, cfg = parse_event(raw), Config.from_dict(config or {})
-    found = find(event, cfg)
-    needed = reads(event, found, cfg, described)
-    listings = {prefix: tuple(j for j in running if j.startswith(prefix)) for prefix in needed.prefixes}
-    return plan(event, found, cfg, Facts(described=described, listings=listings, **facts))
+    """Plan an event as the pipeline does: triggers, then what the plan needs read (InProgress jobs by prefix,
+    from `running`; the description), then the decisions."""
+    return plan_with(raw, config, described, running, **facts)
 
 
 def needs(raw: dict[str, Any], config: dict[str, Any]) -> bool:
-    parsed, cfg = parse_event(raw), Config.from_dict(config)
-    return needs_description(parsed, find(parsed, cfg), cfg)
+    """Whether the plan asks for the job's description (DescribeTrainingJob)."""
+    return any(isinstance(need, Described) for need in first_needs(raw, config))
 
 
 def run(
@@ -163,7 +158,7 @@ def test_profiler_rules_are_planned_too():
     planned = plan_all(raw, TEAM_CONFIG)
 
     # Then the configuration's notify applies
-    assert [(p.trigger.family, p.trigger.name, p.kind, p.outcome) for p in planned] == [("Profiler", "CPUBottleneck", "notify", None)]
+    assert [(p.trigger.rule_family, p.trigger.name, p.kind, p.outcome) for p in planned] == [("Profiler", "CPUBottleneck", "notify", None)]
 
 
 def test_action_json_is_ignored_when_honor_action_json_is_false():
@@ -374,12 +369,10 @@ def test_action_json_endpoints_outside_allowed_endpoints_are_denied(kind, endpoi
 def test_notify_needs_a_team_subscriber_whoever_added_it(subscribed, outcome):
     # Given the default rules (notify), and a team audience read as having a subscriber, none, or unknown
     raw = event(debug=[rule_status("VanishingGradient")], debug_configs=[rule_config("VanishingGradient")])
-    parsed, config = parse_event(raw), Config.from_dict({})
 
     # When a rule is planned: notify asks for the audience to be read
-    found = find(parsed, config)
-    assert reads(parsed, found, config).team
-    planned = plan(parsed, found, config, Facts(team_subscribed=subscribed))
+    assert TeamAudience() in first_needs(raw, {})
+    planned = plan_all(raw, {}, team_subscribed=subscribed)
 
     # Then notify is skipped only when the audience is known to have none (unknown: it goes out)
     assert rows(planned) == [("notify", "team", "config", outcome)]

@@ -1,4 +1,5 @@
-"""The event model: parse_event, parse_timestamp, IgnoredEvent."""
+"""Reading an event: the job family parses the job, the trigger families observe the rule statuses and the job
+outcome (pipeline.read_event), and what cannot be read is a named problem (or IgnoredEvent naming the field)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from builders import ACCOUNT, REGION, SDK_ACTIONS, event, job_arn, rule_config, rule_status
+from planning import parse_event
 
-from rule_actions.model import NOT_GIVEN, IgnoredEvent, parse_event, parse_timestamp
+from rule_actions.records import IgnoredEvent
+from rule_actions.text import timestamp as parse_timestamp
+from rule_actions.triggers.rule_status import NOT_GIVEN
 
 EPOCH_MS = 1763800000000
 AT_EPOCH = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=EPOCH_MS)
@@ -90,7 +94,7 @@ def test_a_training_job_event_is_read():
     # and the rule status, with its details, evaluation job and time
     (rule,) = parsed.rules
     source = raw["detail"]["DebugRuleEvaluationStatuses"][0]
-    assert (rule.family, rule.name, rule.status) == ("Debug", "VanishingGradient", "IssuesFound")
+    assert (rule.rule_family, rule.name, rule.status) == ("Debug", "VanishingGradient", "IssuesFound")
     assert rule.details == source["StatusDetails"]
     assert rule.evaluation_job_arn == source["RuleEvaluationJobArn"]
     assert rule.last_modified == AT_EPOCH
@@ -107,7 +111,7 @@ def test_debug_and_profiler_statuses_are_both_read_with_their_family():
     parsed = parse_event(raw)
 
     # Then every rule is there, tagged with its family and status
-    assert [(r.family, r.name, r.status) for r in parsed.rules] == [
+    assert [(r.rule_family, r.name, r.status) for r in parsed.rules] == [
         ("Debug", "VanishingGradient", "IssuesFound"),
         ("Debug", "LossNotDecreasing", "NoIssuesFound"),
         ("Profiler", "ProfilerReport", "InProgress"),
@@ -334,7 +338,7 @@ def test_the_outcome_fields_are_read():
     # Then each is typed, and the event is the Failed outcome
     assert parsed.failure_reason == "AlgorithmError: boom"
     assert parsed.started == AT_EPOCH and (parsed.ended - parsed.started).total_seconds() == 3600
-    assert (parsed.training_seconds, parsed.billable_seconds) == (3600, 1200)
+    assert (parsed.run_seconds, parsed.billable_seconds) == (3600, 1200)
     assert [(t.status, t.message) for t in parsed.transitions] == [("Training", "Training"), ("Failed", "")]
     assert parsed.outcome.label == "job:Failed" and parsed.outcome.rule is None
     assert parsed.outcome.ledger_fields == {"outcome": "Failed"} and parsed.problems == ()
