@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from rule_actions import grammar, registry
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN, ENV_CONFIG, ENV_LEDGER_TABLE, ENV_TOPIC_ARN, ChatChannel
@@ -200,8 +199,7 @@ def schema() -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """What the function reads from its environment, validated once at cold start."""
 
     config: Config

@@ -6,8 +6,8 @@ Powertools: importing it costs nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 # Every SageMaker job family's state-change events come from this source (each family names its detail-type).
 SOURCE = "aws.sagemaker"
@@ -17,8 +17,7 @@ IN_PROGRESS = "InProgress"  # the status of a running job, in every SageMaker jo
 JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"
 
 
-@dataclass(frozen=True)
-class OutcomeCondition:
+class OutcomeCondition(NamedTuple):
     """When an event is a job outcome: its status is one of `statuses` (any when empty), its secondary status one
     of `secondary` (any when empty) and none of `secondary_not` (a secondary status must then be present, as for
     EventBridge's anything-but). A job family's conditions exclude one another. `subject` names the outcome in a
@@ -90,8 +89,7 @@ REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
 # What plug-ins ask of the stack (rule_actions.registry collects it, infra/ builds it): records, not constructs.
 
 
-@dataclass(frozen=True)
-class Arn:
+class Arn(NamedTuple):
     """An ARN in the stack's own partition, region and account (Stack.format_arn); `colon`: the resource name
     follows a ':' (secretsmanager:...:secret:<name>), else a '/'."""
 
@@ -101,8 +99,7 @@ class Arn:
     colon: bool = False
 
 
-@dataclass(frozen=True)
-class Grant:
+class Grant(NamedTuple):
     """An IAM statement a plug-in needs. Every resource with a wildcard is acknowledged to cdk-nag with `reason`."""
 
     sid: str
@@ -111,8 +108,7 @@ class Grant:
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class TeamEndpoint:
+class TeamEndpoint(NamedTuple):
     """An email address or phone number of the team: subscribed by the stack to the team topic (filter to=team)
     and to the ops topic."""
 
@@ -120,14 +116,12 @@ class TeamEndpoint:
     endpoint: str
 
 
-@dataclass(frozen=True)
-class ChatChannel:
+class ChatChannel(NamedTuple):
     """A Slack or Microsoft Teams channel that receives the team's messages through Amazon Q Developer."""
 
     platform: str  # slack | teams
     ids: tuple[tuple[str, str], ...]  # (key, value) in the platform's key order
 
 
-@dataclass(frozen=True)
 class Texts:
     """The configuration can send text messages: the stack logs their delivery status (when asked to)."""

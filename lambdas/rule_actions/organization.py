@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from rule_actions.fields import Custom
 from rule_actions.records import JobEvent
@@ -36,8 +36,7 @@ ALIAS_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,49}", re.ASCII)  # printabl
 _JOB_ARN = re.compile(r"arn:[a-z-]+:sagemaker:([^:]*):([^:]*):([a-z-]+)/.+")
 
 
-@dataclass(frozen=True)
-class Organization:
+class Organization(NamedTuple):
     """Who may forward events to the central bus (`org_id`: every account of the organization; `accounts`: these),
     which accounts the function acts for (`accounts`, else every account the bus admits), the executor role it
     assumes there, readable names for the accounts, and where the central stack lives."""

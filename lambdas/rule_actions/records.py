@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from rule_actions.contract import Outcome, OutcomeCondition
 from rule_actions.privacy import redact
@@ -69,8 +69,7 @@ class Invalid:
     target: str = ""
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(NamedTuple):
     """An action the configuration attaches: `where` is its field's path, `place` the block's place (rules...)."""
 
     where: str
@@ -78,8 +77,7 @@ class Declared:
     action: Action
 
 
-@dataclass(frozen=True)
-class JobApi:
+class JobApi(NamedTuple):
     """How a job family's jobs are described, listed and stopped: SageMaker's operation names and members."""
 
     describe: str  # DescribeTrainingJob
@@ -114,8 +112,7 @@ class JobFamily(Protocol):
     def outcome_clause(self, outcome: str) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True)
-class Transition:
+class Transition(NamedTuple):
     """An entry of the job's secondary status transitions."""
 
     status: str
@@ -235,23 +232,20 @@ class StopRecord:
 Need = Described | InProgress | TeamAudience | StopRecord
 
 
-@dataclass(frozen=True)
-class Unread:
+class Unread(NamedTuple):
     """A read that failed, and why (the reason names the call and the error)."""
 
     reason: str
 
 
-@dataclass(frozen=True)
-class Done:
+class Done(NamedTuple):
     """An action carried out: kept in the ledger (its reason redacted) and shown on duplicates."""
 
     reason: str
     jobs: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class NothingDone:
+class NothingDone(NamedTuple):
     """Nothing was done and nothing is recorded: a later delivery of the job's events tries again."""
 
     outcome: Outcome  # skipped | failed
@@ -283,8 +277,7 @@ class Result:
                 "reason": redact(self.reason)}
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """What people read about one trigger: plain text throughout (untrusted values made plain, links encoded)."""
 
     subject: str  # at most 100 printable ASCII characters
@@ -293,8 +286,7 @@ class Message:
     links: tuple[tuple[str, str], ...] = ()  # (label, URL), also written at the end of the body
 
 
-@dataclass(frozen=True)
-class TriggerFacts:
+class TriggerFacts(NamedTuple):
     """What the payloads (chat, the json webhook format) say of a trigger besides its message."""
 
     type: str  # rule_status | job_outcome | test: the trigger family

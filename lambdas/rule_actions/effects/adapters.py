@@ -3,7 +3,7 @@ webhooks, and in organization mode the member accounts' SageMaker."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.members import Members
@@ -12,8 +12,7 @@ from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
 
 
-@dataclass(frozen=True)
-class Adapters:
+class Adapters(NamedTuple):
     jobs: SageMaker
     notifier: Notifier
     ledger: Ledger
@@ -31,4 +30,4 @@ class Adapters:
         executor role) and links to that region; with one account, these."""
         if self.members is None:
             return self
-        return replace(self, jobs=self.members.sagemaker(account, region), region=region)
+        return self._replace(jobs=self.members.sagemaker(account, region), region=region)

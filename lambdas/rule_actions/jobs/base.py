@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap, Texts
@@ -31,8 +30,7 @@ from rule_actions.text import console_link, encoded, log_link, quoted, timestamp
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 
 
-@dataclass(frozen=True)
-class Members:
+class Members(NamedTuple):
     """The names of the detail's members (a family's event mirrors its Describe... output)."""
 
     name: str

@@ -19,8 +19,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
 
 from rule_actions.contract import Arn, Grant, Outcome
@@ -42,8 +41,7 @@ SECRET = rf"arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{{12}}:secret:{_SECRET_NA
 SECRET_RE = re.compile(SECRET)
 
 
-@dataclass(frozen=True)
-class Webhook:
+class Webhook(NamedTuple):
     """A named webhook: the Secrets Manager secret holding its URL and signing key, and its payload format."""
 
     name: str
