@@ -66,7 +66,7 @@ class _Context:
         return grammar.as_dict(action)
 
     def action_schema(self, place: Place) -> dict[str, Any]:
-        return grammar.action_schema(place)
+        return grammar.action_reference(place)
 
 
 CONTEXT = _Context()
@@ -196,6 +196,7 @@ def schema() -> dict[str, Any]:
         "type": "object",
         "additionalProperties": False,
         "properties": {f.key: f.described(CONTEXT) for f in FIELDS},
+        "$defs": grammar.schema_definitions(),
     }
 
 

@@ -37,8 +37,9 @@ class Context(Protocol):
 
 
 def anchored(pattern: str) -> str:
-    """A Python full-match pattern as a JSON Schema pattern (which searches)."""
-    return f"^(?:{pattern})$"
+    """A Python full-match pattern as a JSON Schema pattern, which searches: anchored at both ends, and nothing
+    after the end (`$` alone would let Python's re, which validators use, accept a trailing newline)."""
+    return f"^(?:{pattern})$(?![\\s\\S])"
 
 
 class Field(Generic[T]):

@@ -118,6 +118,16 @@ def _insensitive(name: str) -> str:
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in name)
 
 
+def action_reference(place: Place) -> dict[str, Any]:
+    """Where the configuration's JSON Schema defines the action lists of `place` (schema_definitions)."""
+    return {"$ref": f"#/$defs/{place}"}
+
+
+def schema_definitions() -> dict[str, Any]:
+    """The action lists of each configuration place, for the configuration's JSON Schema `$defs`."""
+    return {str(place): action_schema(place) for place in Place if place != Place.ACTION_JSON}
+
+
 def action_schema(place: Place) -> dict[str, Any]:
     """The JSON Schema of an action list declared in `place`, from the kinds' declarations."""
     variants: list[dict[str, Any]] = []
@@ -132,7 +142,8 @@ def action_schema(place: Place) -> dict[str, Any]:
     if bare and place != Place.ACTION_JSON:
         variants.append({"type": "string", "pattern": anchored("|".join(bare))})
     entry = {"anyOf": variants}
-    return {"anyOf": [entry, {"type": "array", "items": entry}]}
+    return {"description": f"Actions ({', '.join(registry.allowed_in(place))}): one, or a list.",
+            "anyOf": [entry, {"type": "array", "items": entry}]}
 
 
 class Grammar:

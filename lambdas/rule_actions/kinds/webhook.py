@@ -37,7 +37,7 @@ DELIVERY_HEADER = "X-Rule-Actions-Delivery"
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 # A Secrets Manager secret: its name (which cannot look like an ARN), or its ARN.
 _SECRET_NAME = r"[A-Za-z0-9/_+=.@-]{1,512}"
-SECRET = rf"arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{{12}}:secret:{_SECRET_NAME}|(?!arn:){_SECRET_NAME}"
+SECRET = rf"arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{{12}}:secret:{_SECRET_NAME}|(?!arn:){_SECRET_NAME}"
 SECRET_RE = re.compile(SECRET)
 
 

@@ -1,0 +1,183 @@
+"""The published configuration schema (schemas/config.schema.json): generated from the fields the plug-ins declare,
+and differential-tested against the validator (Config.from_dict) on samples, examples and generated configurations.
+
+The schema may be laxer than the validator only where JSON Schema cannot say what the validator checks across
+fields (an endpoint outside allowed_endpoints, a webhook nobody declared...); it is never stricter.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rule_actions import config as configuration
+from rule_actions.config import Config, ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_FILE = ROOT / "schemas" / "config.schema.json"
+SCHEMA = json.loads(SCHEMA_FILE.read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+# What the validator checks across fields, which JSON Schema cannot state.
+CROSS_FIELD = re.compile(r"is not in allowed_endpoints|is not declared in webhooks|names an account that is not in "
+                         r"accounts|a channel is listed twice|give org_id, accounts or both")
+
+
+def verdicts(data: Any, validator: Any = VALIDATOR) -> tuple[bool, list[str]]:
+    """(the schema accepts it, the validator's errors)."""
+    try:
+        Config.from_dict(data)
+    except ConfigError as err:
+        return validator.is_valid(data), str(err).splitlines()[1:] or [str(err)]
+    return validator.is_valid(data), []
+
+
+def agree(data: Any, validator: Any = VALIDATOR) -> None:
+    schema_ok, errors = verdicts(data, validator)
+    if schema_ok:  # the schema may only miss what it cannot state
+        assert all(CROSS_FIELD.search(error) for error in errors), (data, errors)
+    else:  # never stricter than the validator
+        assert errors, (data, [e.message for e in validator.iter_errors(data)])
+
+
+def test_the_published_schema_is_the_one_the_declarations_give():
+    # When the schema is generated from the plug-ins' field declarations
+    # Then it is the published file (regenerate: python -m rule_actions.config --schema > schemas/config.schema.json)
+    assert configuration.schema() == SCHEMA
+
+
+def test_the_schema_is_a_json_schema_and_documents_every_key():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    assert list(SCHEMA["properties"]) == list(configuration.KEYS)
+    assert all(p.get("description") and "default" in p for p in SCHEMA["properties"].values())
+
+
+@pytest.mark.parametrize(("change", "data"), [
+    (lambda s: s["properties"]["training_job_prefixes"]["items"].pop("pattern"), {"training_job_prefixes": ["a*"]}),
+    (lambda s: s["properties"]["dedup_ttl_hours"].update(maximum=100), {"dedup_ttl_hours": 200}),
+    (lambda s: s["$defs"]["job_outcomes"]["anyOf"][0]["anyOf"].pop(0),  # the email variant
+     {"job_outcomes": {"Failed": {"name": "email", "endpoint": "a@example.com"}}}),
+])
+def test_a_planted_difference_is_caught(change, data):
+    # Given a copy of the schema made laxer or stricter than the validator in one place
+    planted = json.loads(json.dumps(SCHEMA))
+    change(planted)
+    # When a configuration that tells them apart is judged / Then the difference is reported
+    with pytest.raises(AssertionError):
+        agree(data, jsonschema.Draft202012Validator(planted))
+    agree(data)  # and the published schema agrees
+
+
+EXAMPLES = [ROOT / "examples" / name for name in ("demo-config.json", "demo-webhook-config.json",
+                                                  "organization-config.json")]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_the_examples_are_valid_for_both(path):
+    assert verdicts(json.loads(path.read_text())) == (True, [])
+
+
+def test_cdk_jsons_block_and_the_canonical_form_are_valid_for_both():
+    block = json.loads((ROOT / "cdk.json").read_text())["context"]["rule_actions"]
+    assert verdicts(block) == (True, [])
+    assert verdicts(Config.from_dict(block).to_dict()) == (True, [])
+
+
+SLACK = {"workspace_id": "T0123ABCD", "channel_id": "C0123ABCD"}
+TEAMS = {"tenant_id": "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", "team_id": "1f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
+         "channel_id": "19%3aabc%40thread.tacv2"}
+
+
+@pytest.mark.parametrize("data", [
+    {"rules": {"Loss*": ["stoptraining", "StopTraining", {"name": "EMAIL", "endpoint": "a@example.com"}]}},
+    {"rules": {"*": "notify"}},
+    {"rules": {"*": {"name": "stoptraining", "training_job_prefix": "exp-"}}},
+    {"rules": {"*": ["email"]}},  # an endpoint kind needs its endpoint
+    {"rules": {"": ["notify"]}},
+    {"rules": {"*": [{"name": "notify", "endpoint": "x"}]}},
+    {"job_outcomes": {"Failed": ["stoptraining"]}},
+    {"job_outcomes": {"failed": ["notify"]}},
+    {"job_outcomes": {"Failed": [{"name": "webhook", "endpoint": "ml-alerts"}]},
+     "webhooks": {"ml-alerts": {"secret": "rule-actions/demo", "format": "json"}}},
+    {"job_outcomes": {"Failed": [{"name": "webhook", "endpoint": "nobody"}]}},
+    {"notify": {"emails": ["a@example.com"], "sms": ["+15555550100"]}, "allowed_endpoints": ["*@example.com"]},
+    {"notify": None},
+    {"notify": {"emails": ["not an address"]}},
+    {"chat": {"slack": [SLACK], "teams": [TEAMS]}},
+    {"chat": {"slack": [SLACK, SLACK]}},
+    {"chat": {"slack": [{**SLACK, "channel_id": "c-1"}]}},
+    {"webhooks": {"a": {"secret": "arn:aws:secretsmanager:us-east-1:123456789012:secret:x-AbCdEf", "format": "teams"}}},
+    {"webhooks": {"a": {"secret": "arn:aws:s3:::bucket", "format": "json"}}},
+    {"webhooks": {"a b": {"secret": "s", "format": "json"}}},
+    {"training_job_prefixes": ["exp-", "Team-A"]},
+    {"training_job_prefixes": ["exp*"]},
+    {"training_job_prefixes": ["exp-\n"]},
+    {"dedup_ttl_hours": 0}, {"dedup_ttl_hours": 8760}, {"dedup_ttl_hours": True}, {"dedup_ttl_hours": 1.5},
+    {"dry_run": "yes"}, {"unknown": 1},
+    {"organization": {"accounts": ["111122223333"], "central_account": "123456789012", "central_region": "eu-west-1"}},
+    {"organization": {"org_id": "o-a1b2c3d4e5", "central_account": "123456789012", "central_region": "us-east-1",
+                      "aliases": {"444455556666": "x"}}},
+    {"organization": {"accounts": [], "central_account": "123456789012", "central_region": "us-east-1"}},
+    {"organization": {"accounts": ["1111"], "central_account": "123456789012", "central_region": "us-east-1"}},
+    {"organization": {"org_id": "o-a1b2c3d4e5", "accounts": ["111122223333"], "aliases": {"444455556666": "x"},
+                      "central_account": "123456789012", "central_region": "us-east-1"}},
+])
+def test_hand_picked_configurations_get_one_verdict(data):
+    agree(data)
+
+
+EMAILS = ["a@example.com", "First.Last@mail.example.co.uk", "not-an-email", "a@b", ""]
+PHONES = ["+15555550100", "+4915155550100", "15555550100", "+0123"]
+ACTIONS = st.one_of(
+    st.sampled_from(["notify", "stoptraining", "StopTraining", "email", "webhook", "nope", ""]),
+    st.builds(lambda e: {"name": "email", "endpoint": e}, st.sampled_from(EMAILS)),
+    st.builds(lambda e: {"name": "sms", "endpoint": e}, st.sampled_from(PHONES)),
+    st.builds(lambda p: {"name": "stoptraining", "training_job_prefix": p}, st.sampled_from(["exp-", "", "a*", 5])),
+    st.builds(lambda e: {"name": "webhook", "endpoint": e}, st.sampled_from(["ml-alerts", "bad name"])),
+    st.sampled_from([{"name": "notify", "extra": 1}, {}, 42, None]),
+)
+ACTION_LISTS = st.one_of(ACTIONS, st.lists(ACTIONS, max_size=3))
+JUNK = st.sampled_from([None, 0, 1.5, "x", [], {}, True])
+FIELDS = {
+    "notify": st.one_of(JUNK, st.fixed_dictionaries({}, optional={"emails": st.lists(st.sampled_from(EMAILS), max_size=2),
+                                                                  "sms": st.lists(st.sampled_from(PHONES), max_size=2)})),
+    "rules": st.one_of(JUNK, st.dictionaries(st.sampled_from(["*", "Loss*", "VanishingGradient", ""]), ACTION_LISTS,
+                                             max_size=3)),
+    "job_outcomes": st.one_of(JUNK, st.dictionaries(st.sampled_from(["Failed", "Completed", "Interrupted", "failed"]),
+                                                    ACTION_LISTS, max_size=3)),
+    "chat": st.one_of(JUNK, st.fixed_dictionaries({}, optional={"slack": st.lists(st.sampled_from([SLACK, {}]), max_size=2),
+                                                                "teams": st.lists(st.sampled_from([TEAMS, {"x": 1}]), max_size=2)})),
+    "webhooks": st.one_of(JUNK, st.dictionaries(st.sampled_from(["ml-alerts", "a b"]), st.sampled_from([
+        {"secret": "rule-actions/demo", "format": "json"}, {"secret": "s", "format": "xml"}, {"secret": "s"}]),
+        max_size=2)),
+    "allowed_endpoints": st.one_of(JUNK, st.lists(st.sampled_from(["*@example.com", "+1555*", "", 3]), max_size=2)),
+    "training_job_prefixes": st.one_of(JUNK, st.lists(st.sampled_from(["exp-", "Team-A", "a*", ""]), max_size=2)),
+    "dedup_ttl_hours": st.one_of(JUNK, st.integers(-2, 9000)),
+    **{flag: st.one_of(st.booleans(), JUNK) for flag in ("honor_action_json", "stop_all_matching", "allow_cross_job_stop",
+                                                          "act_on_replays", "notify_on_rule_error", "dry_run",
+                                                          "allow_any_sms")},
+    "organization": st.one_of(st.none(), st.fixed_dictionaries(
+        {"central_account": st.sampled_from(["123456789012", "1234"]),
+         "central_region": st.sampled_from(["us-east-1", "ap-southeast-4", "mars-1"])},
+        optional={"org_id": st.sampled_from(["o-a1b2c3d4e5", "org"]),
+                  "accounts": st.lists(st.sampled_from(["111122223333", "444455556666", "1"]), max_size=3),
+                  "aliases": st.dictionaries(st.sampled_from(["111122223333", "9"]), st.sampled_from(["team-a", "!"]),
+                                             max_size=1)})),
+    "unknown_key": JUNK,
+}
+CONFIGS = st.fixed_dictionaries({}, optional=FIELDS)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(CONFIGS)
+def test_generated_configurations_get_one_verdict(data):
+    # Given a configuration mixing valid values, near misses and junk in every field
+    # When the schema and the validator judge it
+    # Then they agree, but for the checks across fields that JSON Schema cannot state
+    agree(data)
