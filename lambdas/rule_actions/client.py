@@ -1,7 +1,7 @@
 """The SDK's action classes, mirrored, so a rule's actions read the same in training and infrastructure code.
 
 `serialize()` writes exactly what smdebug-rulesconfig 1.0.1 writes (JSON with every `"` as `\\"`); values are
-checked with the grammar of `rule_actions.actions` (which also takes ordinary addresses the SDK refuses),
+checked with the grammar of `rule_actions.grammar` (which also takes ordinary addresses the SDK refuses),
 `entries()` gives the grammar's dicts for the stack's configuration, and `prepare_actions` does for the raw
 CreateTrainingJob API what the sagemaker v2 SDK does at `fit()`:
 

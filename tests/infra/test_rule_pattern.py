@@ -1,4 +1,4 @@
-"""The rule's event pattern (infra.pattern, the one the stack synthesizes) against events, with the project's
+"""The rule's event pattern (rule_actions.registry.event_pattern, the one the stack synthesizes) against events, with the project's
 EventBridge matcher: the function is invoked for outcomes that can lead to an action, and only for those."""
 
 import pytest

@@ -83,11 +83,11 @@ class TestNotifications(TriggerFamily):
         return Message(
             subject="[rule-actions] TEST notification: this destination is wired correctly",
             body="\n".join([
-                "TEST NOTIFICATION - nothing happened to any training job.",
+                "TEST NOTIFICATION - nothing happened to any job.",
                 "",
                 "This message was sent by `rule-actions test-notify` to every destination the stack is configured to",
                 "reach (the team, its chat channels, its webhooks), so that you can check the wiring before a real",
-                "failure. No training job was stopped and no exactly-once record of a real event was used.",
+                "failure. No job was stopped and no exactly-once record of a real event was used.",
                 "",
                 f"Request: {request}",
                 "",

@@ -1,0 +1,329 @@
+"""The worked example of the docs' "how to add" table: a new job family, trigger family, action kind and reader are
+each one module plus its line in the registry (a reader also names its Need in records.py), and nothing else.
+
+Each test copies the function's package, writes the plug-in's module, adds its registry line, checks the dependency
+rule on the copy, then runs the real pipeline of the copy in a fresh interpreter (fake ports, no AWS) and reads
+what it did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from architecture import PACKAGES, graph, violations
+
+FUNCTION = PACKAGES["rule_actions"]
+
+# Runs in the copy: a configuration, an event through read_event -> select -> run, with fake ports.
+RUN = """
+import json, sys
+from rule_actions import pipeline, registry
+from rule_actions.config import Config
+
+class Notifier:
+    PENDING = "pending"
+    def __init__(self): self.sent = []
+    def publish(self, to, message, chat=None): self.sent.append([to, message.subject, message.body]); return "m-1"
+    def publish_chat(self, notification): return "c-1"
+    def ensure_subscription(self, protocol, endpoint): return "confirmed"
+    def team_subscribed(self): return True
+
+class Ledger:
+    def once(self, key, work): return work()
+    def mark_stopped(self, job_arn, by): pass
+    def stopped_by(self, job_arn): return None
+
+class Jobs:
+    def describe(self, api, job_name): return {"Tags": [{"Key": "team", "Value": "vision"}]}
+    def in_progress(self, api, prefix): return []
+    def stop(self, api, job_name): return "stopped"
+
+class Ports:
+    jobs, notifier, ledger, webhooks, region = Jobs(), Notifier(), Ledger(), None, "us-east-1"
+
+config = Config.from_dict(json.loads(sys.argv[1]))
+event, found = pipeline.read_event(json.loads(sys.argv[2]))
+results, unread = pipeline.run(event, pipeline.select(event, found, config), config, Ports)
+print(json.dumps({"results": [r.as_dict() for r in results], "sent": Ports.notifier.sent,
+                  "pattern": registry.event_pattern(config), "problems": list(event.problems),
+                  "grants": [list(g.actions) for g in registry.job_grants(config)]}))
+"""
+
+
+def with_plugin(tmp_path: Path, module: str, source: str, registry_edits: dict[str, str],
+                records_addition: str = "") -> Path:
+    """A copy of the function's package with the plug-in's module and its registry line; the dependency rule is
+    checked on the copy."""
+    copy = tmp_path / "lambdas" / "rule_actions"
+    shutil.copytree(FUNCTION, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / module).write_text(textwrap.dedent(source))
+    registry = (copy / "registry.py").read_text()
+    for old, new in registry_edits.items():
+        assert old in registry, old
+        registry = registry.replace(old, new)
+    (copy / "registry.py").write_text(registry)
+    if records_addition:
+        (copy / "records.py").write_text((copy / "records.py").read_text() + textwrap.dedent(records_addition))
+    packages = {**PACKAGES, "rule_actions": copy}
+    assert violations(graph(packages)) == []
+    return copy.parent
+
+
+def run(lambdas: Path, config: dict, event: dict) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(lambdas), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", RUN, json.dumps(config), json.dumps(event)], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def state_change(detail_type: str, detail: dict) -> dict:
+    return {"version": "0", "id": "6a7e8feb-b491-4cf7-a9f1-bf3703467718", "source": "aws.sagemaker",
+            "detail-type": detail_type, "account": "123456789012", "time": "2026-11-23T10:00:00Z",
+            "region": "us-east-1", "resources": [], "detail": detail}
+
+
+TRANSFORM = '''
+    """SageMaker batch transform jobs (a worked example): their state change, API, links, outcomes and scope."""
+
+    from rule_actions.contract import OutcomeCondition
+    from rule_actions.fields import ActionMap
+    from rule_actions.jobs.base import JobFamily, Members, scope_field
+    from rule_actions.records import JobApi, Place
+
+    OUTCOMES = {"Failed": OutcomeCondition(("Failed",), (), (), "transform job failed", "failed"),
+                "Completed": OutcomeCondition(("Completed",), (), (), "transform job completed", "completed")}
+
+
+    class Transform(JobFamily):
+        name = "transform"
+        noun = "transform job"
+        detail_type = "SageMaker Transform Job State Change"
+        members = Members(name="TransformJobName", arn="TransformJobArn", status="TransformJobStatus",
+                          secondary=None, transitions=None)
+        api = JobApi(describe="DescribeTransformJob", stop="StopTransformJob", list="ListTransformJobs",
+                     name="TransformJobName", summaries="TransformJobSummaries")
+        resource = "transform-job"
+        statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")
+        outcomes = OUTCOMES
+        console_path = "transform-jobs"
+        log_group = "/aws/sagemaker/TransformJobs"
+        scope = scope_field("transform_job_prefixes", noun)
+        outcome_actions = ActionMap("transform_job_outcomes", (), "Transform job outcome -> actions.",
+                                    Place.JOB_OUTCOMES, "transform job outcome", tuple(OUTCOMES))
+
+
+    FAMILY = Transform()
+'''
+
+
+def test_a_job_family_is_one_module_and_a_registry_line(tmp_path):
+    # Given a transform job family: its module, and its line in the registry
+    lambdas = with_plugin(tmp_path, "jobs/transform.py", TRANSFORM, {
+        "from rule_actions.jobs import training\n": "from rule_actions.jobs import training, transform\n",
+        "JOBS: tuple[JobFamily, ...] = (training.FAMILY,)": "JOBS: tuple[JobFamily, ...] = (training.FAMILY, "
+                                                          "transform.FAMILY)",
+    })
+    arn = "arn:aws:sagemaker:us-east-1:123456789012:transform-job/batch-01"
+    event = state_change("SageMaker Transform Job State Change", {
+        "TransformJobName": "batch-01", "TransformJobArn": arn, "TransformJobStatus": "Failed",
+        "FailureReason": "ClientError: no input"})
+
+    # When its outcome gets actions in the configuration, and one of its events is replayed through the pipeline
+    seen = run(lambdas, {"notify": {"emails": ["ml@example.com"]}, "transform_job_outcomes": {"Failed": ["notify"]}},
+               event)
+
+    # Then the generic job-outcome trigger acts on it, in its own words, and the pattern matches both families
+    assert [(r["trigger"], r["kind"], r["outcome"]) for r in seen["results"]] == [("job:Failed", "notify", "done")]
+    [[to, subject, body]] = seen["sent"]
+    assert to == "team" and "transform job failed: batch-01" in subject
+    assert "SageMaker transform job batch-01 failed." in body and "ClientError: no input" in body
+    assert "#/transform-jobs/batch-01" in body
+    assert [p["detail-type"] for p in seen["pattern"]["$or"]] == [["SageMaker Training Job State Change"],
+                                                                  ["SageMaker Transform Job State Change"]]
+
+
+STATUS_CHANGE = '''
+    """Secondary status changes of a training job (a worked example): `secondary_status_actions` attaches actions to
+    a SecondaryStatus; the event of that status is the trigger."""
+
+    from dataclasses import dataclass
+
+    from rule_actions.fields import ActionMap
+    from rule_actions.records import Message, Origin, Place, Trigger, TriggerFacts
+    from rule_actions.triggers.base import TriggerFamily, subject
+
+    ACTIONS = ActionMap("secondary_status_actions", (), "SecondaryStatus -> actions.", Place.JOB_OUTCOMES,
+                        "secondary status")
+
+
+    @dataclass(frozen=True)
+    class StatusChange(Trigger):
+        TYPE = "status_change"
+        status: str
+
+        @property
+        def label(self):
+            return "status:" + self.status
+
+        @property
+        def ledger_fields(self):
+            return {"status": self.status}
+
+        @property
+        def metric(self):
+            return self.label
+
+
+    class StatusChanges(TriggerFamily):
+        type = StatusChange.TYPE
+        record = StatusChange
+        fields = (ACTIONS,)
+
+        def observe(self, event):
+            found = event.secondary_status if event.family and event.family.name == "training" else None
+            return ([StatusChange(found)] if found else []), []
+
+        def select(self, found, event, config):
+            return [t for t in found if dict(config[ACTIONS]).get(t.status)]
+
+        def entries(self, trigger, event, config, facts):
+            return [(action, Origin.CONFIGURATION) for action in dict(config[ACTIONS])[trigger.status]]
+
+        def words(self, occasion):
+            event, status = occasion.event, occasion.trigger.status
+            return Message(subject(event, "", f"{event.family.noun} is {status}: ", event.job_name),
+                           f"{event.job_name} is {status}.", f"{event.job_name} is {status}")
+
+        def facts(self, trigger, event):
+            return TriggerFacts(self.type, {"outcome": None, "rule": None, "rule_family": None,
+                                            "rule_status": None}, (trigger.status,), None, "i")
+
+        def clauses(self, config, family):
+            statuses = [status for status, actions in config[ACTIONS] if actions]
+            return [{"SecondaryStatus": statuses}] if statuses and family.name == "training" else []
+
+
+    FAMILY = StatusChanges()
+'''
+
+
+def test_a_trigger_family_is_one_module_and_a_registry_line(tmp_path):
+    # Given a trigger family on secondary status changes: its module, and its line in the registry
+    lambdas = with_plugin(tmp_path, "triggers/status_change.py", STATUS_CHANGE, {
+        "from rule_actions.triggers import job_outcome, rule_status, test\n":
+            "from rule_actions.triggers import job_outcome, rule_status, status_change, test\n",
+        "(rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)":
+            "(rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY, status_change.FAMILY)",
+    })
+    event = state_change("SageMaker Training Job State Change", {
+        "TrainingJobName": "demo-job-001", "TrainingJobStatus": "InProgress", "SecondaryStatus": "Uploading",
+        "TrainingJobArn": "arn:aws:sagemaker:us-east-1:123456789012:training-job/demo-job-001"})
+
+    # When the configuration attaches a notification to Uploading
+    seen = run(lambdas, {"secondary_status_actions": {"Uploading": ["notify"]}}, event)
+
+    # Then the pattern has its clause, and its trigger notifies once in its words
+    assert {"SecondaryStatus": ["Uploading"]} in seen["pattern"]["detail"]["$or"]
+    assert [(r["trigger"], r["kind"], r["outcome"]) for r in seen["results"]] == [("status:Uploading", "notify",
+                                                                                   "done")]
+    assert "training job is Uploading: demo-job-001" in seen["sent"][0][1]
+
+
+PAGE = '''
+    """page: a message to the topic's audience named by the job's `team` tag (a worked example of a kind that needs
+    a read: the job's tags, answered by readers/tags.py)."""
+
+    from dataclasses import replace
+
+    from rule_actions.contract import Outcome
+    from rule_actions.kinds.base import Kind
+    from rule_actions.records import Capability, Done, JobTags, Place
+
+
+    class Page(Kind):
+        name = "page"
+        places = frozenset((Place.RULES, Place.JOB_OUTCOMES))
+
+        def targets(self, action, event, config):
+            return ("the job's team",)
+
+        def needs(self, item, event, config):
+            return frozenset({JobTags(event.family.api, event.job_name)})
+
+        def check(self, item, event, config, facts):
+            team = dict(facts.get(JobTags(event.family.api, event.job_name)) or {}).get("team")
+            if not team:
+                return item.decided(Outcome.SKIPPED, "the job has no team tag")
+            return replace(item, target=team)
+
+        def carry_out(self, item, occasion, ports):
+            ports.notifier.publish("team-" + item.target, occasion.message)
+            return Done(f"paged team {item.target}")
+
+        def capabilities(self, config):
+            return frozenset({Capability.DESCRIBE})
+
+
+    KIND = Page()
+'''
+TAGS_READER = '''
+    """JobTags: the job's tags, from its description."""
+
+    from rule_actions.readers.base import Reader
+    from rule_actions.records import JobTags
+
+
+    class Tags(Reader):
+        need = JobTags
+
+        def read(self, need, ports):
+            return {t["Key"]: t["Value"] for t in ports.jobs.describe(need.api, need.job_name).get("Tags", [])}
+
+        def failure(self, need):
+            return f"{need.api.describe} failed"
+
+
+    READER = Tags()
+'''
+JOB_TAGS_NEED = '''
+
+
+    @dataclass(frozen=True)
+    class JobTags:
+        """The job's tags (a worked example's Need)."""
+
+        api: JobApi
+        job_name: str
+'''
+
+
+def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp_path):
+    # Given a `page` kind and the reader of the Need it asks (its Need in records.py): modules and registry lines
+    lambdas = with_plugin(tmp_path, "kinds/page.py", PAGE, {
+        "from rule_actions.kinds import email, notify, sms, stop, webhook\n":
+            "from rule_actions.kinds import email, notify, page, sms, stop, webhook\n",
+        "notify.KIND, webhook.KIND)}": "notify.KIND, webhook.KIND, page.KIND)}",
+        "from rule_actions.readers import describe, in_progress, stop_record, team\n":
+            "from rule_actions.readers import describe, in_progress, stop_record, tags, team\n",
+        "stop_record.READER)}": "stop_record.READER, tags.READER)}",
+    }, records_addition=JOB_TAGS_NEED)
+    (lambdas / "rule_actions" / "readers" / "tags.py").write_text(textwrap.dedent(TAGS_READER))
+    assert violations(graph({**PACKAGES, "rule_actions": lambdas / "rule_actions"})) == []
+    event = state_change("SageMaker Training Job State Change", {
+        "TrainingJobName": "demo-job-001", "TrainingJobStatus": "Failed", "SecondaryStatus": "Failed",
+        "TrainingJobArn": "arn:aws:sagemaker:us-east-1:123456789012:training-job/demo-job-001"})
+
+    # When a job outcome pages the team
+    seen = run(lambdas, {"job_outcomes": {"Failed": ["page"]}}, event)
+
+    # Then the grammar, the plan (its read), the ledger and the grants took the kind without other changes
+    assert [(r["kind"], r["target"], r["outcome"]) for r in seen["results"]] == [("page", "vision", "done")]
+    assert seen["sent"][0][0] == "team-vision"
+    assert any("sagemaker:DescribeTrainingJob" in grant for grant in seen["grants"])
