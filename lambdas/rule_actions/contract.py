@@ -1,7 +1,7 @@
 """What the stack (infra/) and the function agree on: the one place each of these names and values is written.
 
-infra/ imports this module and the configuration, never the runtime adapters. Nothing here imports boto3 or
-Powertools: importing it costs nothing.
+The ground floor: it imports nothing of the project. infra/ reads it beside the configuration and the registry,
+never the runtime adapters; the records at the end are what plug-ins ask of the stack (registry.stack_parts).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The typed records that flow through the core (the ground floor: it imports only contract, text and privacy).
+"""The typed records that flow through the core (the ground floor: it imports only contract and privacy).
 
     JobEvent          what a job family read from a state-change event (jobs/): the job, its status, times, tags
     Trigger           the base of the trigger records each trigger family defines (triggers/)
