@@ -151,7 +151,10 @@ class EmbeddedAccount:
             for destination in asset["destinations"].values():
                 bucket = _sub(destination["bucketName"], self.region)
                 if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:
-                    s3.create_bucket(Bucket=bucket)
+                    # S3 refuses a LocationConstraint of us-east-1 and requires one everywhere else
+                    where = {} if self.region == "us-east-1" else {
+                        "CreateBucketConfiguration": {"LocationConstraint": self.region}}
+                    s3.create_bucket(Bucket=bucket, **where)
                 s3.put_object(Bucket=bucket, Key=_sub(destination["objectKey"], self.region), Body=body)
 
     def _function_patterns(self) -> list[dict[str, Any]]:

@@ -293,3 +293,23 @@ def test_a_deleting_job_is_seeded_and_an_unnamed_status_keeps_the_job_name(capsy
     # And the event without a status is ignored naming the field, its job still named
     assert rows[1]["training_job"] == good["detail"]["TrainingJobName"]
     assert "TrainingJobStatus" in rows[1]["ignored"]
+
+
+@pytest.mark.parametrize("region", ["us-east-1", "eu-west-1", "ap-northeast-1"])
+def test_the_embedded_account_deploys_and_acts_in_any_region(region):
+    # Given the demo stack, deployed into an embedded account in `region`
+    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.main import replay_context
+    from rule_actions_cli.synth import synthesize
+
+    context, errors = replay_context(str(DEMO_CONFIG), dry_run=False)
+    assert not errors
+    assembly, stack = synthesize(context)
+    event = json.loads((EVENTS / "vanishing-gradient-sdk-actions.json").read_text().replace("us-east-1", region))
+
+    # When an IssuesFound event of a job there is replayed
+    with EmbeddedAccount(assembly, stack, region=region) as account:
+        [row] = account.replay([("event", event)])
+
+    # Then its actions are done there
+    assert row["matched"] and {a["outcome"] for a in row["actions"]} == {"done"}, row
