@@ -211,8 +211,11 @@ class EmbeddedAccount:
 
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
         from rule_actions.model import IgnoredEvent, parse_event
+        from rule_actions_cli.inputs import not_an_event
         from rule_actions_cli.report import row
 
+        if not_an_event(event):  # an element of a list of events that is not one: its own row, the rest goes on
+            return row(source, None, False, None, [not_an_event(event)])
         detail = event.get("detail") if isinstance(event, dict) else None
         job = detail.get("TrainingJobName") if isinstance(detail, dict) else None
         job = job if isinstance(job, str) else None

@@ -116,7 +116,7 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
     return context, []
 
 
-def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool,
+def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
                secrets: dict[str, str] | None = None) -> list[dict[str, Any]]:
     from infra.app import read_context
     from rule_actions_cli.embedded_organization import embedded
@@ -128,7 +128,7 @@ def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any]
         return world.replay(events, log=sys.stderr if verbose else None)
 
 
-def run_invoke(events: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> int:
+def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
     """Send the events and print the report: 0; AWS not configured, unreachable or refusing: the rows answered
     before, one line on stderr, 2."""
     from rule_actions_cli.invoke import InvokeError, send
