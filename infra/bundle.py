@@ -5,6 +5,10 @@ ran), copied at synth from the installed distributions: no Docker, no network, n
     minus           what the Lambda Python runtime ships: boto3 and its dependencies (botocore, jmespath,
                     s3transfer, python-dateutil, six, urllib3), which the function imports from the runtime.
 
+`function_code()` is the Lambda asset: this directory written afresh at synth, which the CDK fingerprints and copies
+into the cloud assembly like any directory (not CDK bundling, which prints "Bundling asset ..." on every synth for
+a copy that needs no container).
+
 Only pure-Python distributions are bundled (the function runs on arm64 and another Python minor version than
 this machine); a distribution with compiled code stops synth with a message naming it. Files outside the
 distribution's own packages (console scripts) and bytecode caches are left out: the source is the same for every
@@ -13,7 +17,9 @@ Python version, a .pyc is not.
 
 from __future__ import annotations
 
+import atexit
 import shutil
+import tempfile
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -83,6 +89,19 @@ def write(output_dir: str | Path, python_version: str) -> list[str]:
             shutil.copyfile(source, target)
         pins.append(f"{dist.metadata['Name']}=={dist.version}")
     return pins
+
+
+def function_code():
+    """The function's code as a Lambda asset (`aws_lambda.Code`): `write` into a fresh directory, removed when this
+    process exits (the CDK copies it into the cloud assembly at synth)."""
+    from aws_cdk import aws_lambda as lambda_
+
+    from infra.settings import PYTHON_VERSION
+
+    staged = Path(tempfile.mkdtemp(prefix="rule-actions-code-"))
+    atexit.register(shutil.rmtree, staged, ignore_errors=True)
+    write(staged, PYTHON_VERSION)
+    return lambda_.Code.from_asset(str(staged))
 
 
 def link_runtime(target: Path, python_version: str) -> Path:

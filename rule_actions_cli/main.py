@@ -10,6 +10,12 @@ from rule_actions_cli import check as check_command
 from rule_actions_cli import inputs, receiver, report, testnotify
 from rule_actions_cli.options import add_target_options
 
+TOP_EPILOG = """\
+exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
+(replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
+destination reached; check: the deployment proved), 1 when test-notify or check found a problem (on its own
+line), 2 when an input, the configuration or AWS is unusable (one line saying what, before anything runs).
+"""
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed).
@@ -29,8 +35,10 @@ and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="rule-actions",
-        description="Actions for SageMaker Debugger and Profiler rule outcomes: replay events locally or invoke a deployment.",
-        epilog=EPILOG,
+        description="Actions for SageMaker training jobs, on Debugger and Profiler rule statuses (IssuesFound, "
+        "Error) and on job outcomes (failed, timed out, spot interrupted, stopped, completed): replay events on "
+        "an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack.",
+        epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = top.add_subparsers(dest="command", required=True)

@@ -199,6 +199,17 @@ def test_help_documents_the_commands(capsys):
         assert option in text
 
 
+def test_top_level_help_describes_every_command_and_outcome_and_sends_to_each_commands_exit_status(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "job outcomes" in text and "rule statuses" in text
+    for command in ("replay", "invoke", "test-notify", "check"):
+        assert command in text
+    assert "exit status: each command's own (rule-actions COMMAND --help)" in text
+    assert "when every event was processed" not in text  # replay's, not everyone's
+
+
 def test_readme_shows_what_make_demo_prints(corpus):
     # Given the README's excerpt of `make demo`, which replays events/ with examples/demo-config.json
     from rule_actions_cli.report import summary as summary_line
