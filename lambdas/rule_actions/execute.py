@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 
 from rule_actions import kinds
 from rule_actions.contract import Outcome
-from rule_actions.effects import error_text
+from rule_actions.effects import begin_invocation, error_text
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
@@ -35,7 +35,8 @@ class Effects:
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
 
     def register(self, lambda_context: object) -> None:
-        """The invocation's context: in-progress records and webhook retries end with its remaining time."""
+        """The invocation's context: AWS calls, in-progress records and webhook retries end with its remaining time."""
+        begin_invocation(lambda_context)
         self.ledger.register(lambda_context)
         self.webhooks.register(lambda_context)
 
