@@ -7,14 +7,15 @@ import sys
 from typing import Any
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import inputs, receiver, report, testnotify
+from rule_actions_cli import inputs, receiver, report, subscriptions, testnotify
 from rule_actions_cli.options import add_target_options
 
 TOP_EPILOG = """\
 exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
 (replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
-destination reached; check: the deployment proved), 1 when test-notify or check found a problem (on its own
-line), 2 when an input, the configuration or AWS is unusable (one line saying what, before anything runs).
+destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove), 1 when
+test-notify or check found a problem (on its own line), 2 when an input, the configuration or AWS is unusable
+(one line saying what, before anything runs).
 """
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
@@ -37,7 +38,8 @@ def parser() -> argparse.ArgumentParser:
         prog="rule-actions",
         description="Actions for SageMaker training jobs, on Debugger and Profiler rule statuses (IssuesFound, "
         "Error) and on job outcomes (failed, timed out, spot interrupted, stopped, completed): replay events on "
-        "an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack.",
+        "an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, clean up its "
+        "topic's subscriptions.",
         epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -72,6 +74,7 @@ def parser() -> argparse.ArgumentParser:
     invoke.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
     testnotify.add_parser(commands)
     check_command.add_parser(commands)
+    subscriptions.add_parser(commands)
     return top
 
 
@@ -81,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         return testnotify.run(args)
     if args.command == "check":
         return check_command.main(args)
+    if args.command == "subscriptions":
+        return subscriptions.main(args)
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":

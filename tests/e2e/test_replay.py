@@ -204,7 +204,7 @@ def test_top_level_help_describes_every_command_and_outcome_and_sends_to_each_co
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "job outcomes" in text and "rule statuses" in text
-    for command in ("replay", "invoke", "test-notify", "check"):
+    for command in ("replay", "invoke", "test-notify", "check", "subscriptions"):
         assert command in text
     assert "exit status: each command's own (rule-actions COMMAND --help)" in text
     assert "when every event was processed" not in text  # replay's, not everyone's
