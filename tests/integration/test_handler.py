@@ -371,7 +371,7 @@ def test_unreachable_ledger_fails_the_invocation_without_acting(aws):
     assert aws.status("demo-job-001") == "InProgress" and aws.published == []
 
 
-def test_concurrent_deliveries_act_once(aws):
+def test_concurrent_deliveries_act_once(aws, atomic_requests):
     # Given the same event delivered four times at once (SageMaker duplicates, Lambda retries)
     aws.put_job("demo-job-001")
     aws.effects()
