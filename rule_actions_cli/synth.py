@@ -13,12 +13,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "replay"
-SOURCES = ("app.py", "infra", "lambdas/rule_actions")
+SOURCES = ("app.py", "infra", "infra/bundled-modules.txt", "lambdas/rule_actions")
 
 
 def cache_key(context: Mapping[str, Any]) -> str:
-    """The configuration as the stack reads it, aws-cdk-lib's version, the sources and the versions bundled into
-    the function's code (Powertools), as a short digest."""
+    """The configuration as the stack reads it, aws-cdk-lib's version, the sources, the versions bundled into the
+    function's code (Powertools) and which of their files it ships, as a short digest."""
     from infra.bundle import bundled_distributions
     from infra.settings import PYTHON_VERSION
 
