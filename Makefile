@@ -15,11 +15,13 @@ ARGS    ?=
 DEPLOY  := $(PY) -m rule_actions_cli.deploy
 
 # The CDK CLI and the jsii runtime (also under pytest): offline and quiet. No telemetry, no notices, caches
-# in ignored project folders, no end-of-life banner for Node 20.
+# in ignored project folders, no end-of-life banner for Node 20 (infra/app.py adds the running version)...
 export CDK_DISABLE_CLI_TELEMETRY := 1
 export CDK_HOME := $(CURDIR)/.cache/cdk
 export JSII_RUNTIME_PACKAGE_CACHE_ROOT := $(CURDIR)/.cache/jsii
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+# ...and no "NodeVersionSupportWarning" from the AWS SDK for JavaScript inside the CDK CLI at every start.
+export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED := true
 
 # cfn-lint rules ignored on the synthesized template, each for a reason:
 #   W3005  aws-cdk-lib gives every Lambda function a DependsOn on its role (and the role's policy) that also
@@ -74,7 +76,7 @@ stress: setup
 # For users with an AWS account: each states the account and region first, and stops with one line when
 # something is missing (a region, credentials, APPROVE or CONFIRM without a terminal, the bootstrap).
 bootstrap: setup
-	$(DEPLOY) bootstrap -- $(ARGS)
+	$(DEPLOY) bootstrap --config '$(CONFIG)' -- $(ARGS)
 
 deploy: setup
 	$(DEPLOY) deploy --config '$(CONFIG)' --approve '$(APPROVE)' -- $(ARGS)

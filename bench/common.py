@@ -7,9 +7,7 @@ import contextlib
 import glob
 import json
 import os
-import shutil
 import statistics
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -75,27 +73,10 @@ def context(config_file: Path | None = None) -> dict[str, Any]:
     return ctx
 
 
-def _quiet_jsii() -> None:
-    """jsii prints Node's end-of-life banner unless the variable lists the running Node major version."""
-    name = "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"
-    node = shutil.which("node")
-    if node is None:
-        return
-    try:
-        major = subprocess.run([node, "-p", "process.versions.node.split('.')[0]"], capture_output=True, text=True,
-                               timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return
-    listed = [v.strip() for v in os.environ.get(name, "").split(",") if v.strip()]
-    if major and major not in listed:
-        os.environ[name] = ",".join([*listed, major])
-
-
 def synthesized(ctx: dict[str, Any]) -> tuple[Path, str, dict[str, Any]]:
     """(assembly dir, stack name, template) synthesized from `ctx` (cached by rule_actions_cli.synth)."""
     from rule_actions_cli.synth import synthesize
 
-    _quiet_jsii()
     assembly, stack = synthesize(ctx)
     template = json.loads((assembly / f"{stack}.template.json").read_text())
     return assembly, stack, template

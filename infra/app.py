@@ -11,6 +11,8 @@ An invalid value stops synth with one message on stderr and exit status 1 (no tr
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import textwrap
 from collections.abc import Mapping
@@ -51,9 +53,26 @@ def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
     return config, settings
 
 
+def quiet_node() -> None:
+    """Before the jsii runtime starts: no end-of-life banner for the Node.js it runs on. jsii prints it unless
+    JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION lists the running major version, and its Python side relays
+    it as bytes literals. Everything runs on the Node.js the README asks for; the banner tells a user nothing
+    they can act on here (the Makefile sets the same for the CLI)."""
+    name = "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"
+    try:
+        major = subprocess.run([os.environ.get("JSII_NODE", "node"), "-p", "process.versions.node.split('.')[0]"],
+                               capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return  # no Node.js: jsii will say so itself
+    listed = [v.strip() for v in os.environ.get(name, "").split(",") if v.strip()]
+    if major and major not in listed:
+        os.environ[name] = ",".join([*listed, major])
+
+
 def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = None, nag: bool = True):
     """The app with its stack (and, in organization mode, the member stack) and cdk-nag's AwsSolutions checks;
     `context=None` reads what the CLI passes. Returns the app and the (central) stack."""
+    quiet_node()
     import aws_cdk as cdk  # the jsii runtime starts here
     from cdk_nag import AwsSolutionsChecks
 

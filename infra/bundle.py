@@ -3,7 +3,15 @@ ran), copied at synth from the installed distributions: no Docker, no network, n
 
     bundled         aws-lambda-powertools and its required dependencies (no extras), recursively,
     minus           what the Lambda Python runtime ships: boto3 and its dependencies (botocore, jmespath,
-                    s3transfer, python-dateutil, six, urllib3), which the function imports from the runtime.
+                    s3transfer, python-dateutil, six, urllib3), which the function imports from the runtime;
+    and of those    only the files the function imports (infra/bundled-modules.txt, found by running the
+                    handler: `python -m bench.imports`) and their metadata: the rest of Powertools (event handler,
+                    parser, batch...) is never imported by the function, and each file shipped is one more to
+                    download and unpack at a cold start.
+
+`function_code()` is the Lambda asset: this directory written afresh at synth, which the CDK fingerprints and copies
+into the cloud assembly like any directory (not CDK bundling, which prints "Bundling asset ..." on every synth for
+a copy that needs no container).
 
 Only pure-Python distributions are bundled (the function runs on arm64 and another Python minor version than
 this machine); a distribution with compiled code stops synth with a message naming it. Files outside the
@@ -13,7 +21,9 @@ Python version, a .pyc is not.
 
 from __future__ import annotations
 
+import atexit
 import shutil
+import tempfile
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -27,6 +37,13 @@ LAMBDAS = Path(__file__).resolve().parent.parent / "lambdas"
 BUNDLED = "aws-lambda-powertools"
 RUNTIME_PROVIDES = "boto3"  # the Lambda Python runtimes ship boto3 with its dependencies
 COMPILED_SUFFIXES = (".so", ".pyd", ".dylib")
+MODULES_FILE = Path(__file__).resolve().with_name("bundled-modules.txt")
+
+
+def shipped_modules() -> set[str]:
+    """The bundled distributions' files the function imports (paths inside the distribution)."""
+    lines = MODULES_FILE.read_text().splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
 
 
 def requirement_closure(name: str, python_version: str) -> list[metadata.Distribution]:
@@ -59,8 +76,9 @@ def bundled_distributions(python_version: str) -> list[metadata.Distribution]:
                   key=lambda d: canonicalize_name(d.metadata["Name"]))
 
 
-def _files(dist: metadata.Distribution) -> Iterable[tuple[str, Path]]:
-    """(path in the asset, installed file) for every file of the distribution that the function can import."""
+def _files(dist: metadata.Distribution, only: set[str] | None) -> Iterable[tuple[str, Path]]:
+    """(path in the asset, installed file) for every file of the distribution that the function can import (of
+    those in `only`, when given) and its metadata."""
     for file in dist.files or ():
         parts = file.parts
         if parts[0] == ".." or "__pycache__" in parts or file.suffix == ".pyc":
@@ -68,21 +86,38 @@ def _files(dist: metadata.Distribution) -> Iterable[tuple[str, Path]]:
         if file.suffix in COMPILED_SUFFIXES:
             raise ConfigError(f"cannot bundle {dist.metadata['Name']} {dist.version} into the function: it holds "
                               f"compiled code ({file}) built for this machine, not for Lambda's arm64 runtime")
+        if only is not None and file.as_posix() not in only and not parts[0].endswith(".dist-info"):
+            continue
         yield file.as_posix(), Path(str(dist.locate_file(file)))
 
 
-def write(output_dir: str | Path, python_version: str) -> list[str]:
-    """Fill `output_dir` with the function's code; returns the bundled distributions as 'name==version'."""
+def write(output_dir: str | Path, python_version: str, only_imported: bool = True) -> list[str]:
+    """Fill `output_dir` with the function's code; returns the bundled distributions as 'name==version'.
+    `only_imported=False`: the distributions whole (to measure what leaving the rest out saves)."""
     out = Path(output_dir)
     shutil.copytree(LAMBDAS, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    only = shipped_modules() if only_imported else None
     pins = []
     for dist in bundled_distributions(python_version):
-        for relative, source in _files(dist):
+        for relative, source in _files(dist, only):
             target = out / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
         pins.append(f"{dist.metadata['Name']}=={dist.version}")
     return pins
+
+
+def function_code():
+    """The function's code as a Lambda asset (`aws_lambda.Code`): `write` into a fresh directory, removed when this
+    process exits (the CDK copies it into the cloud assembly at synth)."""
+    from aws_cdk import aws_lambda as lambda_
+
+    from infra.settings import PYTHON_VERSION
+
+    staged = Path(tempfile.mkdtemp(prefix="rule-actions-code-"))
+    atexit.register(shutil.rmtree, staged, ignore_errors=True)
+    write(staged, PYTHON_VERSION)
+    return lambda_.Code.from_asset(str(staged))
 
 
 def link_runtime(target: Path, python_version: str) -> Path:

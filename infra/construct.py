@@ -24,11 +24,7 @@ import jsii
 from aws_cdk import (
     Acknowledgment,
     ArnFormat,
-    AssetHashType,
-    BundlingOptions,
-    DockerImage,
     Duration,
-    ILocalBundling,
     RemovalPolicy,
     Stack,
     Validations,
@@ -95,29 +91,6 @@ TARGET_RETRIES = 8
 TARGET_MAX_EVENT_AGE = Duration.hours(2)
 QUEUE_RETENTION = Duration.days(14)  # SQS's maximum: time for a person to look after the alarm
 ALARM_PERIOD = Duration.minutes(5)
-
-
-@jsii.implements(ILocalBundling)
-class _LocalBundling:
-    """The function's code built on this machine (infra.bundle): never Docker. `bundled` names what was copied."""
-
-    def __init__(self) -> None:
-        self.bundled: list[str] = []
-
-    def try_bundle(self, output_dir: str, *args: object, **options: object) -> bool:
-        self.bundled = bundle.write(output_dir, PYTHON_VERSION)
-        return True
-
-
-def function_code() -> tuple[lambda_.Code, _LocalBundling]:
-    """lambdas/ with Powertools as installed here; the asset's hash is its content's (a new Powertools, a new
-    asset). The Docker image is never used: local bundling always succeeds or raises."""
-    local = _LocalBundling()
-    code = lambda_.Code.from_asset(
-        str(bundle.LAMBDAS), asset_hash_type=AssetHashType.OUTPUT,
-        bundling=BundlingOptions(image=DockerImage.from_registry("local-bundling-only"), local=local),
-    )
-    return code, local
 
 
 @jsii.implements(lambda_.IDestination)
@@ -258,7 +231,6 @@ class RuleActions(Construct):
 
         self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
                                                 self.chat_topic.topic_arn if self.chat_topic else None)
-        code, self.bundling = function_code()
         self.function = lambda_.Function(
             self, "Function",
             function_name=function_name,
@@ -266,7 +238,7 @@ class RuleActions(Construct):
             runtime=RUNTIMES[PYTHON_VERSION],
             architecture=lambda_.Architecture.ARM_64,
             handler=HANDLER,
-            code=code,
+            code=bundle.function_code(),
             role=self.role,
             environment=self.environment,
             memory_size=MEMORY_MB,

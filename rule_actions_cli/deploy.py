@@ -21,11 +21,15 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CDK = ROOT / "node_modules" / ".bin" / "cdk"
 APPROVALS = ("never", "broadening", "any-change")
 BOOTSTRAP_PARAMETER = "/cdk-bootstrap/hnb659fds/version"  # the default qualifier's
+# The AWS SDK for JavaScript inside the CLI warns at every start that its releases after January 2027 need
+# Node.js 22: the pinned CLI keeps working on Node.js 20, and the README says which Node.js to use.
+QUIET_CLI = {"AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true"}
 
 
 class Refused(Exception):
@@ -51,7 +55,7 @@ def main(argv: Sequence[str] | None = None, interactive: bool | None = None) -> 
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
     try:
         command = cdk_command(args, interactive)
-        region, account = where()
+        region, account = where(region_hint(args))
         stack, needs_bootstrap, scope = addressed_stack(args, account, region)
         if args.command == "deploy" and needs_bootstrap:
             check_bootstrapped(account, region)
@@ -63,7 +67,7 @@ def main(argv: Sequence[str] | None = None, interactive: bool | None = None) -> 
     print(f"rule-actions: {what} account {account}, region {region} ({scope})", file=sys.stderr, flush=True)
     if args.command == "bootstrap":
         command.append(f"aws://{account}/{region}")
-    env = {**os.environ, "AWS_REGION": region, "AWS_DEFAULT_REGION": region}
+    env = {**os.environ, "AWS_REGION": region, "AWS_DEFAULT_REGION": region, **QUIET_CLI}
     return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
 
 
@@ -129,10 +133,10 @@ def addressed_stack(args: argparse.Namespace, account: str, region: str) -> tupl
     anywhere, bootstrapped or not (no assets, no CDK roles). Refused, naming both choices, when none or both are
     named."""
     own_region = "the stack sees the training jobs of its own region only"
+    org = organization_of(args)
     if args.command == "bootstrap":
-        return "?", False, own_region
-    config, settings = read(args)  # valid: cdk_command read it first
-    org = config.organization
+        return "?", False, "the central stack needs it; member stacks do not" if org else own_region
+    settings = read(args)[1]  # valid: cdk_command read it first
     if org is None:
         return settings.stack_name, True, own_region
     central, member = settings.stack_name, settings.member_stack_name
@@ -150,15 +154,36 @@ def addressed_stack(args: argparse.Namespace, account: str, region: str) -> tupl
     return central, True, "the central stack: it acts for the member stacks' accounts and regions"
 
 
-def where() -> tuple[str, str]:
-    """(region, account) from the usual AWS settings; Refused with one line saying what is missing."""
+def organization_of(args: argparse.Namespace) -> Any:
+    """The configuration's organization block, or None (also when the configuration is invalid: bootstrap does
+    not need it, and the other commands refuse it before this is asked)."""
+    from rule_actions.config import ConfigError
+
+    try:
+        return read(args)[0].organization
+    except ConfigError:
+        return None
+
+
+def region_hint(args: argparse.Namespace) -> str:
+    """What the region decides, for the line that asks for one."""
+    org = organization_of(args)
+    if org is None:
+        return "the stack is deployed to one region and serves the training jobs of that region"
+    return (f"organization mode: the central stack goes to organization.central_region ({org.central_region}) and "
+            "serves every region, a member stack to each region where its account trains")
+
+
+def where(hint: str = "") -> tuple[str, str]:
+    """(region, account) from the usual AWS settings; Refused with one line saying what is missing (`hint`:
+    what the region decides)."""
     from rule_actions_cli.invoke import InvokeError, aws_errors, open_session
 
     try:
         session = open_session(None, None)
         if not session.region_name:
-            raise Refused("no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION, or the profile's region); the "
-                          "stack is deployed to one region and serves the training jobs of that region")
+            raise Refused("no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION, or the profile's region)"
+                          + (f"; {hint}" if hint else ""))
         with aws_errors("sts"):
             account = session.client("sts").get_caller_identity()["Account"]
     except InvokeError as err:

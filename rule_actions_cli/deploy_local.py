@@ -8,7 +8,12 @@ only template URLs that contain it), fake credentials, us-east-1 and no terminal
     (the stack's outputs, read back with DescribeStacks, and the resources they name)
     make destroy CONFIRM=yes
 
-Exit status 0 when every step succeeded and the stack's outputs name resources that exist; else the failing
+With a configuration in organization mode, as the README's "Organization deployment" orders it: the central stack
+in organization.central_account and central_region (bootstrap, then `make deploy ARGS=<central>`), then a member
+stack in the first listed member account (`ARGS=<member>`, no bootstrap), both read back, then both destroyed,
+the member first. Each account's credentials are moto's: its default account's, else a role assumed there.
+
+Exit status 0 when every step succeeded and the stacks' outputs name resources that exist; else the failing
 step's status. What moto skips (it reports CREATE_COMPLETE all the same) is in the README's "Deploy locally".
 """
 
@@ -24,10 +29,26 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = "us-east-1"
 DEFAULT_CONFIG = "examples/demo-config.json"
+MOTO_ACCOUNT = "123456789012"  # the account of moto's own credentials
+SAMPLE_MEMBER = "111122223333"  # the member account used when the configuration lists none (org_id alone)
+ADMIN_ROLE = "OrganizationAccountAccessRole"  # assumed in another account (moto's STS lets anyone assume it)
+
+# What each output names, and the call that proves it exists.
+CHECKS: dict[str, tuple[str, Any]] = {
+    "FunctionName": ("lambda", lambda c, v: c.get_function(FunctionName=v)),
+    "TopicArn": ("sns", lambda c, v: c.get_topic_attributes(TopicArn=v)),
+    "LedgerTable": ("dynamodb", lambda c, v: c.describe_table(TableName=v)),
+    "FailedEventsQueueUrl": ("sqs", lambda c, v: c.get_queue_attributes(QueueUrl=v)),
+    "EventBusArn": ("events", lambda c, v: c.describe_event_bus(Name=v.rsplit("/", 1)[-1])),
+    "FunctionRoleArn": ("iam", lambda c, v: c.get_role(RoleName=v.rsplit("/", 1)[-1])),
+    "ExecutorRoleArn": ("iam", lambda c, v: c.get_role(RoleName=v.rsplit("/", 1)[-1])),
+    "ForwardDeadLetterQueueUrl": ("sqs", lambda c, v: c.get_queue_attributes(QueueUrl=v)),
+}
 
 
 def free_port() -> int:
@@ -36,11 +57,27 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def local_environment(port: int) -> dict[str, str]:
-    """This environment pointed at moto: no profile, fake credentials, one region."""
+def local_environment(port: int, region: str = REGION, account: str = MOTO_ACCOUNT) -> dict[str, str]:
+    """This environment pointed at moto: no profile, credentials of `account`, one region."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    return {**env, "AWS_ENDPOINT_URL": f"http://localhost:{port}", "AWS_ACCESS_KEY_ID": "local",
-            "AWS_SECRET_ACCESS_KEY": "local", "AWS_REGION": REGION, "AWS_DEFAULT_REGION": REGION}
+    return {**env, "AWS_ENDPOINT_URL": f"http://localhost:{port}", **credentials(port, account),
+            "AWS_REGION": region, "AWS_DEFAULT_REGION": region}
+
+
+def credentials(port: int, account: str) -> dict[str, str]:
+    """Environment variables of credentials in `account`: moto's static ones for its default account, else those
+    of a role assumed there."""
+    static = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"}
+    if account == MOTO_ACCOUNT:
+        return static
+    import boto3
+
+    sts = boto3.client("sts", region_name=REGION, endpoint_url=f"http://localhost:{port}",
+                       aws_access_key_id="local", aws_secret_access_key="local")
+    found = sts.assume_role(RoleArn=f"arn:aws:iam::{account}:role/{ADMIN_ROLE}",
+                            RoleSessionName="deploy-local")["Credentials"]
+    return {"AWS_ACCESS_KEY_ID": found["AccessKeyId"], "AWS_SECRET_ACCESS_KEY": found["SecretAccessKey"],
+            "AWS_SESSION_TOKEN": found["SessionToken"]}
 
 
 def step(title: str, command: list[str], env: dict[str, str]) -> None:
@@ -55,36 +92,53 @@ def step(title: str, command: list[str], env: dict[str, str]) -> None:
 def outputs(env: dict[str, str], stack: str) -> dict[str, str]:
     """The stack's outputs, and a check that each resource they name exists in the emulator. moto leaves the
     outputs of a stack made by a change set (as the CDK deploys) empty: they are then resolved here from the
-    deployed template's Outputs (each a Ref) and the stack's resources, and said so."""
+    synthesized template's Outputs (a Ref, or a GetAtt of an Arn) and the stack's resources, and said so."""
     import boto3
 
-    session = boto3.Session(region_name=REGION, aws_access_key_id="local", aws_secret_access_key="local")
+    session = boto3.Session(region_name=env["AWS_REGION"], aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+                            aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
+                            aws_session_token=env.get("AWS_SESSION_TOKEN"))
     url = env["AWS_ENDPOINT_URL"]
     cloudformation = session.client("cloudformation", endpoint_url=url)
     [described] = cloudformation.describe_stacks(StackName=stack)["Stacks"]
     found = {o["OutputKey"]: o["OutputValue"] for o in described.get("Outputs") or []}
     resources = cloudformation.describe_stack_resources(StackName=stack)["StackResources"]
-    template = json.loads(json.dumps(cloudformation.get_template(StackName=stack)["TemplateBody"]))
-    template = json.loads(template) if isinstance(template, str) else template
+    # What was deployed, as synthesized (the CLI sends a small template as YAML: the JSON in cdk.out is the same)
+    template = json.loads((ROOT / "cdk.out" / f"{stack}.template.json").read_text())
     note = ""
     if not found:
-        physical = {r.get("LogicalResourceId"): r.get("PhysicalResourceId") for r in resources}
-        found = {key: physical[output["Value"]["Ref"]] for key, output in template.get("Outputs", {}).items()}
+        found = {key: _resolve(output["Value"], resources, session, url)
+                 for key, output in template.get("Outputs", {}).items()}
         note = " (moto returns none after a change set: resolved from the template's Outputs)"
     print(f"\n== outputs of {stack}, {described['StackStatus']}{note}:")
     for key, value in sorted(found.items()):
         print(f"   {key:<26} {value}")
-    session.client("lambda", endpoint_url=url).get_function(FunctionName=found["FunctionName"])
-    session.client("sns", endpoint_url=url).get_topic_attributes(TopicArn=found["TopicArn"])
-    session.client("dynamodb", endpoint_url=url).describe_table(TableName=found["LedgerTable"])
-    session.client("sqs", endpoint_url=url).get_queue_attributes(QueueUrl=found["FailedEventsQueueUrl"])
-    print("== the function, topic, ledger table and failed-events queue they name exist")
+    checked = [key for key in sorted(found) if key in CHECKS]
+    for key in checked:
+        service, call = CHECKS[key]
+        call(session.client(service, endpoint_url=url), found[key])
+    print(f"== what {', '.join(checked)} name exists")
     created = Counter(r.get("ResourceType") for r in resources if r.get("LogicalResourceId"))
     declared = Counter(r["Type"] for r in template.get("Resources", {}).values())
     skipped = {kind: n - created.get(kind, 0) for kind, n in sorted(declared.items()) if n > created.get(kind, 0)}
     print("== moto created", sum(created.values()), "of", sum(declared.values()), "resources; skipped: "
-          + ", ".join(f"{kind} ({n})" for kind, n in skipped.items()))
+          + (", ".join(f"{kind} ({n})" for kind, n in skipped.items()) or "none"))
     return found
+
+
+def _resolve(value: Any, resources: list[dict[str, Any]], session: Any, url: str) -> str:
+    """An output's value from the stack's resources: a Ref is the physical id; a GetAtt of an IAM role's or an
+    event bus's Arn is read back from the service."""
+    physical = {r.get("LogicalResourceId"): (r.get("ResourceType"), r.get("PhysicalResourceId")) for r in resources}
+    if "Ref" in value:
+        return physical[value["Ref"]][1]
+    logical, attribute = value["Fn::GetAtt"]
+    kind, name = physical[logical]
+    if (kind, attribute) == ("AWS::IAM::Role", "Arn"):
+        return session.client("iam", endpoint_url=url).get_role(RoleName=name)["Role"]["Arn"]
+    if (kind, attribute) == ("AWS::Events::EventBus", "Arn"):
+        return session.client("events", endpoint_url=url).describe_event_bus(Name=name.rsplit("/", 1)[-1])["Arn"]
+    raise ValueError(f"cannot resolve {logical}.{attribute} ({kind})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -98,8 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from moto.server import ThreadedMotoServer
 
     from infra.app import cdk_json_context, read_context
+    from infra.settings import CONFIG_FILE_KEY
+    from rule_actions_cli import moto_organization
 
-    stack = read_context(cdk_json_context())[1].stack_name
+    config, settings = read_context({**cdk_json_context(), CONFIG_FILE_KEY: args.config})
     port = free_port()
     import warnings
 
@@ -107,20 +163,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     # moto warns of each resource type it skips; the skipped types are listed once after the deploy
     logging.getLogger("moto").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", message="Tried to parse AWS::", category=UserWarning)
+    moto_organization.install()  # a central bus's Ref is its name, as in CloudFormation (moto 5.2 lacks it)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
-    env = local_environment(port)
     start = time.monotonic()
+    deploy = ["make", "--no-print-directory", "deploy", f"CONFIG={args.config}", "APPROVE=never"]
+    destroy = ["make", "--no-print-directory", "destroy", f"CONFIG={args.config}", "CONFIRM=yes"]
+    org = config.organization
     try:
-        step("bootstrap", ["make", "--no-print-directory", "bootstrap"], env)
-        step("deploy", ["make", "--no-print-directory", "deploy", f"CONFIG={args.config}", "APPROVE=never"], env)
-        outputs(env, stack)
-        step("destroy", ["make", "--no-print-directory", "destroy", "CONFIRM=yes"], env)
+        if org is None:
+            env = local_environment(port)
+            step("bootstrap", ["make", "--no-print-directory", "bootstrap"], env)
+            step("deploy", deploy, env)
+            outputs(env, settings.stack_name)
+            step("destroy", ["make", "--no-print-directory", "destroy", "CONFIRM=yes"], env)
+        else:
+            central, member = settings.stack_name, settings.member_stack_name
+            member_account = (org.accounts or (SAMPLE_MEMBER,))[0]
+            here = local_environment(port, org.central_region, org.central_account)
+            there = local_environment(port, org.central_region, member_account)
+            step(f"bootstrap (central account {org.central_account})",
+                 ["make", "--no-print-directory", "bootstrap", f"CONFIG={args.config}"], here)
+            step(f"deploy {central}", [*deploy, f"ARGS={central}"], here)
+            step(f"deploy {member} (member account {member_account})", [*deploy, f"ARGS={member}"], there)
+            outputs(here, central)
+            outputs(there, member)
+            step(f"destroy {member}", [*destroy, f"ARGS={member}"], there)
+            step(f"destroy {central}", [*destroy, f"ARGS={central}"], here)
     except SystemExit as failed:
         return int(failed.code or 1)
     finally:
         server.stop()
-    print(f"\ndeploy-local: bootstrap, deploy, outputs and destroy on moto server in {time.monotonic() - start:.0f} s")
+    what = "bootstrap, deploy, outputs and destroy" + (" of the central and a member stack" if org else "")
+    print(f"\ndeploy-local: {what} on moto server in {time.monotonic() - start:.0f} s")
     return 0
 
 

@@ -154,7 +154,10 @@ class EmbeddedAccount:
             for destination in asset["destinations"].values():
                 bucket = _sub(destination["bucketName"], self.region)
                 if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:
-                    s3.create_bucket(Bucket=bucket)
+                    # S3 refuses a LocationConstraint of us-east-1 and requires one everywhere else
+                    where = {} if self.region == "us-east-1" else {
+                        "CreateBucketConfiguration": {"LocationConstraint": self.region}}
+                    s3.create_bucket(Bucket=bucket, **where)
                 s3.put_object(Bucket=bucket, Key=_sub(destination["objectKey"], self.region), Body=body)
 
     def _function_patterns(self) -> list[dict[str, Any]]:
@@ -212,8 +215,11 @@ class EmbeddedAccount:
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
         from rule_actions.pipeline import read_event
         from rule_actions.records import IgnoredEvent
+        from rule_actions_cli.inputs import not_an_event
         from rule_actions_cli.report import row
 
+        if not_an_event(event):  # an element of a list of events that is not one: its own row, the rest goes on
+            return row(source, None, False, None, [not_an_event(event)])
         job = job_name(event)
         try:
             problems = list(read_event(event)[0].problems)

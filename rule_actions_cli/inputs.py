@@ -1,12 +1,15 @@
 """What the commands read: event files (a file holds one event, an object, or a JSON list of events; a directory,
-its *.json files in file-name order; every file is read and checked before anything is replayed), secrets, and
-the configuration a replay runs with."""
+its *.json files in file-name order; every file is read and checked before anything is replayed; an element of a
+list that is not an object is kept, under its FILE#INDEX, and reported on its own row by `not_an_event` while the
+others still run), secrets, and the configuration a replay runs with."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+from rule_actions.text import quoted
 
 
 def expand(raw: str) -> tuple[list[Path], str | None]:
@@ -20,7 +23,7 @@ def expand(raw: str) -> tuple[list[Path], str | None]:
     return [], f"{raw}: no such file or directory"
 
 
-def read(path: Path) -> tuple[list[tuple[str, dict[str, Any]]], str | None]:
+def read(path: Path) -> tuple[list[tuple[str, Any]], str | None]:
     """The events in one file, with source FILE or FILE#INDEX, or why it is unusable."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -30,14 +33,29 @@ def read(path: Path) -> tuple[list[tuple[str, dict[str, Any]]], str | None]:
         return [], f"{path}: not JSON ({err})"
     if isinstance(data, dict):
         return [(str(path), data)], None
-    if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+    if isinstance(data, list) and data:
         return [(f"{path}#{index}", item) for index, item in enumerate(data)], None
-    return [], f"{path}: must hold an event (a JSON object) or a non-empty list of events"
+    if isinstance(data, list):
+        return [], f"{path}: holds an empty list: no event to replay"
+    return [], f"{path}: must hold an event (a JSON object) or a list of events, not {_kind(data)}"
 
 
-def load(paths: list[str]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-    """Every event in the order given, and one error line per unusable input, also in that order."""
-    events: list[tuple[str, dict[str, Any]]] = []
+def not_an_event(item: Any) -> str | None:
+    """Why an element of an events file is not an event (the problem on its row), or None for an object."""
+    if isinstance(item, dict):
+        return None
+    return f"not an event: an element of the list must be a JSON object, this one is {_kind(item)} {quoted(item, 40)}"
+
+
+def _kind(value: Any) -> str:
+    return {str: "a string", int: "a number", float: "a number", bool: "a boolean", list: "a list",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def load(paths: list[str]) -> tuple[list[tuple[str, Any]], list[str]]:
+    """Every event in the order given (with the list elements that are not objects: see `not_an_event`), and
+    one error line per unusable input, also in that order."""
+    events: list[tuple[str, Any]] = []
     errors: list[str] = []
     for raw in paths:
         files, problem = expand(raw)

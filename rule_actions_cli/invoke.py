@@ -65,7 +65,7 @@ class InvokeError(Exception):
         self.rows = rows or []
 
 
-def send(events: list[tuple[str, dict[str, Any]]], *, function_name: str | None, stack: str | None,
+def send(events: list[tuple[str, Any]], *, function_name: str | None, stack: str | None,
          profile: str | None, region: str | None) -> list[dict[str, Any]]:
     """One row per event, from the function named or the stack's output; InvokeError when AWS is not usable."""
     return invoke_all(*deployed_function(function_name, stack, profile, region), events)
@@ -98,11 +98,16 @@ def function_from_stack(session: boto3.Session, stack: str) -> str:
                       f"fully deployed? Or pass --function-name")
 
 
-def invoke_all(client: Any, function: str, events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def invoke_all(client: Any, function: str, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     """Invoke synchronously, one event at a time; a function error (failed actions) is reported, not raised.
     An AWS problem stops at that event: InvokeError with the rows of the events before it."""
+    from rule_actions_cli.inputs import not_an_event
+
     rows: list[dict[str, Any]] = []
     for source, event in events:
+        if not_an_event(event):  # never sent: reported on its own row
+            rows.append(row(source, None, False, None, [not_an_event(event)]))
+            continue
         try:
             payload, error = _invoke(client, function, event)
         except InvokeError as err:

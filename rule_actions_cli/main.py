@@ -7,9 +7,16 @@ import sys
 from typing import Any
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import inputs, receiver, report, testnotify
+from rule_actions_cli import inputs, receiver, report, subscriptions, testnotify
 from rule_actions_cli.options import add_target_options
 
+TOP_EPILOG = """\
+exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
+(replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
+destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove), 1 when
+test-notify or check found a problem (on its own line), 2 when an input, the configuration or AWS is unusable
+(one line saying what, before anything runs).
+"""
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed).
@@ -29,8 +36,11 @@ and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="rule-actions",
-        description="Actions for SageMaker Debugger and Profiler rule outcomes: replay events locally or invoke a deployment.",
-        epilog=EPILOG,
+        description="Actions for SageMaker training jobs, on Debugger and Profiler rule statuses (IssuesFound, "
+        "Error) and on job outcomes (failed, timed out, spot interrupted, stopped, completed): replay events on "
+        "an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, clean up its "
+        "topic's subscriptions.",
+        epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = top.add_subparsers(dest="command", required=True)
@@ -64,6 +74,7 @@ def parser() -> argparse.ArgumentParser:
     invoke.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
     testnotify.add_parser(commands)
     check_command.add_parser(commands)
+    subscriptions.add_parser(commands)
     return top
 
 
@@ -73,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         return testnotify.run(args)
     if args.command == "check":
         return check_command.main(args)
+    if args.command == "subscriptions":
+        return subscriptions.main(args)
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":
@@ -96,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any], verbose: bool,
+def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
                secrets: dict[str, str] | None = None) -> list[dict[str, Any]]:
     from infra.app import read_context
     from rule_actions_cli.embedded_organization import embedded
@@ -108,7 +121,7 @@ def run_replay(events: list[tuple[str, dict[str, Any]]], context: dict[str, Any]
         return world.replay(events, log=sys.stderr if verbose else None)
 
 
-def run_invoke(events: list[tuple[str, dict[str, Any]]], args: argparse.Namespace) -> int:
+def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
     """Send the events and print the report: 0; AWS not configured, unreachable or refusing: the rows answered
     before, one line on stderr, 2."""
     from rule_actions_cli.invoke import InvokeError, send

@@ -37,6 +37,7 @@ class Reply:
     status: int = 200
     headers: Mapping[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering (a slow receiver)
+    trickle: float = 0.0  # seconds between the answer's bytes (a receiver that answers one byte at a time)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class Receiver:
                 reply = receiver.replies.popleft() if receiver.replies else Reply()
                 time.sleep(reply.delay)
                 status = reply.status if valid or reply.status != 200 else 401
+                if reply.trickle:
+                    return self._trickle(status, reply.trickle)
                 self.send_response(status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
@@ -78,6 +81,17 @@ class Receiver:
                 self.end_headers()
 
             do_GET = do_POST  # (recorded too: a client that follows a redirect may switch to GET)
+
+            def _trickle(self, status: int, pause: float) -> None:
+                """The whole answer, one byte every `pause` seconds, until the client hangs up."""
+                self.close_connection = True
+                for byte in f"HTTP/1.1 {status} OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode():
+                    try:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    time.sleep(pause)
 
             def log_message(self, *args: Any) -> None:
                 return None

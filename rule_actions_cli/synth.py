@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from importlib import metadata
@@ -15,12 +13,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "replay"
-SOURCES = ("app.py", "infra", "lambdas/rule_actions")
+SOURCES = ("app.py", "infra", "infra/bundled-modules.txt", "lambdas/rule_actions")
 
 
 def cache_key(context: Mapping[str, Any]) -> str:
-    """The configuration as the stack reads it, aws-cdk-lib's version, the sources and the versions bundled into
-    the function's code (Powertools), as a short digest."""
+    """The configuration as the stack reads it, aws-cdk-lib's version, the sources, the versions bundled into the
+    function's code (Powertools) and which of their files it ships, as a short digest."""
     from infra.bundle import bundled_distributions
     from infra.settings import PYTHON_VERSION
 
@@ -56,22 +54,11 @@ def canonical_context(context: Mapping[str, Any]) -> str:
     return json.dumps({CONFIG_KEY: config.to_json(), STACK_KEY: settings.to_dict(), "context": rest}, sort_keys=True)
 
 
-def _node_major() -> str:
-    try:
-        version = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-    return version.strip().lstrip("v").split(".")[0]
-
-
 def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
     """(cloud assembly directory, the (central) stack's name) for this context; synthesized only on a cache miss.
     In organization mode the assembly also holds the member stack (StackSettings.member_stack_name)."""
     target = CACHE / cache_key(context)
     if not (target / "manifest.json").is_file():
-        # jsii runs on the machine's Node.js; its end-of-life banner is noise here (the Makefile sets the same).
-        # jsii silences it only when the variable names the running major version.
-        os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", _node_major())
         from infra.app import build_app  # starts the jsii runtime: only on a miss
 
         CACHE.mkdir(parents=True, exist_ok=True)

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         except InvokeError as err:
             print(f"rule-actions: {err}", file=sys.stderr)
             return 2
-        return finish(result, args.json, [])
+        return finish(result, args.json, [], f"ran on the deployed function {function}")
     errors = [f"{flag} is only for a deployed function (--stack or --function-name)"
               for flag, value in (("--profile", args.profile), ("--region", args.region)) if value]
 
@@ -88,16 +88,23 @@ def run(args: argparse.Namespace) -> int:
     except receiver.ReceiverError as err:
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
-    return finish(result, args.json, receivers)
+    return finish(result, args.json, receivers, LOCALLY)
 
 
-def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver]) -> int:
-    """Print the outcome per destination; 0 when each got the test."""
+LOCALLY = ("ran locally, on the embedded account (moto): no email, text or chat message left this machine; "
+           "--stack NAME tests a deployed stack")
+
+
+def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver], where: str) -> int:
+    """Print the outcome per destination, and where it ran (`where`: stderr with --json); 0 when each got the
+    test."""
     result = redact(result) if isinstance(result, dict) else {"ignored": f"unexpected answer: {result!r}"}
     if as_json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        print(where, file=sys.stderr)
     else:
         write_table(result, sys.stdout)
+        print(where)
     receiver.report(receivers, sys.stderr if as_json else sys.stdout)
     actions = result.get("actions") or []
     return 0 if actions and all(a["outcome"] in ("done", "dry_run") for a in actions) else 1

@@ -115,6 +115,30 @@ def test_no_region_is_one_line(monkeypatch, cdk, capsys, tmp_path):
     assert cdk == []
 
 
+def test_organization_no_region_says_where_each_stack_goes(monkeypatch, cdk, capsys, tmp_path):
+    # Given an organization configuration and no region anywhere
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    config = organization_config(tmp_path)
+
+    # When a stack is deployed, Then the hint says where the central and the member stacks go (not "one region")
+    assert deploy.main(["deploy", "--config", config, "--approve", "never", "--", "RuleActionsMember"],
+                       interactive=False) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "rule-actions: no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION, or the profile's region); organization "
+        "mode: the central stack goes to organization.central_region (eu-west-1) and serves every region, a member "
+        "stack to each region where its account trains"]
+    assert cdk == []
+
+
+def test_organization_bootstrap_says_it_is_for_the_central_stack(account, cdk, capsys, tmp_path):
+    config = organization_config(tmp_path)
+    assert deploy.main(["bootstrap", "--config", config], interactive=False) == 0
+    assert capsys.readouterr().err == (f"rule-actions: bootstrapping the CDK in account {ACCOUNT}, region eu-west-1 "
+                                       "(the central stack needs it; member stacks do not)\n")
+
+
 def test_cdk_arguments_pass_through_and_context_values_are_read(account, cdk, capsys):
     bootstrapped(account)
     stack = json.dumps({"stack_name": "MlRules"})

@@ -59,6 +59,19 @@ def test_function_error_is_reported_not_raised():
     assert row["error"] == "function error: 1 action(s) failed for x: ..." and row["training_job"] == JOB
 
 
+def test_a_list_element_that_is_not_an_event_is_reported_and_never_sent():
+    # Given a deployed function answering once, and a list holding an event and a number
+    client = boto3.client("lambda", region_name="us-east-1")
+    with Stubber(client) as stub:
+        stub.add_response("invoke", {"StatusCode": 200, "Payload": payload(RESULT)})
+        # When both are sent
+        rows = invoke_all(client, "fn", [("l.json#0", 7), ("l.json#1", EVENT)])
+        stub.assert_no_pending_responses()
+    # Then the number is named on its own row (not sent) and the event is answered
+    assert rows[0]["source"] == "l.json#0" and not rows[0]["matched"] and "a number 7" in rows[0]["problems"][0]
+    assert rows[1]["actions"] == RESULT["actions"]
+
+
 def test_function_name_comes_from_the_stack_output():
     session = boto3.Session(region_name="us-east-1")
     client = session.client("cloudformation")

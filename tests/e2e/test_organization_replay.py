@@ -69,6 +69,27 @@ def test_each_action_is_done_once_in_the_right_account_and_named_by_its_alias(ro
     assert not [a for r in rows for a in r["actions"] if a["outcome"] in ("failed", "invalid", "denied")]
 
 
+@pytest.mark.parametrize(("central_region", "member_region"), [("eu-west-1", "eu-west-1"),
+                                                           ("ap-southeast-2", "eu-central-1")])
+def test_any_central_region_and_member_region_replay_as_us_east_1_does(tmp_path, central_region, member_region):
+    # Given the organization's central stack in another region (S3 wants a LocationConstraint there), and the
+    # members' jobs training in the same or yet another region
+    config = json.loads(CONFIG.read_text())
+    config["organization"]["central_region"] = central_region
+    (tmp_path / "org.json").write_text(json.dumps(config))
+    (tmp_path / "events.json").write_text(TEAMS.read_text().replace("us-east-1", member_region))
+
+    # When the sample is replayed
+    moved = replay("--config", str(tmp_path / "org.json"), str(tmp_path / "events.json"))
+
+    # Then each action is done once in the right account, as with us-east-1
+    assert done(moved) == Counter({(TEAM_A, "LossNotDecreasing", "stoptraining"): 1,
+                                   (TEAM_A, "LossNotDecreasing", "email"): 1,
+                                   (TEAM_A, "LossNotDecreasing", "notify"): 1,
+                                   (TEAM_B, "job:Failed", "notify"): 1})
+    assert not [a for r in moved for a in r["actions"] if a["outcome"] in ("failed", "invalid", "denied")]
+
+
 def test_state_changes_that_cannot_act_stay_in_the_member_account(rows):
     # the first events (both jobs training, their rule still InProgress) are not forwarded by the member stacks
     assert [r["matched"] for r in rows[:2]] == [False, False]

@@ -199,6 +199,17 @@ def test_help_documents_the_commands(capsys):
         assert option in text
 
 
+def test_top_level_help_describes_every_command_and_outcome_and_sends_to_each_commands_exit_status(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "job outcomes" in text and "rule statuses" in text
+    for command in ("replay", "invoke", "test-notify", "check", "subscriptions"):
+        assert command in text
+    assert "exit status: each command's own (rule-actions COMMAND --help)" in text
+    assert "when every event was processed" not in text  # replay's, not everyone's
+
+
 def test_readme_shows_what_make_demo_prints(corpus):
     # Given the README's excerpt of `make demo`, which replays events/ with examples/demo-config.json
     from rule_actions_cli.report import summary as summary_line
@@ -272,6 +283,30 @@ def test_a_malformed_event_is_reported_on_its_row_and_the_rest_still_replays(cap
     assert table[-1].endswith("4 with problems (see their rows)")
 
 
+def test_a_list_element_that_is_not_an_event_is_named_on_its_own_row_and_the_others_replay(capsys, tmp_path):
+    # Given a list of events holding a number, a string and null between two events
+    good = json.loads((EVENTS / "vanishing-gradient-sdk-actions.json").read_text())
+    (tmp_path / "events.json").write_text(json.dumps([good, 42, "oops", None, good]))
+
+    # When it is replayed
+    code, rows, err = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path / "events.json"))
+
+    # Then each bad element has its row, named by its index, saying what it is; both events are replayed
+    assert code == 0 and err == "" and len(rows) == 5
+    assert [r["source"].rsplit("#", 1)[1] for r in rows] == ["0", "1", "2", "3", "4"]
+    assert rows[1]["problems"] == ["not an event: an element of the list must be a JSON object, this one is a "
+                                   "number 42"]
+    assert "a string \"oops\"" in rows[2]["problems"][0] and "null" in rows[3]["problems"][0]
+    assert [r["matched"] for r in rows] == [True, False, False, False, True]
+    assert {a["outcome"] for a in rows[0]["actions"]} >= {"done"} and rows[4]["actions"]
+
+
+def test_an_empty_list_is_refused_saying_so(capsys, tmp_path):
+    (tmp_path / "empty.json").write_text("[]")
+    assert main(["replay", str(tmp_path / "empty.json")]) == 2
+    assert "empty.json: holds an empty list: no event to replay" in capsys.readouterr().err
+
+
 def test_a_deleting_job_is_seeded_and_an_unnamed_status_keeps_the_job_name(capsys, tmp_path):
     # Given an IssuesFound event of a job being deleted (a status the API has), without its rule configurations,
     # and an event whose TrainingJobStatus is missing
@@ -293,3 +328,23 @@ def test_a_deleting_job_is_seeded_and_an_unnamed_status_keeps_the_job_name(capsy
     # And the event without a status is ignored naming the field, its job still named
     assert rows[1]["training_job"] == good["detail"]["TrainingJobName"]
     assert "TrainingJobStatus" in rows[1]["ignored"]
+
+
+@pytest.mark.parametrize("region", ["us-east-1", "eu-west-1", "ap-northeast-1"])
+def test_the_embedded_account_deploys_and_acts_in_any_region(region):
+    # Given the demo stack, deployed into an embedded account in `region`
+    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.inputs import replay_context
+    from rule_actions_cli.synth import synthesize
+
+    context, errors = replay_context(str(DEMO_CONFIG), dry_run=False)
+    assert not errors
+    assembly, stack = synthesize(context)
+    event = json.loads((EVENTS / "vanishing-gradient-sdk-actions.json").read_text().replace("us-east-1", region))
+
+    # When an IssuesFound event of a job there is replayed
+    with EmbeddedAccount(assembly, stack, region=region) as account:
+        [row] = account.replay([("event", event)])
+
+    # Then its actions are done there
+    assert row["matched"] and {a["outcome"] for a in row["actions"]} == {"done"}, row

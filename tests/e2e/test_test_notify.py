@@ -48,6 +48,8 @@ def test_every_destination_gets_one_test_and_the_receiver_checks_its_signature(f
     assert {tuple(line.split()[:3]) for line in lines[1:4]} == {
         ("team", "topic", "done"), ("webhook", "ml-alerts", "done"), ("email", "m***@example.com", "done")}
     assert "3 of 3 destinations reached" in lines[4]
+    assert lines[5] == ("ran locally, on the embedded account (moto): no email, text or chat message left this "
+                        "machine; --stack NAME tests a deployed stack")
     assert "1 request(s), 1 correctly signed" in out and "slack  [rule-actions] TEST notification" in out
     assert "me@example.com" not in out and "/hooks/test" not in out and KEY not in out
 

@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 from stack_helpers import ROOT, arn, deny_without_tls, get_att, no_statement, ref, synthesize
 
 from infra.app import cdk_json_context
-from infra.bundle import bundled_distributions
+from infra.bundle import bundled_distributions, shipped_modules
 from infra.settings import PYTHON_VERSION
 from rule_actions.config import Config, Settings
 from rule_actions.contract import (
@@ -371,17 +371,20 @@ def test_function_runtime_code_and_limits(template, ids):
     })
 
 
-def test_the_code_asset_is_the_lambdas_folder_and_powertools_as_installed_here(template, outdir):
+def test_the_code_asset_is_the_lambdas_folder_and_the_powertools_files_it_imports(template, outdir):
     [asset] = [p for p in outdir.iterdir() if p.name.startswith("asset.")]
     files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
     ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
-    # Then: our package, and every importable file of Powertools and its dependencies Lambda does not ship
+    # Then: our package, and of Powertools and its dependencies Lambda does not ship, the files the function
+    # imports (infra/bundled-modules.txt) and their metadata
     bundled = bundled_distributions(PYTHON_VERSION)
     names = {d.metadata["Name"] for d in bundled}
     assert names == {"aws_lambda_powertools", "typing_extensions"}  # boto3 and its dependencies: the runtime's
     installed = {f.as_posix() for d in bundled for f in d.files
                  if f.parts[0] != ".." and "__pycache__" not in f.parts and f.suffix != ".pyc"}
-    assert files == ours | installed
+    metadata = {f for f in installed if f.split("/", 1)[0].endswith(".dist-info")}
+    assert shipped_modules() <= installed
+    assert files == ours | shipped_modules() | metadata
     assert not {f for f in files if f.endswith((".pyc", ".so"))} and not {f for f in files if f.startswith("boto")}
     assert "aws_lambda_powertools/utilities/idempotency/persistence/dynamodb.py" in files
     template.has_resource_properties("AWS::Lambda::Function", {

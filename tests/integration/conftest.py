@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ import boto3
 import pytest
 from builders import ACCOUNT, REGION, function_resources
 from moto import mock_aws
+from moto.core.botocore_stubber import BotocoreStubber
 from moto.sns.models import sns_backends
 from moto.sns.utils import FilterPolicyMatcher
 
@@ -83,6 +85,23 @@ class Account:
         """Every publish: (the `to` attribute, the JSON message structure)."""
         topic = sns_backends[ACCOUNT][REGION].topics[self.topic_arn]
         return [(attrs["to"]["Value"], json.loads(msg)) for _id, msg, _s, attrs, _g in topic.sent_notifications]
+
+
+@pytest.fixture
+def atomic_requests(monkeypatch):
+    """Each AWS request is atomic, as DynamoDB's conditional writes are. moto's in-process backends are not
+    thread-safe: its PutItem reads the item, evaluates the condition and writes without a lock, so two threads
+    can both "create" the same ledger record (observed: a notify done twice under load, a stop made twice by four
+    concurrent deliveries about once in 25 runs). Serializing moto's request handling keeps the handler's own
+    concurrency (between calls) and removes only that artefact."""
+    lock = threading.Lock()
+    process = BotocoreStubber.process_request
+
+    def serialized(self, request):
+        with lock:
+            return process(self, request)
+
+    monkeypatch.setattr(BotocoreStubber, "process_request", serialized)
 
 
 @pytest.fixture

@@ -208,6 +208,25 @@ def test_a_slow_receiver_times_out_and_is_retried_then_fails():
     assert elapsed < 1.5  # two short attempts, not two slow answers
 
 
+def test_a_receiver_trickling_its_answer_fails_within_the_budget_and_every_other_action_happens(aws, receiver):
+    # Given a webhook on Failed beside the team's notify, whose receiver answers one byte every 0.1 s, and deliveries
+    # allowed 0.5 s per attempt and 1.5 s in all (the defaults, 5 s and 15 s, scaled down)
+    webhooks(aws, receiver)
+    receiver.replies.extend([Reply(trickle=0.1)] * 4)
+    hooks = aws.effects().webhooks
+    hooks.timeout, hooks.budget, hooks.backoff = 0.5, 1.5, 0.05
+
+    # When the Failed event arrives
+    started = time.monotonic()
+    result = invoke_failing(aws, failed_job(aws))
+
+    # Then the webhook is failed within its budget (Lambda retries the event), and the team was told
+    assert time.monotonic() - started < 3
+    webhook = outcome_of(result, "webhook")
+    assert webhook["outcome"] == "failed" and "no answer within" in webhook["reason"]
+    assert outcome_of(result, "notify")["outcome"] == "done"
+
+
 @pytest.mark.parametrize(("secret", "expected"), [
     ("not json", "is not a JSON object with a url and a non-empty signing_key"),
     (json.dumps({"url": "http://hooks.example.com/x", "signing_key": KEY}), "its url's scheme is \"http\""),

@@ -2,7 +2,7 @@
 
 Each fault answers some attempts of one operation with an HTTP error response of the service's protocol
 (SNS: query/XML; SageMaker and DynamoDB: JSON), so botocore parses a real ClientError and its standard retry
-mode (the handler's BOTO_CONFIG: max_attempts 5, i.e. 1 + 5 attempts) retries throttling exactly as it would
+mode (the handler's clients: 3 attempts in all, within each call's time budget) retries throttling exactly as it would
 against AWS. For each fault: the outcome, nothing lost (the failed action runs on redelivery, then once),
 no duplicate of a done action, and ActionsFailed only when a retry can help.
 """
@@ -22,7 +22,7 @@ from rule_actions import handler
 from rule_actions.handler import ActionsFailed
 
 TABLE = "rule-actions-ledger"  # tests/integration/conftest.py
-ATTEMPTS = 6  # BOTO_CONFIG retries={"mode": "standard", "max_attempts": 5}: the first attempt and 5 retries
+ATTEMPTS = 3  # rule_actions.effects.ATTEMPTS: standard mode, the first attempt and 2 retries
 NOWHERE = "https://fault-injected.invalid/"
 
 
@@ -211,16 +211,16 @@ def test_subscribe_failing_for_an_action_json_endpoint_fails_only_that_message(a
 
 
 def test_ledger_throttled_then_recovering_within_retries_acts_once(aws):
-    # Given DynamoDB throttles the next three PutItem attempts
+    # Given DynamoDB throttles the next two PutItem attempts
     aws.put_job("demo-job-001")
-    fault = Fault(aws.effects().ledger.client, "PutItem", "ProvisionedThroughputExceededException", failures=3)
+    fault = Fault(aws.effects().ledger.client, "PutItem", "ProvisionedThroughputExceededException", failures=2)
 
     # When the event arrives
     result = aws.invoke(issues_found())
 
     # Then the retries absorb it
     assert outcomes(result)[:2] == [("stoptraining", "done"), ("email", "done")]
-    assert fault.injected == 3 and aws.status("demo-job-001") == "Stopping"
+    assert fault.injected == 2 and aws.status("demo-job-001") == "Stopping"
 
 
 def test_ledger_throttled_beyond_retries_acts_on_nothing_and_redelivery_acts_once(aws):
@@ -363,16 +363,16 @@ def test_ledger_delete_failing_after_a_failed_action_loses_nothing(aws):
 
 
 def test_stop_throttled_then_recovering_within_retries_stops_once(aws):
-    # Given SageMaker throttles the next three StopTrainingJob attempts
+    # Given SageMaker throttles the next two StopTrainingJob attempts
     aws.put_job("demo-job-001")
-    fault = Fault(aws.effects().jobs.client, "StopTrainingJob", "ThrottlingException", failures=3)
+    fault = Fault(aws.effects().jobs.client, "StopTrainingJob", "ThrottlingException", failures=2)
 
     # When the event arrives
     result = aws.invoke(issues_found())
 
-    # Then the fourth attempt stops the job, within one invocation
+    # Then the third attempt stops the job, within one invocation
     assert outcomes(result)[0] == ("stoptraining", "done") and result["actions"][0]["jobs"] == ["demo-job-001"]
-    assert (fault.injected, fault.attempts) == (3, 4) and aws.calls.count("StopTrainingJob") == 1
+    assert (fault.injected, fault.attempts) == (2, 3) and aws.calls.count("StopTrainingJob") == 1
     assert aws.status("demo-job-001") == "Stopping"
 
 

@@ -371,7 +371,7 @@ def test_unreachable_ledger_fails_the_invocation_without_acting(aws):
     assert aws.status("demo-job-001") == "InProgress" and aws.published == []
 
 
-def test_concurrent_deliveries_act_once(aws):
+def test_concurrent_deliveries_act_once(aws, atomic_requests):
     # Given the same event delivered four times at once (SageMaker duplicates, Lambda retries)
     aws.put_job("demo-job-001")
     aws.effects()
@@ -465,3 +465,19 @@ def test_one_address_in_two_cases_gets_one_message_across_events(aws):
     assert [a["outcome"] for a in first["actions"] if a["kind"] == "email"] == ["done"]
     assert [a["outcome"] for a in second["actions"] if a["kind"] == "email"] == ["duplicate"]
     assert [to for to, _ in aws.published if to != "team"] == ["casey@example.com"]
+
+
+def test_a_repeat_in_the_same_execution_environment_is_answered_without_the_ledger(aws):
+    # Given an event whose actions were done by this execution environment
+    aws.configure(notify={"emails": ["team@example.com"]})
+    aws.put_job("demo-job-001")
+    aws.invoke(issues_found())
+    before = len(aws.calls)
+
+    # When SageMaker's duplicate copy arrives
+    again = aws.invoke(issues_found())
+
+    # Then every action is a duplicate, found in the environment's memory (Powertools' local cache of done
+    # records): no DynamoDB call and no action call
+    assert {a["outcome"] for a in again["actions"]} == {"duplicate"}
+    assert aws.calls[before:] == []

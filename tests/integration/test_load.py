@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 from builders import event, rule_config, rule_status
-from moto.core.botocore_stubber import BotocoreStubber
 
 from rule_actions import handler
 from rule_actions.client import ActionList, Email, StopTraining, prepare_actions
@@ -40,19 +39,8 @@ SUBJECT = re.compile(r"\[rule-actions\] (\S+) (?:issues found|rule error) in (\S
 
 
 @pytest.fixture(autouse=True)
-def atomic_requests(monkeypatch):
-    """Each AWS request is atomic, as DynamoDB's conditional writes are. moto's in-process backends are not
-    thread-safe: its PutItem reads the item, evaluates the condition and writes without a lock, so two threads
-    can both "create" the same ledger record (observed here: a notify done twice). Serializing moto's request
-    handling keeps the handler's own concurrency (between calls) and removes only that artefact."""
-    lock = threading.Lock()
-    process = BotocoreStubber.process_request
-
-    def serialized(self, request):
-        with lock:
-            return process(self, request)
-
-    monkeypatch.setattr(BotocoreStubber, "process_request", serialized)
+def _atomic(atomic_requests):
+    """Every test here: each AWS request atomic, as DynamoDB's conditional writes are (conftest.atomic_requests)."""
 
 
 @dataclass

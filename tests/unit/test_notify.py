@@ -158,3 +158,40 @@ def test_an_empty_audience_is_listed_again_after_a_while(sns, monkeypatch):
     # When it is asked now, a minute later, and five minutes later
     # Then the empty answer is kept for five minutes, and the new subscriber is found after
     assert [notifier.team_subscribed() for _ in range(3)] == [False, False, True]
+
+
+def test_a_topic_of_a_thousand_personal_subscriptions_is_checked_with_a_bounded_number_of_calls(monkeypatch):
+    # Given a topic holding 1,000 confirmed subscriptions that the function made for endpoints named in action_json
+    # (each filtered to its own address), and no team subscriber
+    from moto import mock_aws
+
+    with mock_aws():
+        sns = boto3.client("sns", region_name="us-east-1")
+        topic = sns.create_topic(Name="rule-actions")["TopicArn"]
+        for i in range(1000):
+            sns.subscribe(TopicArn=topic, Protocol="email", Endpoint=f"p{i}@example.com",
+                          Attributes={"FilterPolicy": json.dumps({"to": [f"p{i}@example.com"]})})
+        calls = []
+        sns.meta.events.register("before-call.sns", lambda model, **_: calls.append(model.name))
+        notifier = Notifier(sns, topic)
+        clock = iter([0.0] + [float(t) for t in range(1, 20)])
+        monkeypatch.setattr("rule_actions.effects.notify.time.monotonic", lambda: next(clock))
+
+        # When twenty invocations ask within five minutes
+        answers = [notifier.team_subscribed() for _ in range(20)]
+
+    # Then one listing answered them all, with 10 pages (moto adds an empty 11th) and 25 filter reads, not 1,000:
+    # none of those read accepts team, the rest is not known, so the team message goes out (SNS filters it)
+    assert calls.count("ListSubscriptionsByTopic") <= 11 and calls.count("GetSubscriptionAttributes") == 25
+    assert answers == [True] * 20
+
+
+def test_hand_made_subscribers_of_other_protocols_are_read_first(sns):
+    # Given 30 personal email subscriptions, then a chat channel's https subscription to the team
+    client, stub = sns
+    personal = [(f"{TOPIC}:p{i}", "email") for i in range(30)]
+    stub.add_response("list_subscriptions_by_topic", listing(*personal, (SUB, "https")), {"TopicArn": TOPIC})
+    stub.add_response("get_subscription_attributes", {"Attributes": {"FilterPolicy": json.dumps({"to": ["team"]})}},
+                      {"SubscriptionArn": SUB})
+    # When / Then the https one is read first and found, with one read
+    assert Notifier(client, TOPIC).team_subscribed() is True

@@ -72,6 +72,7 @@ def test_a_changed_source_changes_the_key(tmp_path, monkeypatch):
     for folder in ("infra", "lambdas/rule_actions"):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "module.py").write_text("x = 1\n")
+    (tmp_path / "infra" / "bundled-modules.txt").write_text("typing_extensions.py\n")
     monkeypatch.setattr(synth, "ROOT", tmp_path)
     base = synth.cache_key(context())
     assert synth.cache_key(context()) == base
@@ -87,6 +88,9 @@ def test_a_changed_source_changes_the_key(tmp_path, monkeypatch):
     (tmp_path / "infra" / "new.py").unlink()
     handler.write_text("x = 1\n")
     assert synth.cache_key(context()) == base
+    # And the list of the bundled files the function ships is part of it (a new list, a new asset)
+    (tmp_path / "infra" / "bundled-modules.txt").write_text("typing_extensions.py\nother.py\n")
+    assert synth.cache_key(context()) != base
 
 
 def test_the_key_does_not_start_the_jsii_runtime():

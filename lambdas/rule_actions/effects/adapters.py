@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from rule_actions.effects import begin_invocation
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
@@ -21,7 +22,8 @@ class Adapters(NamedTuple):
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
 
     def register(self, lambda_context: object) -> None:
-        """The invocation's context: in-progress records and webhook retries end with its remaining time."""
+        """The invocation's context: AWS calls, in-progress records and webhook retries end with its remaining time."""
+        begin_invocation(lambda_context)
         self.ledger.register(lambda_context)
         self.webhooks.register(lambda_context)
 

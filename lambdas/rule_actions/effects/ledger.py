@@ -33,6 +33,12 @@ from rule_actions.ports import InProgressElsewhere, LedgerUnavailable
 from rule_actions.text import error_text
 
 KEY_PREFIX = "rule-actions"
+# Done records are also kept in the execution environment's memory (Powertools' local cache, an LRU of 256): a
+# repeat of a done action (SageMaker's duplicate events, later events that still carry IssuesFound: most of the
+# matched events) is answered without a DynamoDB call. Exactly once is unchanged: only completed records are
+# cached (never in-progress ones), each expires with its record, and the first claim of an action is always
+# DynamoDB's conditional write. Measured by `python -m bench 4` (matched events per second, with and without).
+LOCAL_CACHE = True
 STOPPED_PREFIX = f"{KEY_PREFIX}#stopped#"  # + the job's ARN; never a Powertools key (<prefix>#<hex digest>)
 
 
@@ -42,6 +48,7 @@ class Ledger:
             expires_after_seconds=ttl_hours * 3600,
             raise_on_no_idempotency_key=True,
             response_hook=_mark_duplicate,
+            use_local_cache=LOCAL_CACHE,
         )
         self.client = dynamodb_client
         self.table_name = table_name

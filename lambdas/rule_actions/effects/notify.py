@@ -24,7 +24,14 @@ if TYPE_CHECKING:
 
 PENDING = "pending confirmation"
 CONFIRMED = "confirmed"
-NO_TEAM_RECHECK_SECONDS = 300  # an audience found empty is listed again after this; one found is kept
+NO_TEAM_RECHECK_SECONDS = 300  # an audience found empty (or not known) is listed again after this; one found is kept
+# Filter policies read per listing, at most: every endpoint an action_json named has a subscription of its own, so a
+# topic can hold thousands; reading each (one GetSubscriptionAttributes apiece) made the check cost one call per
+# subscription. Beyond this many, an audience not yet found counts as found ("not known": the team message goes
+# out, and SNS delivers it only to subscriptions whose filter accepts it); `rule-actions subscriptions` removes
+# the subscriptions nobody needs.
+FILTER_READS = 25
+OURS = ("email", "sms")  # the protocols of the subscriptions the function makes itself (one person's messages)
 
 
 class Notifier:
@@ -34,7 +41,7 @@ class Notifier:
         self.client = client
         self.topic_arn = topic_arn
         self.chat_topic_arn = chat_topic_arn  # the chat channels' topic: team messages only
-        self._team: tuple[bool, float] | None = None  # (has a subscriber, when it was listed)
+        self._team: tuple[bool | None, float] | None = None  # (has a subscriber, or None: not known; when listed)
 
     def ensure_subscription(self, protocol: str, endpoint: str) -> str:
         """Subscribe `endpoint` (email or sms) with a filter policy accepting its address; CONFIRMED or PENDING."""
@@ -98,31 +105,45 @@ class Notifier:
 
     def team_subscribed(self) -> bool:
         """Whether a confirmed subscription of the topic receives team messages, whoever made it (the stack, or a
-        person adding a chat channel or a list by hand). Listed once per execution environment; an empty
-        audience is listed again after NO_TEAM_RECHECK_SECONDS, so a subscriber added later is found."""
+        person adding a chat channel or a list by hand). Listed once per execution environment: an audience found
+        is kept, one found empty or not known is listed again after NO_TEAM_RECHECK_SECONDS (a subscriber added
+        later is found). A listing costs one ListSubscriptionsByTopic per 100 subscriptions and at most
+        FILTER_READS GetSubscriptionAttributes, those of other protocols than the function's own first (hand-made
+        subscribers: chat, on-call tools); every invocation in between costs none."""
         now = time.monotonic()
         if self._team and (self._team[0] or now - self._team[1] < NO_TEAM_RECHECK_SECONDS):
-            return self._team[0]
+            return self._team[0] is not False
         pages = self.client.get_paginator("list_subscriptions_by_topic").paginate(TopicArn=self.topic_arn)
-        found = any(
-            self._receives_team(sub["SubscriptionArn"])
-            for page in pages
-            for sub in page["Subscriptions"]
-            if sub["SubscriptionArn"].startswith("arn:")  # "PendingConfirmation" has no ARN yet
-        )
+        confirmed = [sub for page in pages for sub in page["Subscriptions"]
+                     if sub["SubscriptionArn"].startswith("arn:")]  # "PendingConfirmation" has no ARN yet
+        confirmed.sort(key=lambda sub: sub.get("Protocol") in OURS)
+        found: bool | None = any(self._receives_team(sub["SubscriptionArn"]) for sub in confirmed[:FILTER_READS])
+        if not found and len(confirmed) > FILTER_READS:
+            found = None  # not known: it goes out
         self._team = (found, now)
-        return found
+        return found is not False
 
     def _receives_team(self, arn: str) -> bool:
-        attributes = self.client.get_subscription_attributes(SubscriptionArn=arn)["Attributes"]
-        if attributes.get("PendingConfirmation") == "true":
-            return False
-        policy = attributes.get("FilterPolicy")
-        if not policy:
-            return True  # no filter: it receives every message
-        if attributes.get("FilterPolicyScope") == "MessageBody":
-            return True  # a policy on the body: it may accept team messages, the team message goes out
-        values = json.loads(policy).get(ATTRIBUTE)
-        if not isinstance(values, list):
-            return False  # it filters on other attributes, which our messages do not carry
-        return any(value == TEAM or isinstance(value, dict) for value in values)  # a match rule may accept it
+        return audience(self.client.get_subscription_attributes(SubscriptionArn=arn)["Attributes"]) == TEAM_AUDIENCE
+
+
+TEAM_AUDIENCE, PERSONAL, OTHER = "team", "personal", "other"
+
+
+def audience(attributes: dict[str, str]) -> str:
+    """Who a subscription is, by its attributes: TEAM_AUDIENCE (it may receive team messages), PERSONAL (one or a
+    few people's own messages: {"to": [endpoints]}, as the function subscribes them), PENDING (not confirmed),
+    or OTHER (it filters on attributes our messages do not carry: it receives nothing from this stack)."""
+    if attributes.get("PendingConfirmation") == "true":
+        return PENDING
+    policy = attributes.get("FilterPolicy")
+    if not policy:
+        return TEAM_AUDIENCE  # no filter: it receives every message
+    if attributes.get("FilterPolicyScope") == "MessageBody":
+        return TEAM_AUDIENCE  # a policy on the body: it may accept team messages, the team message goes out
+    values = json.loads(policy).get(ATTRIBUTE)
+    if not isinstance(values, list):
+        return OTHER  # it filters on other attributes, which our messages do not carry
+    if any(value == TEAM or isinstance(value, dict) for value in values):
+        return TEAM_AUDIENCE  # a match rule may accept it
+    return PERSONAL

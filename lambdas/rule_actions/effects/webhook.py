@@ -1,62 +1,77 @@
 """Webhooks: read a webhook's secret (Secrets Manager, cached per execution environment by Powertools' parameters
 utility) and POST a signed body with retries. The only module that talks HTTP.
 
-Delivery: a short timeout per attempt; 429, 408 and 5xx answers and network errors are retried with exponential
-backoff (honouring Retry-After) while the function has time left; any other answer is final. Redirects are
-never followed: a 3xx is a failure that says so (the configured URL is stale, and a signed body should not go
-where nobody configured it). Every failure raises WebhookFailed with a reason built from the status code or the
-exception's type alone: the URL, the key and the receiver's own words never reach a log line or a result.
+Delivery, with the standard library only:
+- deadlines, not socket timeouts: each attempt (name lookup, connection, TLS, request and answer together) ends
+  within ATTEMPT_TIMEOUT, the whole delivery (attempts and waits) within DELIVERY_BUDGET and RESERVE seconds before
+  the invocation's time runs out; every socket operation waits only for what is left, so a receiver answering one
+  byte a second cannot hold a delivery longer than that;
+- 429, 408 and 5xx answers and network errors are retried with exponential backoff (honouring Retry-After) within
+  those limits; any other answer is final, and so is a TLS certificate the receiver's name does not verify (a
+  retry cannot fix it);
+- redirects are never followed: a 3xx is a failure that says so (the configured URL is stale, and a signed body
+  should not go where nobody configured it);
+- deployed (`vet_addresses`, inside Lambda), the name is resolved once per attempt and each address is checked
+  before connecting to exactly that address (so a DNS answer that changes between check and use, DNS rebinding,
+  cannot pass): loopback, link-local (169.254.169.254, the instance metadata), private, shared, reserved,
+  multicast and unspecified addresses are refused at once, IPv4 carried in IPv6 (mapped, 6to4, NAT64) included.
+  HTTP proxies (HTTPS_PROXY) are not used: the function connects to the address it checked.
+Every failure raises WebhookFailed with a reason built from the status code or the exception's type alone: the
+URL, its addresses, the key and the receiver's own words never reach a log line or a result.
 """
 
 from __future__ import annotations
 
+import functools
 import http.client
+import ipaddress
 import json
 import random
+import socket
+import ssl
+import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from email.utils import parsedate_to_datetime
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import urlsplit
 
 from rule_actions.ports import Webhook
 from rule_actions.text import error_code, error_message
 
 SECRET_MAX_AGE = 300  # seconds a secret is cached; a rotated URL or key is used within five minutes
-TIMEOUT = 5.0  # seconds per attempt (connect, and each read)
+TIMEOUT = 5.0  # seconds per attempt, all of it: lookup, connection, TLS, request, status line and headers
 ATTEMPTS = 4
+DELIVERY_BUDGET = 15.0  # seconds for the whole delivery: 4 stalled attempts cannot take 20 s plus their waits
 BACKOFF = 0.5  # seconds before the second attempt, doubling (with jitter) after
 RESERVE = 5.0  # seconds of the function's time left for the other actions and the ledger
 RETRIED = frozenset({408, 429})
+# What a deployed function never connects to (`ipaddress` names; IPv4 inside IPv6 is checked as IPv4).
+REFUSED = ("unspecified", "loopback", "link_local", "multicast", "reserved", "private")  # the first that applies
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 class WebhookFailed(Exception):
     """A delivery failed; the message names the webhook and why, never its URL or key."""
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # urllib then raises the 3xx as an HTTPError
-
-
-_OPENER = urllib.request.build_opener(_NoRedirects)
-
-
 class Webhooks:
     def __init__(self, hooks: tuple[Webhook, ...], secrets_client: Callable[[], Any], loopback_http: bool,
-                 timeout: float = TIMEOUT, attempts: int = ATTEMPTS, backoff: float = BACKOFF):
+                 timeout: float = TIMEOUT, attempts: int = ATTEMPTS, backoff: float = BACKOFF,
+                 budget: float = DELIVERY_BUDGET, vet_addresses: bool | None = None):
         self.hooks = {hook.name: hook for hook in hooks}
         self.loopback_http = loopback_http  # plain http to a loopback address: a local replay only
-        self.timeout, self.attempts, self.backoff = timeout, attempts, backoff
+        # Deployed (no loopback http), only public addresses are contacted; a local replay may reach the machine's.
+        self.vet_addresses = not loopback_http if vet_addresses is None else vet_addresses
+        self.timeout, self.attempts, self.backoff, self.budget = timeout, attempts, backoff, budget
         self._secrets_client = secrets_client
         self._provider: Any = None
         self._stale: set[str] = set()  # secrets to read afresh (their webhook failed for good)
         self._deadline: float | None = None
 
     def register(self, lambda_context: Any) -> None:
-        """Retries stop RESERVE seconds before the invocation's time runs out."""
+        """Deliveries end RESERVE seconds before the invocation's time runs out."""
         if lambda_context is not None:
             self._deadline = time.monotonic() + lambda_context.get_remaining_time_in_millis() / 1000 - RESERVE
 
@@ -93,49 +108,188 @@ class Webhooks:
 
     def post(self, hook: Webhook, url: str, body: bytes, headers: Mapping[str, str]) -> tuple[int, int]:
         """POST until a final answer: (2xx status, attempts). Raises WebhookFailed."""
-        deadline = self._deadline if self._deadline is not None else time.monotonic() + 60 - RESERVE
+        started = time.monotonic()
+        invocation = self._deadline if self._deadline is not None else started + 60 - RESERVE
+        deadline = min(started + self.budget, invocation)
         request_headers = {"Content-Type": "application/json; charset=utf-8", "User-Agent": "rule-actions", **headers}
         attempt = 0
         while True:
             attempt += 1
             left = deadline - time.monotonic()
             if left <= 0:
-                raise WebhookFailed(f"webhook {hook.name}: no time left for attempt {attempt}: Lambda retries the event")
-            status, retry_after, why = self._attempt(url, body, request_headers, min(self.timeout, left))
+                raise WebhookFailed(f"webhook {hook.name}: no time left for attempt {attempt} (delivery budget "
+                                    f"{self.budget:.0f} s): Lambda retries the event")
+            allowed = min(self.timeout, left)
+            status, retry_after, why, retry = self._attempt(url, body, request_headers, allowed)
             if status is not None and 200 <= status < 300:
                 return status, attempt
             failure = f"webhook {hook.name}: {why}"
-            if status is not None and not (status in RETRIED or status >= 500):
+            if not retry:
                 self.read_afresh(hook)
-                raise WebhookFailed(failure + _advice(status))
+                raise WebhookFailed(failure + (_advice(status) if status is not None else ": not retried"))
             if attempt >= self.attempts:
                 raise WebhookFailed(f"{failure}, after {attempt} attempts")
             wait = retry_after if retry_after is not None else self.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1)
             if time.monotonic() + wait >= deadline:
-                raise WebhookFailed(f"{failure}; waiting {wait:.0f} s more would pass the function's time: Lambda "
+                raise WebhookFailed(f"{failure}; waiting {wait:.0f} s more would pass the delivery's time: Lambda "
                                     "retries the event")
             time.sleep(wait)
 
     def _attempt(self, url: str, body: bytes, headers: Mapping[str, str],
-                 timeout: float) -> tuple[int | None, float | None, str]:
-        """One request: (status or None, Retry-After seconds or None, what happened: without the URL)."""
-        request = urllib.request.Request(url, data=body, headers=dict(headers), method="POST")
+                 allowed: float) -> tuple[int | None, float | None, str, bool]:
+        """One request within `allowed` seconds: (status or None, Retry-After seconds or None, what happened without
+        the URL, whether a retry may help)."""
+        parts = urlsplit(url)
+        tls = parts.scheme == "https"
+        port = parts.port or (443 if tls else 80)
+        deadline = time.monotonic() + allowed
+        # The connection frames the request (its Host header names the host); the socket is ours, opened below.
+        connection = (http.client.HTTPSConnection(parts.hostname, port, context=_tls()) if tls
+                      else http.client.HTTPConnection(parts.hostname, port))
         try:
-            with _OPENER.open(request, timeout=timeout) as response:
-                response.read(65536)
-                return response.status, None, f"HTTP {response.status}"
-        except urllib.error.HTTPError as err:
-            err.close()
-            return err.code, _retry_after(err.headers.get("Retry-After")), f"HTTP {err.code}{_phrase(err.code)}"
+            connection.sock = _open(parts.hostname, port, tls, deadline, self.vet_addresses)
+            connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body,
+                               dict(headers))
+            response = connection.getresponse()  # the status line and headers; the body is never read
+        except Refused as err:
+            return None, None, str(err), False
+        except ssl.SSLCertVerificationError:
+            return None, None, "the receiver's TLS certificate does not verify (SSLCertVerificationError)", False
         except TimeoutError:
-            return None, None, f"no answer within {timeout:.1f} s"
-        except urllib.error.URLError as err:
-            reason = err.reason
-            if isinstance(reason, TimeoutError):
-                return None, None, f"no answer within {timeout:.1f} s"
-            return None, None, f"connection failed ({type(reason).__name__})"
-        except (OSError, http.client.HTTPException) as err:  # reset, closed without an answer, a malformed answer
-            return None, None, f"connection failed ({type(err).__name__})"
+            return None, None, f"no answer within {allowed:.1f} s", True
+        except (OSError, http.client.HTTPException) as err:  # refused, reset, closed without an answer, malformed
+            return None, None, f"connection failed ({type(err).__name__})", True
+        finally:
+            connection.close()
+        status = response.status
+        retry = status in RETRIED or status >= 500
+        return status, _retry_after(response.getheader("Retry-After")), f"HTTP {status}{_phrase(status)}", retry
+
+
+class Refused(OSError):
+    """The webhook's host resolves only to addresses a deployed function must not contact."""
+
+
+class _Deadline:
+    """Mixed into a socket class: every operation waits only until `deadline` (time.monotonic()), so the deadline
+    bounds the whole exchange, not each read (a receiver trickling bytes cannot stretch it)."""
+
+    deadline = 0.0
+
+    def _left(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the attempt's deadline passed")
+        self.settimeout(left)  # type: ignore[attr-defined]
+
+    def recv_into(self, *args: Any, **kwargs: Any) -> int:
+        self._left()
+        return super().recv_into(*args, **kwargs)  # type: ignore[misc]
+
+    def recv(self, *args: Any, **kwargs: Any) -> bytes:
+        self._left()
+        return super().recv(*args, **kwargs)  # type: ignore[misc]
+
+    def send(self, *args: Any, **kwargs: Any) -> int:
+        self._left()
+        return super().send(*args, **kwargs)  # type: ignore[misc]
+
+    def sendall(self, *args: Any, **kwargs: Any) -> None:
+        self._left()
+        return super().sendall(*args, **kwargs)  # type: ignore[misc]
+
+    def do_handshake(self, *args: Any, **kwargs: Any) -> None:
+        self._left()
+        return super().do_handshake(*args, **kwargs)  # type: ignore[misc]
+
+
+class _Socket(_Deadline, socket.socket):
+    pass
+
+
+class _TLSSocket(_Deadline, ssl.SSLSocket):
+    pass
+
+
+def _open(host: str, port: int, tls: bool, deadline: float, vet: bool) -> socket.socket:
+    """A connected socket (TLS-wrapped, the certificate verified against `host`) to the first address of `host`
+    that accepts, every address checked first when `vet`; Refused when none may be contacted."""
+    candidates = _resolve(host, port, deadline)
+    allowed = [c for c in candidates if not (vet and refusal(c[4][0]))]
+    if not allowed:
+        kinds = sorted({refusal(c[4][0]) or "" for c in candidates})
+        raise Refused(f"its host resolves only to {' and '.join(kinds)} addresses, which a deployed function never "
+                      "contacts (only public addresses are)")
+    last: OSError = OSError("no address")
+    for family, kind, proto, _name, address in allowed:
+        sock = _Socket(family, kind, proto)
+        sock.deadline = deadline
+        try:
+            sock._left()
+            _connect(sock, address)
+        except OSError as err:
+            sock.close()
+            last = err
+            continue
+        if not tls:
+            return sock
+        wrapped = _tls().wrap_socket(sock, server_hostname=host, do_handshake_on_connect=False)
+        wrapped.deadline = deadline
+        try:
+            wrapped.do_handshake()
+        except BaseException:
+            wrapped.close()
+            raise
+        return wrapped
+    raise last
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The system's trust store, the name checked; one context per execution environment (loading it costs)."""
+    context = ssl.create_default_context()
+    context.sslsocket_class = _TLSSocket
+    return context
+
+
+def _connect(sock: socket.socket, address: Any) -> None:
+    sock.connect(address)
+
+
+def _resolve(host: str, port: int, deadline: float) -> list[tuple[Any, ...]]:
+    """getaddrinfo within the deadline (it has no timeout of its own: it runs in a thread that is left behind
+    if the resolver does not answer in time)."""
+    found: list[Any] = []
+
+    def lookup() -> None:
+        try:
+            found.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError as err:
+            found.append(err)
+
+    worker = threading.Thread(target=lookup, daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()))
+    if not found:
+        raise TimeoutError("the name lookup did not answer in time")
+    if isinstance(found[0], OSError):
+        raise found[0]
+    return found[0]
+
+
+def refusal(address: str) -> str | None:
+    """Why a deployed function must not contact an IP address ("loopback", "link-local", "private", ...), or None
+    for a public one. IPv4 carried in IPv6 (mapped, 6to4, NAT64's well-known prefix) is judged as IPv4."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone ("fe80::1%eth0") names no other address
+    if isinstance(ip, ipaddress.IPv6Address):
+        carried = ip.ipv4_mapped or ip.sixtofour or (
+            ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF) if ip in NAT64 else None)
+        if carried is not None:
+            return refusal(str(carried))
+    for kind in REFUSED:
+        if getattr(ip, f"is_{kind}"):
+            return kind.replace("_", "-")
+    return None if ip.is_global else "non-public"
 
 
 def _phrase(status: int) -> str:

@@ -1,0 +1,35 @@
+"""The function's code asset ships, of Powertools and what it needs, exactly the files the function imports, found
+by running it (bench/imports.py, infra/bundled-modules.txt): nothing it never imports, nothing missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from infra import bundle
+from infra.settings import PYTHON_VERSION
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_stored_list_is_what_the_function_imports_when_run_over_the_samples():
+    done = subprocess.run([sys.executable, "-m", "bench.imports", "--check"], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+
+
+def test_the_asset_holds_the_package_the_listed_files_and_the_metadata_only(tmp_path):
+    # When the asset is written
+    bundle.write(tmp_path, PYTHON_VERSION)
+
+    # Then it holds lambdas/, the listed files, and each bundled distribution's metadata, nothing else
+    shipped = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
+    ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")
+            if "__pycache__" not in p.parts}
+    metadata = {path for path in shipped if path.split("/", 1)[0].endswith(".dist-info")}
+    assert shipped == ours | bundle.shipped_modules() | metadata
+    # and far fewer than the distributions whole
+    whole = tmp_path.parent / "whole"
+    bundle.write(whole, PYTHON_VERSION, only_imported=False)
+    assert len(shipped) < len([p for p in whole.rglob("*") if p.is_file()]) / 2
