@@ -50,7 +50,7 @@ def runtime() -> tuple[Settings, Adapters]:
         ledger=Ledger(settings.ledger_table, config.dedup_ttl_hours, client("dynamodb", settings.region)),
         region=settings.region,
         # Lambda sets AWS_LAMBDA_FUNCTION_NAME: there, https only; plain http to loopback only in a local replay.
-        webhooks=Webhooks((), lambda: client("secretsmanager", settings.region),
+        webhooks=Webhooks(lambda: client("secretsmanager", settings.region),
                           loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
         members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
     )

@@ -22,7 +22,7 @@ HOOK = Webhook("ml-alerts", "rule-actions/ml-alerts", "json")
 
 
 def hooks(**options) -> Webhooks:
-    return Webhooks((HOOK,), lambda: None, **{"loopback_http": True, **options})
+    return Webhooks(lambda: None, **{"loopback_http": True, **options})
 
 
 def post(hooks: Webhooks, url: str) -> tuple[float, Exception | tuple[int, int]]:

@@ -57,10 +57,9 @@ class WebhookFailed(Exception):
 
 
 class Webhooks:
-    def __init__(self, hooks: tuple[Webhook, ...], secrets_client: Callable[[], Any], loopback_http: bool,
+    def __init__(self, secrets_client: Callable[[], Any], loopback_http: bool,
                  timeout: float = TIMEOUT, attempts: int = ATTEMPTS, backoff: float = BACKOFF,
                  budget: float = DELIVERY_BUDGET, vet_addresses: bool | None = None):
-        self.hooks = {hook.name: hook for hook in hooks}
         self.loopback_http = loopback_http  # plain http to a loopback address: a local replay only
         # Deployed (no loopback http), only public addresses are contacted; a local replay may reach the machine's.
         self.vet_addresses = not loopback_http if vet_addresses is None else vet_addresses
@@ -74,9 +73,6 @@ class Webhooks:
         """Deliveries end RESERVE seconds before the invocation's time runs out."""
         if lambda_context is not None:
             self._deadline = time.monotonic() + lambda_context.get_remaining_time_in_millis() / 1000 - RESERVE
-
-    def declared(self, name: str) -> Webhook:
-        return self.hooks[name]
 
     def read_afresh(self, hook: Webhook) -> None:
         """The next read of this webhook's secret skips the cache: someone may be correcting it."""
