@@ -227,10 +227,10 @@ class EmbeddedAccount:
             problems = [f"not an event the function acts on: {err}"]
         undelivered = self.undelivered(event)
         if undelivered:  # its account is not in this embedded world: nothing to seed, no bus of ours sees it
-            return row(source, job, False, {"ignored": undelivered}, problems)
+            return row(source, job, False, {"ignored": undelivered, **self.where(event)}, problems)
         problems += self.seed_job(event)
         if not self.matched(event):
-            return row(source, job, False, None, problems)
+            return row(source, job, False, self.where(event), problems)
         try:
             result = handler.lambda_handler(event, context)
         except handler.ActionsFailed as err:  # Lambda would retry the event; the replay reports it
@@ -238,6 +238,10 @@ class EmbeddedAccount:
         except Exception as err:  # the function would fail on this event: reported on its row, the rest goes on
             result = {"training_job": job, "error": f"the function raised {type(err).__name__}: {err}"}
         return row(source, result.get("training_job") or job, True, result, problems)
+
+    def where(self, event: Any) -> dict[str, str]:
+        """What a row says of the account an event came from: nothing with one account."""
+        return {}
 
     def undelivered(self, event: Any) -> str | None:
         """Why the event never reaches a bus of this deployment, or None. One account: the embedded account stands

@@ -72,6 +72,15 @@ class EmbeddedOrganization(EmbeddedAccount):
         arn = role_arn or f"arn:aws:iam::{account}:role/{ADMIN_ROLE}"
         return sts.assume_role(RoleArn=arn, RoleSessionName="embedded-organization")["Credentials"]
 
+    def where(self, event: Any) -> dict[str, str]:
+        """The account the event came from (and its alias), as the function's results name it: every row says it,
+        the rows of events the function never saw too."""
+        account = event.get("account") if isinstance(event, dict) else None
+        if not (isinstance(account, str) and ACCOUNT_RE.fullmatch(account)):
+            return {}
+        alias = self.organization.alias(account)
+        return {"account": account, **({"account_alias": alias} if alias else {})}
+
     def undelivered(self, event: Any) -> str | None:
         account = event.get("account") if isinstance(event, dict) else None
         region = event.get("region") if isinstance(event, dict) else None

@@ -88,15 +88,17 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
         logger.warning("unreadable part of the event", problem=problem)
     ports = adapters
     if config.organization:  # organization mode: act in the event's account and region, if it is a member's
+        event = organization.named(config.organization, event)
         refused = organization.refusal(config.organization, event)
         if refused:
             metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
-            return _ignored(event.job_name, refused, event.problems)
-        event, ports = organization.named(config.organization, event), adapters.in_account(event.account, event.region)
+            return _ignored(event.job_name, refused, event.problems, _account(event))
+        ports = adapters.in_account(event.account, event.region)
         logger.append_keys(account=event.account)
     family = event.family
     if not family.in_scope(config, event.job_name):
-        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems)
+        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems,
+                        _account(event))
     actions = _act(event, pipeline.select(event, found, config), settings, ports)
     return _with_problems({"training_job": event.job_name, **_account(event), "actions": actions}, event.problems)
 
@@ -128,10 +130,11 @@ def _account(event: JobEvent) -> dict[str, str]:
     return {"account": event.account, **alias}
 
 
-def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = ()) -> dict[str, Any]:
+def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (),
+             account: dict[str, str] | None = None) -> dict[str, Any]:
     logger.info("event ignored", reason=reason)
     metrics.add_metric(name="IgnoredEvents", unit="Count", value=1)
-    return _with_problems({"training_job": job, "actions": [], "ignored": reason}, problems)
+    return _with_problems({"training_job": job, **(account or {}), "actions": [], "ignored": reason}, problems)
 
 
 def _with_problems(result: dict[str, Any], problems: tuple[str, ...]) -> dict[str, Any]:

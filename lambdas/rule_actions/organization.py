@@ -156,7 +156,10 @@ def refusal(org: Organization, event: JobEvent) -> str | None:
 
 
 def named(org: Organization, event: JobEvent) -> JobEvent:
-    """The event with the name messages and results give its account: the configured alias, else the id."""
+    """The event with the name messages and results give its account: the configured alias, else the id (none
+    when the event names no account)."""
+    if not ACCOUNT_RE.fullmatch(event.account):
+        return event
     return replace(event, account_name=org.alias(event.account) or event.account)
 
 

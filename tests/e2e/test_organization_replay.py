@@ -61,7 +61,7 @@ def test_each_action_is_done_once_in_the_right_account_and_named_by_its_alias(ro
                                   (TEAM_A, "LossNotDecreasing", "email"): 1,
                                   (TEAM_A, "LossNotDecreasing", "notify"): 1,
                                   (TEAM_B, "job:Failed", "notify"): 1})
-    aliases = {r["account"]: r["account_alias"] for r in rows if "account" in r}
+    aliases = {r["account"]: r["account_alias"] for r in rows if "account_alias" in r}
     assert aliases == {TEAM_A: "team-a-prod", TEAM_B: "team-b-dev"}
     # and team A's Stopped outcome is not a second alert: the ledger knows this stack stopped that job there
     [stopped] = [a for r in rows for a in r["actions"] if a["trigger"] == "job:Stopped"]
@@ -100,6 +100,20 @@ def test_an_account_of_the_organization_the_configuration_does_not_list_is_refus
     [row] = [r for r in rows if r["source"].endswith(STRANGER.name)]
     assert row["matched"] and row["actions"] == []
     assert row["ignored"] == f"account {OUTSIDER} is not a member of this organization configuration"
+
+
+def test_every_row_names_the_account_its_event_came_from(rows):
+    # Given the organization sample: events that act, events the pattern does not match, an account refused
+    sent = [e for path in (TEAMS, STRANGER) for e in (lambda d: d if isinstance(d, list) else [d])(
+        json.loads(path.read_text()))]
+    aliases = {TEAM_A: "team-a-prod", TEAM_B: "team-b-dev"}
+    # Then each row carries its event's account (and alias, when configured), whatever became of the event
+    assert len(rows) == len(sent) and {r["matched"] for r in rows} == {True, False}
+    for row, event in zip(rows, sent, strict=True):
+        assert row["account"] == event["account"], row
+        assert row.get("account_alias") == aliases.get(event["account"]), row
+    refused = [r for r in rows if r["account"] == OUTSIDER]
+    assert refused and all("not a member" in r["ignored"] for r in refused)
 
 
 def test_only_the_events_accounts_job_is_stopped():
