@@ -107,9 +107,10 @@ def write(output_dir: str | Path, python_version: str, only_imported: bool = Tru
     return pins
 
 
-def function_code():
+def function_code(files: dict[str, str] | None = None):
     """The function's code as a Lambda asset (`aws_lambda.Code`): `write` into a fresh directory, removed when this
-    process exits (the CDK copies it into the cloud assembly at synth)."""
+    process exits (the CDK copies it into the cloud assembly at synth); `files`: more files at its root (name ->
+    text), such as a configuration too large for the environment."""
     from aws_cdk import aws_lambda as lambda_
 
     from infra.settings import PYTHON_VERSION
@@ -117,6 +118,8 @@ def function_code():
     staged = Path(tempfile.mkdtemp(prefix="rule-actions-code-"))
     atexit.register(shutil.rmtree, staged, ignore_errors=True)
     write(staged, PYTHON_VERSION)
+    for name, text in (files or {}).items():
+        (staged / name).write_text(text, encoding="utf-8")
     return lambda_.Code.from_asset(str(staged))
 
 

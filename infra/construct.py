@@ -49,8 +49,10 @@ from infra.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
 from rule_actions import registry
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import (
+    CONFIG_FILE_NAME,
     ENV_CHAT_TOPIC_ARN,
     ENV_CONFIG,
+    ENV_CONFIG_FILE,
     ENV_LEDGER_TABLE,
     ENV_TOPIC_ARN,
     LEDGER_EXPIRY_ATTRIBUTE,
@@ -125,9 +127,10 @@ class RuleActions(Construct):
                               f"a letter, then letters, digits or '-', at most 40 characters (pass name=...)")
         function_name = f"{name}-handler"
         topic_name, table_name = f"{name}-notifications", f"{name}-ledger"
-        # Before anything is built: a configuration too large for the environment fails fast.
-        _check_environment(config, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{topic_name}",
-                           table_name, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{name}-chat")
+        # A configuration too large for the environment ships in the code asset (the environment names the file).
+        self.config_in_code = not _fits_environment(
+            config, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{topic_name}", table_name,
+            f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{name}-chat")
 
         # One key for the topics and queues, owned by the stack, rotated yearly.
         self.key = kms.Key(
@@ -230,7 +233,8 @@ class RuleActions(Construct):
         self._grant_function(stack)
 
         self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
-                                                self.chat_topic.topic_arn if self.chat_topic else None)
+                                                self.chat_topic.topic_arn if self.chat_topic else None,
+                                                self.config_in_code)
         self.function = lambda_.Function(
             self, "Function",
             function_name=function_name,
@@ -238,7 +242,7 @@ class RuleActions(Construct):
             runtime=RUNTIMES[PYTHON_VERSION],
             architecture=lambda_.Architecture.ARM_64,
             handler=HANDLER,
-            code=bundle.function_code(),
+            code=bundle.function_code({CONFIG_FILE_NAME: config.to_json()} if self.config_in_code else None),
             role=self.role,
             environment=self.environment,
             memory_size=MEMORY_MB,
@@ -484,11 +488,12 @@ def acknowledge(policy: Construct, acknowledgments: dict[str, str]) -> None:
         Validations.of(policy).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))
 
 
-def function_environment(config: Config, topic_arn: str, table_name: str,
-                         chat_topic_arn: str | None = None) -> dict[str, str]:
-    """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'."""
+def function_environment(config: Config, topic_arn: str, table_name: str, chat_topic_arn: str | None = None,
+                         config_in_code: bool = False) -> dict[str, str]:
+    """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'. The
+    configuration is in it, or (`config_in_code`) in the code asset's CONFIG_FILE_NAME, which it names."""
     return {
-        ENV_CONFIG: config.to_json(),
+        **({ENV_CONFIG_FILE: CONFIG_FILE_NAME} if config_in_code else {ENV_CONFIG: config.to_json()}),
         ENV_TOPIC_ARN: topic_arn,
         ENV_LEDGER_TABLE: table_name,
         **({ENV_CHAT_TOPIC_ARN: chat_topic_arn} if chat_topic_arn else {}),
@@ -497,17 +502,11 @@ def function_environment(config: Config, topic_arn: str, table_name: str,
     }
 
 
-def _check_environment(config: Config, longest_topic_arn: str, table_name: str, longest_chat_arn: str) -> None:
+def _fits_environment(config: Config, longest_topic_arn: str, table_name: str, longest_chat_arn: str) -> bool:
+    """Whether the environment with the configuration in it fits Lambda's limit, with the longest ARNs."""
     environment = function_environment(config, longest_topic_arn, table_name,
                                        longest_chat_arn if config.chat else None)
-    size = len(json.dumps(environment, separators=(",", ":"), ensure_ascii=False).encode())
-    if size > ENVIRONMENT_LIMIT:
-        own = len(environment[ENV_CONFIG].encode())
-        raise ConfigError(
-            f"rule_actions: too large for the function's environment: it would take up to {size} bytes, and "
-            f"Lambda allows {ENVIRONMENT_LIMIT} in all (the configuration is {own} bytes of it). Shorten "
-            f"`rules` (one glob for several rules, fewer endpoints), `allowed_endpoints` or `notify`."
-        )
+    return len(json.dumps(environment, separators=(",", ":"), ensure_ascii=False).encode()) <= ENVIRONMENT_LIMIT
 
 
 def _retention(days: int | None) -> logs.RetentionDays:

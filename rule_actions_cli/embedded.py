@@ -125,6 +125,10 @@ class EmbeddedAccount:
         configuration = self.client("lambda").get_function_configuration(FunctionName=function)
         self.function_name, self.function_arn = configuration["FunctionName"], configuration["FunctionArn"]
         self.environment = dict(configuration.get("Environment", {}).get("Variables", {}))
+        # The function's code root, as Lambda's LAMBDA_TASK_ROOT: where a configuration too large for the
+        # environment is read from (the handler itself runs from this checkout's package).
+        [code] = [r["Properties"]["Code"]["S3Key"] for name, r in template["Resources"].items() if name in handlers]
+        self.environment["LAMBDA_TASK_ROOT"] = str(self.assembly_dir / f"asset.{code.removesuffix('.zip')}")
         self.patterns = self._function_patterns()
         if not self.patterns:
             raise RuntimeError("the stack has no EventBridge rule targeting its function")

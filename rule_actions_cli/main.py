@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from rule_actions.config import ConfigError
 from rule_actions_cli import check as check_command
 from rule_actions_cli import inputs, receiver, report, subscriptions, testnotify
 from rule_actions_cli.options import add_target_options
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
             rows = run_replay(events, context, args.verbose, secrets)
-    except receiver.ReceiverError as err:
+    except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
     (report.write_json if args.json else report.write_table)(rows, sys.stdout)

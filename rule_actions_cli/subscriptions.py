@@ -66,7 +66,7 @@ def run(stack: str, endpoints: list[str], all_personal: bool, remove: bool, *, p
         region: str | None) -> list[dict[str, Any]]:
     """One row per subscription: its audience, and whether it goes (removed, with `remove`)."""
     from rule_actions.config import Config
-    from rule_actions.contract import ENV_CONFIG, ENV_TOPIC_ARN
+    from rule_actions.contract import ENV_TOPIC_ARN
     from rule_actions.effects.notify import PENDING, audience
     from rule_actions_cli.invoke import aws_errors, function_from_stack, lambda_client, open_session
 
@@ -75,7 +75,8 @@ def run(stack: str, endpoints: list[str], all_personal: bool, remove: bool, *, p
     with aws_errors("lambda", function=function):
         variables = lambda_client(session).get_function_configuration(FunctionName=function).get(
             "Environment", {}).get("Variables", {})
-    config = Config.from_dict(json.loads(variables.get(ENV_CONFIG) or "{}"))
+    with aws_errors("lambda", function=function):
+        config = Config.from_json(deployed_configuration(lambda_client(session), function, variables))
     topic = variables[ENV_TOPIC_ARN]
     with aws_errors("sns"):
         sns = session.client("sns")
@@ -94,6 +95,23 @@ def run(stack: str, endpoints: list[str], all_personal: bool, remove: bool, *, p
                 if row["reason"]:
                     sns.unsubscribe(SubscriptionArn=row["arn"])
     return rows
+
+
+def deployed_configuration(client: Any, function: str, variables: dict[str, str]) -> str | None:
+    """The deployed function's configuration: from its environment, or from its code when it ships there (a
+    configuration too large for the environment)."""
+    import io
+    import urllib.request
+    import zipfile
+
+    from rule_actions.contract import ENV_CONFIG, ENV_CONFIG_FILE
+
+    name = variables.get(ENV_CONFIG_FILE)
+    if not name:
+        return variables.get(ENV_CONFIG)
+    location = client.get_function(FunctionName=function)["Code"]["Location"]  # a presigned URL of the code zip
+    with urllib.request.urlopen(location, timeout=30) as answer:
+        return zipfile.ZipFile(io.BytesIO(answer.read())).read(name).decode("utf-8")
 
 
 def _row(sub: dict[str, Any], kind: str, reason: str | None) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import sys
 import uuid
 from typing import Any, TextIO
 
+from rule_actions.config import ConfigError
 from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
 from rule_actions_cli import inputs, receiver
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             assembly, stack = synthesize(context)
             with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
                 result = world.invoke(payload, log=sys.stderr if args.verbose else None)
-    except receiver.ReceiverError as err:
+    except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
     return finish(result, args.json, receivers, LOCALLY)

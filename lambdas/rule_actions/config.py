@@ -15,10 +15,18 @@ import json
 import os
 from collections.abc import Mapping
 from functools import cached_property
+from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from rule_actions import grammar, registry
-from rule_actions.contract import ENV_CHAT_TOPIC_ARN, ENV_CONFIG, ENV_LEDGER_TABLE, ENV_TOPIC_ARN, ChatChannel
+from rule_actions.contract import (
+    ENV_CHAT_TOPIC_ARN,
+    ENV_CONFIG,
+    ENV_CONFIG_FILE,
+    ENV_LEDGER_TABLE,
+    ENV_TOPIC_ARN,
+    ChatChannel,
+)
 from rule_actions.fields import ActionMap, Field, Flag, Whole
 from rule_actions.organization import ORGANIZATION, Organization
 from rule_actions.records import Action, Declared, Invalid, Place
@@ -212,7 +220,7 @@ class Settings(NamedTuple):
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
         missing = [name for name in (ENV_TOPIC_ARN, ENV_LEDGER_TABLE) if not env.get(name)]
-        config = Config.from_json(env.get(ENV_CONFIG), ENV_CONFIG)
+        config = Config.from_json(*_configuration(env))
         if config.chat and not env.get(ENV_CHAT_TOPIC_ARN):
             missing.append(f"{ENV_CHAT_TOPIC_ARN} (chat lists channels)")
         if missing:
@@ -224,6 +232,19 @@ class Settings(NamedTuple):
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             chat_topic_arn=env[ENV_CHAT_TOPIC_ARN] if config.chat else None,  # read only where the stack sets it
         )
+
+
+def _configuration(env: Mapping[str, str]) -> tuple[str | None, str]:
+    """(the configuration's JSON, where it is): the environment's, or the code asset's file the environment names
+    (a configuration too large for Lambda's 4 KB environment ships in the asset)."""
+    name = env.get(ENV_CONFIG_FILE)
+    if not name:
+        return env.get(ENV_CONFIG), ENV_CONFIG
+    path = Path(env.get("LAMBDA_TASK_ROOT") or os.getcwd()) / name
+    try:
+        return path.read_text(encoding="utf-8"), f"{ENV_CONFIG_FILE} ({name})"
+    except OSError as err:
+        raise ConfigError(f"{ENV_CONFIG_FILE}: {name} cannot be read from the function's code ({err.strerror})") from None
 
 
 if __name__ == "__main__":  # python -m rule_actions.config --schema

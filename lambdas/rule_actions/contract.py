@@ -62,6 +62,10 @@ class Outcome(StrEnum):
 
 # The function's environment.
 ENV_CONFIG = "RULE_ACTIONS_CONFIG"
+# A configuration too large for Lambda's 4 KB environment ships in the code asset instead: this variable names the
+# file, relative to the code's root (LAMBDA_TASK_ROOT).
+ENV_CONFIG_FILE = "RULE_ACTIONS_CONFIG_FILE"
+CONFIG_FILE_NAME = "rule-actions-config.json"
 ENV_TOPIC_ARN = "RULE_ACTIONS_TOPIC_ARN"
 ENV_LEDGER_TABLE = "RULE_ACTIONS_LEDGER_TABLE"
 ENV_CHAT_TOPIC_ARN = "RULE_ACTIONS_CHAT_TOPIC_ARN"  # set only when the configuration lists chat channels

@@ -190,6 +190,24 @@ def test_invalid_config_exits_2_naming_the_key(capsys, tmp_path):
     assert "rule_actions.stop_all_matching" in err and "not-an-email" in err
 
 
+def test_a_configuration_too_large_for_the_environment_replays_and_tests_its_notifications(capsys, tmp_path):
+    # Given 150 rules, each emailing its owner (12 KB: three times Lambda's environment), and the team
+    rules = {f"TeamRule{i:03}*": ["notify", {"name": "email", "endpoint": f"owner{i}@example.com"}] for i in range(150)}
+    config = tmp_path / "big.json"
+    config.write_text(json.dumps({"notify": {"emails": ["ml-team@example.com"]}, "rules": {**rules, "*": ["notify"]}}))
+
+    # When the samples are replayed and a test notification is sent with it
+    code = main(["replay", "--json", "--config", str(config), str(EVENTS / "vanishing-gradient-sdk-actions.json")])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    tested = main(["test-notify", "--json", "--config", str(config)])
+    answer = json.loads(capsys.readouterr().out)
+
+    # Then both run as with a small configuration: the function reads it from its code
+    assert code == 0 and [(a["kind"], a["outcome"]) for a in rows[0]["actions"]] == [
+        ("stoptraining", "done"), ("email", "done"), ("notify", "done")]
+    assert tested == 0 and [(a["kind"], a["outcome"]) for a in answer["actions"]] == [("notify", "done")]
+
+
 def test_help_documents_the_commands(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["replay", "--help"])

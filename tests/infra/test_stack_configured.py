@@ -1,5 +1,6 @@
 """The stack with a team, training_job_prefixes and stack settings, the construct embedded in a user's app,
-and the checks that stop synth: a too-large environment and an unacknowledged cdk-nag finding."""
+a configuration too large for the environment (shipped in the code), and the checks that stop synth: an
+unacknowledged cdk-nag finding."""
 
 import json
 
@@ -10,7 +11,7 @@ from stack_helpers import arn, ref, synthesize
 from infra.app import cdk_json_context
 from rule_actions.client import SMS, ActionList, Email, StopTraining
 from rule_actions.config import Config, ConfigError
-from rule_actions.contract import ENV_CONFIG, ROUTING_ATTRIBUTE, TEAM
+from rule_actions.contract import CONFIG_FILE_NAME, ENV_CONFIG, ENV_CONFIG_FILE, ROUTING_ATTRIBUTE, TEAM
 
 SUBSCRIBERS = {"emails": ["ml-oncall@example.com", "lead@example.org"], "sms": ["+15555550100"]}
 CONTEXT = {
@@ -118,20 +119,31 @@ def test_the_construct_embeds_in_a_users_app_with_client_actions():
     assert set(template.to_json().get("Parameters", {})) <= {"BootstrapVersion"}  # nothing else to resolve
 
 
-def test_a_configuration_too_large_for_the_environment_fails_synth():
-    import aws_cdk as cdk
+def test_a_configuration_too_large_for_the_environment_ships_in_the_code(tmp_path):
+    from infra.app import build_app, cdk_json_context
 
-    from infra.stack import RuleActionsStack
-
+    # Given a configuration of 60 rules, each emailing its owner: more than Lambda's 4 KB environment holds
     rules = {f"CustomRule{i:03}": [{"name": "email", "endpoint": f"person{i}@example.com"}] for i in range(60)}
     config = Config.from_dict({"rules": rules})
-    with pytest.raises(ConfigError) as failure:
-        RuleActionsStack(cdk.App(), config=config)
-    message = str(failure.value)
-    assert message.startswith("rule_actions: too large for the function's environment")
-    assert "Lambda allows 4096" in message and "Shorten `rules`" in message
-    # one rule fewer per email keeps it well inside
-    RuleActionsStack(cdk.App(), config=Config.from_dict({"rules": dict(list(rules.items())[:20])}))
+    assert len(config.to_json()) > 4096
+
+    # When the stack is synthesized (cdk-nag on)
+    app, stack = build_app({**cdk_json_context(), "rule_actions": config.to_dict()}, outdir=str(tmp_path))
+    app.synth()
+    template = Template.from_stack(stack)
+
+    # Then the environment names a file of the code asset instead, and the asset holds exactly that configuration
+    variables = Capture()
+    code = Capture()
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "Handler": "rule_actions.handler.lambda_handler",
+        "Code": {"S3Key": code},
+        "Environment": {"Variables": variables},
+    })
+    assert variables.as_object()[ENV_CONFIG_FILE] == CONFIG_FILE_NAME and ENV_CONFIG not in variables.as_object()
+    asset = tmp_path / f"asset.{code.as_string().removesuffix('.zip')}"
+    assert Config.from_json((asset / CONFIG_FILE_NAME).read_text()) == config
+    assert (asset / "rule_actions" / "handler.py").is_file()
 
 
 def test_prefixes_that_would_widen_iam_are_refused():

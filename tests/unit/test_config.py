@@ -470,6 +470,22 @@ def test_settings_with_a_bad_configuration_raise_config_error(text, fragment):
     assert fragment in str(caught.value)
 
 
+def test_settings_read_a_configuration_the_code_ships(tmp_path):
+    # Given a configuration in a file of the function's code, named by the environment
+    (tmp_path / "rule-actions-config.json").write_text(json.dumps({"dry_run": True}))
+    env = {**ENV, "RULE_ACTIONS_CONFIG_FILE": "rule-actions-config.json", "LAMBDA_TASK_ROOT": str(tmp_path)}
+
+    # When settings are read / Then it is the configuration
+    assert Settings.from_env(env).config == Config.from_dict({"dry_run": True})
+
+    # and a file that is not there is one error naming the variable and the file
+    with pytest.raises(ConfigError, match=r"^RULE_ACTIONS_CONFIG_FILE: missing.json cannot be read"):
+        Settings.from_env({**env, "RULE_ACTIONS_CONFIG_FILE": "missing.json"})
+    with pytest.raises(ConfigError, match=r"RULE_ACTIONS_CONFIG_FILE \(rule-actions-config.json\)"):
+        (tmp_path / "rule-actions-config.json").write_text('{"dry_run": "yes"}')
+        Settings.from_env(env)
+
+
 def test_to_json_keeps_the_order_of_rules_which_decides_the_glob():
     # Given two globs that both match "LossNotDecreasing", the first one written first
     config = Config.from_dict({"rules": {"Loss*": ["stoptraining"], "*Decreasing": ["notify"], "*": []}})
