@@ -127,10 +127,14 @@ class Config:
 
     def to_json(self) -> str:
         """Compact JSON, key order kept: the order of `rules` decides which glob wins. Without an organization the
-        key is left out: a single-account deployment's environment stays what it was before organizations."""
+        key is left out, and so is every key added since the first releases while it holds its default (the job
+        families' outcomes, scopes and flags): a deployment that uses none of them keeps the environment it had."""
         data = self.to_dict()
         if data["organization"] is None:
             del data["organization"]
+        for f in FIELDS:
+            if f.key not in FIRST_ORDER and data[f.key] == f.dump(f.default, CONTEXT):
+                del data[f.key]
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     # What plug-ins ask of the whole configuration (ports.Configured).

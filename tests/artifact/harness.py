@@ -38,6 +38,7 @@ from infra.bundle import link_runtime
 from infra.settings import PYTHON_VERSION
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
+from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 
 RUNNER = Path(__file__).resolve().parent / "lambda_runner.py"
@@ -197,15 +198,16 @@ def run_events(account: ServedAccount, runner: Runner, events: list[tuple[str, A
     rows = []
     for source, event in events:
         account.seed_job(event)
-        job = (event.get("detail") or {}).get("TrainingJobName")
+        job, family = job_of(event)
         if not account.matched(event):
-            rows.append(row(source, job, False, None))
+            rows.append(row(source, job, False, None, family=family))
             continue
         answer = runner.send(event)
         if "exited" in answer:
             raise RuntimeError(f"the handler's interpreter exited ({answer['exited']}): {answer['stderr']}")
-        result = answer.get("result") or {"training_job": job, "error": answer.get("error")}
-        rows.append({**row(source, result.get("training_job") or job, True, result), "calls": answer["calls"]})
+        result = answer.get("result") or {"error": answer.get("error")}
+        rows.append({**row(source, result.get("job") or result.get("training_job") or job, True, result,
+                           family=family), "calls": answer["calls"]})
     return rows
 
 
