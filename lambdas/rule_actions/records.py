@@ -118,6 +118,7 @@ class JobFamily(Protocol):
     def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Any]: ...
     def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]: ...
     def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent: ...
+    def short_reason(self, event: JobEvent) -> str: ...
     def json_details(self, event: JobEvent) -> dict[str, Any] | None: ...
 
 
@@ -272,8 +273,9 @@ class StepFailure(NamedTuple):
     type: str  # the step's type, from its metadata (Training, Processing, ...); "" when it has none
     reason: str  # the step's own FailureReason
     job_arn: str = ""  # the job its metadata names
-    job_reason: str = ""  # that job's own FailureReason (described)
+    job_reason: str = ""  # that job's own FailureReason (described; a tuning job's: its first failed trial's)
     unread: str = ""  # why the job could not be described, when it could not
+    trial: str = ""  # the tuning job's trial whose reason job_reason is
 
 
 Need = Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap, Field, Texts
-from rule_actions.jobs.apis import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG, arn_name
+from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG, arn_name
 from rule_actions.ports import Configured
 from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Need, Transition
 from rule_actions.text import console_link, encoded, log_link, quoted, timestamp
@@ -160,6 +160,10 @@ class JobFamily:
         """The event knowing what was read of its job (its `details`; a reason the event did not carry)."""
         return event
 
+    def short_reason(self, event: JobEvent) -> str:
+        """Why, in a text message: its FailureReason."""
+        return event.failure_reason
+
     def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]:
         """Its own lines in an outcome's message (between the failure reason and the job's facts)."""
         return []
@@ -187,8 +191,9 @@ class JobFamily:
     # ---------------------------------------------------------------- the stack
 
     def pattern(self, clauses: list[dict[str, Any]], config: Configured) -> dict[str, Any]:
-        """Its events that can have a trigger: one of the clauses holds, on a job in scope."""
-        detail: dict[str, Any] = {"$or": clauses, **self.quiet_clause(config)}
+        """Its events that can have a trigger: one of the clauses holds, on a job in scope (one clause stands alone:
+        EventBridge's $or takes two alternatives or more)."""
+        detail: dict[str, Any] = {**({"$or": clauses} if len(clauses) > 1 else clauses[0]), **self.quiet_clause(config)}
         prefixes = config[self.scope]
         if prefixes:
             detail.update(self.scope_clause(prefixes))

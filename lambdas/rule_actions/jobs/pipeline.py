@@ -21,7 +21,8 @@ from typing import Any
 
 from rule_actions.contract import Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap
-from rule_actions.jobs.apis import (
+from rule_actions.jobs.base import JobFamily, Members, job_name_patterns, scope_field
+from rule_actions.jobs.common import (
     CONSOLE_PATHS,
     LIST_TRIALS,
     LOG_GROUPS,
@@ -36,8 +37,8 @@ from rule_actions.jobs.apis import (
     TUNING_JOB,
     arn_name,
     arn_resource,
+    essence,
 )
-from rule_actions.jobs.base import JobFamily, Members, job_name_patterns, scope_field
 from rule_actions.records import FailedSteps, IgnoredEvent, Place, StepFailure, Unread
 from rule_actions.text import DETAILS_MAX, NAME_MAX, console_link, encoded, log_link, plain, quoted
 
@@ -141,7 +142,7 @@ class Pipeline(JobFamily):
                    "display_name": plain(display, NAME_MAX) if isinstance(display, str) and display else None,
                    "failed_steps": failed, "unread": steps.reason if isinstance(steps, Unread) else None}
         reason = event.failure_reason or "; ".join(
-            f"{s['name']} ({s['type'] or 'step'}): {s['job_reason'] or s['reason'] or 'no reason given'}"
+            f"{s['name']} ({s['type'] or 'step'}): {essence(s['job_reason'] or s['reason']) or 'no reason given'}"
             for s in failed or ())
         return replace(event, details=details, failure_reason=reason)
 
@@ -158,13 +159,14 @@ class Pipeline(JobFamily):
             for s in steps:
                 lines.append(f"  - {s['name']} ({s['type'] or 'type unknown'})")
                 if s["job_arn"]:
-                    lines.append(f"      {'Job:':<12}{plain(arn_name(s['job_arn']), NAME_MAX)}")
+                    lines.append(f"      {'Job:':<11} {plain(arn_name(s['job_arn']), NAME_MAX)}")
                 if s["job_reason"]:
-                    lines.append(f"      {'Reason:':<12}{s['job_reason']}  (the job's own)")
+                    whose = f"its failed trial {s['trial']}'s own" if s["trial"] else "the job's own"
+                    lines.append(f"      {'Reason:':<11} {plain(essence(s['job_reason']), STEP_REASON_MAX)}  ({whose})")
                 if s["reason"] and s["reason"] != s["job_reason"]:
-                    lines.append(f"      {'Step said:':<12}{s['reason']}")
+                    lines.append(f"      {'Step said:':<11} {plain(essence(s['reason']), STEP_REASON_MAX)}")
                 if s["unread"]:
-                    lines.append(f"      {'Not read:':<12}{s['unread']}")
+                    lines.append(f"      {'Not read:':<11} {s['unread']}")
         if d.get("unread"):
             lines += ["", f"Steps not read: {plain(d['unread'], DETAILS_MAX)}"]
         return lines
@@ -211,8 +213,9 @@ def _steps_need(execution_arn: str) -> FailedSteps:
 def _step(found: StepFailure) -> dict[str, str]:
     kind = STEP_JOBS[found.type][0] if found.type in STEP_JOBS else OTHER_STEPS.get(found.type, found.type)
     return {"name": plain(found.name, NAME_MAX) or "?", "type": plain(kind, 64),
-            "reason": plain(found.reason, STEP_REASON_MAX), "job_arn": plain(found.job_arn, 2048),
-            "job_reason": plain(found.job_reason, STEP_REASON_MAX), "unread": plain(found.unread, STEP_REASON_MAX)}
+            "reason": plain(found.reason, DETAILS_MAX, multiline=True), "job_arn": plain(found.job_arn, 2048),
+            "job_reason": plain(found.job_reason, DETAILS_MAX, multiline=True),
+            "unread": plain(found.unread, STEP_REASON_MAX), "trial": plain(found.trial, NAME_MAX)}
 
 
 def _line(label: str, value: str) -> str:

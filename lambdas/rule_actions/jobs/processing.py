@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from rule_actions.contract import Grant, OutcomeCondition
 from rule_actions.fields import ActionMap
-from rule_actions.jobs.apis import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB, arn_name
 from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB, arn_name
 from rule_actions.records import Described, Place, Unread
 from rule_actions.text import DETAILS_MAX, indented
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from rule_actions.contract import OutcomeCondition
 from rule_actions.fields import ActionMap
-from rule_actions.jobs.apis import (
+from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.common import (
     LOG_GROUPS,
     TRAINING,
     TRAINING_JOB,
@@ -21,7 +22,6 @@ from rule_actions.jobs.apis import (
     TUNING_TRIALS_ALERT,
     arn_name,
 )
-from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.records import Capability, Described, Place, Unread
 
 COMPLETED, FAILED, STOPPED = "Completed", "Failed", "Stopped"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from rule_actions.contract import OutcomeCondition
 from rule_actions.fields import ActionMap
-from rule_actions.jobs.apis import CONSOLE_PATHS, LOG_GROUPS, TRANSFORM, TRANSFORM_JOB
 from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRANSFORM, TRANSFORM_JOB
 from rule_actions.records import Place
 
 OUTCOMES = {

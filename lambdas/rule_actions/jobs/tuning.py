@@ -17,18 +17,18 @@ from typing import Any
 
 from rule_actions.contract import Grant, OutcomeCondition
 from rule_actions.fields import ActionMap
-from rule_actions.jobs.apis import (
+from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.common import (
     CONSOLE_PATHS,
     LIST_TRIALS,
     LOG_GROUPS,
     TUNING,
     TUNING_JOB,
     TUNING_TRIALS_ALERT,
+    essence,
 )
-from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.records import Described, FailedTrials, Place, Unread
-from rule_actions.text import DETAILS_MAX, NAME_MAX, one_line, plain
-from rule_actions.text import log_link as _log_link
+from rule_actions.text import DETAILS_MAX, NAME_MAX, log_link, plain
 
 FAILED = "Failed"
 OUTCOMES = {
@@ -64,7 +64,7 @@ class Tuning(JobFamily):
     settings = (TUNING_TRIALS_ALERT,)
 
     def logs(self, region, job_name):
-        return "Its training jobs' logs", _log_link(region, self.log_group, job_name)
+        return "Its training jobs' logs", log_link(region, self.log_group, job_name)
 
     def outcome_needs(self, event, outcome):
         needs: set = set()
@@ -104,12 +104,19 @@ class Tuning(JobFamily):
         if trials:
             failed = (jobs or {}).get("NonRetryableError", 0) + (jobs or {}).get("RetryableError", 0)
             shown = f"{len(trials)} of {failed}" if failed > len(trials) else str(len(trials))
-            lines += ["", f"Failed training jobs ({shown}, their own reasons):"]
-            lines += [f"  - {plain(t['name'], NAME_MAX)}: {plain(t['reason'], TRIAL_REASON_MAX) or '(no reason given)'}"
+            lines += ["", f"Failed training jobs ({shown}) and why, in their own words:"]
+            lines += [f"  - {t['name']}: {plain(essence(t['reason']), TRIAL_REASON_MAX) or '(no reason given)'}"
                       for t in trials]
         if d.get("unread"):
             lines += ["", f"Not read: {plain(d['unread'], DETAILS_MAX)}"]
         return lines
+
+    def short_reason(self, event):
+        """A failed trial's own reason, which says what went wrong (the tuning job's says how many failed)."""
+        trials = event.details.get("failed_trials") if event.details else None
+        if trials and trials[0]["reason"]:
+            return f"{essence(trials[0]['reason'])} (trial {trials[0]['name']})"
+        return event.failure_reason
 
     def json_details(self, event):
         return dict(event.details) or None
@@ -164,7 +171,7 @@ def _trial(summary: Any) -> dict[str, str]:
     summary = summary if isinstance(summary, Mapping) else {}
     name, reason = summary.get("TrainingJobName"), summary.get("FailureReason")
     return {"name": plain(name, NAME_MAX) if isinstance(name, str) else "?",
-            "reason": one_line(reason, TRIAL_REASON_MAX) if isinstance(reason, str) else ""}
+            "reason": plain(reason, DETAILS_MAX, multiline=True) if isinstance(reason, str) else ""}
 
 
 FAMILY = Tuning()

@@ -24,30 +24,35 @@ class Steps(Reader):
             kind = next((key for key in metadata if key in apis), next(iter(metadata), ""))
             job = metadata.get(kind) if isinstance(metadata.get(kind), Mapping) else {}
             arn = job.get("Arn") if kind in apis and isinstance(job.get("Arn"), str) else ""
-            reason, unread = "", ""
+            reason, unread, trial = "", "", ""
             if arn and len(found) < need.limit:
-                reason, unread = _job_reason(ports, apis[kind], arn, kind == need.tuning)
+                reason, unread, trial = _job_reason(ports, apis[kind], arn, kind == need.tuning)
             found.append(StepFailure(name=str(step.get("StepName") or ""), type=kind,
                                      reason=str(step.get("FailureReason") or ""), job_arn=arn, job_reason=reason,
-                                     unread=unread))
+                                     unread=unread, trial=trial))
         return tuple(found)
 
     def failure(self, need):
         return "ListPipelineExecutionSteps failed"
 
 
-def _job_reason(ports, api, arn: str, tuning: bool) -> tuple[str, str]:
-    """(the job's own FailureReason, why it could not be read)."""
+def _job_reason(ports, api, arn: str, tuning: bool) -> tuple[str, str, str]:
+    """(the job's own FailureReason, why it could not be read, the trial it comes from)."""
     name = arn.rpartition("/")[2]
     try:
         reason = str(ports.jobs.describe(api, name).get("FailureReason") or "")
-        if tuning:  # a tuning job's reason names no cause ("No training job succeeded..."): its trials' do
-            trials = ports.jobs.failed_trials(name, 1)
-            first = str(trials[0].get("FailureReason") or "") if trials else ""
-            reason = f"{first} (first failed trial {trials[0].get('TrainingJobName')})" if first else reason
     except Exception as err:
-        return "", f"{api.describe} failed: {error_text(err)}"
-    return reason, ""
+        return "", f"{api.describe} failed: {error_text(err)}", ""
+    if not tuning:
+        return reason, "", ""
+    try:  # a tuning job's reason names no cause ("No training job succeeded..."): its trials' do
+        trials = ports.jobs.failed_trials(name, 1)
+    except Exception as err:
+        return reason, f"ListTrainingJobsForHyperParameterTuningJob failed: {error_text(err)}", ""
+    first = trials[0] if trials else {}
+    if not first.get("FailureReason"):
+        return reason, "", ""
+    return str(first["FailureReason"]), "", str(first.get("TrainingJobName") or "")
 
 
 READER = Steps()

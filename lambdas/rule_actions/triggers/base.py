@@ -128,4 +128,5 @@ def account_lines(event: JobEvent) -> list[str]:
 
 
 def link_lines(links: Sequence[tuple[str, str]]) -> list[str]:
-    return [f"{label + ':':<29}{url}" for label, url in links]
+    """A body's link lines, URLs aligned (a label too long to align keeps a space before its URL)."""
+    return [f"{label + ':':<28} {url}" for label, url in links]

@@ -145,7 +145,8 @@ class JobOutcomes(TriggerFamily):
         lines += ["", *link_lines(links)] if links else []
         lines += ["", f"{FOOTER} for the job outcomes configured in the stack "
                   f"({family.outcome_actions.key}.{outcome.outcome})."]
-        reason = f": {event.failure_reason}" if event.failure_reason else ""
+        short = family.short_reason(event)
+        reason = f": {short}" if short else ""
         return Message(
             subject(event, "", condition.subject + ": ", event.job_name),
             "\n".join(lines),

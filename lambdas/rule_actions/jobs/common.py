@@ -48,6 +48,21 @@ PIPELINE_TAG = "sagemaker:pipeline-execution-arn"  # the tag SageMaker Pipelines
 TRIAL_NAME = re.compile(r"(?P<tuning>[A-Za-z0-9](?:-*[A-Za-z0-9]){0,31})-[0-9]{3}-[0-9a-f]{8}", re.ASCII)
 
 
+# The lines of a FailureReason that only frame the cause (a traceback's frames, the command, the exit code).
+_FRAME = re.compile(r"\s*(Traceback \(most recent call last\)|File \"|Command \"|, exit code|ExitCode \d|\^+$)")
+
+
+def essence(reason: str) -> str:
+    """The line of a FailureReason that names the cause: SageMaker's reasons end a traceback or a script's error
+    message with it ("ValueError: could not convert string to float: 'Month-to-month'"); a one-line reason is
+    itself. Plain text is made by the caller."""
+    lines = [line.strip() for line in reason.splitlines() if line.strip() and not _FRAME.match(line)]
+    last = lines[-1] if lines else reason.strip()
+    if last.startswith("ErrorMessage "):
+        last = last[len("ErrorMessage "):].strip().strip('"').strip()
+    return last if len(lines) > 1 else reason.strip()
+
+
 def arn_name(arn: str) -> str:
     """The name at the end of a job's ARN (arn:...:training-job/<name>)."""
     return arn.rpartition("/")[2]
