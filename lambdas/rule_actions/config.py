@@ -27,6 +27,7 @@ from rule_actions.text import quoted
 T = TypeVar("T")
 WHERE = "rule_actions"
 MAX_TTL_HOURS = 24 * 365
+PATTERN_MAX = 2048  # EventBridge's default quota on an event pattern's size, in characters (adjustable to 4096)
 DEDUP_TTL_HOURS = Whole("dedup_ttl_hours", 72, "How long the ledger remembers an action (each is done once in "
                         "that time).", 1, MAX_TTL_HOURS, "hours")
 ACT_ON_REPLAYS = Flag("act_on_replays", False, "Act on events replayed from an EventBridge archive (false: they "
@@ -182,6 +183,11 @@ class Config:
         """What is valid but probably not meant: each plug-in's warnings, and organization mode's; what nobody
         receives first, then what the configuration allows, then the rest."""
         found = [w for plugin in (*registry.KINDS.values(), *registry.TRIGGERS) for w in plugin.warnings(self, where)]
+        size = len(json.dumps(registry.event_pattern(self), separators=(",", ":")))
+        if size > PATTERN_MAX:
+            found.append(f"the rule's event pattern is {size} characters: EventBridge refuses a pattern over "
+                         f"{PATTERN_MAX} unless the account's quota \"Event pattern size\" was raised (up to 4096) in "
+                         "this region; configure fewer outcomes or prefixes, or raise the quota before deploying.")
         org = self.organization
         if org and org.org_id and not org.accounts:
             found.append(f"allows: {where}.organization.accounts is empty: the function acts for every account of "

@@ -137,7 +137,7 @@ class Pipeline(JobFamily):
         pipeline, _, execution = event.job_name.partition("/")
         display = event.detail.get("pipelineExecutionDisplayName")
         steps = facts.get(_steps_need(event.job_arn))
-        failed = [_step(s) for s in steps] if isinstance(steps, tuple) else None
+        failed = [_step(s) for s in steps] if isinstance(steps, tuple) and not isinstance(steps, Unread) else None
         details = {"pipeline": pipeline, "execution": execution,
                    "display_name": plain(display, NAME_MAX) if isinstance(display, str) and display else None,
                    "failed_steps": failed, "unread": steps.reason if isinstance(steps, Unread) else None}

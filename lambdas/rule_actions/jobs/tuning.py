@@ -85,7 +85,8 @@ class Tuning(JobFamily):
             "training_jobs": _counters(detail.get("TrainingJobStatusCounters"), COUNTERS),
             "objective": _counters(detail.get("ObjectiveStatusCounters"), OBJECTIVE),
             "best_training_job": _best(detail.get("BestTrainingJob")),
-            "failed_trials": [_trial(t) for t in trials] if isinstance(trials, (list, tuple)) else None,
+            "failed_trials": ([_trial(t) for t in trials] if isinstance(trials, (list, tuple))
+                              and not isinstance(trials, Unread) else None),
             "unread": "; ".join(a.reason for a in (described, trials) if isinstance(a, Unread)) or None,
         }
         return replace(event, failure_reason=reason, details=details)
