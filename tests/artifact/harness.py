@@ -48,9 +48,19 @@ def _sns_resource(self: SNSResponse) -> str:
     return self._get_param("SubscriptionArn") or self._get_param("TopicArn") or "*"
 
 
+# The request member naming a SageMaker resource, and its ARN's resource type (IAM's service authorization
+# reference); ListTrainingJobsForHyperParameterTuningJob is on its tuning job, ListPipelineExecutionSteps on the
+# execution its ARN names.
+_SAGEMAKER_RESOURCES = {"TrainingJobName": "training-job", "HyperParameterTuningJobName": "hyper-parameter-tuning-job",
+                        "ProcessingJobName": "processing-job", "TransformJobName": "transform-job"}
+
+
 def _sagemaker_resource(self: SageMakerResponse) -> str:
-    name = self._get_param("TrainingJobName")
-    return f"arn:aws:sagemaker:{self.region}:{self.current_account}:training-job/{name.lower()}" if name else "*"
+    for member, kind in _SAGEMAKER_RESOURCES.items():
+        name = self._get_param(member)
+        if name:
+            return f"arn:aws:sagemaker:{self.region}:{self.current_account}:{kind}/{name.lower()}"
+    return self._get_param("PipelineExecutionArn") or "*"
 
 
 def _dynamodb_resource(self: DynamoHandler) -> str:
