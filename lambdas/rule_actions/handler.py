@@ -23,7 +23,6 @@ from rule_actions.contract import REFUSED_ACCOUNT_METRIC, Outcome
 from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters
 from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
@@ -48,6 +47,8 @@ def runtime() -> tuple[Settings, Adapters]:
     settings = Settings.from_env()
     config = settings.config
     org = config.organization
+    if org:  # organization mode only (imported here: a single-account cold start never pays for it)
+        from rule_actions.effects.members import Members
     adapters = Adapters(
         jobs=SageMaker(client("sagemaker", settings.region)),
         notifier=Notifier(client("sns", settings.region), settings.topic_arn, settings.chat_topic_arn),

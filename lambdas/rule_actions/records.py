@@ -215,47 +215,61 @@ class Planned:
 
 
 # What the plan asks before it can decide; each is answered by one reader (readers/), the answer a value or Unread.
+# Needs are NamedTuples (a frozen dataclass costs a cold start about three times as much to create) told apart by
+# their type too: two needs of different kinds with the same values are two keys of the plan's facts.
 
 
-@dataclass(frozen=True)
-class Described:
+def _same(self: tuple, other: object) -> bool:
+    return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+
+
+def _differs(self: tuple, other: object) -> bool:
+    return not _same(self, other)
+
+
+def _hashed(self: tuple) -> int:
+    return hash((type(self).__name__, *self))
+
+
+class Described(NamedTuple):
     """The job's description (DescribeTrainingJob...): a rule's action_json when the event lacks it."""
 
     api: JobApi
     job_name: str
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
-@dataclass(frozen=True)
-class InProgress:
+class InProgress(NamedTuple):
     """The names of the family's running jobs that start with `prefix` (a stop's prefix)."""
 
     api: JobApi
     prefix: str
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
-@dataclass(frozen=True)
-class TeamAudience:
+class TeamAudience(NamedTuple):
     """Whether the team audience has a confirmed subscriber."""
 
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
-@dataclass(frozen=True)
-class StopRecord:
+
+class StopRecord(NamedTuple):
     """Who in this stack stopped the job (a rule of a job), None when it did not."""
 
     job_arn: str
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
-@dataclass(frozen=True)
-class FailedTrials:
+class FailedTrials(NamedTuple):
     """The failed training jobs a tuning job launched (ListTrainingJobsForHyperParameterTuningJob, StatusEquals
     Failed): at most `limit`, each with its own FailureReason."""
 
     tuning_job_name: str
     limit: int
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
-@dataclass(frozen=True)
-class FailedSteps:
+class FailedSteps(NamedTuple):
     """A pipeline execution's failed steps (ListPipelineExecutionSteps), each with the job its metadata names
     described for that job's own failure reason (`jobs`: metadata member -> how that job is described); at most
     `limit` steps are described."""
@@ -264,6 +278,7 @@ class FailedSteps:
     jobs: tuple[tuple[str, JobApi], ...]
     limit: int
     tuning: str = ""  # the metadata member naming a tuning job: its first failed trial's reason is the real one
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
 class StepFailure(NamedTuple):

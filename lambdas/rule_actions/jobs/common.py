@@ -45,18 +45,24 @@ PIPELINE_STEP_JOBS_ALERT = Flag(
 PIPELINE_TAG = "sagemaker:pipeline-execution-arn"  # the tag SageMaker Pipelines puts on every job a step launches
 # A trial's name: the tuning job's name (the prefix of every training job it launches, as the API documents it),
 # the trial's three-digit number and eight hex digits (tuning-name-001-0a1b2c3d).
-TRIAL_NAME = re.compile(r"(?P<tuning>[A-Za-z0-9](?:-*[A-Za-z0-9]){0,31})-[0-9]{3}-[0-9a-f]{8}", re.ASCII)
+TRIAL_NAME = r"(?P<tuning>[A-Za-z0-9](?:-*[A-Za-z0-9]){0,31})-[0-9]{3}-[0-9a-f]{8}"
 
 
-# The lines of a FailureReason that only frame the cause (a traceback's frames, the command, the exit code).
-_FRAME = re.compile(r"\s*(Traceback \(most recent call last\)|File \"|Command \"|, exit code|ExitCode \d|\^+$)")
+# The lines of a FailureReason that only frame the cause (a traceback's frames, the command, the exit code). The
+# patterns here are compiled on first use (re's cache), not at import: a cold start never pays for them.
+_FRAME = r"\s*(Traceback \(most recent call last\)|File \"|Command \"|, exit code|ExitCode \d|\^+$)"
+
+
+def is_trial_name(name: str) -> bool:
+    """A trial's name: <tuning job>-NNN-<8 hex>."""
+    return re.fullmatch(TRIAL_NAME, name, re.ASCII) is not None
 
 
 def essence(reason: str) -> str:
     """The line of a FailureReason that names the cause: SageMaker's reasons end a traceback or a script's error
     message with it ("ValueError: could not convert string to float: 'Month-to-month'"); a one-line reason is
     itself. Plain text is made by the caller."""
-    lines = [line.strip() for line in reason.splitlines() if line.strip() and not _FRAME.match(line)]
+    lines = [line.strip() for line in reason.splitlines() if line.strip() and not re.match(_FRAME, line)]
     last = lines[-1] if lines else reason.strip()
     if last.startswith("ErrorMessage "):
         last = last[len("ErrorMessage "):].strip().strip('"').strip()

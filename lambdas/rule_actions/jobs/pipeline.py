@@ -62,8 +62,8 @@ OTHER_STEPS = {"AutoMLJob": "AutoML", "Model": "Model", "RegisterModel": "Regist
 STEPS_DESCRIBED = 10  # failed steps whose job is described (a bound on the calls of one message)
 STEP_LINKS = 3  # failed steps whose job's console page and logs are linked
 STEP_REASON_MAX = 400
-EXECUTION_ARN = re.compile(r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:pipeline/(?P<pipeline>[^/]+)"
-                           r"/execution/(?P<id>[^/]+)", re.ASCII)
+EXECUTION_ARN = (r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:pipeline/(?P<pipeline>[^/]+)"
+                 r"/execution/(?P<id>[^/]+)")  # compiled on first use (re's cache)
 STEP_STATUS = "currentStepStatus"
 EXECUTION_MEMBERS = Members(name="pipelineExecutionArn", arn="pipelineExecutionArn",
                             status="currentPipelineExecutionStatus", secondary=None, failure_reason="failureReason",
@@ -77,7 +77,7 @@ STEP_MEMBERS = Members(name="pipelineExecutionArn", arn="pipelineExecutionArn", 
 
 def execution_name(arn: Any) -> str | None:
     """<pipeline>/<execution id> of a pipeline execution's ARN, None when it is not one."""
-    found = EXECUTION_ARN.fullmatch(arn) if isinstance(arn, str) else None
+    found = re.fullmatch(EXECUTION_ARN, arn, re.ASCII) if isinstance(arn, str) else None
     return f"{found['pipeline']}/{found['id']}" if found else None
 
 

@@ -17,10 +17,10 @@ from rule_actions.jobs.common import (
     LOG_GROUPS,
     TRAINING,
     TRAINING_JOB,
-    TRIAL_NAME,
     TUNING_JOB,
     TUNING_TRIALS_ALERT,
     arn_name,
+    is_trial_name,
 )
 from rule_actions.records import Capability, Described, Place, Unread
 
@@ -77,7 +77,7 @@ class Training(JobFamily):
         if step is not None or config[TUNING_TRIALS_ALERT]:
             return step
         parent = event.parent
-        if not parent and TRIAL_NAME.fullmatch(event.job_name):  # a trial's name, and the event names no parent
+        if not parent and is_trial_name(event.job_name):  # a trial's name, and the event names no parent
             need = Described(self.api, event.job_name)
             if need not in facts:
                 return need
