@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 from collections import Counter
 from typing import Any
 
@@ -58,6 +57,15 @@ def deliver(aws, path: str, config: dict[str, Any] = FAMILIES_CONFIG) -> list[tu
             result = aws.invoke(raw)
             delivered.append((raw, result, aws.calls[before:]))
     return delivered
+
+
+def seeded_end(aws, path: str) -> dict[str, Any]:
+    """The families' configuration, every event of the lifecycle seeded: its last event (the family's end)."""
+    aws.configure(**FAMILIES_CONFIG)
+    events = lifecycle(path)
+    for raw in events:
+        seed(raw)
+    return events[-1]
 
 
 def outcomes(delivered) -> list[tuple[str, str, str]]:
@@ -145,11 +153,7 @@ def test_a_hundred_trial_tuning_job_sends_one_message(aws):
                                   "transform/lifecycle-transform-failed.json"])
 def test_a_failed_notification_is_retried_and_sent_once(aws, path):
     # Given SNS failing on the first delivery of the family's failure
-    aws.configure(**FAMILIES_CONFIG)
-    events = lifecycle(path)
-    for raw in events:
-        seed(raw)
-    end = events[-1]
+    end = seeded_end(aws, path)
     failing = {"on": True}
 
     def fail_publish(**_):
@@ -174,25 +178,8 @@ def test_a_failed_notification_is_retried_and_sent_once(aws, path):
                                   "processing/lifecycle-processing-failed-exit-message.json",
                                   "tuning/lifecycle-tuning-every-trial-failed.json"])
 def test_concurrent_deliveries_send_once(aws, path):
-    aws.configure(**FAMILIES_CONFIG)
-    events = lifecycle(path)
-    for raw in events:
-        seed(raw)
-    end = events[-1]
-    aws.effects()
-    errors: list[ActionsFailed] = []
-
-    def deliver_once():
-        try:
-            aws.invoke(end)
-        except ActionsFailed as err:  # "in progress in a concurrent invocation": Lambda retries it
-            errors.append(err)
-
-    threads = [threading.Thread(target=deliver_once) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    end = seeded_end(aws, path)
+    errors = aws.at_once(end)  # "in progress in a concurrent invocation": Lambda retries those
 
     assert len(aws.inbox(TEAM)) == 1
     assert all("in progress" in str(e) for e in errors)
