@@ -163,3 +163,26 @@ def test_malformed_and_unknown_events_of_every_family_are_reported_each_on_its_r
     assert "detail.TransformJobArn" in rows[4]["ignored"]
     assert rows[5]["job_family"] is None and not rows[5]["matched"]
     assert all([a["outcome"] for a in r["actions"]] in (["done"], ["duplicate"]) for r in rows[6:])
+
+
+def test_organization_mode_forwards_and_acts_for_every_family(capsys, tmp_path):
+    # Given the families' configuration in organization mode (the samples' account a member: its member stack
+    # forwards its events, the central function acts through its executor role)
+    config = json.loads(without_webhooks(tmp_path).read_text())
+    config["organization"] = {"accounts": ["123456789012"], "central_account": "123456789012",
+                              "central_region": "us-east-1"}
+    (tmp_path / "org.json").write_text(json.dumps(config))
+    files = [EVENTS / "pipelines" / "lifecycle-pipeline-tuning-step-failed.json",
+             EVENTS / "tuning" / "lifecycle-tuning-every-trial-failed.json",
+             EVENTS / "processing" / "lifecycle-processing-internal-error.json",
+             EVENTS / "transform" / "lifecycle-transform-failed.json"]
+
+    # When their lifecycles are replayed through the member's forwarding rule, the central bus and the function
+    code = main(["replay", "--json", "--config", str(tmp_path / "org.json"), *map(str, files)])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    # Then each family's failure is told once, in the member's account, its reads made there (nothing failed)
+    assert code == 0 and all("error" not in r and "problems" not in r for r in rows)
+    assert sorted((r["job_family"], r["account"]) for r in rows for a in r["actions"] if a["outcome"] == "done") == [
+        ("pipeline", "123456789012"), ("processing", "123456789012"), ("transform", "123456789012"),
+        ("tuning", "123456789012")]

@@ -466,3 +466,19 @@ def test_only_training_jobs_are_stopped_and_only_the_stack_s_own_stops_are_looke
 ])
 def test_a_failure_reason_s_essence_is_the_line_that_names_the_cause(reason):
     assert essence(reason) in {"ClientError: one line", "KeyError: 'label'", "OSError: disk full"}
+
+
+@pytest.mark.parametrize("raw", [TUNING_FAILED, PROCESSING_FAILED, PIPELINE_FAILED, STEP_FAILED, TRANSFORM_FAILED],
+                         ids=["tuning", "processing", "pipeline", "step", "transform"])
+def test_organization_mode_acts_for_every_family_in_the_event_s_account_only(raw):
+    from rule_actions.organization import Organization, refusal
+
+    org = Organization("123456789012", "us-east-1", accounts=("123456789012",))
+    event = parse_event(raw).event
+    # A member's event whose job ARN names the event's account, region and its family's resource type is acted on
+    assert refusal(org, event) is None
+    # and one whose ARN names another account is refused, naming the family's job
+    moved = with_detail(raw, **{k: v.replace(":123456789012:", ":111122223333:") for k, v in raw["detail"].items()
+                                if k.endswith(("Arn", "arn")) and isinstance(v, str)})
+    reason = refusal(org, parse_event(moved).event)
+    assert reason and event.family.noun in reason
