@@ -28,7 +28,7 @@ export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED := true
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo test bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families test bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -57,6 +57,13 @@ lint-template: synth
 demo: setup
 	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
 		--receiver events/
+
+# The other job families' samples (tuning jobs and their trials, processing jobs, pipelines and their steps' jobs,
+# transform jobs) with examples/families-config.json: every family's outcomes notify the team, failures also post
+# to the demo's signed webhook.
+demo-families: setup
+	$(VENV)/bin/rule-actions replay --config examples/families-config.json --secrets examples/demo-secrets.json \
+		--receiver events/tuning events/processing events/pipelines events/transform
 
 # ruff on the sources (rules in pyproject.toml); a finding fails `make test`.
 lint: setup

@@ -172,15 +172,15 @@ class Harness:
 
     def process(self, source: str, event: Any) -> tuple[dict[str, Any], float | None, Counter]:
         """(replay row, handler seconds or None when not matched, the AWS calls the handler made)."""
+        from rule_actions_cli.inputs import job_of
         from rule_actions_cli.report import row
 
         self.effects()
         account = self.account
         account.seed_job(event)
-        detail = event.get("detail") if isinstance(event, dict) else None
-        job = detail.get("TrainingJobName") if isinstance(detail, dict) else None
+        job, family = job_of(event)
         if not account.matched(event):
-            return row(source, job if isinstance(job, str) else None, False, None), None, Counter()
+            return row(source, job, False, None, family=family), None, Counter()
         mark = self.counter.mark()
         with contextlib.redirect_stdout(self._devnull):  # EMF metrics go to stdout in Lambda
             start = time.perf_counter()
@@ -189,7 +189,7 @@ class Harness:
             except self.handler.ActionsFailed as err:  # Lambda would retry; the replay reports it
                 result = {**err.result, "error": str(err)}
             elapsed = time.perf_counter() - start
-        return row(source, result.get("training_job"), True, result), elapsed, self.counter.since(mark)
+        return row(source, result.get("job") or job, True, result, family=family), elapsed, self.counter.since(mark)
 
     def replay(self, events: Iterable[tuple[str, Any]]) -> Iterator[tuple[dict[str, Any], float | None, Counter]]:
         for source, event in events:

@@ -265,6 +265,7 @@ class RuleActions(Construct):
                 retry_attempts=TARGET_RETRIES, max_event_age=TARGET_MAX_EVENT_AGE,
             )],
         )
+        set_pattern(self.rule, self.pattern)
 
         alarm_action = cloudwatch_actions.SnsAction(self.ops_topic)
         queue_metric = {"period": ALARM_PERIOD, "statistic": "Maximum"}
@@ -450,8 +451,18 @@ class RuleActions(Construct):
 
 
 def rule_pattern(pattern: dict) -> events.EventPattern:
-    """The registry's pattern as the rule's EventPattern (the central rule's, and the member stacks' forwarding rule)."""
+    """The registry's pattern as the rule's EventPattern (the central rule's, and the member stacks' forwarding rule).
+    A pattern of several job families is a top-level $or, which EventPattern cannot state: the rule starts with its
+    source alone, and set_pattern gives it the whole pattern."""
+    if "$or" in pattern:
+        return events.EventPattern(source=pattern["source"])
     return events.EventPattern(source=pattern["source"], detail_type=pattern["detail-type"], detail=pattern["detail"])
+
+
+def set_pattern(rule: events.Rule, pattern: dict) -> None:
+    """The rule's EventPattern, whole, when EventPattern could not state it (rule_pattern); else nothing to do."""
+    if "$or" in pattern:
+        rule.node.default_child.add_property_override("EventPattern", pattern)
 
 
 def grant(role: iam.Role, grants: list[Grant]) -> None:

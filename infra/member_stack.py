@@ -33,7 +33,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra import organization
-from infra.construct import grant, rule_pattern
+from infra.construct import grant, rule_pattern, set_pattern
 from infra.settings import StackSettings
 from rule_actions import registry
 from rule_actions.config import Config
@@ -77,6 +77,7 @@ class RuleActionsMemberStack(Stack):
             event_pattern=rule_pattern(registry.event_pattern(config)),
             targets=[targets.EventBus(central_bus, dead_letter_queue=self.dead_letter_queue)],
         )
+        set_pattern(self.rule, registry.event_pattern(config))
 
         self.executor_role = iam.Role(
             self, "ExecutorRole", role_name=org.role_name(Aws.REGION),

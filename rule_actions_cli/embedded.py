@@ -27,7 +27,7 @@ from moto import mock_aws
 from rule_actions import registry
 from rule_actions.text import quoted
 from rule_actions_cli import moto_sagemaker
-from rule_actions_cli.inputs import job_name
+from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
 
 ACCOUNT = "123456789012"  # moto's default account
@@ -224,24 +224,24 @@ class EmbeddedAccount:
 
         if not_an_event(event):  # an element of a list of events that is not one: its own row, the rest goes on
             return row(source, None, False, None, [not_an_event(event)])
-        job = job_name(event)
+        job, family = job_of(event)
         try:
             problems = list(read_event(event)[0].problems)
         except IgnoredEvent as err:
             problems = [f"not an event the function acts on: {err}"]
         undelivered = self.undelivered(event)
         if undelivered:  # its account is not in this embedded world: nothing to seed, no bus of ours sees it
-            return row(source, job, False, {"ignored": undelivered, **self.where(event)}, problems)
+            return row(source, job, False, {"ignored": undelivered, **self.where(event)}, problems, family)
         problems += self.seed_job(event)
         if not self.matched(event):
-            return row(source, job, False, self.where(event), problems)
+            return row(source, job, False, self.where(event), problems, family)
         try:
             result = handler.lambda_handler(event, context)
         except handler.ActionsFailed as err:  # Lambda would retry the event; the replay reports it
             result = {**err.result, "error": str(err)}
         except Exception as err:  # the function would fail on this event: reported on its row, the rest goes on
-            result = {"training_job": job, "error": f"the function raised {type(err).__name__}: {err}"}
-        return row(source, result.get("training_job") or job, True, result, problems)
+            result = {"error": f"the function raised {type(err).__name__}: {err}"}
+        return row(source, result.get("job") or job, True, result, problems, family)
 
     def where(self, event: Any) -> dict[str, str]:
         """What a row says of the account an event came from: nothing with one account."""
@@ -262,26 +262,20 @@ class EmbeddedAccount:
     def seed_job(self, event: Any) -> list[str]:
         """The job the event names exists with the status it states (what its family keeps from the first sight,
         e.g. a training job's rule configurations: their readable entries); returns why it could not be, as
-        problems of the event (nothing raises)."""
+        problems of the event (nothing raises). Each family seeds its own (moto_sagemaker.SEEDERS): a pipeline's
+        step events record the steps ListPipelineExecutionSteps lists."""
         family = registry.job_family(event)
         detail = event.get("detail") if family else None
-        if not isinstance(detail, dict) or not isinstance(detail.get(family.members.name), str):
+        if not isinstance(detail, dict) or not isinstance(family.name_of(detail), str):
             return []
-        status = detail.get(family.members.status)
-        if status not in family.statuses:
-            return [f"embedded account: {family.members.status} {quoted(status)} is not a SageMaker status "
-                    f"({', '.join(family.statuses)}): the job was not created or updated"]
-        name = detail[family.members.name]
+        name = family.name_of(detail)
         first: dict[str, Any] = {}
         place = self._job_place(event)
         if (family.name, name, *place.values()) not in self._seen:  # first sight (a name per account and region)
             self._seen.add((family.name, name, *place.values()))
             first = {xform_name(member): [item for item in detail[member] if isinstance(item, dict)]
                      for member in family.seeded if isinstance(detail.get(member), list)}
-        secondary = detail.get(family.members.secondary) if family.members.secondary else None
         try:
-            moto_sagemaker.SEEDERS[family.name](name, status, secondary_status=secondary if isinstance(secondary, str)
-                                                else None, **place, **first)
+            return moto_sagemaker.SEEDERS[family.name](event.get("detail-type"), detail, first, **place)
         except Exception as err:  # e.g. a name SageMaker would refuse
             return [f"embedded account: the job could not be created ({type(err).__name__}: {quoted(str(err))})"]
-        return []

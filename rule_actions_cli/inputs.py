@@ -111,11 +111,11 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
     return context, []
 
 
-def job_name(event: Any) -> str | None:
-    """The job an event names, as its job family reads it (None when it names none)."""
+def job_of(event: Any) -> tuple[str | None, str | None]:
+    """(the job an event names, its family's name), as its job family reads them (None when it names none)."""
     from rule_actions import registry
 
     family = registry.job_family(event)
     detail = event.get("detail") if family else None
-    name = detail.get(family.members.name) if isinstance(detail, dict) else None
-    return name if isinstance(name, str) else None
+    name = family.name_of(detail) if isinstance(detail, dict) else None
+    return (name if isinstance(name, str) else None), (family.name if family else None)

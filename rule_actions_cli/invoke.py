@@ -41,7 +41,7 @@ from botocore.exceptions import (
     TokenRetrievalError,
 )
 
-from rule_actions_cli.inputs import job_name
+from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 
 FUNCTION_OUTPUT = "FunctionName"
@@ -112,12 +112,12 @@ def invoke_all(client: Any, function: str, events: list[tuple[str, Any]]) -> lis
             payload, error = _invoke(client, function, event)
         except InvokeError as err:
             raise InvokeError(str(err), rows) from None
-        job = job_name(event)
+        job, family = job_of(event)
         if error:
-            rows.append(row(source, job, True, {"error": error}))
+            rows.append(row(source, job, True, {"error": error}, family=family))
         else:
             result = payload if isinstance(payload, dict) else {"error": f"unexpected response: {payload!r}"}
-            rows.append(row(source, result.get("training_job", job), True, result))
+            rows.append(row(source, result.get("job") or result.get("training_job", job), True, result, family=family))
     return rows
 
 

@@ -1,8 +1,12 @@
-"""The project's only extension of moto's SageMaker: StopTrainingJob and a way to seed training jobs.
+"""The project's only extension of moto's SageMaker: the calls it lacks, and a way to seed the jobs of every family.
 
 moto (5.1/5.2) lacks what the rule-action tests and the local replay need:
 
 * ``StopTrainingJob`` is not implemented (``NotImplementedError`` in-process, HTTP 500 in server mode).
+* ``ListTrainingJobsForHyperParameterTuningJob`` (a tuning job's trials) and ``ListPipelineExecutionSteps`` (a
+  pipeline execution's steps) are not implemented: both are added here, over the training jobs seeded with the
+  ARN of their tuning job and over the steps seeded from a pipeline's step events. The tests check each one's
+  request and response against botocore's service model.
 * ``CreateTrainingJob`` always makes a job that is already ``Completed``; there is no way to get an
   ``InProgress`` job through the API.
 * ``ProfilerRuleConfigurations`` is ignored by ``CreateTrainingJob``, and nothing ever sets
@@ -29,6 +33,11 @@ Caveats:
   that share a server.
 * A stopped job stays ``Stopping``: nothing moves it to ``Stopped``. Call
   ``put_training_job(name, "Stopped")`` to play that part of SageMaker.
+
+Seeding (``SEEDERS``, one per job family, each from an event's detail): training jobs (their status, rules, the
+tuning job that launched them, their FailureReason), tuning jobs, processing jobs and transform jobs through moto's
+own create calls and then their attributes (moto builds each describe from them), pipeline executions and their
+steps in a store of this module's on moto's backend (reset with it).
 """
 
 from __future__ import annotations
@@ -39,16 +48,23 @@ from typing import Any
 
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.utils import utcnow
-from moto.sagemaker.exceptions import ValidationError
+from moto.sagemaker.exceptions import ResourceNotFound, ValidationError
 from moto.sagemaker.models import SageMakerModelBackend, sagemaker_backends
 from moto.sagemaker.responses import SageMakerResponse
+
+from rule_actions.text import quoted
 
 __all__ = [
     "DEFAULT_ACCOUNT_ID",
     "SEEDERS",
     "TRAINING_JOB_STATUSES",
     "install",
+    "put_pipeline_execution",
+    "put_pipeline_step",
+    "put_processing_job",
     "put_training_job",
+    "put_transform_job",
+    "put_tuning_job",
     "training_job_status",
 ]
 
@@ -106,23 +122,114 @@ def _response_stop_training_job(self: SageMakerResponse) -> Any:
     return _empty_response()
 
 
-def install() -> None:
-    """Add StopTrainingJob to moto's SageMaker (in-process ``mock_aws`` and ``ThreadedMotoServer``).
+# --------------------------------------------------------------------------- ListTrainingJobsForHyperParameterTuningJob
 
-    Idempotent. Registers ``stop_training_job`` on ``SageMakerModelBackend`` and on
-    ``SageMakerResponse``; an implementation moto may ship later is replaced, so behaviour stays the
-    one documented here (and matching real SageMaker).
+_TRIAL_SORT = {"Name": "training_job_name", "CreationTime": "creation_time", "Status": "training_job_status"}
+
+
+def _token_page(items: list[Any], next_token: str | None, max_results: int | None) -> tuple[list[Any], str | None]:
+    """One page of `items` after `next_token` (an offset, as this module writes it), and the next token."""
+    start = int(next_token) if next_token and next_token.isdigit() else 0
+    size = max_results or 10
+    page = items[start:start + size]
+    return page, (str(start + size) if start + size < len(items) else None)
+
+
+def _backend_list_trials(self: SageMakerModelBackend, hyper_parameter_tuning_job_name: str,
+                         status_equals: str | None = None, sort_by: str | None = None,
+                         sort_order: str | None = None, next_token: str | None = None,
+                         max_results: int | None = None) -> dict[str, Any]:
+    """The training jobs a tuning job launched (seeded with its ARN), as HyperParameterTrainingJobSummary."""
+    tuning = self.hyper_parameter_tuning_jobs.get(hyper_parameter_tuning_job_name)
+    if tuning is None:
+        raise ResourceNotFound(message=f"Amazon SageMaker can't find a tuning job with name "
+                                       f"{hyper_parameter_tuning_job_name}")
+    jobs = [job for job in self.training_jobs.values()
+            if getattr(job, "tuning_job_arn", None) == tuning.arn
+            and (status_equals is None or job.training_job_status == status_equals)]
+    if sort_by == "FinalObjectiveMetricValue":  # jobs without an objective value are not listed (the API's rule)
+        jobs = []
+    jobs.sort(key=lambda job: getattr(job, _TRIAL_SORT.get(sort_by or "Name", "training_job_name")),
+              reverse=sort_order == "Descending")
+    page, token = _token_page(jobs, next_token, max_results)
+    summaries = []
+    for job in page:
+        summary = {"TrainingJobName": job.training_job_name, "TrainingJobArn": job.arn,
+                   "TuningJobName": hyper_parameter_tuning_job_name, "CreationTime": job.creation_time,
+                   "TrainingJobStatus": job.training_job_status,
+                   "TunedHyperParameters": dict(job.hyper_parameters or {})}
+        for key, attribute in (("TrainingStartTime", "training_start_time"), ("TrainingEndTime", "training_end_time"),
+                               ("FailureReason", "failure_reason")):
+            if getattr(job, attribute, None):
+                summary[key] = getattr(job, attribute)
+        summaries.append(summary)
+    return {"TrainingJobSummaries": summaries, **({"NextToken": token} if token else {})}
+
+
+def _response_list_trials(self: SageMakerResponse) -> Any:
+    from moto.core.responses import ActionResult
+
+    return ActionResult(self.sagemaker_backend.list_training_jobs_for_hyper_parameter_tuning_job(
+        hyper_parameter_tuning_job_name=self._get_param("HyperParameterTuningJobName"),
+        status_equals=self._get_param("StatusEquals"), sort_by=self._get_param("SortBy"),
+        sort_order=self._get_param("SortOrder"), next_token=self._get_param("NextToken"),
+        max_results=self._get_int_param("MaxResults")))
+
+
+# --------------------------------------------------------------------------- ListPipelineExecutionSteps
+
+_STEPS = "rule_actions_pipeline_steps"  # backend attribute: execution ARN -> {step name: PipelineExecutionStep}
+
+
+def _steps(backend: SageMakerModelBackend) -> dict[str, dict[str, dict[str, Any]]]:
+    if not hasattr(backend, _STEPS):
+        setattr(backend, _STEPS, {})
+    return getattr(backend, _STEPS)
+
+
+def _backend_list_steps(self: SageMakerModelBackend, pipeline_execution_arn: str, sort_order: str | None = None,
+                        next_token: str | None = None, max_results: int | None = None) -> dict[str, Any]:
+    """The steps seeded for an execution (put_pipeline_execution / put_pipeline_step), by start time."""
+    executions = _steps(self)
+    if pipeline_execution_arn not in executions:
+        raise ResourceNotFound(message=f"Pipeline execution '{pipeline_execution_arn}' does not exist.")
+    steps = sorted(executions[pipeline_execution_arn].values(), key=lambda step: step.get("StartTime") or 0,
+                   reverse=sort_order != "Ascending")  # the API's default order: the latest first
+    page, token = _token_page([copy.deepcopy(step) for step in steps], next_token, max_results)
+    return {"PipelineExecutionSteps": page, **({"NextToken": token} if token else {})}
+
+
+def _response_list_steps(self: SageMakerResponse) -> Any:
+    from moto.core.responses import ActionResult
+
+    return ActionResult(self.sagemaker_backend.list_pipeline_execution_steps(
+        pipeline_execution_arn=self._get_param("PipelineExecutionArn"), sort_order=self._get_param("SortOrder"),
+        next_token=self._get_param("NextToken"), max_results=self._get_int_param("MaxResults")))
+
+
+# The calls added (name, backend method, response method): each installed on both classes.
+ADDED = (
+    ("stop_training_job", _backend_stop_training_job, _response_stop_training_job),
+    ("list_training_jobs_for_hyper_parameter_tuning_job", _backend_list_trials, _response_list_trials),
+    ("list_pipeline_execution_steps", _backend_list_steps, _response_list_steps),
+)
+
+
+def install() -> None:
+    """Add StopTrainingJob, ListTrainingJobsForHyperParameterTuningJob and ListPipelineExecutionSteps to moto's
+    SageMaker (in-process ``mock_aws`` and ``ThreadedMotoServer``).
+
+    Idempotent. Registers each on ``SageMakerModelBackend`` and on ``SageMakerResponse``; an implementation moto
+    may ship later is replaced, so behaviour stays the one documented here (and matching real SageMaker).
     """
-    for cls, func in (
-        (SageMakerModelBackend, _backend_stop_training_job),
-        (SageMakerResponse, _response_stop_training_job),
-    ):
-        if getattr(getattr(cls, "stop_training_job", None), _PATCH_MARK, False):
-            continue
-        setattr(func, _PATCH_MARK, True)
-        func.__name__ = "stop_training_job"
-        func.__qualname__ = f"{cls.__name__}.stop_training_job"
-        cls.stop_training_job = func  # type: ignore[attr-defined]
+    for name, backend_func, response_func in ADDED:
+        for cls, func in ((SageMakerModelBackend, backend_func), (SageMakerResponse, response_func)):
+            if getattr(getattr(cls, name, None), _PATCH_MARK, False):
+                continue
+            setattr(func, _PATCH_MARK, True)
+            func.__name__ = name
+            func.__qualname__ = f"{cls.__name__}.{name}"
+            setattr(cls, name, func)
 
 
 # --------------------------------------------------------------------------- seeding jobs
@@ -174,10 +281,15 @@ def put_training_job(
     profiler_rule_configurations: Sequence[Mapping[str, Any]] | None = None,
     debug_rule_evaluation_statuses: Sequence[Mapping[str, Any]] | None = None,
     profiler_rule_evaluation_statuses: Sequence[Mapping[str, Any]] | None = None,
+    tuning_job_arn: str | None = None,
+    failure_reason: str | None = None,
     account_id: str = DEFAULT_ACCOUNT_ID,
     region: str = "us-east-1",
 ) -> str:
     """Create (if missing) or update training job ``name`` in moto's backend; return its ARN.
+
+    ``tuning_job_arn`` makes it a trial of that tuning job (DescribeTrainingJob's TuningJobArn, and
+    ListTrainingJobsForHyperParameterTuningJob lists it); ``failure_reason`` is its FailureReason.
 
     ``status`` is the TrainingJobStatus; ``secondary_status`` defaults to a plausible one
     (InProgress -> Training, otherwise the same word). Each rule list replaces the job's list when
@@ -211,11 +323,219 @@ def put_training_job(
     ):
         if value is not None:
             setattr(job, attribute, _rules(value))
+    for attribute, text in (("tuning_job_arn", tuning_job_arn), ("failure_reason", failure_reason)):
+        if text is not None:
+            setattr(job, attribute, text)
     return job.arn
 
 
-# How the embedded account creates a job of each family (the family's name: rule_actions.registry.JOBS).
-SEEDERS = {"training": put_training_job}
+TUNING_JOB_STATUSES = ("Completed", "InProgress", "Failed", "Stopped", "Stopping", "Deleting", "DeleteFailed")
+JOB_STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")  # processing and transform jobs
+PIPELINE_EXECUTION_STATUSES = ("Executing", "Stopping", "Stopped", "Failed", "Succeeded", "CompletedWithFailures")
+STEP_STATUSES = ("Starting", "Executing", "Stopping", "Stopped", "Failed", "Succeeded")
+
+
+def _set(job: Any, **attributes: Any) -> None:
+    """Set the attributes given (None: leave alone); moto's describe is built from them."""
+    for attribute, value in attributes.items():
+        if value is not None:
+            setattr(job, attribute, copy.deepcopy(value))
+
+
+def _check(status: str, allowed: tuple[str, ...]) -> None:
+    if status not in allowed:
+        raise ValueError(f"status must be one of {allowed}, not {status!r}")
+
+
+def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapping[str, int] | None = None,
+                   objective_status_counters: Mapping[str, int] | None = None,
+                   best_training_job: Mapping[str, Any] | None = None, failure_reason: str | None = None,
+                   account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
+    """Create (if missing) or update tuning job ``name``; return its ARN. Its best training job is the one given
+    (none until then: moto's made-up one is removed)."""
+    _check(status, TUNING_JOB_STATUSES)
+    backend = _backend(account_id, region)
+    job = backend.hyper_parameter_tuning_jobs.get(name)
+    if job is None:
+        backend.create_hyper_parameter_tuning_job(
+            hyper_parameter_tuning_job_name=name,
+            hyper_parameter_tuning_job_config={"Strategy": "Bayesian", "ResourceLimits": {
+                "MaxNumberOfTrainingJobs": 10, "MaxParallelTrainingJobs": 2}},
+            training_job_definition=None, training_job_definitions=None, warm_start_config=None, tags=[],
+            autotune=None)
+        job = backend.hyper_parameter_tuning_jobs[name]
+        job.best_training_job = job.OverallBestTrainingJob = None
+        job.failure_reason = None
+    job.hyper_parameter_tuning_job_status = status
+    job.last_modified_time = utcnow()
+    _set(job, training_job_status_counters=training_job_status_counters,
+         objective_status_counters=objective_status_counters, best_training_job=best_training_job,
+         failure_reason=failure_reason)
+    return job.arn
+
+
+def put_processing_job(name: str, status: str, *, failure_reason: str | None = None, exit_message: str | None = None,
+                       training_job_arn: str | None = None, image_uri: str | None = None,
+                       account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
+    """Create (if missing) or update processing job ``name``; return its ARN."""
+    _check(status, JOB_STATUSES)
+    backend = _backend(account_id, region)
+    job = backend.processing_jobs.get(name)
+    if job is None:
+        job = backend.create_processing_job(
+            app_specification={"ImageUri": image_uri or f"{backend.account_id}.dkr.ecr.{region}.amazonaws.com/p:1"},
+            experiment_config=None,  # type: ignore[arg-type]
+            network_config=None,  # type: ignore[arg-type]
+            processing_inputs=[], processing_job_name=name, processing_output_config=None,  # type: ignore[arg-type]
+            role_arn=f"arn:aws:iam::{backend.account_id}:role/SageMakerRole", tags=[],
+            stopping_condition={"MaxRuntimeInSeconds": 3600})
+    job.processing_job_status = status
+    job.last_modified_time = utcnow()
+    _set(job, failure_reason=failure_reason, exit_message=exit_message, training_job_arn=training_job_arn)
+    return job.arn
+
+
+def put_transform_job(name: str, status: str, *, failure_reason: str | None = None,
+                      account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
+    """Create (if missing) or update transform job ``name``; return its ARN."""
+    _check(status, JOB_STATUSES)
+    backend = _backend(account_id, region)
+    job = backend.transform_jobs.get(name)
+    if job is None:
+        job = backend.create_transform_job(
+            transform_job_name=name, model_name="model", max_concurrent_transforms=1, model_client_config=None,
+            max_payload_in_mb=6, batch_strategy="MultiRecord", environment={},
+            transform_input={"DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://in/"}}},
+            transform_output={"S3OutputPath": "s3://out/"}, data_capture_config=None,
+            transform_resources={"InstanceType": "ml.m5.large", "InstanceCount": 1}, data_processing=None,
+            tags=[], experiment_config=None)
+        job.failure_reason = None
+    job.transform_job_status = status
+    job.last_modified_time = utcnow()
+    _set(job, failure_reason=failure_reason)
+    return job.arn
+
+
+def put_pipeline_execution(execution_arn: str, status: str, *, account_id: str = DEFAULT_ACCOUNT_ID,
+                           region: str = "us-east-1") -> str:
+    """Record a pipeline execution (ListPipelineExecutionSteps then answers for it); return its ARN."""
+    _check(status, PIPELINE_EXECUTION_STATUSES)
+    _steps(_backend(account_id, region)).setdefault(execution_arn, {})
+    return execution_arn
+
+
+def put_pipeline_step(execution_arn: str, step_name: str, status: str, *, failure_reason: str | None = None,
+                      metadata: Mapping[str, Any] | None = None, start_time: Any = None, end_time: Any = None,
+                      account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> None:
+    """Create or update a step of an execution, as ListPipelineExecutionSteps returns it (PipelineExecutionStep:
+    StepName, StepStatus, StartTime, EndTime, FailureReason, Metadata such as {"TrainingJob": {"Arn": ...}})."""
+    _check(status, STEP_STATUSES)
+    step = _steps(_backend(account_id, region)).setdefault(execution_arn, {}).setdefault(step_name, {
+        "StepName": step_name, "AttemptCount": 1})
+    step["StepStatus"] = status
+    for key, value in (("FailureReason", failure_reason), ("Metadata", metadata), ("StartTime", start_time),
+                       ("EndTime", end_time)):
+        if value is not None:
+            step[key] = copy.deepcopy(value)
+
+
+# --------------------------------------------------------------------------- seeding from an event's detail
+
+
+def _text(detail: Mapping[str, Any], key: str) -> str | None:
+    value = detail.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _status(detail: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> list[str]:
+    """Why the detail's status cannot be seeded (as the embedded account reports it), or nothing."""
+    if detail.get(key) in allowed:
+        return []
+    return [f"embedded account: {key} {quoted(detail.get(key))} is not a SageMaker status ({', '.join(allowed)}): "
+            "the job was not created or updated"]
+
+
+def _time(value: Any) -> Any:
+    """An event's timestamp (epoch milliseconds, or ISO 8601) as the API's timestamp, None when unreadable."""
+    from rule_actions.text import timestamp
+
+    return timestamp(value)
+
+
+def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
+    if not problems:
+        put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
+                         secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
+                         failure_reason=_text(detail, "FailureReason"), **place, **first)
+    return problems
+
+
+def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
+    if not problems:
+        counters = {key: detail.get(key) if isinstance(detail.get(key), dict) else None
+                    for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob")}
+        put_tuning_job(detail["HyperParameterTuningJobName"], detail["HyperParameterTuningJobStatus"],
+                       training_job_status_counters=counters["TrainingJobStatusCounters"],
+                       objective_status_counters=counters["ObjectiveStatusCounters"],
+                       best_training_job=counters["BestTrainingJob"], failure_reason=_text(detail, "FailureReason"),
+                       **place)
+    return problems
+
+
+def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "ProcessingJobStatus", JOB_STATUSES)
+    if not problems:
+        spec = detail.get("AppSpecification") if isinstance(detail.get("AppSpecification"), dict) else {}
+        put_processing_job(detail["ProcessingJobName"], detail["ProcessingJobStatus"],
+                           failure_reason=_text(detail, "FailureReason"), exit_message=_text(detail, "ExitMessage"),
+                           training_job_arn=_text(detail, "TrainingJobArn"), image_uri=_text(spec, "ImageUri"),
+                           **place)
+    return problems
+
+
+def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "TransformJobStatus", JOB_STATUSES)
+    if not problems:
+        put_transform_job(detail["TransformJobName"], detail["TransformJobStatus"],
+                          failure_reason=_text(detail, "FailureReason"), **place)
+    return problems
+
+
+STEP_EVENT = "SageMaker Model Building Pipeline Execution Step Status Change"
+
+
+def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    """An execution event records the execution; a step event its step, its metadata as the API names it (the
+    event writes {"trainingJob": {"arn": ...}}, ListPipelineExecutionSteps {"TrainingJob": {"Arn": ...}})."""
+    arn = detail["pipelineExecutionArn"]
+    if detail_type != STEP_EVENT:
+        problems = _status(detail, "currentPipelineExecutionStatus", PIPELINE_EXECUTION_STATUSES)
+        if not problems:
+            put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], **place)
+        return problems
+    problems = _status(detail, "currentStepStatus", STEP_STATUSES)
+    name = _text(detail, "stepName")
+    if not name:
+        problems.append(f"embedded account: stepName {quoted(detail.get('stepName'))} is not a step name: the step "
+                        "was not recorded")
+    if problems:
+        return problems
+    metadata = detail.get("metadata") if isinstance(detail.get("metadata"), dict) else {}
+    put_pipeline_step(arn, name, detail["currentStepStatus"], failure_reason=_text(detail, "failureReason"),
+                      metadata={key[:1].upper() + key[1:]: ({k[:1].upper() + k[1:]: v for k, v in value.items()}
+                                                             if isinstance(value, dict) else value)
+                                for key, value in metadata.items()},
+                      start_time=_time(detail.get("stepStartTime")), end_time=_time(detail.get("stepEndTime")),
+                      **place)
+    return []
+
+
+# How the embedded account creates the job an event names, for each family (rule_actions.registry.JOBS, by name):
+# seeder(detail-type, detail, what the family keeps from the job's first event, account_id=, region=) -> problems.
+SEEDERS = {"training": seed_training, "tuning": seed_tuning, "processing": seed_processing,
+           "pipeline": seed_pipeline, "transform": seed_transform}
 
 
 def training_job_status(

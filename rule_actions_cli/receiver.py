@@ -175,8 +175,11 @@ def describe(item: Received) -> str:
     except ValueError:
         return "not JSON"
     if isinstance(body, dict) and body.get("source") == "rule-actions":
-        job = (body.get("job") or {}).get("name") or "no job (test)"
-        return f"json v{body.get('version')}  {body['trigger']['label']}  {job}"
+        job = body.get("job") or {}
+        family = job.get("family")
+        name = job.get("name") or "no job (test)"
+        name = f"{family}:{name}" if family and family != "training" else name  # as the table names other families
+        return f"json v{body.get('version')}  {body['trigger']['label']}  {name}"
     if isinstance(body, dict) and "blocks" in body:
         return f"slack  {body.get('text')}"
     if isinstance(body, dict) and body.get("type") == "message":

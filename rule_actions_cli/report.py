@@ -13,12 +13,18 @@ from rule_actions.privacy import redact
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
 
 
-def row(source: str, training_job: str | None, matched: bool, result: dict[str, Any] | None,
-        problems: Iterable[str] = ()) -> dict[str, Any]:
-    """The JSON shape: {"source", "training_job", "matched", "actions"} (+ "account" / "account_alias" in
-    organization mode, "ignored" / "error" / "problems" when present: "problems" names each part of the event that
-    could not be read)."""
-    out: dict[str, Any] = {"source": source, "training_job": training_job, "matched": matched, "actions": []}
+TRAINING = "training"  # the family whose job "training_job" names (the key of the first releases)
+
+
+def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | None,
+        problems: Iterable[str] = (), family: str | None = None) -> dict[str, Any]:
+    """The JSON shape: {"source", "training_job", "job", "job_family", "matched", "actions"} (+ "account" /
+    "account_alias" in organization mode, "ignored" / "error" / "problems" when present: "problems" names each part
+    of the event that could not be read). "job" is the job of any family (training, tuning, processing, pipeline,
+    transform: "job_family"); "training_job" names it for a training event, as before, and is null otherwise."""
+    family = (result or {}).get("job_family") or family
+    out: dict[str, Any] = {"source": source, "training_job": job if family == TRAINING else None, "job": job,
+                           "job_family": family, "matched": matched, "actions": []}
     if result:
         out["actions"] = result.get("actions", [])
         out.update({key: result[key] for key in ("account", "account_alias", "ignored", "error") if result.get(key)})
@@ -41,7 +47,10 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> Non
         name, _, index = item["source"].rsplit("/", 1)[-1].partition("#")  # the file name (and #index)
         source = _short(name, 36 - len(index) - 1) + f"#{index}" if index else _short(name, 36)
         where = item.get("account_alias") or item.get("account")  # organization mode: the job's account
-        job = f"{where}:{item['training_job']}" if where and item["training_job"] else item["training_job"]
+        job = item.get("job", item.get("training_job"))
+        family = item.get("job_family")
+        job = f"{family}:{job}" if job and family and family != TRAINING else job  # other families say which
+        job = f"{where}:{job}" if where and job else job
         first = (source, _short(job or "-", 36), "yes" if item["matched"] else "no")
         if not item["actions"]:
             note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")

@@ -35,6 +35,7 @@ from rule_actions.text import quoted
 T = TypeVar("T")
 WHERE = "rule_actions"
 MAX_TTL_HOURS = 24 * 365
+PATTERN_MAX = 2048  # EventBridge's default quota on an event pattern's size, in characters (adjustable to 4096)
 DEDUP_TTL_HOURS = Whole("dedup_ttl_hours", 72, "How long the ledger remembers an action (each is done once in "
                         "that time).", 1, MAX_TTL_HOURS, "hours")
 ACT_ON_REPLAYS = Flag("act_on_replays", False, "Act on events replayed from an EventBridge archive (false: they "
@@ -135,10 +136,14 @@ class Config:
 
     def to_json(self) -> str:
         """Compact JSON, key order kept: the order of `rules` decides which glob wins. Without an organization the
-        key is left out: a single-account deployment's environment stays what it was before organizations."""
+        key is left out, and so is every key added since the first releases while it holds its default (the job
+        families' outcomes, scopes and flags): a deployment that uses none of them keeps the environment it had."""
         data = self.to_dict()
         if data["organization"] is None:
             del data["organization"]
+        for f in FIELDS:
+            if f.key not in FIRST_ORDER and data[f.key] == f.dump(f.default, CONTEXT):
+                del data[f.key]
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     # What plug-ins ask of the whole configuration (ports.Configured).
@@ -186,6 +191,11 @@ class Config:
         """What is valid but probably not meant: each plug-in's warnings, and organization mode's; what nobody
         receives first, then what the configuration allows, then the rest."""
         found = [w for plugin in (*registry.KINDS.values(), *registry.TRIGGERS) for w in plugin.warnings(self, where)]
+        size = len(json.dumps(registry.event_pattern(self), separators=(",", ":")))
+        if size > PATTERN_MAX:
+            found.append(f"the rule's event pattern is {size} characters: EventBridge refuses a pattern over "
+                         f"{PATTERN_MAX} unless the account's quota \"Event pattern size\" was raised (up to 4096) in "
+                         "this region; configure fewer outcomes or prefixes, or raise the quota before deploying.")
         org = self.organization
         if org and org.org_id and not org.accounts:
             found.append(f"allows: {where}.organization.accounts is empty: the function acts for every account of "

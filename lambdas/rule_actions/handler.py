@@ -1,9 +1,11 @@
 """The Lambda handler, entry only: which source is this (a trigger family's request, or a job's state change)
 -> pipeline -> result. No decisions and no reads here.
 
-Returns {"training_job": ..., "actions": [...]} (plus "ignored" with the reason for events it cannot act on,
-and "problems" naming the parts of the event that could not be read). Raises ActionsFailed after every action
-was attempted when any failed, so that Lambda retries them. Nothing personal or secret is in either.
+Returns {"training_job": ..., "job": ..., "job_family": ..., "actions": [...]} (plus "ignored" with the reason for
+events it cannot act on, and "problems" naming the parts of the event that could not be read): "job" names the
+job of any family ("training", "tuning", "processing", "pipeline", "transform": "job_family"), "training_job" the
+job of a training event as before (null for the other families). Raises ActionsFailed after every action was
+attempted when any failed, so that Lambda retries them. Nothing personal or secret is in either.
 
 A test notification request (triggers/test.py) returns {"test_notification": id, "actions": [...]} and never
 raises for a destination that failed: the caller reads each outcome, and nothing retries or alarms on a test.
@@ -15,19 +17,20 @@ import os
 from functools import cache
 from typing import Any
 
-from rule_actions import organization, pipeline
+from rule_actions import organization, pipeline, registry
 from rule_actions.config import Settings
 from rule_actions.contract import REFUSED_ACCOUNT_METRIC, Outcome
 from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters
 from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
 from rule_actions.observability import emit, log_action, logger, metrics
 from rule_actions.privacy import redact
 from rule_actions.records import IgnoredEvent, JobEvent, Trigger
+
+TRAINING = "training"  # the family whose job the result's "training_job" names (its key since the first release)
 
 
 class ActionsFailed(RuntimeError):
@@ -44,6 +47,8 @@ def runtime() -> tuple[Settings, Adapters]:
     settings = Settings.from_env()
     config = settings.config
     org = config.organization
+    if org:  # organization mode only (imported here: a single-account cold start never pays for it)
+        from rule_actions.effects.members import Members
     adapters = Adapters(
         jobs=SageMaker(client("sagemaker", settings.region)),
         notifier=Notifier(client("sns", settings.region), settings.topic_arn, settings.chat_topic_arn),
@@ -72,7 +77,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     failed = [a for a in outcome["actions"] if a["outcome"] == Outcome.FAILED]
     if failed:
         summary = "; ".join(f"{a['trigger']} {a['kind']} {a['target']}: {a['reason']}" for a in failed)
-        raise ActionsFailed(f"{len(failed)} action(s) failed for {outcome['training_job']}: {summary}", outcome)
+        raise ActionsFailed(f"{len(failed)} action(s) failed for {outcome['job']}: {summary}", outcome)
     return outcome
 
 
@@ -82,8 +87,8 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
     try:
         event, found = pipeline.read_event(raw)
     except IgnoredEvent as err:
-        return _ignored(err.job, str(err))
-    logger.append_keys(training_job=event.job_name, event_id=event.event_id)
+        return _ignored(err.job, str(err), family=registry.job_family(raw))
+    logger.append_keys(job=event.job_name, job_family=event.family.name, event_id=event.event_id)
     for problem in event.problems:
         logger.warning("unreadable part of the event", problem=problem)
     ports = adapters
@@ -92,15 +97,18 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
         refused = organization.refusal(config.organization, event)
         if refused:
             metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
-            return _ignored(event.job_name, refused, event.problems, _account(event))
+            return _ignored(event.job_name, refused, event.problems, event.family, _account(event))
         ports = adapters.in_account(event.account, event.region)
         logger.append_keys(account=event.account)
     family = event.family
     if not family.in_scope(config, event.job_name):
-        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems,
+        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family,
                         _account(event))
+    held = family.held_back(event, config, {})
+    if isinstance(held, str):  # another report covers this job (a tuning job's trial, a Debugger rule evaluation)
+        return _ignored(event.job_name, held, event.problems, family, _account(event))
     actions = _act(event, pipeline.select(event, found, config), settings, ports)
-    return _with_problems({"training_job": event.job_name, **_account(event), "actions": actions}, event.problems)
+    return _with_problems({**_job(event.job_name, family), **_account(event), "actions": actions}, event.problems)
 
 
 def test_notification(event: JobEvent, trigger: Trigger, settings: Settings, adapters: Adapters) -> dict[str, Any]:
@@ -130,11 +138,17 @@ def _account(event: JobEvent) -> dict[str, str]:
     return {"account": event.account, **alias}
 
 
-def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (),
+def _job(job: str | None, family: Any) -> dict[str, Any]:
+    """The result's job: "training_job" as before (a training job's name, else null), "job" and "job_family"."""
+    name = family.name if family is not None else None
+    return {"training_job": job if name == TRAINING else None, "job": job, "job_family": name}
+
+
+def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (), family: Any = None,
              account: dict[str, str] | None = None) -> dict[str, Any]:
     logger.info("event ignored", reason=reason)
     metrics.add_metric(name="IgnoredEvents", unit="Count", value=1)
-    return _with_problems({"training_job": job, **(account or {}), "actions": [], "ignored": reason}, problems)
+    return _with_problems({**_job(job, family), **(account or {}), "actions": [], "ignored": reason}, problems)
 
 
 def _with_problems(result: dict[str, Any], problems: tuple[str, ...]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ _WARN = (Outcome.FAILED, Outcome.INVALID, Outcome.DENIED)
 def log_action(job: str, result: Result) -> None:
     """One structured line per decision."""
     level = logger.warning if result.outcome in _WARN else logger.info
-    level("action", training_job=job, **result.as_dict())
+    level("action", job=job, **result.as_dict())
 
 
 def emit(triggers: Iterable[Trigger], results: Iterable[Result]) -> None:

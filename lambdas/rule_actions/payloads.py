@@ -5,7 +5,8 @@
                   message
     slack         Slack incoming webhooks: `text` and Block Kit `blocks`
     teams         Teams workflows: the message envelope around one Adaptive Card
-    json          ours, versioned (JSON_VERSION; README "Webhooks" documents every field)
+    json          ours, versioned (JSON_VERSION; README "Webhooks" documents every field; `job.family` and
+                  `job.details` were added to version 1, as it allows)
 
 The words come from the trigger family (its Message and its TriggerFacts); untrusted names and reasons arrive as
 plain text (control characters removed, capped). Where a format parses markup they are placed where it does
@@ -61,7 +62,7 @@ def chat(message: Message, event: JobEvent, trigger: Trigger, facts: TriggerFact
             "title": f"{facts.mark} {_literal_markdown(message.subject)}",
             "description": "```\n" + cap(_literal_markdown(_text(message)), CHAT_DESCRIPTION_MAX - 8) + "\n```",
             "nextSteps": [f"{label}: {url}" for label, url in message.links]
-            or ["Nothing to do: this is a test of the wiring."],
+            or ([] if facts.about_job else ["Nothing to do: this is a test of the wiring."]),
             "keywords": ["rule-actions", *facts.keywords],
         },
         "metadata": {
@@ -69,7 +70,8 @@ def chat(message: Message, event: JobEvent, trigger: Trigger, facts: TriggerFact
             "summary": _literal_markdown(message.short),
             "eventType": f"rule-actions:{trigger.metric}",
             "relatedResources": [plain(event.job_arn, ARN_MAX)] if facts.about_job else [],
-            "additionalContext": {"trigger": _label(trigger, facts), "region": plain(region, 64)},
+            "additionalContext": {"trigger": _label(trigger, facts), "region": plain(region, 64),
+                                  **({"job_family": event.family.name} if event.family else {})},
         },
     }
 
@@ -114,11 +116,14 @@ def teams(message: Message) -> dict[str, Any]:
 def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: TriggerFacts, region: str,
                  stops: Iterable[Result], delivery: str) -> dict[str, Any]:
     """Our own format, version JSON_VERSION: every field is documented in the README ("Webhooks")."""
+    family = event.family
     job = None if not facts.about_job else {
         "name": plain(event.job_name, NAME_MAX), "arn": plain(event.job_arn, ARN_MAX),
         "status": plain(event.job_status, 64),
         "secondary_status": plain(event.secondary_status, 64) if event.secondary_status else None,
         "account": plain(event.account, 64), "region": plain(region, 64),
+        "family": family.name if family else None,
+        "details": family.json_details(event) if family else None,
     }
     return {
         "version": JSON_VERSION,

@@ -1,6 +1,6 @@
 """The route of every invocation, one way: an event (or a request) -> its job and triggers -> the plan, built once
--> while it needs something, the readers read it -> decide -> carry each action out, at most once (the ledger),
-every one attempted -> results.
+-> while it needs something, the readers read it -> decide -> the job family learns what was read of its job ->
+carry each action out, at most once (the ledger), every one attempted -> results.
 
     read_event(raw)        the job family parses the event; every trigger family observes it (problems named)
     select(...)            the triggers that count under the configuration
@@ -70,7 +70,10 @@ def run(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) 
         answers = read(needs, ports)
         unread += [answer for answer in answers.values() if isinstance(answer, Unread)]
         plan = plan.learn(answers)
-    return carry_out(plan.decide(), config, event, ports), unread
+    decided = plan.decide()
+    if event.family is not None:  # what its words say of the job: its failed trials, its failed steps
+        event = event.family.learn(event, plan.facts)
+    return carry_out(decided, config, event, ports), unread
 
 
 def read(needs: frozenset[Need], ports: Ports) -> dict[Need, Any]:

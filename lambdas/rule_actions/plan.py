@@ -47,7 +47,7 @@ class Plan:
         """What must be read before the actions still open can be decided (nothing already known)."""
         found: set[Need] = set()
         for trigger, planned in self.steps:
-            if not isinstance(planned, tuple):
+            if _waiting(planned):
                 found.add(planned)
                 continue
             family = registry.trigger_family(trigger)
@@ -60,7 +60,7 @@ class Plan:
     def learn(self, answers: Mapping[Need, Any]) -> Plan:
         """The plan knowing `answers` too: a trigger whose actions waited for one of them now has them."""
         facts = {**self.facts, **answers}
-        steps = tuple((trigger, planned if isinstance(planned, tuple) else _expand(self.event, self.config, trigger, facts))
+        steps = tuple((trigger, _expand(self.event, self.config, trigger, facts) if _waiting(planned) else planned)
                       for trigger, planned in self.steps)
         return replace(self, steps=steps, facts=facts)
 
@@ -68,7 +68,7 @@ class Plan:
         """Every planned action, decided as far as the plan can: the rest is to be carried out."""
         decided = []
         for _trigger, planned in self.steps:
-            if not isinstance(planned, tuple):
+            if _waiting(planned):
                 raise RuntimeError(f"plan decided before {planned} was read")
             decided += [self._finish(item) for item in planned]
         return decided
@@ -87,6 +87,11 @@ class Plan:
         if self.config.dry_run:
             return item.decided(Outcome.DRY_RUN, f"dry_run is true: {kind.preview(item)}; nothing was changed")
         return item
+
+
+def _waiting(planned: tuple[Planned, ...] | Pending) -> bool:
+    """The trigger's actions still wait for this Need (a Need is a NamedTuple: a tuple, but never a plain one)."""
+    return type(planned) is not tuple
 
 
 def _expand(event: JobEvent, config: Config, trigger: Trigger,

@@ -4,8 +4,9 @@
     Trigger           the base of the trigger records each trigger family defines (triggers/)
     Action / Invalid  an entry of the action grammar (grammar.py, kinds/), valid or not; Declared: where from
     Planned           one action for one trigger, with its fate once the plan decided it
-    needs             what the plan asks the readers (readers/) before it can decide: Described, InProgress,
-                      TeamAudience, StopRecord; a read that failed is an Unread with its reason
+    needs             what the plan asks the readers (readers/) before it can decide or word a message: Described,
+                      InProgress, TeamAudience, StopRecord, FailedTrials, FailedSteps; a read that failed is an
+                      Unread with its reason
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
     Message           what people read about a trigger; TriggerFacts: what payloads say of it
@@ -105,11 +106,20 @@ class JobFamily(Protocol):
     api: JobApi
     outcomes: Mapping[str, OutcomeCondition]
     outcome_actions: Any  # its fields.ActionMap: outcome -> actions
+    stoppable: bool  # this stack may stop its jobs (its Stopped outcome may be our own stop)
 
     def arn_of(self, event_arn: str, job_name: str) -> str: ...
     def console(self, region: str, job_name: str) -> tuple[str, str]: ...
     def logs(self, region: str, job_name: str) -> tuple[str, str]: ...
+    def links(self, event: JobEvent, region: str) -> tuple[tuple[str, str], ...]: ...
     def outcome_clause(self, outcome: str) -> dict[str, Any]: ...
+    def outcome_of(self, event: JobEvent) -> str | None: ...
+    def held_back(self, event: JobEvent, config: Any, facts: Mapping[Any, Any]) -> str | Any | None: ...
+    def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Any]: ...
+    def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]: ...
+    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent: ...
+    def short_reason(self, event: JobEvent) -> str: ...
+    def json_details(self, event: JobEvent) -> dict[str, Any] | None: ...
 
 
 class Transition(NamedTuple):
@@ -149,6 +159,12 @@ class JobEvent:
     # Organization mode: how messages and results name the account the job ran in (its alias, else its id);
     # empty with one account (rule_actions.organization.named sets it).
     account_name: str = ""
+    # The ARN of the job that launched this one, as the event names it (a tuning job for its training jobs, a
+    # training job for its Debugger rule evaluations); empty when none.
+    parent: str = ""
+    # What the job family learned of the job from its readers (its failed trials, its failed steps), for its words
+    # and payloads; empty until the family learned it (JobFamily.learn).
+    details: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def arn_of(self, job_name: str) -> str:
         """The ARN of another job of the same family, account and region."""
@@ -199,37 +215,85 @@ class Planned:
 
 
 # What the plan asks before it can decide; each is answered by one reader (readers/), the answer a value or Unread.
+# Needs are NamedTuples (a frozen dataclass costs a cold start about three times as much to create) told apart by
+# their type too: two needs of different kinds with the same values are two keys of the plan's facts.
 
 
-@dataclass(frozen=True)
-class Described:
+def _same(self: tuple, other: object) -> bool:
+    return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+
+
+def _differs(self: tuple, other: object) -> bool:
+    return not _same(self, other)
+
+
+def _hashed(self: tuple) -> int:
+    return hash((type(self).__name__, *self))
+
+
+class Described(NamedTuple):
     """The job's description (DescribeTrainingJob...): a rule's action_json when the event lacks it."""
 
     api: JobApi
     job_name: str
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
-@dataclass(frozen=True)
-class InProgress:
+class InProgress(NamedTuple):
     """The names of the family's running jobs that start with `prefix` (a stop's prefix)."""
 
     api: JobApi
     prefix: str
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
-@dataclass(frozen=True)
-class TeamAudience:
+class TeamAudience(NamedTuple):
     """Whether the team audience has a confirmed subscriber."""
 
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
-@dataclass(frozen=True)
-class StopRecord:
+
+class StopRecord(NamedTuple):
     """Who in this stack stopped the job (a rule of a job), None when it did not."""
 
     job_arn: str
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
 
 
-Need = Described | InProgress | TeamAudience | StopRecord
+class FailedTrials(NamedTuple):
+    """The failed training jobs a tuning job launched (ListTrainingJobsForHyperParameterTuningJob, StatusEquals
+    Failed): at most `limit`, each with its own FailureReason."""
+
+    tuning_job_name: str
+    limit: int
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+
+
+class FailedSteps(NamedTuple):
+    """A pipeline execution's failed steps (ListPipelineExecutionSteps), each with the job its metadata names
+    described for that job's own failure reason (`jobs`: metadata member -> how that job is described); at most
+    `limit` steps are described."""
+
+    execution_arn: str
+    jobs: tuple[tuple[str, JobApi], ...]
+    limit: int
+    tuning: str = ""  # the metadata member naming a tuning job: its first failed trial's reason is the real one
+    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+
+
+class StepFailure(NamedTuple):
+    """A failed step of a pipeline execution, as the FailedSteps reader found it."""
+
+    name: str
+    type: str  # the step's type, from its metadata (Training, Processing, ...); "" when it has none
+    reason: str  # the step's own FailureReason
+    job_arn: str = ""  # the job its metadata names
+    job_reason: str = ""  # that job's own FailureReason (described; a tuning job's: its first failed trial's)
+    unread: str = ""  # why the job could not be described, when it could not
+    trial: str = ""  # the tuning job's trial whose reason job_reason is
+
+
+Need = Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps
 
 
 class Unread(NamedTuple):

@@ -16,24 +16,25 @@ from typing import Any
 
 from rule_actions.contract import SOURCE, Grant
 from rule_actions.fields import Field
-from rule_actions.jobs import training
+from rule_actions.jobs import pipeline, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
 from rule_actions.kinds import email, notify, sms, stop, webhook
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured
-from rule_actions.readers import describe, in_progress, stop_record, team
+from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, team
 from rule_actions.readers.base import Reader
 from rule_actions.records import Capability, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
-JOBS: tuple[JobFamily, ...] = (training.FAMILY,)
+JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipeline.FAMILY, transform.FAMILY)
 TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
 READERS: dict[type, Reader] = {reader.need: reader for reader in (describe.READER, in_progress.READER, team.READER,
-                                                                  stop_record.READER)}
+                                                                  stop_record.READER, failed_trials.READER,
+                                                                  failed_steps.READER)}
 
-_BY_DETAIL_TYPE = {family.detail_type: family for family in JOBS}
+_BY_DETAIL_TYPE = {detail_type: family for family in JOBS for detail_type in family.detail_types}
 _BY_TYPE = {family.type: family for family in TRIGGERS}
 
 
@@ -72,15 +73,20 @@ def fields() -> tuple[Field[Any], ...]:
     return tuple(dict.fromkeys(found))
 
 
-def capabilities(config: Configured) -> frozenset[Capability]:
-    """What the trigger families and kinds of this configuration need of the job families."""
-    return frozenset(c for plugin in (*TRIGGERS, *KINDS.values()) for c in plugin.capabilities(config))
+def capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
+    """What the trigger families and kinds of this configuration need of a job family: the triggers that fire on
+    its events, and the kinds declared where those triggers take their actions from (a stop is declared for rule
+    statuses, which only training jobs have: no other family is ever stopped)."""
+    firing = [trigger for trigger in TRIGGERS if trigger.clauses(config, family)]
+    places = frozenset(place for trigger in firing for place in trigger.places)
+    kinds = [kind for kind in KINDS.values() if kind.places & places]
+    return frozenset(c for plugin in (*firing, *kinds) for c in plugin.capabilities(config))
 
 
 def job_grants(config: Configured) -> list[Grant]:
     """The job families' IAM statements (the function's role; in organization mode, each member's executor role)."""
-    needed = capabilities(config)
-    return [grant for family in JOBS if enabled(config, family) for grant in family.grants(config, needed)]
+    return [grant for family in JOBS if enabled(config, family)
+            for grant in family.grants(config, capabilities(config, family))]
 
 
 def stack_parts(config: Configured) -> list[Any]:

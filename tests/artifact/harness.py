@@ -38,6 +38,7 @@ from infra.bundle import link_runtime
 from infra.settings import PYTHON_VERSION
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
+from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 
 RUNNER = Path(__file__).resolve().parent / "lambda_runner.py"
@@ -47,9 +48,19 @@ def _sns_resource(self: SNSResponse) -> str:
     return self._get_param("SubscriptionArn") or self._get_param("TopicArn") or "*"
 
 
+# The request member naming a SageMaker resource, and its ARN's resource type (IAM's service authorization
+# reference); ListTrainingJobsForHyperParameterTuningJob is on its tuning job, ListPipelineExecutionSteps on the
+# execution its ARN names.
+_SAGEMAKER_RESOURCES = {"TrainingJobName": "training-job", "HyperParameterTuningJobName": "hyper-parameter-tuning-job",
+                        "ProcessingJobName": "processing-job", "TransformJobName": "transform-job"}
+
+
 def _sagemaker_resource(self: SageMakerResponse) -> str:
-    name = self._get_param("TrainingJobName")
-    return f"arn:aws:sagemaker:{self.region}:{self.current_account}:training-job/{name.lower()}" if name else "*"
+    for member, kind in _SAGEMAKER_RESOURCES.items():
+        name = self._get_param(member)
+        if name:
+            return f"arn:aws:sagemaker:{self.region}:{self.current_account}:{kind}/{name.lower()}"
+    return self._get_param("PipelineExecutionArn") or "*"
 
 
 def _dynamodb_resource(self: DynamoHandler) -> str:
@@ -197,15 +208,16 @@ def run_events(account: ServedAccount, runner: Runner, events: list[tuple[str, A
     rows = []
     for source, event in events:
         account.seed_job(event)
-        job = (event.get("detail") or {}).get("TrainingJobName")
+        job, family = job_of(event)
         if not account.matched(event):
-            rows.append(row(source, job, False, None))
+            rows.append(row(source, job, False, None, family=family))
             continue
         answer = runner.send(event)
         if "exited" in answer:
             raise RuntimeError(f"the handler's interpreter exited ({answer['exited']}): {answer['stderr']}")
-        result = answer.get("result") or {"training_job": job, "error": answer.get("error")}
-        rows.append({**row(source, result.get("training_job") or job, True, result), "calls": answer["calls"]})
+        result = answer.get("result") or {"error": answer.get("error")}
+        rows.append({**row(source, result.get("job") or result.get("training_job") or job, True, result,
+                           family=family), "calls": answer["calls"]})
     return rows
 
 

@@ -45,8 +45,10 @@ def test_invoke_reports_the_functions_answer():
         )
         # When the event is sent
         [row] = invoke_all(client, "RuleActions-handler", [("e.json", EVENT)])
-    # Then the row is the handler's result
-    assert row == {"source": "e.json", "training_job": JOB, "matched": True, "actions": RESULT["actions"]}
+    # Then the row is the handler's result (an answer without "job", as functions answered before the other job
+    # families, is read too: the event names the job and its family)
+    assert row == {"source": "e.json", "training_job": JOB, "job": JOB, "job_family": "training", "matched": True,
+                   "actions": RESULT["actions"]}
 
 
 def test_function_error_is_reported_not_raised():

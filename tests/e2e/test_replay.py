@@ -70,8 +70,10 @@ def test_every_event_is_processed_and_reported(corpus):
         len(d) if isinstance(d := json.loads(p.read_text()), list) else 1 for p in EVENTS.glob("*.json")
     )
     for row in rows:
-        assert {"source", "training_job", "matched", "actions"} <= set(row)
-        assert set(row) <= {"source", "training_job", "matched", "actions", "error", "ignored", "problems"}
+        assert {"source", "training_job", "job", "job_family", "matched", "actions"} <= set(row)
+        assert set(row) <= {"source", "training_job", "job", "job_family", "matched", "actions", "error", "ignored",
+                            "problems"}
+        assert row["job_family"] == "training" and row["job"] == row["training_job"]
         assert row["matched"] or row["actions"] == []
         assert "problems" not in row and "error" not in row  # the sample corpus is well-formed
         for action in row["actions"]:

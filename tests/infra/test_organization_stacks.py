@@ -190,12 +190,14 @@ def test_without_prefix_stops_the_executor_role_cannot_list_and_prefixes_narrow_
     app.synth()
     template = Template.from_stack(app.node.find_child("RuleActionsMember"))
 
-    # Then the executor role stops those jobs only: it neither describes (no action_json to read) nor lists
+    # Then the executor role stops those jobs and describes them, but never lists: no action_json to read, but a job
+    # outcome may act, and a job whose name has a tuning trial's form is described first (tuning_trials_alert false)
     policies = template.find_resources("AWS::IAM::Policy")
     executor = [p for p in policies.values() if "sagemaker" in json.dumps(p)]
     [[granted]] = [p["Properties"]["PolicyDocument"]["Statement"] for p in executor]
     jobs = granted.pop("Resource")
-    assert granted == {"Sid": "StopTrainingJobs", "Effect": "Allow", "Action": "sagemaker:StopTrainingJob"}
+    assert granted == {"Sid": "StopAndDescribeTrainingJobs", "Effect": "Allow",
+                       "Action": ["sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob"]}
     expected = [arn("sagemaker", f"training-job/{p}*") for p in ("nlp-", "cv-", "CV-")]
     assert sorted(jobs, key=json.dumps) == sorted(expected, key=json.dumps)
 

@@ -16,6 +16,7 @@ from moto.sns.models import sns_backends
 from moto.sns.utils import FilterPolicyMatcher
 
 from rule_actions import handler
+from rule_actions.handler import ActionsFailed
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import LocalContext
 
@@ -60,6 +61,25 @@ class Account:
                 client.meta.events.register("before-call", lambda model, **_: self.calls.append(model.name))
                 client._counted = True
         return effects
+
+    def at_once(self, event: Any, copies: int = 4) -> list[ActionsFailed]:
+        """`event` delivered `copies` times at once (threads): the invocations that failed, each "in progress in a
+        concurrent invocation" when the ledger works (Lambda retries those)."""
+        self.effects()
+        errors: list[ActionsFailed] = []
+
+        def deliver_once() -> None:
+            try:
+                self.invoke(event)
+            except ActionsFailed as err:
+                errors.append(err)
+
+        threads = [threading.Thread(target=deliver_once) for _ in range(copies)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return errors
 
     def put_job(self, name: str, status: str = "InProgress", **rules: Any) -> str:
         return moto_sagemaker.put_training_job(name, status, **rules)

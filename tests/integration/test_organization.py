@@ -87,7 +87,7 @@ def test_an_account_the_configuration_does_not_name_is_refused_counted_and_never
     result = aws.invoke(issues(STRANGER))
 
     # Then nothing is done, the result and its reason name the account, no role is assumed, a metric counts it
-    assert result == {"training_job": JOB, "account": STRANGER, "actions": [],
+    assert result == {"training_job": JOB, "job": JOB, "job_family": "training", "account": STRANGER, "actions": [],
                       "ignored": f"account {STRANGER} is not a member of this organization configuration"}
     assert status(JOB, STRANGER) == "InProgress" and calls == [] and aws.published == []
     emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]

@@ -205,3 +205,20 @@ def test_percentile_is_nearest_rank():
     assert percentile(values, 99) == 99.0
     assert percentile([3.0], 99) == 3.0
 
+
+def test_each_family_s_every_change_rule_matches_its_events_and_ours_a_subset():
+    # [1b]: per family lifecycle, a rule on every state change of the family vs the families configuration's
+    from rule_actions.config import Config
+    from rule_actions.registry import JOBS, job_family
+
+    config = Config.from_dict(invocations.families_context()["rule_actions"])
+    ours = event_pattern(config)
+    lifecycles = invocations.family_lifecycles()
+    assert {path.parent.name for path, _ in lifecycles} == set(invocations.FAMILY_FOLDERS)
+    for path, events in lifecycles:
+        family = job_family(events[-1][1])
+        own = [e for _, e in events if job_family(e) is family]
+        assert invocations.count_invocations(events, [invocations.every_change(family)]) == len(own), path
+        assert invocations.count_invocations(events, [invocations.every_change(f) for f in JOBS]) == len(events)
+        assert invocations.count_invocations(events, [ours]) <= len(own), path
+    assert "webhooks" not in invocations.families_context()["rule_actions"]

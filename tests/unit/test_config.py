@@ -34,6 +34,17 @@ SPEC_KEYS = (
     "dry_run",
     "allow_any_sms",
     "organization",
+    # the job families besides training (jobs/): each its outcomes and its scope, and the trials' and steps' flags
+    "tuning_trials_alert",
+    "pipeline_step_jobs_alert",
+    "tuning_job_outcomes",
+    "tuning_job_prefixes",
+    "processing_job_outcomes",
+    "processing_job_prefixes",
+    "pipeline_outcomes",
+    "pipeline_prefixes",
+    "transform_job_outcomes",
+    "transform_job_prefixes",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
 

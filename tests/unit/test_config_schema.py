@@ -127,6 +127,20 @@ TEAMS = {"tenant_id": "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", "team_id": "1f1e2d
     {"organization": {"accounts": ["1111"], "central_account": "123456789012", "central_region": "us-east-1"}},
     {"organization": {"org_id": "o-a1b2c3d4e5", "accounts": ["111122223333"], "aliases": {"444455556666": "x"},
                       "central_account": "123456789012", "central_region": "us-east-1"}},
+    {"tuning_job_outcomes": {"Failed": ["notify"], "Completed": [{"name": "email", "endpoint": "a@example.com"}]},
+     "tuning_trials_alert": True, "tuning_job_prefixes": ["hpo-"]},
+    {"tuning_job_outcomes": {"Interrupted": ["notify"]}},  # a training outcome, not a tuning job's
+    {"tuning_job_outcomes": {"Failed": ["stoptraining"]}},
+    {"processing_job_outcomes": {"Failed": ["notify"], "Stopped": []}, "processing_job_prefixes": ["prep-"]},
+    {"processing_job_outcomes": {"Failed": {"name": "webhook", "endpoint": "nobody"}}},
+    {"pipeline_outcomes": {"Failed": ["notify"], "CompletedWithFailures": ["notify"], "Succeeded": []},
+     "pipeline_prefixes": ["churn-"], "pipeline_step_jobs_alert": False},
+    {"pipeline_outcomes": {"Completed": ["notify"]}},  # a pipeline succeeds, it does not complete
+    {"pipeline_prefixes": ["churn*"]},
+    {"transform_job_outcomes": {"Failed": ["notify", {"name": "sms", "endpoint": "+15555550100"}]},
+     "transform_job_prefixes": ["batch-"]},
+    {"transform_job_outcomes": {"Failed": ["notify"]}, "transform_job_prefixes": [""]},
+    {"tuning_trials_alert": "yes"}, {"pipeline_step_jobs_alert": None},
 ])
 def test_hand_picked_configurations_get_one_verdict(data):
     agree(data)
@@ -158,10 +172,20 @@ FIELDS = {
         max_size=2)),
     "allowed_endpoints": st.one_of(JUNK, st.lists(st.sampled_from(["*@example.com", "+1555*", "", 3]), max_size=2)),
     "training_job_prefixes": st.one_of(JUNK, st.lists(st.sampled_from(["exp-", "Team-A", "a*", ""]), max_size=2)),
+    # the other job families: their outcomes (each its own names, near misses of another family's), their scopes
+    **{key: st.one_of(JUNK, st.dictionaries(st.sampled_from([*outcomes, "failed", "Interrupted"]), ACTION_LISTS,
+                                            max_size=3))
+       for key, outcomes in (("tuning_job_outcomes", ("Failed", "Stopped", "Completed")),
+                             ("processing_job_outcomes", ("Failed", "Stopped", "Completed")),
+                             ("pipeline_outcomes", ("Failed", "CompletedWithFailures", "Stopped", "Succeeded")),
+                             ("transform_job_outcomes", ("Failed", "Stopped", "Completed")))},
+    **{key: st.one_of(JUNK, st.lists(st.sampled_from(["hpo-", "Team-B", "b*", ""]), max_size=2))
+       for key in ("tuning_job_prefixes", "processing_job_prefixes", "pipeline_prefixes", "transform_job_prefixes")},
     "dedup_ttl_hours": st.one_of(JUNK, st.integers(-2, 9000)),
     **{flag: st.one_of(st.booleans(), JUNK) for flag in ("honor_action_json", "stop_all_matching", "allow_cross_job_stop",
                                                           "act_on_replays", "notify_on_rule_error", "dry_run",
-                                                          "allow_any_sms")},
+                                                          "allow_any_sms", "tuning_trials_alert",
+                                                          "pipeline_step_jobs_alert")},
     "organization": st.one_of(st.none(), st.fixed_dictionaries(
         {"central_account": st.sampled_from(["123456789012", "1234"]),
          "central_region": st.sampled_from(["us-east-1", "ap-southeast-4", "mars-1"])},

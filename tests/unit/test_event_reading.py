@@ -36,7 +36,7 @@ def ignored(raw) -> str:
         (42, "int"),
         (event(source="aws.ec2"), "aws.ec2"),
         (event(source=None), "source"),
-        (event(**{"detail-type": "SageMaker Processing Job State Change"}), "SageMaker Processing Job State Change"),
+        (event(**{"detail-type": "SageMaker Endpoint State Change"}), "SageMaker Endpoint State Change"),
         (event(**{"detail-type": "sagemaker training job state change"}), "sagemaker training job state change"),
         ({k: v for k, v in event().items() if k != "detail-type"}, "detail-type"),
         (event(detail=None), "detail"),

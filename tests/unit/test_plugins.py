@@ -57,14 +57,15 @@ print(json.dumps({"results": [r.as_dict() for r in results], "sent": Ports.notif
 
 
 def with_plugin(tmp_path: Path, module: str, source: str, registry_edits: dict[str, str],
-                records_addition: str = "") -> Path:
+                records_addition: str = "", before: dict[str, str] | None = None) -> Path:
     """A copy of the function's package with the plug-in's module and its registry line; the dependency rule is
-    checked on the copy."""
+    checked on the copy. `before`: edits applied first, taking out of the copy's registry a real plug-in the worked
+    example stands for (the package as it stood before it came in)."""
     copy = tmp_path / "lambdas" / "rule_actions"
     shutil.copytree(FUNCTION, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (copy / module).write_text(textwrap.dedent(source))
     registry = (copy / "registry.py").read_text()
-    for old, new in registry_edits.items():
+    for old, new in [*(before or {}).items(), *registry_edits.items()]:
         assert old in registry, old
         registry = registry.replace(old, new)
     (copy / "registry.py").write_text(registry)
@@ -124,12 +125,13 @@ TRANSFORM = '''
 
 
 def test_a_job_family_is_one_module_and_a_registry_line(tmp_path):
-    # Given a transform job family: its module, and its line in the registry
+    # Given a transform job family: its module, and its line in the registry (the sketch replaces the real
+    # jobs/transform.py in the copy, whose registry is first taken back to what it was before that module came in)
     lambdas = with_plugin(tmp_path, "jobs/transform.py", TRANSFORM, {
-        "from rule_actions.jobs import training\n": "from rule_actions.jobs import training, transform\n",
-        "JOBS: tuple[JobFamily, ...] = (training.FAMILY,)": "JOBS: tuple[JobFamily, ...] = (training.FAMILY, "
-                                                          "transform.FAMILY)",
-    })
+        "import pipeline, processing, training, tuning\n": "import pipeline, processing, training, transform, tuning\n",
+        "pipeline.FAMILY)": "pipeline.FAMILY, transform.FAMILY)",
+    }, before={"import pipeline, processing, training, transform, tuning\n": "import pipeline, processing, training, tuning\n",
+               "pipeline.FAMILY, transform.FAMILY)": "pipeline.FAMILY)"})
     arn = "arn:aws:sagemaker:us-east-1:123456789012:transform-job/batch-01"
     event = state_change("SageMaker Transform Job State Change", {
         "TransformJobName": "batch-01", "TransformJobArn": arn, "TransformJobStatus": "Failed",
@@ -310,9 +312,10 @@ def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp
         "from rule_actions.kinds import email, notify, sms, stop, webhook\n":
             "from rule_actions.kinds import email, notify, page, sms, stop, webhook\n",
         "notify.KIND, webhook.KIND)}": "notify.KIND, webhook.KIND, page.KIND)}",
-        "from rule_actions.readers import describe, in_progress, stop_record, team\n":
-            "from rule_actions.readers import describe, in_progress, stop_record, tags, team\n",
-        "stop_record.READER)}": "stop_record.READER, tags.READER)}",
+        "from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, team\n":
+            "from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, tags, "
+            "team\n",
+        "failed_steps.READER)}": "failed_steps.READER, tags.READER)}",
     }, records_addition=JOB_TAGS_NEED)
     (lambdas / "rule_actions" / "readers" / "tags.py").write_text(textwrap.dedent(TAGS_READER))
     assert violations(graph({**PACKAGES, "rule_actions": lambdas / "rule_actions"})) == []

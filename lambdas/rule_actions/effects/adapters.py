@@ -3,14 +3,16 @@ webhooks, and in organization mode the member accounts' SageMaker."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rule_actions.effects import begin_invocation
 from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
+
+if TYPE_CHECKING:  # organization mode only: the handler imports it when the configuration has an organization
+    from rule_actions.effects.members import Members
 
 
 class Adapters(NamedTuple):

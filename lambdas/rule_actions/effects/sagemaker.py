@@ -1,5 +1,6 @@
-"""SageMaker, for any job family: describe a job, list the running jobs under a prefix, stop a job. The family's
-JobApi names the operations and members (DescribeTrainingJob, TrainingJobName...)."""
+"""SageMaker, for any job family: describe a job, list the running jobs under a prefix, stop a job (the family's
+JobApi names the operations and members: DescribeTrainingJob, TrainingJobName...); list a tuning job's failed
+trials and a pipeline execution's steps."""
 
 from __future__ import annotations
 
@@ -31,6 +32,18 @@ class SageMaker:
                                                                              StatusEquals=IN_PROGRESS):
             names += [job[api.name] for job in page[api.summaries]]
         return sorted(name for name in names if name.startswith(prefix))
+
+    def failed_trials(self, tuning_job_name: str, limit: int) -> list[dict[str, Any]]:
+        """The first `limit` failed training jobs of a tuning job, by creation time: one call, however many."""
+        return self.client.list_training_jobs_for_hyper_parameter_tuning_job(
+            HyperParameterTuningJobName=tuning_job_name, StatusEquals="Failed", MaxResults=limit,
+            SortBy="CreationTime", SortOrder="Ascending")["TrainingJobSummaries"]
+
+    def pipeline_steps(self, execution_arn: str) -> list[dict[str, Any]]:
+        """Every step of a pipeline execution, oldest first, every page."""
+        pages = self.client.get_paginator("list_pipeline_execution_steps").paginate(
+            PipelineExecutionArn=execution_arn, SortOrder="Ascending")
+        return [step for page in pages for step in page["PipelineExecutionSteps"]]
 
     def stop(self, api: JobApi, job_name: str) -> str:
         """Stop a job. Returns "stopped", "already Stopping" / "already Stopped", or the status of a job that is

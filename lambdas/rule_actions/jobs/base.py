@@ -1,14 +1,20 @@
 """What a SageMaker job family is: one object per family (jobs/<family>.py), holding everything about its jobs.
 
-    name, noun, detail_type   who it is ("training", "training job") and its EventBridge detail-type
-    members                   the detail's members naming its job, status, reason, times (Members)
+    name, noun, detail_type   who it is ("training", "training job") and its EventBridge detail-type(s)
+    members                   the detail's members naming its job, status, reason, times, parent (Members)
     api, resource             how its jobs are described, listed and stopped; its ARN resource type
     outcomes                  its job outcomes: conditions on status and secondary status, and their words
     scope, outcome_actions    its configuration: the name prefixes acted on, the actions each outcome gets
     parse                     the event -> JobEvent (what cannot be read is a named problem on it)
-    console, logs             its links
+    held_back                 why its event's job never alerts on its own (a tuning job's trial, a Debugger rule
+                              evaluation), or the Need to read first; None: it alerts
+    outcome_needs, learn      what an outcome's message needs read of the job (its failed trials, its failed
+                              steps), and the event knowing it (JobEvent.details)
+    outcome_lines, links      its words in an outcome's message (counters, steps...), its links
+    json_details              what the json webhook format says of the job besides its name and status
     pattern                   its EventBridge pattern around the clauses the trigger families give
     grants                    the IAM statements for what the other plug-ins need of it (describe, stop, list)
+                              and for its own reads
     statuses, seeded          how the embedded account (the local replay) creates a job an event names
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
@@ -22,9 +28,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
-from rule_actions.fields import ActionMap, Texts
+from rule_actions.fields import ActionMap, Field, Texts
+from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG, arn_name
 from rule_actions.ports import Configured
-from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Transition
+from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Need, Transition
 from rule_actions.text import console_link, encoded, log_link, quoted, timestamp
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
@@ -46,6 +53,7 @@ class Members(NamedTuple):
     run_seconds: str | None = None
     billable_seconds: str | None = None
     tags: str = "Tags"
+    parent: str | None = None  # the ARN of the job that launched this one (TuningJobArn...)
 
 
 class JobFamily:
@@ -62,6 +70,8 @@ class JobFamily:
     seeded: ClassVar[tuple[str, ...]] = ()  # describe members the embedded account keeps from a job's first event
     scope: ClassVar[Texts]  # its name prefixes (empty: every job)
     outcome_actions: ClassVar[ActionMap]  # outcome -> actions
+    settings: ClassVar[tuple[Field[Any], ...]] = ()  # its other configuration fields
+    stoppable: ClassVar[bool] = False  # this stack may stop its jobs (a stop kind acts on its events)
 
     @property
     def label(self) -> str:
@@ -69,17 +79,29 @@ class JobFamily:
 
     @property
     def fields(self) -> tuple[Any, ...]:
-        return (self.outcome_actions, self.scope)
+        return (self.outcome_actions, self.scope, *self.settings, PIPELINE_STEP_JOBS_ALERT)
+
+    @property
+    def detail_types(self) -> tuple[str, ...]:
+        """Every detail-type of its events (a family may have more than one: a pipeline's execution and steps)."""
+        return (self.detail_type,)
+
+    def name_of(self, detail: Mapping[str, Any]) -> Any:
+        """The job an event's detail names (as it stands: not checked)."""
+        return detail.get(self.members.name)
 
     # ---------------------------------------------------------------- the event
 
     def parse(self, raw: Mapping[str, Any]) -> JobEvent:
         """The event's job (its envelope and detail already known to be this family's); raises IgnoredEvent naming
         the field when the job cannot be named, else every unreadable member is a problem on the event."""
+        return self.read(raw, self.members)
+
+    def read(self, raw: Mapping[str, Any], m: Members) -> JobEvent:
+        """`parse` with the members `m` (a family whose detail-types name their members differently)."""
         detail = raw.get("detail")
         if not isinstance(detail, Mapping):
             raise IgnoredEvent("detail: missing or not an object")
-        m = self.members
         named = detail.get(m.name)
         name, arn, status = (_text(detail, key, named) for key in (m.name, m.arn, m.status))
         problems: list[str] = []
@@ -90,6 +112,7 @@ class JobFamily:
             run_seconds=_seconds(detail, m.run_seconds, problems),
             billable_seconds=_seconds(detail, m.billable_seconds, problems),
             tags=_tags(detail, m.tags, problems),
+            parent=(_optional(detail, m.parent, str, problems) or "") if m.parent else "",
         )
         return JobEvent(
             family=self,
@@ -114,6 +137,41 @@ class JobFamily:
         prefixes = config[self.scope]
         return not prefixes or job_name.startswith(prefixes)
 
+    def outcome_of(self, event: JobEvent) -> str | None:
+        """The outcome the event shows: the first condition that holds (a family's conditions exclude one another)."""
+        return next((name for name, condition in self.outcomes.items()
+                     if condition.holds(event.job_status, event.secondary_status)), None)
+
+    def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
+        """Why the event's job does not alert on its own (another report covers it), the Need to read before that
+        is known, or None (it alerts). `facts`: what was read so far. Here: a job a pipeline's step launched, when
+        pipeline_step_jobs_alert is false (its tag names the execution)."""
+        execution = event.tags.get(PIPELINE_TAG)
+        if not execution or config[PIPELINE_STEP_JOBS_ALERT]:
+            return None
+        return (f"a step's job of pipeline execution {arn_name(execution)}: the execution reports for it "
+                "(pipeline_outcomes; pipeline_step_jobs_alert is false)")
+
+    def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Need]:
+        """What an outcome's message needs read of the job (nothing, unless the family says so)."""
+        return frozenset()
+
+    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
+        """The event knowing what was read of its job (its `details`; a reason the event did not carry)."""
+        return event
+
+    def short_reason(self, event: JobEvent) -> str:
+        """Why, in a text message: its FailureReason."""
+        return event.failure_reason
+
+    def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]:
+        """Its own lines in an outcome's message (between the failure reason and the job's facts)."""
+        return []
+
+    def json_details(self, event: JobEvent) -> dict[str, Any] | None:
+        """What the json webhook format says of the job besides its name and status (`job.details`)."""
+        return None
+
     def arn_of(self, event_arn: str, job_name: str) -> str:
         """The ARN of another job in the same account and region (SageMaker lower-cases names in ARNs)."""
         return f"{event_arn.rpartition('/')[0]}/{job_name.lower()}"
@@ -126,29 +184,51 @@ class JobFamily:
     def logs(self, region: str, job_name: str) -> tuple[str, str]:
         return f"{self.label} logs", log_link(region, self.log_group, job_name)
 
+    def links(self, event: JobEvent, region: str) -> tuple[tuple[str, str], ...]:
+        """An outcome's links: the job in the console, and its logs."""
+        return self.console(region, event.job_name), self.logs(region, event.job_name)
+
     # ---------------------------------------------------------------- the stack
 
     def pattern(self, clauses: list[dict[str, Any]], config: Configured) -> dict[str, Any]:
-        """Its events that can have a trigger: one of the clauses holds, on a job in scope."""
-        detail: dict[str, Any] = {"$or": clauses}
+        """Its events that can have a trigger: one of the clauses holds, on a job in scope (one clause stands alone:
+        EventBridge's $or takes two alternatives or more)."""
+        detail: dict[str, Any] = {**({"$or": clauses} if len(clauses) > 1 else clauses[0]), **self.quiet_clause(config)}
         prefixes = config[self.scope]
         if prefixes:
-            detail[self.members.name] = [{"prefix": prefix} for prefix in prefixes]
+            detail.update(self.scope_clause(prefixes))
         return {"source": [SOURCE], "detail-type": [self.detail_type], "detail": detail}
+
+    def scope_clause(self, prefixes: tuple[str, ...]) -> dict[str, Any]:
+        """The detail clause matching its jobs under the prefixes."""
+        return {self.members.name: [{"prefix": prefix} for prefix in prefixes]}
 
     def outcome_clause(self, outcome: str) -> dict[str, Any]:
         """The detail clause matching exactly the events of this outcome."""
         return self.outcomes[outcome].pattern(self.members.status, self.members.secondary or "")
 
+    def quiet_clause(self, config: Configured) -> dict[str, Any]:
+        """What its pattern adds so that the rule never matches the events of jobs it holds back whatever their
+        triggers (a member that must not exist: the parent their event names, a pipeline's tag)."""
+        return {} if config[PIPELINE_STEP_JOBS_ALERT] else {"Tags": {PIPELINE_TAG: [{"exists": False}]}}
+
+    def own_capabilities(self, config: Configured) -> frozenset[Capability]:
+        """What the family itself needs of its jobs (a describe before it knows whether a job alerts)."""
+        return frozenset()
+
+    def read_grants(self, config: Configured) -> list[Grant]:
+        """The IAM statements of its own reads (its outcome_needs), when the configuration can make them."""
+        return []
+
     def grants(self, config: Configured, needed: frozenset[Capability]) -> list[Grant]:
         """What the other plug-ins need of its jobs, as IAM statements: describe and stop on the jobs in scope (in
-        the stack's account and region), and the listing when a stop may name a prefix."""
+        the stack's account and region), and the listing when a stop may name a prefix; then its own reads."""
+        needed = needed | self.own_capabilities(config)
         verbs = [str(verb) for verb in (Capability.STOP, Capability.DESCRIBE) if verb in needed]
         plural = f"{self.label}s"
         grants = []
         if verbs:
-            resources = tuple(Arn("sagemaker", self.resource, f"{pattern}*")
-                              for pattern in job_name_patterns(config[self.scope]))
+            resources = self.resources(config)
             grants.append(Grant(
                 sid="And".join(verb.capitalize() for verb in verbs) + "".join(w.capitalize() for w in plural.split()),
                 actions=tuple(f"sagemaker:{getattr(self.api, verb)}" for verb in verbs),
@@ -163,7 +243,12 @@ class JobFamily:
                 reason=f"sagemaker:{self.api.list} supports no resource-level permissions; IAM requires Resource "
                        "\"*\" for it (the only action in that statement).",
             ))
-        return grants
+        return grants + self.read_grants(config)
+
+    def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]:
+        """Its jobs in scope (or the jobs of another resource type under its prefixes), as IAM resources."""
+        return tuple(Arn("sagemaker", resource or self.resource, f"{pattern}*")
+                     for pattern in job_name_patterns(config[self.scope]))
 
 
 def scope_field(key: str, noun: str) -> Texts:

@@ -1,12 +1,28 @@
 """SageMaker training jobs: the "SageMaker Training Job State Change" event, Describe/List/StopTrainingJob, their
-console page and logs, their job outcomes (`job_outcomes`) and their scope (`training_job_prefixes`)."""
+console page and logs, their job outcomes (`job_outcomes`) and their scope (`training_job_prefixes`).
+
+A training job launched by a hyperparameter tuning job (a trial) does not alert on its own unless
+`tuning_trials_alert` is true: its tuning job reports once for all its trials (jobs/tuning.py). The event names
+the tuning job (TuningJobArn, as DescribeTrainingJob does): the rule does not even match such events. A job whose
+name has a trial's form (<tuning job>-NNN-xxxxxxxx) and whose event names no tuning job is described once before
+its outcome acts, so that a trial is never mistaken for a job of its own.
+"""
 
 from __future__ import annotations
 
 from rule_actions.contract import OutcomeCondition
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
-from rule_actions.records import JobApi, Place
+from rule_actions.jobs.common import (
+    LOG_GROUPS,
+    TRAINING,
+    TRAINING_JOB,
+    TUNING_JOB,
+    TUNING_TRIALS_ALERT,
+    arn_name,
+    is_trial_name,
+)
+from rule_actions.records import Capability, Described, Place, Unread
 
 COMPLETED, FAILED, STOPPED = "Completed", "Failed", "Stopped"
 TIMEOUTS = ("MaxRuntimeExceeded", "MaxWaitTimeExceeded")
@@ -29,6 +45,7 @@ OUTCOMES = {
                                 "was stopped (by a person or a tool outside this stack)"),
     "Completed": OutcomeCondition((COMPLETED,), (), _ENDED_OTHERWISE, "training job completed", "completed"),
 }
+PARENT = "TuningJobArn"
 
 
 class Training(JobFamily):
@@ -37,19 +54,53 @@ class Training(JobFamily):
     detail_type = "SageMaker Training Job State Change"
     members = Members(name="TrainingJobName", arn="TrainingJobArn", status="TrainingJobStatus",
                       started="TrainingStartTime", ended="TrainingEndTime", run_seconds="TrainingTimeInSeconds",
-                      billable_seconds="BillableTimeInSeconds")
-    api = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
-                 name="TrainingJobName", summaries="TrainingJobSummaries")
-    resource = "training-job"
+                      billable_seconds="BillableTimeInSeconds", parent=PARENT)
+    api = TRAINING
+    resource = TRAINING_JOB
     statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
     outcomes = OUTCOMES
-    log_group = "/aws/sagemaker/TrainingJobs"  # streams <job>/algo-<n>-<epoch>
+    log_group = LOG_GROUPS[TRAINING_JOB]  # streams <job>/algo-<n>-<epoch>
     seeded = ("DebugRuleConfigurations", "ProfilerRuleConfigurations")
     scope = scope_field("training_job_prefixes", noun)
     outcome_actions = ActionMap(
         "job_outcomes", (), "Training job outcome (" + ", ".join(OUTCOMES) + ") -> actions (notify, email, sms, "
-        "webhook; not stoptraining: the job has ended, or SageMaker is resuming it). None by default.",
+        "webhook; not stoptraining: the job has ended, or SageMaker is resuming it). None by default; a tuning "
+        "job's trials only with tuning_trials_alert.",
         Place.JOB_OUTCOMES, "job outcome", tuple(OUTCOMES))
+    settings = (TUNING_TRIALS_ALERT,)
+    stoppable = True
+
+    def held_back(self, event, config, facts):
+        """A trial of a tuning job (unless tuning_trials_alert): its tuning job reports for it; a pipeline step's
+        job (unless pipeline_step_jobs_alert)."""
+        step = super().held_back(event, config, facts)
+        if step is not None or config[TUNING_TRIALS_ALERT]:
+            return step
+        parent = event.parent
+        if not parent and is_trial_name(event.job_name):  # a trial's name, and the event names no parent
+            need = Described(self.api, event.job_name)
+            if need not in facts:
+                return need
+            described = facts[need]
+            found = described.get(PARENT) if not isinstance(described, Unread) else None
+            parent = found if isinstance(found, str) else ""  # unreadable: it alerts (better twice than never)
+        if f":{TUNING_JOB}/" not in parent:
+            return None
+        return (f"a trial of tuning job {arn_name(parent)}: its tuning job reports for it (tuning_job_outcomes; "
+                "tuning_trials_alert is false)")
+
+    def quiet_clause(self, config):
+        """With outcomes to act on, a trial's events are not matched at all (a tuning job carries no Debugger rules:
+        its trials have no rule statuses either)."""
+        quiet = super().quiet_clause(config)
+        if config[TUNING_TRIALS_ALERT] or not any(actions for _, actions in config[self.outcome_actions]):
+            return quiet
+        return {**quiet, PARENT: [{"exists": False}]}
+
+    def own_capabilities(self, config):
+        """Describe, to tell a trial from a job of its own when the event does not say (when an outcome may act)."""
+        acts = any(actions for _, actions in config[self.outcome_actions])
+        return frozenset({Capability.DESCRIBE}) if acts and not config[TUNING_TRIALS_ALERT] else frozenset()
 
 
 FAMILY = Training()

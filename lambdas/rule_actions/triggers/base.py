@@ -9,6 +9,7 @@
     needs, check           what a planned action of its triggers needs read, then its decision given that
     words, facts           its message (subject, body, text, links) and what payloads say of it
     clauses                its EventBridge detail clauses for a job family's events (none: it never triggers there)
+    places                 where its actions are declared (the kinds declared there act on the families it fires on)
     capabilities           what it needs of the job families (describe...), which they grant
 
 The frame every message shares (the subject's tag, the account line, the link lines, the footer) is here too.
@@ -32,6 +33,7 @@ from rule_actions.records import (
     Message,
     Need,
     Origin,
+    Place,
     Planned,
     Trigger,
     TriggerFacts,
@@ -47,6 +49,7 @@ class TriggerFamily:
     type: ClassVar[str] = ""
     record: ClassVar[type[Trigger]]
     fields: ClassVar[tuple[Field[Any], ...]] = ()
+    places: ClassVar[frozenset[Place]] = frozenset()
 
     def observe(self, event: JobEvent) -> tuple[list[Trigger], list[str]]:
         return [], []
@@ -112,8 +115,8 @@ def subject(event: JobEvent, name: str, what: str, job: str) -> str:
 
 
 def line(label: str, value: str) -> str:
-    """A body's `Label:   value` line, values aligned."""
-    return f"{label + ':':<16}{value}"
+    """A body's `Label:   value` line, values aligned (a label too long to align keeps a space before its value)."""
+    return f"{label + ':':<15} {value}"
 
 
 def account_lines(event: JobEvent) -> list[str]:
@@ -125,4 +128,5 @@ def account_lines(event: JobEvent) -> list[str]:
 
 
 def link_lines(links: Sequence[tuple[str, str]]) -> list[str]:
-    return [f"{label + ':':<29}{url}" for label, url in links]
+    """A body's link lines, URLs aligned (a label too long to align keeps a space before its URL)."""
+    return [f"{label + ':':<28} {url}" for label, url in links]

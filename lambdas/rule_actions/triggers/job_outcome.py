@@ -1,9 +1,12 @@
 """Job outcomes: how a job ended (or that its spot capacity was lost), for every job family.
 
 Each job family declares its outcomes (conditions on its status and secondary status, with their words) and the
-field that attaches actions to them (`job_outcomes` for training jobs): an outcome is a trigger when that field
-gives it actions. A job this stack stopped ends Stopped; that outcome is skipped (read from the ledger's stop
-record), so one stop does not alert twice.
+field that attaches actions to them (`job_outcomes` for training jobs, `tuning_job_outcomes`...): an outcome is a
+trigger when that field gives it actions. A job this stack stopped ends Stopped; that outcome is skipped (read from
+the ledger's stop record), so one stop does not alert twice. A job its family holds back (a tuning job's trial) has
+no outcome of its own; when the family must read before it knows, the outcome's actions wait for that read. What the
+family reads for an outcome's message (a tuning job's failed trials, a pipeline's failed steps) is read with the
+rest of the plan, and the family words it.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rule_actions.contract import Outcome
-from rule_actions.records import Message, Origin, StopRecord, Trigger, TriggerFacts
+from rule_actions.records import Message, Origin, Place, StopRecord, Trigger, TriggerFacts
 from rule_actions.text import (
     DETAILS_MAX,
     NAME_MAX,
@@ -28,7 +31,8 @@ LABEL_PREFIX = "job:"  # a job outcome's label: job:Failed
 STOPPED = "Stopped"
 TRANSITIONS_SHOWN = 4  # the last secondary status transitions in an outcome's message
 MARKS = {"Failed": "\u274c", "MaxRuntimeExceeded": "\u23f1\ufe0f", "MaxWaitTimeExceeded": "\u23f1\ufe0f",
-         "Interrupted": "\u26a0\ufe0f", "Stopped": "\U0001f6d1", "Completed": "\u2705"}
+         "Interrupted": "\u26a0\ufe0f", "Stopped": "\U0001f6d1", "Completed": "\u2705", "Succeeded": "\u2705",
+         "CompletedWithFailures": "\u26a0\ufe0f"}
 
 
 @dataclass(frozen=True)
@@ -77,23 +81,28 @@ def ran_for(event) -> str | None:
 class JobOutcomes(TriggerFamily):
     type = JobOutcome.TYPE
     record = JobOutcome
+    places = frozenset({Place.JOB_OUTCOMES})
 
     def observe(self, event):
         family = event.family
         if family is None:
             return [], []
-        found = [JobOutcome(name) for name, condition in family.outcomes.items()
-                 if condition.holds(event.job_status, event.secondary_status)]
-        return found[:1], []  # a family's conditions exclude one another
+        outcome = family.outcome_of(event)  # a family's conditions exclude one another
+        return ([JobOutcome(outcome)] if outcome else []), []
 
     def select(self, found, event, config):
         return [outcome for outcome in found if actions_for(config, event.family, outcome.outcome)]
 
     def entries(self, trigger, event, config, facts):
+        held = event.family.held_back(event, config, facts)
+        if held is not None:  # a Need to read first (its actions wait), or held back: no actions of its own
+            return held if not isinstance(held, str) else []
         return [(action, Origin.CONFIGURATION) for action in actions_for(config, event.family, trigger.outcome)]
 
     def needs(self, item, event):
-        return frozenset({StopRecord(event.job_arn)}) if item.trigger.outcome == STOPPED else frozenset()
+        family, outcome = event.family, item.trigger.outcome
+        stop = {StopRecord(event.job_arn)} if outcome == STOPPED and family.stoppable else set()
+        return frozenset(stop) | family.outcome_needs(event, outcome)
 
     def check(self, item, event, facts):
         by = facts.get(StopRecord(event.job_arn)) if item.trigger.outcome == STOPPED else None
@@ -105,7 +114,7 @@ class JobOutcomes(TriggerFamily):
         event, outcome, region = occasion.event, occasion.trigger, occasion.region
         family = event.family
         condition = family.outcomes[outcome.outcome]
-        links = (family.console(region, event.job_name), family.logs(region, event.job_name))
+        links = family.links(event, region)
         job = plain(event.job_name, NAME_MAX)
         secondary = plain(event.secondary_status or "", 64)
         state = plain(event.job_status, 64) + (f" ({secondary})" if secondary else "")
@@ -125,15 +134,19 @@ class JobOutcomes(TriggerFamily):
         ran = ran_for(event)
         if ran:
             lines.append(line("Ran for", ran))
+        own = family.outcome_lines(event, outcome.outcome)
+        if own:
+            lines += ["", *own]
         if event.transitions:
             lines += ["", "Last status transitions:"]
             for step in event.transitions[-TRANSITIONS_SHOWN:]:
                 message = plain(step.message, 256)
                 lines.append(f"  - {stamp(step.start)}  {plain(step.status, 64)}" + (f": {message}" if message else ""))
-        lines += ["", *link_lines(links), "",
-                  f"{FOOTER} for the job outcomes configured in the stack "
+        lines += ["", *link_lines(links)] if links else []
+        lines += ["", f"{FOOTER} for the job outcomes configured in the stack "
                   f"({family.outcome_actions.key}.{outcome.outcome})."]
-        reason = f": {event.failure_reason}" if event.failure_reason else ""
+        short = family.short_reason(event)
+        reason = f": {short}" if short else ""
         return Message(
             subject(event, "", condition.subject + ": ", event.job_name),
             "\n".join(lines),

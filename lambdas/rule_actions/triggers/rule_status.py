@@ -159,6 +159,7 @@ class RuleStatuses(TriggerFamily):
     type = RuleStatus.TYPE
     record = RuleStatus
     fields = (RULES, HONOR_ACTION_JSON, NOTIFY_ON_RULE_ERROR)
+    places = frozenset({Place.ACTION_JSON, Place.RULES})
 
     def observe(self, event):
         if event.family is None or event.family.name != APPLIES_TO:

@@ -1,0 +1,80 @@
+"""What the job families share besides base.py: SageMaker's operation names for each job type (a family's own API,
+and the jobs another family's events lead to: a pipeline step's job, a tuning job's trials), and the settings
+that one family documents and others obey: `tuning_trials_alert` (the training family holds a tuning job's trials
+back), `pipeline_step_jobs_alert` (every family may hold back the jobs a pipeline's steps launched)."""
+
+from __future__ import annotations
+
+import re
+
+from rule_actions.fields import Flag
+from rule_actions.records import JobApi
+
+TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
+                  name="TrainingJobName", summaries="TrainingJobSummaries")
+TUNING = JobApi(describe="DescribeHyperParameterTuningJob", stop="StopHyperParameterTuningJob",
+                list="ListHyperParameterTuningJobs", name="HyperParameterTuningJobName",
+                summaries="HyperParameterTuningJobSummaries")
+PROCESSING = JobApi(describe="DescribeProcessingJob", stop="StopProcessingJob", list="ListProcessingJobs",
+                    name="ProcessingJobName", summaries="ProcessingJobSummaries")
+TRANSFORM = JobApi(describe="DescribeTransformJob", stop="StopTransformJob", list="ListTransformJobs",
+                   name="TransformJobName", summaries="TransformJobSummaries")
+PIPELINE_EXECUTION = JobApi(describe="DescribePipelineExecution", stop="StopPipelineExecution",
+                            list="ListPipelineExecutions", name="PipelineExecutionArn",
+                            summaries="PipelineExecutionSummaries")
+# A tuning job's trials: ListTrainingJobsForHyperParameterTuningJob (its failed ones, with their reasons).
+LIST_TRIALS = "ListTrainingJobsForHyperParameterTuningJob"
+# The ARN resource type of each job type (arn:...:sagemaker:<region>:<account>:<resource>/<name>).
+TRAINING_JOB, TUNING_JOB, PROCESSING_JOB, TRANSFORM_JOB = (
+    "training-job", "hyper-parameter-tuning-job", "processing-job", "transform-job")
+# Each job type's page in the SageMaker console (#/<path>/<name>) and its CloudWatch Logs group (a tuning job's
+# trials log as training jobs, in streams that start with the tuning job's name).
+CONSOLE_PATHS = {TRAINING_JOB: "jobs", TUNING_JOB: "hyper-tuning-jobs", PROCESSING_JOB: "processing-jobs",
+                 TRANSFORM_JOB: "transform-jobs"}
+LOG_GROUPS = {TRAINING_JOB: "/aws/sagemaker/TrainingJobs", TUNING_JOB: "/aws/sagemaker/TrainingJobs",
+              PROCESSING_JOB: "/aws/sagemaker/ProcessingJobs", TRANSFORM_JOB: "/aws/sagemaker/TransformJobs"}
+
+TUNING_TRIALS_ALERT = Flag(
+    "tuning_trials_alert", False,
+    "A tuning job's training jobs (its trials) also alert on their own through job_outcomes (false: only the "
+    "tuning job reports, once, through tuning_job_outcomes).")
+PIPELINE_STEP_JOBS_ALERT = Flag(
+    "pipeline_step_jobs_alert", True,
+    "The jobs a pipeline's steps launch (tagged sagemaker:pipeline-execution-arn) also alert on their own through "
+    "their family's outcomes (false: only the pipeline execution reports them, through pipeline_outcomes).")
+PIPELINE_TAG = "sagemaker:pipeline-execution-arn"  # the tag SageMaker Pipelines puts on every job a step launches
+# A trial's name: the tuning job's name (the prefix of every training job it launches, as the API documents it),
+# the trial's three-digit number and eight hex digits (tuning-name-001-0a1b2c3d).
+TRIAL_NAME = r"(?P<tuning>[A-Za-z0-9](?:-*[A-Za-z0-9]){0,31})-[0-9]{3}-[0-9a-f]{8}"
+
+
+# The lines of a FailureReason that only frame the cause (a traceback's frames, the command, the exit code). The
+# patterns here are compiled on first use (re's cache), not at import: a cold start never pays for them.
+_FRAME = r"\s*(Traceback \(most recent call last\)|File \"|Command \"|, exit code|ExitCode \d|\^+$)"
+
+
+def is_trial_name(name: str) -> bool:
+    """A trial's name: <tuning job>-NNN-<8 hex>."""
+    return re.fullmatch(TRIAL_NAME, name, re.ASCII) is not None
+
+
+def essence(reason: str) -> str:
+    """The line of a FailureReason that names the cause: SageMaker's reasons end a traceback or a script's error
+    message with it ("ValueError: could not convert string to float: 'Month-to-month'"); a one-line reason is
+    itself. Plain text is made by the caller."""
+    lines = [line.strip() for line in reason.splitlines() if line.strip() and not re.match(_FRAME, line)]
+    last = lines[-1] if lines else reason.strip()
+    if last.startswith("ErrorMessage "):
+        last = last[len("ErrorMessage "):].strip().strip('"').strip()
+    return last if len(lines) > 1 else reason.strip()
+
+
+def arn_name(arn: str) -> str:
+    """The name at the end of a job's ARN (arn:...:training-job/<name>)."""
+    return arn.rpartition("/")[2]
+
+
+def arn_resource(arn: str) -> str:
+    """The resource type of a SageMaker ARN (training-job, hyper-parameter-tuning-job...), "" when it has none."""
+    head = arn.split("/", 1)[0]
+    return head.rpartition(":")[2] if "/" in arn else ""

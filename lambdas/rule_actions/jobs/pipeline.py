@@ -1,0 +1,225 @@
+"""SageMaker Pipelines: pipeline executions, from the "SageMaker Model Building Pipeline Execution Status Change" and
+"... Execution Step Status Change" events; their outcomes (`pipeline_outcomes`: Failed, CompletedWithFailures,
+Stopped, Succeeded) and their scope (`pipeline_prefixes`, by pipeline name).
+
+A failed execution is reported once, however many of its steps failed, in parallel or not: its message names every
+failed step, the step's type, and the real reason, taken from the job the step's metadata names (a training,
+processing, transform or tuning job, described; for a tuning job, its first failed trial's own reason): a step's
+own reason is often only "No training job succeeded after 5 attempts". The steps are read when the execution's
+status changes (one ListPipelineExecutionSteps, then one describe per failed step, at most STEPS_DESCRIBED): the
+execution ends only after its steps, so they are all there. Step events are read too (a malformed one is reported
+like any event) but are never a trigger: the rule does not match them, and a step's failure is reported with its
+execution's. The job is the execution, named <pipeline>/<execution id>; its ARN keys the exactly-once records.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from rule_actions.contract import Arn, Grant, OutcomeCondition
+from rule_actions.fields import ActionMap
+from rule_actions.jobs.base import JobFamily, Members, job_name_patterns, scope_field
+from rule_actions.jobs.common import (
+    CONSOLE_PATHS,
+    LIST_TRIALS,
+    LOG_GROUPS,
+    PIPELINE_EXECUTION,
+    PROCESSING,
+    PROCESSING_JOB,
+    TRAINING,
+    TRAINING_JOB,
+    TRANSFORM,
+    TRANSFORM_JOB,
+    TUNING,
+    TUNING_JOB,
+    arn_name,
+    arn_resource,
+    essence,
+)
+from rule_actions.records import FailedSteps, IgnoredEvent, Place, StepFailure, Unread
+from rule_actions.text import DETAILS_MAX, NAME_MAX, console_link, encoded, log_link, plain, quoted
+
+EXECUTION = "SageMaker Model Building Pipeline Execution Status Change"
+STEP = "SageMaker Model Building Pipeline Execution Step Status Change"
+FAILED, WITH_FAILURES = "Failed", "CompletedWithFailures"
+OUTCOMES = {
+    FAILED: OutcomeCondition((FAILED,), (), (), "pipeline execution failed", "failed"),
+    WITH_FAILURES: OutcomeCondition((WITH_FAILURES,), (), (), "pipeline execution completed with failures",
+                                    "completed, but some of its steps failed"),
+    "Stopped": OutcomeCondition(("Stopped",), (), (), "pipeline execution stopped", "was stopped"),
+    "Succeeded": OutcomeCondition(("Succeeded",), (), (), "pipeline execution succeeded", "succeeded"),
+}
+# A step's metadata names its job: the member, the step's type, how the job is described, its ARN resource type.
+STEP_JOBS = {"TrainingJob": ("Training", TRAINING, TRAINING_JOB),
+             "ProcessingJob": ("Processing", PROCESSING, PROCESSING_JOB),
+             "TransformJob": ("Transform", TRANSFORM, TRANSFORM_JOB), "TuningJob": ("Tuning", TUNING, TUNING_JOB)}
+OTHER_STEPS = {"AutoMLJob": "AutoML", "Model": "Model", "RegisterModel": "RegisterModel", "Condition": "Condition",
+               "Callback": "Callback", "Lambda": "Lambda", "EMR": "EMR", "EMRServerless": "EMRServerless",
+               "QualityCheck": "QualityCheck", "ClarifyCheck": "ClarifyCheck", "Fail": "Fail"}
+STEPS_DESCRIBED = 10  # failed steps whose job is described (a bound on the calls of one message)
+STEP_LINKS = 3  # failed steps whose job's console page and logs are linked
+STEP_REASON_MAX = 400
+EXECUTION_ARN = (r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:pipeline/(?P<pipeline>[^/]+)"
+                 r"/execution/(?P<id>[^/]+)")  # compiled on first use (re's cache)
+STEP_STATUS = "currentStepStatus"
+EXECUTION_MEMBERS = Members(name="pipelineExecutionArn", arn="pipelineExecutionArn",
+                            status="currentPipelineExecutionStatus", secondary=None, failure_reason="failureReason",
+                            transitions=None, created="executionStartTime", started="executionStartTime",
+                            ended="executionEndTime", last_modified="executionEndTime")
+STEP_MEMBERS = Members(name="pipelineExecutionArn", arn="pipelineExecutionArn", status=STEP_STATUS,
+                       secondary="stepName", failure_reason="failureReason", transitions=None,
+                       created="stepStartTime", started="stepStartTime", ended="stepEndTime",
+                       last_modified="stepEndTime")
+
+
+def execution_name(arn: Any) -> str | None:
+    """<pipeline>/<execution id> of a pipeline execution's ARN, None when it is not one."""
+    found = re.fullmatch(EXECUTION_ARN, arn, re.ASCII) if isinstance(arn, str) else None
+    return f"{found['pipeline']}/{found['id']}" if found else None
+
+
+class Pipeline(JobFamily):
+    name = "pipeline"
+    noun = "pipeline execution"
+    detail_type = EXECUTION
+    members = EXECUTION_MEMBERS
+    api = PIPELINE_EXECUTION
+    resource = "pipeline"  # an execution's ARN: arn:...:pipeline/<pipeline>/execution/<id>
+    statuses = ("Executing", "Stopping", "Stopped", "Failed", "Succeeded", "CompletedWithFailures")
+    step_statuses = ("Starting", "Executing", "Stopping", "Stopped", "Failed", "Succeeded")
+    outcomes = OUTCOMES
+    scope = scope_field("pipeline_prefixes", "pipeline")
+    outcome_actions = ActionMap(
+        "pipeline_outcomes", (), "Pipeline execution outcome (" + ", ".join(OUTCOMES) + ") -> actions (notify, "
+        "email, sms, webhook): one message per execution, naming every failed step, its type and its job's own "
+        "failure reason. None by default.",
+        Place.JOB_OUTCOMES, "pipeline outcome", tuple(OUTCOMES))
+
+    @property
+    def detail_types(self):
+        return (EXECUTION, STEP)
+
+    def name_of(self, detail):
+        return execution_name(detail.get(self.members.arn))
+
+    def parse(self, raw):
+        detail = raw.get("detail")
+        if not isinstance(detail, Mapping):
+            raise IgnoredEvent("detail: missing or not an object")
+        step = raw.get("detail-type") == STEP
+        arn = detail.get(EXECUTION_MEMBERS.arn)
+        name = execution_name(arn)
+        if name is None:
+            raise IgnoredEvent(f"detail.{EXECUTION_MEMBERS.arn}: missing or not a pipeline execution ARN "
+                               f"({quoted(arn)})")
+        return replace(self.read(raw, STEP_MEMBERS if step else EXECUTION_MEMBERS), job_name=name)
+
+    def in_scope(self, config, job_name):
+        prefixes = tuple(prefix.lower() for prefix in config[self.scope])
+        return not prefixes or job_name.lower().startswith(prefixes)
+
+    def scope_clause(self, prefixes):
+        return {"pipelineArn": [{"wildcard": f"arn:*:sagemaker:*:*:pipeline/{pattern}*"}
+                                for pattern in job_name_patterns(prefixes)]}
+
+    def outcome_of(self, event):
+        return None if STEP_STATUS in event.detail else super().outcome_of(event)
+
+    def outcome_needs(self, event, outcome):
+        if outcome not in (FAILED, WITH_FAILURES):
+            return frozenset()
+        return frozenset({_steps_need(event.job_arn)})
+
+    def learn(self, event, facts):
+        pipeline, _, execution = event.job_name.partition("/")
+        display = event.detail.get("pipelineExecutionDisplayName")
+        steps = facts.get(_steps_need(event.job_arn))
+        failed = [_step(s) for s in steps] if isinstance(steps, tuple) and not isinstance(steps, Unread) else None
+        details = {"pipeline": pipeline, "execution": execution,
+                   "display_name": plain(display, NAME_MAX) if isinstance(display, str) and display else None,
+                   "failed_steps": failed, "unread": steps.reason if isinstance(steps, Unread) else None}
+        reason = event.failure_reason or "; ".join(
+            f"{s['name']} ({s['type'] or 'step'}): {essence(s['job_reason'] or s['reason']) or 'no reason given'}"
+            for s in failed or ())
+        return replace(event, details=details, failure_reason=reason)
+
+    def outcome_lines(self, event, outcome):
+        d = event.details
+        if not d:
+            return []
+        display = f" ({d['display_name']})" if d.get("display_name") else ""
+        lines = [_line("Pipeline", plain(d["pipeline"], NAME_MAX)),
+                 _line("Execution", plain(d["execution"], NAME_MAX) + display)]
+        steps = d.get("failed_steps")
+        if steps is not None:
+            lines += ["", f"Failed steps ({len(steps)}):" if steps else "Failed steps: none listed"]
+            for s in steps:
+                lines.append(f"  - {s['name']} ({s['type'] or 'type unknown'})")
+                if s["job_arn"]:
+                    lines.append(f"      {'Job:':<11} {plain(arn_name(s['job_arn']), NAME_MAX)}")
+                if s["job_reason"]:
+                    whose = f"its failed trial {s['trial']}'s own" if s["trial"] else "the job's own"
+                    lines.append(f"      {'Reason:':<11} {plain(essence(s['job_reason']), STEP_REASON_MAX)}  ({whose})")
+                if s["reason"] and s["reason"] != s["job_reason"]:
+                    lines.append(f"      {'Step said:':<11} {plain(essence(s['reason']), STEP_REASON_MAX)}")
+                if s["unread"]:
+                    lines.append(f"      {'Not read:':<11} {s['unread']}")
+        if d.get("unread"):
+            lines += ["", f"Steps not read: {plain(d['unread'], DETAILS_MAX)}"]
+        return lines
+
+    def links(self, event, region):
+        found = []
+        for step in (event.details.get("failed_steps") or ())[:STEP_LINKS]:
+            resource = arn_resource(step["job_arn"])
+            if resource not in CONSOLE_PATHS:
+                continue
+            job = arn_name(step["job_arn"])
+            found.append((f"{step['name']}: its job in the console",
+                          console_link(region, f"/{CONSOLE_PATHS[resource]}/{encoded(job)}")))
+            found.append((f"{step['name']}: its job's logs", log_link(region, LOG_GROUPS[resource], job)))
+        return tuple(found)
+
+    def json_details(self, event):
+        return dict(event.details) or None
+
+    def read_grants(self, config):
+        if not any(dict(config[self.outcome_actions]).get(o) for o in (FAILED, WITH_FAILURES)):
+            return []
+        executions = self.resources(config)
+        jobs = [(api, resource) for _, api, resource in STEP_JOBS.values()]
+        return [
+            Grant(sid="ListPipelineExecutionSteps", actions=("sagemaker:ListPipelineExecutionSteps",),
+                  resources=executions,
+                  reason="Pipelines are named by users: the function lists the steps of any execution of a pipeline "
+                         "under the configured pipeline_prefixes (every pipeline when none are set), read-only."),
+            Grant(sid="DescribePipelineStepJobs",
+                  actions=(*(f"sagemaker:{api.describe}" for api, _ in jobs), f"sagemaker:{LIST_TRIALS}"),
+                  resources=tuple(Arn("sagemaker", resource, "*") for _, resource in jobs),
+                  reason="A pipeline's steps launch jobs that SageMaker names (pipelines-<execution>-<step>-<random>, "
+                         "or the step's custom job prefix): the function describes a failed step's job, read-only, "
+                         "for its real failure reason, whatever its name."),
+        ]
+
+
+def _steps_need(execution_arn: str) -> FailedSteps:
+    return FailedSteps(execution_arn, tuple((member, api) for member, (_, api, _) in STEP_JOBS.items()),
+                       STEPS_DESCRIBED, tuning="TuningJob")
+
+
+def _step(found: StepFailure) -> dict[str, str]:
+    kind = STEP_JOBS[found.type][0] if found.type in STEP_JOBS else OTHER_STEPS.get(found.type, found.type)
+    return {"name": plain(found.name, NAME_MAX) or "?", "type": plain(kind, 64),
+            "reason": plain(found.reason, DETAILS_MAX, multiline=True), "job_arn": plain(found.job_arn, 2048),
+            "job_reason": plain(found.job_reason, DETAILS_MAX, multiline=True),
+            "unread": plain(found.unread, STEP_REASON_MAX), "trial": plain(found.trial, NAME_MAX)}
+
+
+def _line(label: str, value: str) -> str:
+    return f"{label + ':':<15} {value}"
+
+
+FAMILY = Pipeline()

@@ -1,0 +1,39 @@
+"""SageMaker batch transform jobs: the "SageMaker Transform Job State Change" event, their outcomes
+(`transform_job_outcomes`: Failed, Stopped, Completed) with the FailureReason the event carries, and their scope
+(`transform_job_prefixes`). Nothing is read: the event says it all."""
+
+from __future__ import annotations
+
+from rule_actions.contract import OutcomeCondition
+from rule_actions.fields import ActionMap
+from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRANSFORM, TRANSFORM_JOB
+from rule_actions.records import Place
+
+OUTCOMES = {
+    "Failed": OutcomeCondition(("Failed",), (), (), "transform job failed", "failed"),
+    "Stopped": OutcomeCondition(("Stopped",), (), (), "transform job stopped", "was stopped"),
+    "Completed": OutcomeCondition(("Completed",), (), (), "transform job completed", "completed"),
+}
+
+
+class Transform(JobFamily):
+    name = "transform"
+    noun = "transform job"
+    detail_type = "SageMaker Transform Job State Change"
+    members = Members(name="TransformJobName", arn="TransformJobArn", status="TransformJobStatus",
+                      secondary=None, transitions=None, started="TransformStartTime", ended="TransformEndTime")
+    api = TRANSFORM
+    resource = TRANSFORM_JOB
+    statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")
+    outcomes = OUTCOMES
+    console_path = CONSOLE_PATHS[TRANSFORM_JOB]
+    log_group = LOG_GROUPS[TRANSFORM_JOB]
+    scope = scope_field("transform_job_prefixes", noun)
+    outcome_actions = ActionMap(
+        "transform_job_outcomes", (), "Batch transform job outcome (" + ", ".join(OUTCOMES) + ") -> actions "
+        "(notify, email, sms, webhook), with the FailureReason. None by default.",
+        Place.JOB_OUTCOMES, "transform job outcome", tuple(OUTCOMES))
+
+
+FAMILY = Transform()

@@ -1,0 +1,178 @@
+"""SageMaker hyperparameter tuning jobs: the "SageMaker HyperParameter Tuning Job State Change" event, their outcomes
+(`tuning_job_outcomes`: Failed, Stopped, Completed) and their scope (`tuning_job_prefixes`).
+
+One message per tuning job, however many training jobs (trials) it launched: a trial does not alert on its own
+unless `tuning_trials_alert` is true (jobs/training.py). Every message carries the tuning job's facts: its
+training jobs' status counters, its objective counters, its best training job and that job's objective value
+(from the event, else one DescribeHyperParameterTuningJob); a Failed one also the failure reasons of at most
+TRIALS_SHOWN failed trials (one ListTrainingJobsForHyperParameterTuningJob): a tuning job's own reason ("No
+training job succeeded after 5 attempts") says nothing a person can act on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from rule_actions.contract import Grant, OutcomeCondition
+from rule_actions.fields import ActionMap
+from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.common import (
+    CONSOLE_PATHS,
+    LIST_TRIALS,
+    LOG_GROUPS,
+    TUNING,
+    TUNING_JOB,
+    TUNING_TRIALS_ALERT,
+    essence,
+)
+from rule_actions.records import Described, FailedTrials, Place, Unread
+from rule_actions.text import DETAILS_MAX, NAME_MAX, log_link, plain
+
+FAILED = "Failed"
+OUTCOMES = {
+    FAILED: OutcomeCondition((FAILED,), (), (), "tuning job failed", "failed"),
+    "Stopped": OutcomeCondition(("Stopped",), (), (), "tuning job stopped", "was stopped"),
+    "Completed": OutcomeCondition(("Completed",), (), (), "tuning job completed", "completed"),
+}
+TRIALS_SHOWN = 5  # the failed trials a Failed message names, with their reasons
+TRIAL_REASON_MAX = 300
+COUNTERS = ("Completed", "InProgress", "RetryableError", "NonRetryableError", "Stopped")  # TrainingJobStatusCounters
+OBJECTIVE = ("Succeeded", "Pending", "Failed")  # ObjectiveStatusCounters
+
+
+class Tuning(JobFamily):
+    name = "tuning"
+    noun = "hyperparameter tuning job"
+    detail_type = "SageMaker HyperParameter Tuning Job State Change"
+    members = Members(name="HyperParameterTuningJobName", arn="HyperParameterTuningJobArn",
+                      status="HyperParameterTuningJobStatus", secondary=None, transitions=None,
+                      started="CreationTime", ended="HyperParameterTuningEndTime")
+    api = TUNING
+    resource = TUNING_JOB
+    statuses = ("Completed", "InProgress", "Failed", "Stopped", "Stopping", "Deleting", "DeleteFailed")
+    outcomes = OUTCOMES
+    console_path = CONSOLE_PATHS[TUNING_JOB]
+    log_group = LOG_GROUPS[TUNING_JOB]  # its trials' streams start with its name
+    scope = scope_field("tuning_job_prefixes", noun)
+    outcome_actions = ActionMap(
+        "tuning_job_outcomes", (), "Hyperparameter tuning job outcome (" + ", ".join(OUTCOMES) + ") -> actions "
+        "(notify, email, sms, webhook): one message per tuning job, with its counters, its best training job and, "
+        "when it failed, its failed trials' reasons. None by default.",
+        Place.JOB_OUTCOMES, "tuning job outcome", tuple(OUTCOMES))
+    settings = (TUNING_TRIALS_ALERT,)
+
+    def logs(self, region, job_name):
+        return "Its training jobs' logs", log_link(region, self.log_group, job_name)
+
+    def outcome_needs(self, event, outcome):
+        needs: set = set()
+        if "BestTrainingJob" not in event.detail or (outcome == FAILED and not event.failure_reason):
+            needs.add(Described(self.api, event.job_name))
+        if outcome == FAILED:
+            needs.add(FailedTrials(event.job_name, TRIALS_SHOWN))
+        return frozenset(needs)
+
+    def learn(self, event, facts):
+        described = facts.get(Described(self.api, event.job_name))
+        known: Mapping[str, Any] = described if isinstance(described, Mapping) else {}
+        detail = {**known, **{key: value for key, value in event.detail.items() if value is not None}}
+        trials = facts.get(FailedTrials(event.job_name, TRIALS_SHOWN))
+        reason = event.failure_reason or (known.get("FailureReason") if isinstance(known.get("FailureReason"), str)
+                                          else "")
+        details = {
+            "training_jobs": _counters(detail.get("TrainingJobStatusCounters"), COUNTERS),
+            "objective": _counters(detail.get("ObjectiveStatusCounters"), OBJECTIVE),
+            "best_training_job": _best(detail.get("BestTrainingJob")),
+            "failed_trials": ([_trial(t) for t in trials] if isinstance(trials, (list, tuple))
+                              and not isinstance(trials, Unread) else None),
+            "unread": "; ".join(a.reason for a in (described, trials) if isinstance(a, Unread)) or None,
+        }
+        return replace(event, failure_reason=reason, details=details)
+
+    def outcome_lines(self, event, outcome):
+        d = event.details
+        if not d:
+            return []
+        jobs, objective, best = d.get("training_jobs"), d.get("objective"), d.get("best_training_job")
+        lines = [
+            _line("Training jobs", _summary(jobs, COUNTERS) if jobs else "unknown"),
+            _line("Objective", _summary(objective, OBJECTIVE) if objective else "unknown"),
+            _line("Best job", _best_text(best) if best else "none (no training job reached its objective)"),
+        ]
+        trials = d.get("failed_trials")
+        if trials:
+            failed = (jobs or {}).get("NonRetryableError", 0) + (jobs or {}).get("RetryableError", 0)
+            shown = f"{len(trials)} of {failed}" if failed > len(trials) else str(len(trials))
+            lines += ["", f"Failed training jobs ({shown}) and why, in their own words:"]
+            lines += [f"  - {t['name']}: {plain(essence(t['reason']), TRIAL_REASON_MAX) or '(no reason given)'}"
+                      for t in trials]
+        if d.get("unread"):
+            lines += ["", f"Not read: {plain(d['unread'], DETAILS_MAX)}"]
+        return lines
+
+    def short_reason(self, event):
+        """A failed trial's own reason, which says what went wrong (the tuning job's says how many failed)."""
+        trials = event.details.get("failed_trials") if event.details else None
+        if trials and trials[0]["reason"]:
+            return f"{essence(trials[0]['reason'])} (trial {trials[0]['name']})"
+        return event.failure_reason
+
+    def json_details(self, event):
+        return dict(event.details) or None
+
+    def read_grants(self, config):
+        outcomes = {outcome for outcome, actions in config[self.outcome_actions] if actions}
+        if not outcomes:
+            return []
+        actions = (f"sagemaker:{self.api.describe}", *((f"sagemaker:{LIST_TRIALS}",) if FAILED in outcomes else ()))
+        return [Grant(
+            sid="ReadHyperparameterTuningJobs", actions=actions, resources=self.resources(config),
+            reason="Tuning jobs are named by users at run time: the function describes any tuning job (and lists the "
+                   "failed training jobs of a failed one) under the configured tuning_job_prefixes (every tuning job "
+                   "in the account and region when none are set), read-only, to word its message.",
+        )]
+
+
+def _line(label: str, value: str) -> str:
+    return f"{label + ':':<15} {value}"
+
+
+def _counters(value: Any, keys: tuple[str, ...]) -> dict[str, int] | None:
+    if not isinstance(value, Mapping):
+        return None
+    return {key: value[key] for key in keys if isinstance(value.get(key), int) and not isinstance(value[key], bool)}
+
+
+def _summary(counters: Mapping[str, int], keys: tuple[str, ...]) -> str:
+    words = {"InProgress": "in progress", "RetryableError": "failed (retryable)",
+             "NonRetryableError": "failed (non-retryable)"}
+    return ", ".join(f"{counters[key]} {words.get(key, key.lower())}" for key in keys if key in counters) or "none"
+
+
+def _best(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, Mapping) or not isinstance(value.get("TrainingJobName"), str):
+        return None
+    metric = value.get("FinalHyperParameterTuningJobObjectiveMetric")
+    metric = metric if isinstance(metric, Mapping) else {}
+    number = metric.get("Value")
+    return {"name": plain(value["TrainingJobName"], NAME_MAX),
+            "objective_metric": plain(metric["MetricName"], 256) if isinstance(metric.get("MetricName"), str) else None,
+            "value": number if isinstance(number, (int, float)) and not isinstance(number, bool) else None}
+
+
+def _best_text(best: Mapping[str, Any]) -> str:
+    if best.get("value") is None:
+        return best["name"]
+    return f"{best['name']} ({best.get('objective_metric') or 'objective'} = {best['value']:g})"
+
+
+def _trial(summary: Any) -> dict[str, str]:
+    summary = summary if isinstance(summary, Mapping) else {}
+    name, reason = summary.get("TrainingJobName"), summary.get("FailureReason")
+    return {"name": plain(name, NAME_MAX) if isinstance(name, str) else "?",
+            "reason": plain(reason, DETAILS_MAX, multiline=True) if isinstance(reason, str) else ""}
+
+
+FAMILY = Tuning()

@@ -1,0 +1,20 @@
+"""FailedTrials: a tuning job's failed training jobs, each with its own FailureReason (one
+ListTrainingJobsForHyperParameterTuningJob call, at most `limit` of them: bounded whatever the number of trials)."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import FailedTrials
+
+
+class Trials(Reader):
+    need = FailedTrials
+
+    def read(self, need, ports):
+        return tuple(ports.jobs.failed_trials(need.tuning_job_name, need.limit))
+
+    def failure(self, need):
+        return "ListTrainingJobsForHyperParameterTuningJob failed"
+
+
+READER = Trials()

@@ -1,0 +1,192 @@
+"""The calls rule_actions_cli.moto_sagemaker adds to moto for the job families (ListTrainingJobsForHyperParameterTuningJob,
+ListPipelineExecutionSteps), and the jobs its seeders create, checked against botocore's service model: every
+request the function makes is valid for the model, every answer has only the model's members, of the model's types,
+with its required members and enum values, in-process and over HTTP (moto server), pages included."""
+
+from __future__ import annotations
+
+import datetime as dt
+import urllib.request
+from typing import Any
+
+import boto3
+import botocore.session
+import pytest
+from botocore.exceptions import ClientError
+from botocore.validate import ParamValidator
+from moto import mock_aws
+from moto.server import ThreadedMotoServer
+
+from rule_actions.effects.sagemaker import SageMaker
+from rule_actions_cli import moto_sagemaker
+
+REGION = "us-east-1"
+MODEL = botocore.session.get_session().get_service_model("sagemaker")
+TUNING = "xgb-churn-hpo-1124"
+EXECUTION = "arn:aws:sagemaker:us-east-1:123456789012:pipeline/churn-training-pipeline/execution/k3j9x7a2b1c0"
+
+
+def valid(operation: str, request: dict[str, Any], response: dict[str, Any]) -> None:
+    """The request is valid input of the operation, the response (without ResponseMetadata) valid output."""
+    op = MODEL.operation_model(operation)
+    report = ParamValidator().validate(request, op.input_shape)
+    assert not report.has_errors(), report.generate_report()
+    answer = {k: v for k, v in response.items() if k != "ResponseMetadata"}
+    report = ParamValidator().validate(answer, op.output_shape)
+    assert not report.has_errors(), report.generate_report()
+    _enums(answer, op.output_shape, operation)
+
+
+def _enums(value: Any, shape: Any, where: str) -> None:
+    """Every string of an enum shape is one of its values (ParamValidator does not check them)."""
+    if shape.type_name == "structure":
+        for key, item in value.items():
+            _enums(item, shape.members[key], f"{where}.{key}")
+    elif shape.type_name == "list":
+        for index, item in enumerate(value):
+            _enums(item, shape.member, f"{where}[{index}]")
+    elif shape.type_name == "map":
+        for key, item in value.items():
+            _enums(item, shape.value, f"{where}[{key}]")
+    elif shape.type_name == "string" and shape.enum:
+        assert value in shape.enum, (where, value, shape.enum)
+
+
+def seed_tuning(failed: int = 3, completed: int = 2) -> None:
+    arn = moto_sagemaker.put_tuning_job(TUNING, "Failed", failure_reason="No training job succeeded after 5 attempts.")
+    for i in range(1, failed + completed + 1):
+        status = "Failed" if i <= failed else "Completed"
+        moto_sagemaker.put_training_job(f"{TUNING}-{i:03d}-0a1b2c{i:02d}", status, tuning_job_arn=arn,
+                                        failure_reason=f"AlgorithmError: trial {i}" if status == "Failed" else None)
+    moto_sagemaker.put_training_job("not-a-trial", "Failed", failure_reason="ClientError: elsewhere")
+
+
+def seed_steps(count: int = 3) -> None:
+    moto_sagemaker.put_pipeline_execution(EXECUTION, "Failed")
+    start = dt.datetime(2026, 11, 24, 14, 0, tzinfo=dt.UTC)
+    for i in range(count):
+        moto_sagemaker.put_pipeline_step(
+            EXECUTION, f"step-{i}", "Failed" if i else "Succeeded", start_time=start + dt.timedelta(minutes=i),
+            end_time=start + dt.timedelta(minutes=i, seconds=30), failure_reason="No training job succeeded" if i else None,
+            metadata={"TrainingJob": {"Arn": f"arn:aws:sagemaker:us-east-1:123456789012:training-job/job-{i}"}})
+
+
+@pytest.fixture(params=["in-process", "http"])
+def sagemaker(request):
+    """A SageMaker client on moto with the project's calls installed: in-process, or over HTTP (moto server)."""
+    moto_sagemaker.install()
+    if request.param == "in-process":
+        with mock_aws():
+            yield boto3.client("sagemaker", region_name=REGION)
+        return
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        url = f"http://{host}:{port}"
+        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=5)
+        yield boto3.client("sagemaker", region_name=REGION, endpoint_url=url, aws_access_key_id="x",
+                           aws_secret_access_key="x")
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("request_", [
+    {"HyperParameterTuningJobName": TUNING},
+    {"HyperParameterTuningJobName": TUNING, "StatusEquals": "Failed", "MaxResults": 5, "SortBy": "CreationTime",
+     "SortOrder": "Ascending"},  # what the function asks (effects/sagemaker.py)
+    {"HyperParameterTuningJobName": TUNING, "StatusEquals": "Completed", "SortBy": "Status", "SortOrder": "Descending"},
+    {"HyperParameterTuningJobName": TUNING, "SortBy": "Name", "MaxResults": 1},
+])
+def test_a_tuning_job_s_trials_are_listed_as_the_model_says(sagemaker, request_):
+    seed_tuning()
+    response = sagemaker.list_training_jobs_for_hyper_parameter_tuning_job(**request_)
+    valid("ListTrainingJobsForHyperParameterTuningJob", request_, response)
+    summaries = response["TrainingJobSummaries"]
+    assert summaries and all(s["TuningJobName"] == TUNING and s["TrainingJobName"].startswith(TUNING) for s in summaries)
+    if request_.get("StatusEquals") == "Failed":
+        assert [s["FailureReason"] for s in summaries] == [f"AlgorithmError: trial {i}" for i in (1, 2, 3)]
+    if request_.get("MaxResults") == 1:
+        assert len(summaries) == 1 and response["NextToken"]
+
+
+def test_trials_page_through_the_paginator_and_an_unknown_tuning_job_is_not_found(sagemaker):
+    seed_tuning(failed=7, completed=5)
+    pages = list(sagemaker.get_paginator("list_training_jobs_for_hyper_parameter_tuning_job").paginate(
+        HyperParameterTuningJobName=TUNING, PaginationConfig={"PageSize": 5}))
+    names = [s["TrainingJobName"] for page in pages for s in page["TrainingJobSummaries"]]
+    assert len(pages) == 3 and len(names) == len(set(names)) == 12
+    with pytest.raises(ClientError) as err:
+        sagemaker.list_training_jobs_for_hyper_parameter_tuning_job(HyperParameterTuningJobName="nobody")
+    code = err.value.response["Error"]["Code"]
+    assert code in {e.name for e in MODEL.operation_model("ListTrainingJobsForHyperParameterTuningJob").error_shapes}
+
+
+@pytest.mark.parametrize("request_", [
+    {"PipelineExecutionArn": EXECUTION},
+    {"PipelineExecutionArn": EXECUTION, "SortOrder": "Ascending"},  # what the function asks
+    {"PipelineExecutionArn": EXECUTION, "SortOrder": "Descending", "MaxResults": 2},
+])
+def test_an_execution_s_steps_are_listed_as_the_model_says(sagemaker, request_):
+    seed_steps()
+    response = sagemaker.list_pipeline_execution_steps(**request_)
+    valid("ListPipelineExecutionSteps", request_, response)
+    names = [s["StepName"] for s in response["PipelineExecutionSteps"]]
+    order = ["step-0", "step-1", "step-2"]
+    expected = order if request_.get("SortOrder") == "Ascending" else order[::-1]
+    assert names == expected[:request_.get("MaxResults", 3)]
+    assert all(s["Metadata"]["TrainingJob"]["Arn"].endswith(s["StepName"].replace("step", "job"))
+               for s in response["PipelineExecutionSteps"])
+
+
+def test_steps_page_through_the_paginator_and_an_unknown_execution_is_not_found(sagemaker):
+    seed_steps(count=7)
+    pages = list(sagemaker.get_paginator("list_pipeline_execution_steps").paginate(
+        PipelineExecutionArn=EXECUTION, SortOrder="Ascending", PaginationConfig={"PageSize": 3}))
+    assert [len(p["PipelineExecutionSteps"]) for p in pages] == [3, 3, 1]
+    with pytest.raises(ClientError) as err:
+        sagemaker.list_pipeline_execution_steps(PipelineExecutionArn=EXECUTION.replace("k3j9", "zzzz"))
+    code = err.value.response["Error"]["Code"]
+    assert code in {e.name for e in MODEL.operation_model("ListPipelineExecutionSteps").error_shapes}
+
+
+def test_the_function_s_calls_read_the_fills(sagemaker):
+    # The adapter the function uses (effects/sagemaker.py) against the fills: its requests and their answers
+    seed_tuning(failed=6)
+    seed_steps()
+    jobs = SageMaker(sagemaker)
+    trials = jobs.failed_trials(TUNING, 5)
+    assert [t["TrainingJobName"] for t in trials] == [f"{TUNING}-{i:03d}-0a1b2c{i:02d}" for i in range(1, 6)]
+    assert [s["StepName"] for s in jobs.pipeline_steps(EXECUTION)] == ["step-0", "step-1", "step-2"]
+
+
+@pytest.mark.parametrize(("operation", "seed", "request_"), [
+    ("DescribeHyperParameterTuningJob",
+     lambda: moto_sagemaker.put_tuning_job(TUNING, "Completed", training_job_status_counters={
+         "Completed": 4, "InProgress": 0, "RetryableError": 0, "NonRetryableError": 1, "Stopped": 0},
+         objective_status_counters={"Succeeded": 4, "Pending": 0, "Failed": 1}),
+     {"HyperParameterTuningJobName": TUNING}),
+    ("DescribeProcessingJob",
+     lambda: moto_sagemaker.put_processing_job("prep-1", "Failed", failure_reason="AlgorithmError: x",
+                                               exit_message="Traceback...", training_job_arn=None),
+     {"ProcessingJobName": "prep-1"}),
+    ("DescribeTransformJob",
+     lambda: moto_sagemaker.put_transform_job("batch-1", "Failed", failure_reason="ClientError: y"),
+     {"TransformJobName": "batch-1"}),
+    ("DescribeTrainingJob",
+     lambda: moto_sagemaker.put_training_job(f"{TUNING}-001-0a1b2c3d", "Failed", failure_reason="AlgorithmError: z",
+                                             tuning_job_arn=f"arn:aws:sagemaker:us-east-1:123456789012:hyper-parameter-tuning-job/{TUNING}"),
+     {"TrainingJobName": f"{TUNING}-001-0a1b2c3d"}),
+])
+def test_the_seeded_jobs_are_described_with_what_the_function_reads(sagemaker, operation, seed, request_):
+    # moto's own describes, on the jobs the seeders make: the members the families read are there, of their types
+    seed()
+    response = getattr(sagemaker, botocore.xform_name(operation))(**request_)
+    shape = MODEL.operation_model(operation).output_shape
+    for key, value in response.items():
+        if key != "ResponseMetadata" and value is not None:
+            assert key in shape.members, key
+    read = {"DescribeHyperParameterTuningJob": ("TrainingJobStatusCounters", "ObjectiveStatusCounters"),
+            "DescribeProcessingJob": ("FailureReason", "ExitMessage"), "DescribeTransformJob": ("FailureReason",),
+            "DescribeTrainingJob": ("FailureReason", "TuningJobArn")}[operation]
+    assert all(response.get(key) for key in read)
