@@ -105,8 +105,7 @@ class Config:
             raise ConfigError(f"{where}: must be an object with the keys {', '.join(KEYS)}; got {quoted(data)}")
         errors = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in data if key not in KEYS]
         config = cls({f.key: f.load(data, where, errors, CONTEXT) for f in FIELDS}, where)
-        for plugin in (*registry.TRIGGERS, *registry.KINDS.values()):
-            errors += plugin.check_config(config, where)
+        errors += registry.config_checks(config, where)
         if errors:
             raise ConfigError("invalid configuration:\n  " + "\n  ".join(errors))
         return config
@@ -126,11 +125,10 @@ class Config:
         return {f.key: f.dump(self._values[f.key], CONTEXT) for f in FIELDS}
 
     def to_json(self) -> str:
-        """Compact JSON, key order kept: the order of `rules` decides which glob wins. Without an organization the
-        key is left out: a single-account deployment's environment stays what it was before organizations."""
-        data = self.to_dict()
-        if data["organization"] is None:
-            del data["organization"]
+        """Compact JSON, key order kept: the order of `rules` decides which glob wins. A block that is null (no
+        organization, no monitor rules) is left out: a deployment's environment stays what it was before the block
+        existed."""
+        data = {key: value for key, value in self.to_dict().items() if value is not None}
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     # What plug-ins ask of the whole configuration (ports.Configured).

@@ -5,7 +5,9 @@
     Action / Invalid  an entry of the action grammar (grammar.py, kinds/), valid or not; Declared: where from
     Planned           one action for one trigger, with its fate once the plan decided it
     needs             what the plan asks the readers (readers/) before it can decide: Described, InProgress,
-                      TeamAudience, StopRecord; a read that failed is an Unread with its reason
+                      TeamAudience, StopRecord; and what a scheduled evaluation asks: RunningJobs, MetricData
+                      (MetricQuery series), LogHeartbeat (answered by a Heartbeat); a read that failed is an Unread
+                      with its reason
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
     Message           what people read about a trigger; TriggerFacts: what payloads say of it
@@ -85,6 +87,7 @@ class JobApi(NamedTuple):
     list: str  # ListTrainingJobs
     name: str  # TrainingJobName: the request member naming a job, and its name in a listing's summaries
     summaries: str  # TrainingJobSummaries
+    search: str = ""  # TrainingJob: its Search resource (a listing with every member, tags included); "" none
 
 
 class Capability(StrEnum):
@@ -93,6 +96,7 @@ class Capability(StrEnum):
     DESCRIBE = "describe"
     STOP = "stop"
     LIST = "list"  # the running jobs under a prefix
+    SEARCH = "search"  # every running job with its description and tags (a scheduled evaluation)
 
 
 class JobFamily(Protocol):
@@ -229,7 +233,53 @@ class StopRecord:
     job_arn: str
 
 
-Need = Described | InProgress | TeamAudience | StopRecord
+@dataclass(frozen=True)
+class RunningJobs:
+    """The family's InProgress jobs, each with its description and tags (Search, every page)."""
+
+    api: JobApi
+
+
+class MetricQuery(NamedTuple):
+    """One CloudWatch series, as GetMetricData's MetricStat names it."""
+
+    namespace: str
+    name: str
+    dimensions: tuple[tuple[str, str], ...]
+    stat: str = "Average"
+    period: int = 60  # seconds
+
+
+@dataclass(frozen=True)
+class MetricData:
+    """The datapoints of `queries` from `start` to `end` (epoch seconds), read in batches (GetMetricData takes 500
+    queries a call). The answer: MetricQuery -> ((epoch seconds, value), ...), oldest first."""
+
+    queries: tuple[MetricQuery, ...]
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class LogHeartbeat:
+    """What a job's log streams (`prefix`, in `group`) hold from `start` to `end` (epoch milliseconds): one query,
+    answered by a Heartbeat."""
+
+    group: str
+    prefix: str
+    start: int
+    end: int
+
+
+class Heartbeat(NamedTuple):
+    """Per log stream, the first and last event seen and how many, in the window of one LogHeartbeat. `complete`:
+    every event of the window was seen (one page held them all); otherwise the streams' later events are unknown."""
+
+    streams: tuple[tuple[str, int, int, int], ...]  # (stream name, first ms, last ms, events)
+    complete: bool
+
+
+Need = Described | InProgress | TeamAudience | StopRecord | RunningJobs | MetricData | LogHeartbeat
 
 
 class Unread(NamedTuple):

@@ -5,6 +5,7 @@ the plan and pipeline, messages, the stack, the CLI) reaches a plug-in through h
     TRIGGERS    trigger families (triggers/): what happened that actions can be attached to, and its words
     KINDS       action kinds (kinds/): what can be done, its grammar, policy and configuration
     READERS     readers (readers/): the answer to each kind of Need
+    MONITORS    monitor rules (monitors/): the rules a scheduled evaluation computes from CloudWatch metrics and logs
 
 Adding a plug-in is its module and one line below (a new reader also names its Need in records.py).
 """
@@ -14,14 +15,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rule_actions.contract import SOURCE, Grant
+from rule_actions.contract import SOURCE, Grant, Schedule
 from rule_actions.fields import Field
 from rule_actions.jobs import training
 from rule_actions.jobs.base import JobFamily
 from rule_actions.kinds import email, notify, sms, stop, webhook
 from rule_actions.kinds.base import Kind
+from rule_actions.monitors import base as monitoring_base
+from rule_actions.monitors import (
+    batch_size,
+    cpu_bottleneck,
+    gpu_memory_increase,
+    loss_not_decreasing,
+    low_gpu_utilization,
+    max_initialization_time,
+    overfit,
+    overtraining,
+    stalled_training,
+)
+from rule_actions.monitors import evaluation as monitoring_evaluation
+from rule_actions.monitors.base import Monitor
 from rule_actions.ports import Configured
-from rule_actions.readers import describe, in_progress, stop_record, team
+from rule_actions.readers import describe, heartbeat, in_progress, metrics, running, stop_record, team
 from rule_actions.readers.base import Reader
 from rule_actions.records import Capability, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
@@ -31,7 +46,13 @@ JOBS: tuple[JobFamily, ...] = (training.FAMILY,)
 TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
 READERS: dict[type, Reader] = {reader.need: reader for reader in (describe.READER, in_progress.READER, team.READER,
-                                                                  stop_record.READER)}
+                                                                  stop_record.READER, running.READER, metrics.READER,
+                                                                  heartbeat.READER)}
+MONITORS: dict[str, Monitor] = {rule.name: rule for rule in (
+    stalled_training.MONITOR, low_gpu_utilization.MONITOR, batch_size.MONITOR, cpu_bottleneck.MONITOR,
+    gpu_memory_increase.MONITOR, max_initialization_time.MONITOR, loss_not_decreasing.MONITOR, overfit.MONITOR,
+    overtraining.MONITOR)}
+MONITOR = monitoring_base.config_field(MONITORS)  # the `monitor` block, built from the registered rules
 
 _BY_DETAIL_TYPE = {family.detail_type: family for family in JOBS}
 _BY_TYPE = {family.type: family for family in TRIGGERS}
@@ -67,9 +88,15 @@ def acts_on_jobs(name: str) -> bool:
 
 
 def fields() -> tuple[Field[Any], ...]:
-    """Every plug-in's configuration fields, each once, in registry order."""
+    """Every plug-in's configuration fields, each once, in registry order (the monitor rules' block last)."""
     found = [f for plugin in (*JOBS, *TRIGGERS, *KINDS.values()) for f in plugin.fields]
-    return tuple(dict.fromkeys(found))
+    return (*dict.fromkeys(found), MONITOR)
+
+
+def config_checks(config: Configured, where: str) -> list[str]:
+    """What the plug-ins check across the configuration's fields."""
+    found = [e for plugin in (*TRIGGERS, *KINDS.values()) for e in plugin.check_config(config, where)]
+    return found + monitoring_base.check(config[MONITOR], getattr(config, "organization", None), where)
 
 
 def capabilities(config: Configured) -> frozenset[Capability]:
@@ -81,6 +108,54 @@ def job_grants(config: Configured) -> list[Grant]:
     """The job families' IAM statements (the function's role; in organization mode, each member's executor role)."""
     needed = capabilities(config)
     return [grant for family in JOBS if enabled(config, family) for grant in family.grants(config, needed)]
+
+
+# A scheduled evaluation (monitors/): the monitor rules over every running job of one family.
+
+
+def monitoring(config: Configured) -> monitoring_base.Settings | None:
+    """The `monitor` block; None when no evaluation runs (nothing of it is in the stack)."""
+    return config[MONITOR]
+
+
+def monitored_family() -> JobFamily:
+    return next(family for family in JOBS if family.name == monitoring_base.APPLIES_TO)
+
+
+def evaluation_grants(config: Configured) -> list[Grant]:
+    """The evaluator's IAM statements: what the job families grant any trigger (it acts as the function does), plus
+    listing the running jobs with their tags, describing them, and reading their metrics and logs."""
+    family = monitored_family()
+    needed = capabilities(config) | {Capability.SEARCH, Capability.DESCRIBE}
+    settings = monitoring(config)
+    logs = settings is not None and (settings.job_tags or any(MONITORS[name].logs for name, _ in settings.rules))
+    return [*family.grants(config, needed), *monitoring_base.read_grants(family.log_group, logs)]
+
+
+def evaluation_request(raw: Any) -> monitoring_evaluation.Request | None:
+    """A scheduled evaluation's invocation, or None (IgnoredEvent, naming the field, when malformed)."""
+    return monitoring_evaluation.request(raw)
+
+
+def evaluate(req: monitoring_evaluation.Request, config: Configured, ports: Any, read: Any, now: int,
+             time_left: Any = lambda: True) -> monitoring_evaluation.Report:
+    """The monitor rules over the running jobs of `ports`' account and region, reading through `read` (the
+    pipeline's)."""
+    return monitoring_evaluation.evaluate(req, monitoring(config), MONITORS, monitored_family(), config, ports, read,
+                                          now, time_left)
+
+
+def schedule(config: Configured) -> Schedule | None:
+    """When the evaluation runs and what each run evaluates (one run per member account and region in organization
+    mode, and per shard)."""
+    settings = monitoring(config)
+    if settings is None:
+        return None
+    org = getattr(config, "organization", None)
+    targets = [{}] if org is None else [{"account": account, "region": region} for account in org.accounts
+                                        for region in settings.regions or (org.central_region,)]
+    return Schedule(settings.every_minutes, tuple(
+        {**target, "shard": shard, "shards": settings.shards} for target in targets for shard in range(settings.shards)))
 
 
 def stack_parts(config: Configured) -> list[Any]:

@@ -34,6 +34,7 @@ SPEC_KEYS = (
     "dry_run",
     "allow_any_sms",
     "organization",
+    "monitor",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
 

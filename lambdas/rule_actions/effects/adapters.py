@@ -1,11 +1,14 @@
 """The bag of ports the handler builds once per execution environment (ports.Ports): SageMaker, SNS, the ledger,
-webhooks, and in organization mode the member accounts' SageMaker."""
+webhooks, CloudWatch metrics and logs (clients made on first use), and in organization mode the member accounts'
+SageMaker, metrics and logs."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from rule_actions.effects.cloudwatch import Metrics
 from rule_actions.effects.ledger import Ledger
+from rule_actions.effects.logs import Logs
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
@@ -19,6 +22,8 @@ class Adapters(NamedTuple):
     region: str  # where links point: the function's region, or the member's in organization mode
     webhooks: Webhooks
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
+    metrics: Metrics | None = None  # a scheduled evaluation's reads (None where no evaluation runs)
+    logs: Logs | None = None
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: in-progress records and webhook retries end with its remaining time."""
@@ -26,8 +31,12 @@ class Adapters(NamedTuple):
         self.webhooks.register(lambda_context)
 
     def in_account(self, account: str, region: str) -> Adapters:
-        """The ports for a job of `account` in `region`: with members, SageMaker there (through the account's
-        executor role) and links to that region; with one account, these."""
+        """The ports for a job of `account` in `region`: with members, SageMaker, metrics and logs there (through
+        the account's executor role) and links to that region; with one account, these."""
         if self.members is None:
             return self
-        return self._replace(jobs=self.members.sagemaker(account, region), region=region)
+        members = self.members
+        return self._replace(jobs=members.sagemaker(account, region), region=region,
+                             metrics=Metrics(lambda: members.client("cloudwatch", account, region)),
+                             logs=Logs(lambda: members.client("logs", account, region),
+                                       self.logs.tps if self.logs else None))

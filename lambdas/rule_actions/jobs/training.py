@@ -39,7 +39,7 @@ class Training(JobFamily):
                       started="TrainingStartTime", ended="TrainingEndTime", run_seconds="TrainingTimeInSeconds",
                       billable_seconds="BillableTimeInSeconds")
     api = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
-                 name="TrainingJobName", summaries="TrainingJobSummaries")
+                 name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob")
     resource = "training-job"
     statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
     outcomes = OUTCOMES
