@@ -45,3 +45,6 @@ class RuleActionsStack(Stack):
                       description="The bus the member stacks forward training job events to")
             CfnOutput(self, "FunctionRoleArn", value=actions.role.role_arn,
                       description="The role the member stacks' executor roles trust")
+            if actions.evaluator is not None:
+                CfnOutput(self, "EvaluatorRoleArn", value=actions.evaluator_role.role_arn,
+                          description="The evaluator's role, which the member stacks' executor roles also trust")

@@ -11,17 +11,22 @@ from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
 
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
+NOTABLE = ("IssuesFound", "Skipped", "Error")  # the monitor rules' verdicts a row shows
 
 
 def row(source: str, training_job: str | None, matched: bool, result: dict[str, Any] | None,
         problems: Iterable[str] = ()) -> dict[str, Any]:
     """The JSON shape: {"source", "training_job", "matched", "actions"} (+ "account" / "account_alias" in
     organization mode, "ignored" / "error" / "problems" when present: "problems" names each part of the event that
-    could not be read)."""
+    could not be read; for a timeline's evaluation, "rules": the monitor rules that hold, cannot be computed or
+    failed, with their reasons)."""
     out: dict[str, Any] = {"source": source, "training_job": training_job, "matched": matched, "actions": []}
     if result:
         out["actions"] = result.get("actions", [])
         out.update({key: result[key] for key in ("account", "account_alias", "ignored", "error") if result.get(key)})
+        rules = [r for r in result.get("rules", []) if r.get("verdict") in NOTABLE]
+        if rules:
+            out["rules"] = rules
     found = list(dict.fromkeys([*(result or {}).get("problems", []), *problems]))
     if found:
         out["problems"] = found
@@ -43,7 +48,11 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> Non
         where = item.get("account_alias") or item.get("account")  # organization mode: the job's account
         job = f"{where}:{item['training_job']}" if where and item["training_job"] else item["training_job"]
         first = (source, _short(job or "-", 36), "yes" if item["matched"] else "no")
-        if not item["actions"]:
+        for rule in item.get("rules", []):  # a timeline's evaluation: what the monitor rules found
+            lines.append((*first, _short(rule["rule"], 24), "evaluated", "-", rule["verdict"],
+                          _short(rule["reason"], width)))
+            first = ("", "", "")
+        if not item["actions"] and not item.get("rules"):
             note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
             lines.append((*first, "-", "-", "-", "-", _short(note, width)))
         for index, action in enumerate(item["actions"]):
