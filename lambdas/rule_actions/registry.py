@@ -145,6 +145,18 @@ def evaluate(req: monitoring_evaluation.Request, config: Configured, ports: Any,
                                           now, time_left)
 
 
+def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:
+    """The training job tags that attach monitor rule `rule` (ValueError naming an unknown rule, a parameter out of
+    range, a value SageMaker refuses)."""
+    if rule not in MONITORS:
+        raise ValueError(f"{rule!r} {monitoring_base.refusal(rule)}; rules: {', '.join(MONITORS)}")
+    return monitoring_base.tags_for(MONITORS[rule], actions, parameters)
+
+
+def monitor_opt_out_tags() -> list[dict[str, str]]:
+    return monitoring_base.opt_out_tags()
+
+
 def schedule(config: Configured) -> Schedule | None:
     """When the evaluation runs and what each run evaluates (one run per member account and region in organization
     mode, and per shard)."""

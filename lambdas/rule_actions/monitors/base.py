@@ -48,7 +48,7 @@ OPT_OUT = "opt-out"
 TAG_VALUE_MAX = 256  # SageMaker's limit on a tag value
 # SageMaker's tag value characters: letters, separators, digits and _ . : / = + - @ (no quotes, brackets or commas:
 # a tag cannot hold JSON, so the actions are written `stoptraining email=a@example.com`).
-TAG_VALUE_RE = re.compile(r"[\w\s.:/=+\-@]*")
+TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]*")
 NAME_RE = re.compile(r"[^\s=]{1,255}")  # a metric name in a parameter (MetricDefinitions' Name, no spaces)
 
 REFUSED = {
@@ -176,7 +176,8 @@ def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
         if not isinstance(instance_type, str) or not isinstance(count, int) or isinstance(count, bool):
             continue
         gpus, vcpus = counts(instance_type)
-        hosts += [Host(f"algo-{len(hosts) + 1}", instance_type, gpus, vcpus) for _ in range(min(count, 1000))]
+        for _ in range(min(count, 1000)):
+            hosts.append(Host(f"algo-{len(hosts) + 1}", instance_type, gpus, vcpus))
     return tuple(hosts)
 
 
@@ -656,3 +657,24 @@ def check(settings: Settings | None, organization: Any, where: str) -> list[str]
         return [f"{where}.monitor: organization mode evaluates the jobs of organization.accounts, which lists none "
                 "(an organization id alone names no account to evaluate)"]
     return []
+
+
+def tags_for(rule: Monitor, actions: str | None, given: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The tags that attach `rule` to a training job: its actions in the tag form (None: the configuration's
+    `rules` alone) and its parameters; ValueError naming what SageMaker or the evaluation would refuse."""
+    params, errors = parameters(rule, given, f"{rule.name} parameters")
+    if errors:
+        raise ValueError("; ".join(errors))
+    tags = [{"Key": f"{TAG_PREFIX}{rule.name}", "Value": actions or ""}]
+    if given:
+        tags.append({"Key": f"{TAG_PREFIX}{rule.name}{PARAMETERS_SUFFIX}",
+                     "Value": " ".join(f"{key}={_num(params[key])}" for key in given)})
+    for tag in tags:
+        if len(tag["Value"]) > TAG_VALUE_MAX or not TAG_VALUE_RE.fullmatch(tag["Value"]):
+            raise ValueError(f"tag {tag['Key']}: {quoted(tag['Value'])} is not a SageMaker tag value (at most "
+                             f"{TAG_VALUE_MAX} letters, digits, spaces and _ . : / = + - @)")
+    return tags
+
+
+def opt_out_tags() -> list[dict[str, str]]:
+    return [{"Key": TAG_PREFIX + OPT_OUT, "Value": "true"}]
