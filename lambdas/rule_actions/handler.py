@@ -66,6 +66,7 @@ def runtime() -> tuple[Settings, Adapters]:
         # A scheduled evaluation's reads: clients made on first use, so an event invocation never pays for them.
         metrics=Metrics(lambda: client("cloudwatch", settings.region)),
         logs=Logs(lambda: client("logs", settings.region)),
+        heard={},
     )
     return settings, adapters
 
@@ -121,7 +122,7 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
 
 
 # A run keeps this share of its time (at least RESERVE_MIN seconds) for acting on what it found.
-RESERVE_SHARE, RESERVE_MIN = 0.25, 10.0
+RESERVE_SHARE, RESERVE_MIN = 0.15, 10.0
 
 
 def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any) -> dict[str, Any]:
@@ -139,7 +140,10 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
         return _ignored(None, f"account {request.account} is not a member of this organization configuration")
     ports = adapters.in_account(request.account, request.region) if org else adapters
     logger.append_keys(evaluation=now, account=request.account, shard=f"{request.shard}/{request.shards}")
-    report = registry.evaluate(request, config, ports, pipeline.read, now, lambda: time.monotonic() < deadline)
+    place = (request.account, request.region)
+    report = registry.evaluate(request, config, ports, pipeline.read, now, lambda: time.monotonic() < deadline,
+                               adapters.heard.get(place))
+    adapters.heard[place] = report.heard
     jobs, failed = [], []
     for job in report.jobs:
         row: dict[str, Any] = {"training_job": job.job,
@@ -171,7 +175,7 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
     summary = {"time": _iso(now), "account": request.account, "region": request.region,
                "shard": request.shard, "shards": request.shards, "running": report.listed,
                "evaluated": len(report.jobs), "findings": verdicts.count("IssuesFound"),
-               "unfinished": report.unfinished, **({"error": report.error} if report.error else {})}
+               "log_queries": report.log_queries, "unfinished": report.unfinished, **({"error": report.error} if report.error else {})}
     (logger.error if report.error else logger.info)("evaluation", **summary)
     result = redact({"evaluation": summary, "jobs": jobs})
     if failed:

@@ -138,11 +138,11 @@ def evaluation_request(raw: Any) -> monitoring_evaluation.Request | None:
 
 
 def evaluate(req: monitoring_evaluation.Request, config: Configured, ports: Any, read: Any, now: int,
-             time_left: Any = lambda: True) -> monitoring_evaluation.Report:
+             time_left: Any = lambda: True, heard: Any = None) -> monitoring_evaluation.Report:
     """The monitor rules over the running jobs of `ports`' account and region, reading through `read` (the
-    pipeline's)."""
+    pipeline's); `heard`: what earlier runs read of the jobs' logs (the report carries it on)."""
     return monitoring_evaluation.evaluate(req, monitoring(config), MONITORS, monitored_family(), config, ports, read,
-                                          now, time_left)
+                                          now, time_left, heard)
 
 
 def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:

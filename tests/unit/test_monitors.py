@@ -451,3 +451,17 @@ def test_what_a_tag_declares_is_checked_as_action_json_is():
     assert [(i.field, i.kind) for i in invalid] == [("action_json[0].training_job_prefix", "stoptraining"),
                                                    ("action_json[1].endpoint", "email"),
                                                    ("action_json[2].name", "action_json")]
+
+
+def test_a_job_heard_within_the_threshold_needs_no_log_query():
+    rule, p = RULES["StalledTraining"], defaults("StalledTraining")
+    recent = job(hosts=(("ml.p3.16xlarge", 2),))._replace(heard={"algo-1": (NOW - 3 * MIN) * 1000,
+                                                                  "algo-2": (NOW - 20 * MIN) * 1000})
+    assert isinstance(rule.needs(recent, p, NOW), Clear)
+    # A watched host heard longer ago than the threshold may be the stalled one: its logs are read
+    stale = recent._replace(heard={"algo-1": (NOW - 3 * MIN) * 1000, "algo-2": (NOW - 31 * MIN) * 1000})
+    assert isinstance(rule.needs(stale, p, NOW), Needs)
+    # A host heard only during start-up is not watched: it does not force a query
+    quiet = job(hosts=(("ml.p3.16xlarge", 2),), started=NOW - 60 * MIN)._replace(
+        heard={"algo-1": (NOW - 2 * MIN) * 1000, "algo-2": (NOW - 58 * MIN) * 1000})
+    assert isinstance(rule.needs(quiet, p, NOW), Clear)

@@ -24,6 +24,9 @@ class Adapters(NamedTuple):
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
     metrics: Metrics | None = None  # a scheduled evaluation's reads (None where no evaluation runs)
     logs: Logs | None = None
+    # What the evaluations of this execution environment read of each job's logs, per (account, region): a job heard
+    # recently needs no log query until its silence could reach a threshold (lost with the environment).
+    heard: dict | None = None
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: in-progress records and webhook retries end with its remaining time."""

@@ -7,8 +7,8 @@ FilterLogEvents may answer an empty page with a token while it has not searched 
 incomplete, never evidence of silence.
 
 FilterLogEvents is limited to 5 requests a second per account and region (a quota shared with everyone reading
-logs there): calls are paced to `tps` a second (RULE_ACTIONS_LOGS_TPS, default 4; 0 does not pace, for the
-embedded account).
+logs there): calls are paced to `tps` a second (RULE_ACTIONS_LOGS_TPS, default 5; 0 does not pace, for the
+embedded account); botocore's standard retries absorb a throttle when others read logs at the same time.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from rule_actions.records import Heartbeat
 
 PAGE = 10_000  # FilterLogEvents' largest limit
 ENV_TPS = "RULE_ACTIONS_LOGS_TPS"
-DEFAULT_TPS = 4.0
+DEFAULT_TPS = 5.0
 
 
 def tps_from_env() -> float:

@@ -123,6 +123,9 @@ class Job(NamedTuple):
     hosts: tuple[Host, ...]
     metrics: tuple[str, ...]  # the names of its MetricDefinitions
     tags: Mapping[str, str]
+    # The latest log line per host that earlier runs of this execution environment read (epoch ms): a host heard at
+    # L cannot have been silent for the threshold before L + threshold, so no log query is needed until then.
+    heard: Mapping[str, int] = {}
 
     @classmethod
     def of(cls, record: Mapping[str, Any]) -> Job:

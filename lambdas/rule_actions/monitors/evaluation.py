@@ -75,6 +75,8 @@ class Report(NamedTuple):
     jobs: tuple[JobReport, ...]  # the jobs evaluated (in scope and shard, with at least one rule or problem)
     unfinished: int = 0  # jobs whose log query the run had no time for
     error: str | None = None  # the running jobs could not be listed
+    heard: Mapping[str, Mapping[str, int]] = {}  # job -> host -> its latest log line read so far (epoch ms)
+    log_queries: int = 0
 
 
 def request(raw: Any) -> Request | None:
@@ -106,9 +108,12 @@ def shard_of(name: str, shards: int) -> int:
 
 
 def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], family: Any, config: Configured,
-             ports: Ports, read: Read, now: int, time_left: Callable[[], bool] = lambda: True) -> Report:
+             ports: Ports, read: Read, now: int, time_left: Callable[[], bool] = lambda: True,
+             heard: Mapping[str, Mapping[str, int]] | None = None) -> Report:
     """The verdicts for the running jobs of `ports`' account and region (of `family`) in the request's shard;
-    `time_left()` says whether another log query fits in the run."""
+    `time_left()` says whether another log query fits in the run; `heard`: what earlier runs read of each job's
+    log streams (the report's `heard` carries it on)."""
+    heard = heard or {}
     listing = RunningJobs(family.api)
     listed = read(frozenset({listing}), ports)[listing]
     if isinstance(listed, Unread):
@@ -116,6 +121,7 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
     chosen: list[tuple[Job, Mapping[str, Any], list[Applied], list[str]]] = []
     for record in listed:
         job = Job.of(record)
+        job = job._replace(heard=heard.get(job.name, {}))
         if job.status != IN_PROGRESS or not family.in_scope(config, job.name) \
                 or shard_of(job.name, req.shards) != req.shard:
             continue
@@ -130,6 +136,12 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
     series = _series(needs, ports, read, now)
     heartbeats, unfinished = _heartbeats(chosen, needs, family.log_group, ports, read, now, time_left)
 
+    learned = {job.name: dict(job.heard) for job, _r, _a, _p in chosen if job.heard}
+    for job, _r, _a, _p in chosen:
+        beat = heartbeats.get(job.name)
+        for stream, _first, last, _count in getattr(beat, "streams", ()):
+            host = job.host_of(stream)
+            learned.setdefault(job.name, {})[host] = max(last, learned.get(job.name, {}).get(host, 0))
     reports, confirm = [], []
     for job, record, applied, problems in chosen:
         verdicts = [_verdict(rule, job, now, needs[(job.name, rule.rule.name)], series, heartbeats.get(job.name))
@@ -151,7 +163,8 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
             continue
         reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied, report,
                                                              now))
-    return Report(now, len(listed), tuple(reports), unfinished)
+    queries = sum(1 for beat in heartbeats.values() if not (isinstance(beat, Unread) and beat.reason == NOT_REACHED))
+    return Report(now, len(listed), tuple(reports), unfinished, heard=learned, log_queries=queries)
 
 
 def _series(needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read, now: int) -> Mapping[Any, Any] | Unread:

@@ -10,6 +10,10 @@ watched once it logged after its first `startup` minutes of training (every host
 lines; workers whose script only logs on rank 0 are then not mistaken for stalled hosts). When one page (10,000
 events) does not hold the window, nothing is judged in that run: as the window slides past the last lines of a
 hung job, it holds them and the job is judged.
+
+A job whose every watched host was heard (by an earlier run of the same execution environment) within the
+threshold cannot be stalled yet: it is not queried again until then (about one query per job every `threshold`,
+instead of one per run; FilterLogEvents allows 5 calls a second per account and region).
 """
 
 from __future__ import annotations
@@ -50,6 +54,11 @@ class StalledTraining(Monitor):
         if now - job.started < p["threshold"]:
             return Pending(f"training started {ago(now - job.started)} ago (threshold {ago(p['threshold'])})")
         start = self._since(job, p, now)
+        floor = (now - p["threshold"]) * 1000
+        watched = [ms for ms in job.heard.values() if ms >= (job.started + p["startup"] * 60) * 1000]
+        if not p["metric"] and job.heard and max(job.heard.values()) >= floor and all(ms >= floor for ms in watched):
+            return Clear(f"a log line {ago(now - max(job.heard.values()) / 1000)} ago (read by an earlier run): not "
+                         "queried again before the threshold can pass")
         if p["metric"]:
             metric = user_metric(job, p["metric"], "", self.name, "metric")
             return metric if not isinstance(metric, str) else Needs((job_query(job, metric),), start)

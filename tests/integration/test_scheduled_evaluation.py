@@ -79,7 +79,7 @@ def test_a_hung_job_is_stopped_and_the_team_told_once(monitored):
     assert len(monitored.inbox("team@example.com")) == 1
     assert first["evaluation"] | {"time": None} == {"time": None, "account": None, "region": None, "shard": 0,
                                                    "shards": 1, "running": 2, "evaluated": 2, "findings": 1,
-                                                   "unfinished": 0}
+                                                   "log_queries": 2, "unfinished": 0}
 
 
 def test_a_finding_that_persists_acts_once_and_is_a_duplicate_after(monitored):
@@ -175,3 +175,13 @@ def test_the_namespace_is_pinned_where_moto_would_mix_namespaces(monitored):
     # Then the busy series alone is judged (moto's own GetMetricData would average both)
     [row] = evaluate(monitored)["jobs"]
     assert row["rules"] == [{"rule": "LowGPUUtilization", "verdict": "NoIssuesFound", "reason": ""}]
+
+
+def test_a_job_heard_recently_is_not_queried_again_until_its_silence_could_count(monitored):
+    # Given a healthy job that logs every minute
+    running("chatty-1", {"rule-actions:StalledTraining": "stoptraining"})
+    logs("chatty-1", "algo-1", range(90, -40, -1))  # up to 40 minutes ahead of NOW: the runs below see them
+    # When the evaluator runs every five minutes for half an hour
+    queries = [evaluate(monitored, minutes)["evaluation"]["log_queries"] for minutes in range(0, 40, 5)]
+    # Then its logs are read at the first run, then again only once the threshold could have passed
+    assert queries == [1, 0, 0, 0, 0, 0, 0, 1]
