@@ -68,7 +68,7 @@ def budget(rule: str, job: dict[str, Any], begins: int) -> int:
     rule's warm-up ends waits for it)."""
     from rule_actions import registry
 
-    p = {param.key: param.default for param in registry.MONITORS[rule].params}
+    p = {param.key: param.default for param in registry.monitors()[rule].params}
     training = next(phase["at"] for phase in job["phases"] if phase.get("secondary") == "Training")
     if rule == "StalledTraining":
         window = p["threshold"] // 60
@@ -117,7 +117,7 @@ def latency() -> tuple[list[str], bool]:
 def false_positives() -> tuple[list[str], int]:
     from rule_actions import registry
 
-    every_rule = {name: {} for name in registry.MONITORS}
+    every_rule = {name: {} for name in registry.monitors()}
     lines, count = [], 0
     for path in sorted(TIMELINES.glob("healthy-*.json")):
         kept = replay(path, every_rule)
@@ -141,7 +141,7 @@ def reads_per_rule() -> list[str]:
     job = Job("j", "arn", "InProgress", "Training", now - 3 * 3600, (Host("algo-1", "ml.g5.xlarge", 1, 4),),
               ("train:loss", "validation:loss"), {})
     lines = ["what each rule reads per run for a job of one host (n hosts: the instance metrics times n):"]
-    for name, rule in registry.MONITORS.items():
+    for name, rule in registry.monitors().items():
         young = job._replace(started=now - 25 * 60)  # MaxInitializationTime judges only the first hour or so
         need = rule.needs(young if name == "MaxInitializationTime" else job, {p.key: p.default for p in rule.params},
                           now)

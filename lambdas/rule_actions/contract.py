@@ -134,9 +134,11 @@ class Texts:
     """The configuration can send text messages: the stack logs their delivery status (when asked to)."""
 
 
-class Schedule(NamedTuple):
+class Schedule:
     """A scheduled evaluation: every `every_minutes`, one invocation per run; each run's request body (the value
-    of EVALUATION_KEY, to which the schedule adds its time)."""
+    of EVALUATION_KEY, to which the schedule adds its time). (A plain class: defined at every cold start.)"""
 
-    every_minutes: int
-    runs: tuple[dict, ...]
+    __slots__ = ("every_minutes", "runs")
+
+    def __init__(self, every_minutes: int, runs: tuple[dict, ...]):
+        self.every_minutes, self.runs = every_minutes, runs

@@ -28,9 +28,7 @@ from rule_actions.config import Settings
 from rule_actions.contract import REFUSED_ACCOUNT_METRIC, Outcome
 from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters
-from rule_actions.effects.cloudwatch import Metrics
 from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.logs import Logs
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
@@ -63,10 +61,7 @@ def runtime() -> tuple[Settings, Adapters]:
         webhooks=Webhooks((), lambda: client("secretsmanager", settings.region),
                           loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
         members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
-        # A scheduled evaluation's reads: clients made on first use, so an event invocation never pays for them.
-        metrics=Metrics(lambda: client("cloudwatch", settings.region)),
-        logs=Logs(lambda: client("logs", settings.region)),
-        heard={},
+        heard={},  # what the evaluations of this environment read of the jobs' logs
     )
     return settings, adapters
 
@@ -87,7 +82,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     except IgnoredEvent as err:  # a scheduled evaluation's request, malformed
         return _ignored(None, str(err))
     if evaluation is not None:
-        return evaluate(evaluation, settings, adapters, context)
+        return evaluate(evaluation, settings, _evaluating(adapters), context)
     outcome = process(event, settings, adapters)
     failed = [a for a in outcome["actions"] if a["outcome"] == Outcome.FAILED]
     if failed:
@@ -121,6 +116,13 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
     return _with_problems({"training_job": event.job_name, **_account(event), "actions": actions}, event.problems)
 
 
+def _evaluating(adapters: Adapters) -> Adapters:
+    """The ports with the evaluation's reads, made once per execution environment (kept beside what it heard)."""
+    if "ports" not in adapters.heard:
+        adapters.heard["ports"] = adapters.evaluating(client)
+    return adapters.heard["ports"]
+
+
 # A run keeps this share of its time (at least RESERVE_MIN seconds) for acting on what it found.
 RESERVE_SHARE, RESERVE_MIN = 0.15, 10.0
 
@@ -143,7 +145,7 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
     place = (request.account, request.region)
     report = registry.evaluate(request, config, ports, pipeline.read, now, lambda: time.monotonic() < deadline,
                                adapters.heard.get(place))
-    adapters.heard[place] = report.heard
+    adapters.heard[place] = report.heard  # (one dict per environment: the evaluation's ports share it)
     jobs, failed = [], []
     for job in report.jobs:
         row: dict[str, Any] = {"training_job": job.job,

@@ -205,78 +205,106 @@ class Planned:
 # What the plan asks before it can decide; each is answered by one reader (readers/), the answer a value or Unread.
 
 
-@dataclass(frozen=True)
-class Described:
+class _Question:
+    """A Need: a plain class with slots (a fraction of a frozen dataclass's or a NamedTuple's cost to define at every
+    cold start), equal only to a Need of its own type with the same fields (needs of different types share the
+    plan's dictionaries), hashable, immutable by convention, its repr a dataclass's."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._key()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+
+class Described(_Question):
     """The job's description (DescribeTrainingJob...): a rule's action_json when the event lacks it."""
 
-    api: JobApi
-    job_name: str
+    __slots__ = ("api", "job_name")
+
+    def __init__(self, api: JobApi, job_name: str):
+        self.api, self.job_name = api, job_name
 
 
-@dataclass(frozen=True)
-class InProgress:
+class InProgress(_Question):
     """The names of the family's running jobs that start with `prefix` (a stop's prefix)."""
 
-    api: JobApi
-    prefix: str
+    __slots__ = ("api", "prefix")
+
+    def __init__(self, api: JobApi, prefix: str):
+        self.api, self.prefix = api, prefix
 
 
-@dataclass(frozen=True)
-class TeamAudience:
+class TeamAudience(_Question):
     """Whether the team audience has a confirmed subscriber."""
 
+    __slots__ = ()
 
-@dataclass(frozen=True)
-class StopRecord:
+
+class StopRecord(_Question):
     """Who in this stack stopped the job (a rule of a job), None when it did not."""
 
-    job_arn: str
+    __slots__ = ("job_arn",)
+
+    def __init__(self, job_arn: str):
+        self.job_arn = job_arn
 
 
-@dataclass(frozen=True)
-class RunningJobs:
+class RunningJobs(_Question):
     """The family's InProgress jobs, each with its description and tags (Search, every page)."""
 
-    api: JobApi
+    __slots__ = ("api",)
+
+    def __init__(self, api: JobApi):
+        self.api = api
 
 
-class MetricQuery(NamedTuple):
+class MetricQuery(_Question):
     """One CloudWatch series, as GetMetricData's MetricStat names it."""
 
-    namespace: str
-    name: str
-    dimensions: tuple[tuple[str, str], ...]
-    stat: str = "Average"
-    period: int = 60  # seconds
+    __slots__ = ("dimensions", "name", "namespace", "period", "stat")
+
+    def __init__(self, namespace: str, name: str, dimensions: tuple[tuple[str, str], ...], stat: str = "Average",
+                 period: int = 60):
+        self.namespace, self.name, self.dimensions, self.stat, self.period = namespace, name, dimensions, stat, period
 
 
-@dataclass(frozen=True)
-class MetricData:
+class MetricData(_Question):
     """The datapoints of `queries` from `start` to `end` (epoch seconds), read in batches (GetMetricData takes 500
     queries a call). The answer: MetricQuery -> ((epoch seconds, value), ...), oldest first."""
 
-    queries: tuple[MetricQuery, ...]
-    start: int
-    end: int
+    __slots__ = ("end", "queries", "start")
+
+    def __init__(self, queries: tuple[MetricQuery, ...], start: int, end: int):
+        self.queries, self.start, self.end = queries, start, end
 
 
-@dataclass(frozen=True)
-class LogHeartbeat:
+class LogHeartbeat(_Question):
     """What a job's log streams (`prefix`, in `group`) hold from `start` to `end` (epoch milliseconds): one query,
     answered by a Heartbeat."""
 
-    group: str
-    prefix: str
-    start: int
-    end: int
+    __slots__ = ("end", "group", "prefix", "start")
+
+    def __init__(self, group: str, prefix: str, start: int, end: int):
+        self.group, self.prefix, self.start, self.end = group, prefix, start, end
 
 
-class Heartbeat(NamedTuple):
+class Heartbeat(_Question):
     """Per log stream, the first and last event seen and how many, in the window of one LogHeartbeat. `complete`:
     every event of the window was seen (one page held them all); otherwise the streams' later events are unknown."""
 
-    streams: tuple[tuple[str, int, int, int], ...]  # (stream name, first ms, last ms, events)
-    complete: bool
+    __slots__ = ("complete", "streams")
+
+    def __init__(self, streams: tuple[tuple[str, int, int, int], ...], complete: bool):
+        self.streams, self.complete = streams, complete  # streams: (name, first ms, last ms, events)
 
 
 Need = Described | InProgress | TeamAudience | StopRecord | RunningJobs | MetricData | LogHeartbeat

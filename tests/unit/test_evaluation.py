@@ -167,7 +167,7 @@ def test_a_job_without_rules_or_problems_is_not_in_the_report():
 
 def test_an_idle_gpu_finding_carries_the_hosts_numbers():
     rec = record("idle-1", count=2)
-    j = registry.MONITORS["LowGPUUtilization"]
+    j = registry.monitors()["LowGPUUtilization"]
     from rule_actions.monitors.base import Job
 
     job = Job.of(rec)

@@ -32,7 +32,7 @@ from rule_actions.records import Heartbeat
 
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
 MIN = 60
-RULES = registry.MONITORS
+RULES = registry.monitors()
 
 
 def job(name="job-1", hosts=(("ml.p3.8xlarge", 1),), started=NOW - 120 * MIN, metrics=(), tags=None) -> Job:

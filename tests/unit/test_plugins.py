@@ -310,10 +310,9 @@ def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp
         "from rule_actions.kinds import email, notify, sms, stop, webhook\n":
             "from rule_actions.kinds import email, notify, page, sms, stop, webhook\n",
         "notify.KIND, webhook.KIND)}": "notify.KIND, webhook.KIND, page.KIND)}",
-        "from rule_actions.readers import describe, heartbeat, in_progress, metrics, running, stop_record, team\n":
-            "from rule_actions.readers import describe, heartbeat, in_progress, metrics, running, stop_record, tags, "
-            "team\n",
-        "heartbeat.READER)}": "heartbeat.READER, tags.READER)}",
+        "from rule_actions.readers import describe, in_progress, stop_record, team\n":
+            "from rule_actions.readers import describe, in_progress, stop_record, tags, team\n",
+        "stop_record.READER)}": "stop_record.READER, tags.READER)}",
     }, records_addition=JOB_TAGS_NEED)
     (lambdas / "rule_actions" / "readers" / "tags.py").write_text(textwrap.dedent(TAGS_READER))
     assert violations(graph({**PACKAGES, "rule_actions": lambdas / "rule_actions"})) == []

@@ -4,15 +4,17 @@ SageMaker, metrics and logs."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rule_actions.effects.cloudwatch import Metrics
 from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.logs import Logs
 from rule_actions.effects.members import Members
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
+
+if TYPE_CHECKING:
+    from rule_actions.effects.cloudwatch import Metrics
+    from rule_actions.effects.logs import Logs
 
 
 class Adapters(NamedTuple):
@@ -22,16 +24,26 @@ class Adapters(NamedTuple):
     region: str  # where links point: the function's region, or the member's in organization mode
     webhooks: Webhooks
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
-    metrics: Metrics | None = None  # a scheduled evaluation's reads (None where no evaluation runs)
+    metrics: Metrics | None = None  # a scheduled evaluation's reads (`evaluating()`; None for an event)
     logs: Logs | None = None
-    # What the evaluations of this execution environment read of each job's logs, per (account, region): a job heard
-    # recently needs no log query until its silence could reach a threshold (lost with the environment).
-    heard: dict | None = None
+    # What the evaluations of this execution environment keep: per (account, region), what they read of each job's
+    # logs (a job heard recently needs no log query until its silence could reach a threshold), and their ports
+    # ("ports"); lost with the environment.
+    heard: dict[Any, Any] | None = None
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: in-progress records and webhook retries end with its remaining time."""
         self.ledger.register(lambda_context)
         self.webhooks.register(lambda_context)
+
+    def evaluating(self, client: Any) -> Adapters:
+        """These ports with a scheduled evaluation's reads (CloudWatch metrics and logs, clients made on first use):
+        an event invocation never imports them."""
+        from rule_actions.effects.cloudwatch import Metrics
+        from rule_actions.effects.logs import Logs
+
+        return self._replace(metrics=Metrics(lambda: client("cloudwatch", self.region)),
+                             logs=Logs(lambda: client("logs", self.region)))
 
     def in_account(self, account: str, region: str) -> Adapters:
         """The ports for a job of `account` in `region`: with members, SageMaker, metrics and logs there (through
@@ -39,7 +51,12 @@ class Adapters(NamedTuple):
         if self.members is None:
             return self
         members = self.members
-        return self._replace(jobs=members.sagemaker(account, region), region=region,
-                             metrics=Metrics(lambda: members.client("cloudwatch", account, region)),
-                             logs=Logs(lambda: members.client("logs", account, region),
-                                       self.logs.tps if self.logs else None))
+        found = self._replace(jobs=members.sagemaker(account, region), region=region)
+        if self.metrics is None:  # an event's ports: no evaluation's reads
+            return found
+        from rule_actions.effects.cloudwatch import Metrics
+        from rule_actions.effects.logs import Logs
+
+        return found._replace(metrics=Metrics(lambda: members.client("cloudwatch", account, region)),
+                              logs=Logs(lambda: members.client("logs", account, region), self.logs.tps if self.logs
+                                        else None))

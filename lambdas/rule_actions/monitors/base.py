@@ -10,8 +10,9 @@ streams). One module per rule (monitors/<rule>.py), listed in rule_actions/regis
 
 Also here, shared by the rules and the evaluation: the running job as the rules see it (`Job`, from SageMaker's
 Search record), the parameters (`Param`) and how a configuration or a tag sets them, the job's tags (`rules_of`),
-the rules that cannot be computed without Debugger (`REFUSED`), percentiles and the series helpers, and the
-configuration block (`config_field`), which the registry builds from the registered rules.
+the rules that cannot be computed without Debugger (`REFUSED`), percentiles and the series helpers, and how the
+configuration block reads (`read_settings`, `settings_schema`: the registry assembles the field from them and the
+rules' parameters, and imports this package only when a configuration sets the block).
 """
 
 from __future__ import annotations
@@ -24,12 +25,11 @@ from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import Arn, Grant
-from rule_actions.fields import Custom, anchored
+from rule_actions.fields import anchored
 from rule_actions.monitors.instances import counts
 from rule_actions.records import Heartbeat, MetricQuery, Unread
 from rule_actions.text import quoted
 
-APPLIES_TO = "training"  # the job family whose jobs are evaluated
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
 PERIOD = 60  # CloudWatch publishes SageMaker's training metrics once a minute
 TRAINING = "Training"  # the SecondaryStatus whose start is "training started"
@@ -545,43 +545,44 @@ def _pairs(text: str) -> tuple[dict[str, str], list[str]]:
 # ---------------------------------------------------------------- the configuration block
 
 
-def config_field(monitors: Mapping[str, Monitor]) -> Custom[Settings | None]:
-    """`monitor`: null (no evaluation: nothing of it in the stack) or the block, with the rules' parameters."""
+def read_settings(value: Any, where: str, errors: list[str], monitors: Mapping[str, Monitor]) -> Settings | None:
+    """The `monitor` block: null (no evaluation), or the block checked (each error names its field and value)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        errors.append(f"{where}: {quoted(value)} must be null (no evaluation) or an object with the keys "
+                      f"{', '.join(KEYS)}")
+        return None
+    found = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in value if key not in KEYS]
+    rules = _read_rules(value.get("rules", {}), f"{where}.rules", monitors, found)
+    every = _whole(value.get("every_minutes", 5), f"{where}.every_minutes", EVERY_MINUTES, "minutes", found)
+    shards = _whole(value.get("shards", 1), f"{where}.shards", SHARDS, "shards", found)
+    job_tags = value.get("job_tags", True)
+    if not isinstance(job_tags, bool):
+        found.append(f"{where}.job_tags: {quoted(job_tags)} is not true or false")
+    regions = value.get("regions", [])
+    if not isinstance(regions, list) or not all(isinstance(r, str) and REGION_RE.fullmatch(r) for r in regions):
+        found.append(f"{where}.regions: {quoted(regions)} is not a list of AWS region names (us-east-1)")
+        regions = []
+    errors += found
+    if found:
+        return None
+    return Settings(rules, every, job_tags, shards, tuple(dict.fromkeys(regions)))
 
-    def read(value: Any, where: str, errors: list[str]) -> Settings | None:
-        if value is None:
-            return None
-        if not isinstance(value, Mapping):
-            errors.append(f"{where}: {quoted(value)} must be null (no evaluation) or an object with the keys "
-                          f"{', '.join(KEYS)}")
-            return None
-        found = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in value if key not in KEYS]
-        rules = _read_rules(value.get("rules", {}), f"{where}.rules", monitors, found)
-        every = _whole(value.get("every_minutes", 5), f"{where}.every_minutes", EVERY_MINUTES, "minutes", found)
-        shards = _whole(value.get("shards", 1), f"{where}.shards", SHARDS, "shards", found)
-        job_tags = value.get("job_tags", True)
-        if not isinstance(job_tags, bool):
-            found.append(f"{where}.job_tags: {quoted(job_tags)} is not true or false")
-        regions = value.get("regions", [])
-        if not isinstance(regions, list) or not all(isinstance(r, str) and REGION_RE.fullmatch(r) for r in regions):
-            found.append(f"{where}.regions: {quoted(regions)} is not a list of AWS region names (us-east-1)")
-            regions = []
-        errors += found
-        if found:
-            return None
-        return Settings(rules, every, job_tags, shards, tuple(dict.fromkeys(regions)))
 
-    def write(settings: Settings | None) -> Any:
-        if settings is None:
-            return None
-        return {"rules": {name: dict(params) for name, params in settings.rules},
-                "every_minutes": settings.every_minutes, "job_tags": settings.job_tags, "shards": settings.shards,
-                "regions": list(settings.regions)}
+def write_settings(settings: Settings | None) -> Any:
+    if settings is None:
+        return None
+    return {"rules": {name: dict(params) for name, params in settings.rules}, "every_minutes": settings.every_minutes,
+            "job_tags": settings.job_tags, "shards": settings.shards, "regions": list(settings.regions)}
 
+
+def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
+    """The block's JSON Schema, the rules' parameters with their ranges."""
     rule_schemas = {name: {"type": "object", "additionalProperties": False, "description": rule.summary,
                            "properties": {p.key: p.schema() for p in rule.params}}
                     for name, rule in monitors.items()}
-    schema = {
+    return {
         "type": ["object", "null"], "additionalProperties": False,
         "properties": {
             "rules": {"type": "object", "additionalProperties": False, "properties": rule_schemas,
@@ -598,11 +599,6 @@ def config_field(monitors: Mapping[str, Monitor]) -> Custom[Settings | None]:
                                        "the central region)."},
         },
     }
-    return Custom(
-        "monitor", None,
-        "Rules evaluated by rule-actions itself every few minutes, from the metrics and logs SageMaker publishes for "
-        "every training job (no Debugger): null (off) or {rules, every_minutes, job_tags, shards, regions}.",
-        read, write, schema)
 
 
 def _read_rules(value: Any, where: str, monitors: Mapping[str, Monitor],
