@@ -271,19 +271,9 @@ class RuleActions(Construct):
         self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
                                                 self.chat_topic.topic_arn if self.chat_topic else None)
         code, self.bundling = function_code()
-        self.function = lambda_.Function(
-            self, "Function",
-            function_name=function_name,
-            description="Acts on SageMaker training job outcomes and Debugger/Profiler rule statuses",
-            runtime=RUNTIMES[PYTHON_VERSION],
-            architecture=lambda_.Architecture.ARM_64,
-            handler=HANDLER,
-            code=code,
-            role=self.role,
-            environment=self.environment,
-            memory_size=MEMORY_MB,
-            timeout=TIMEOUT,
-            log_group=self.log_group,
+        self.function = self._function(
+            "Function", function_name, "Acts on SageMaker training job outcomes and Debugger/Profiler rule statuses",
+            code, self.role, self.log_group, MEMORY_MB, TIMEOUT,
             reserved_concurrent_executions=settings.reserved_concurrency,
             retry_attempts=ASYNC_RETRIES,
             max_event_age=ASYNC_MAX_EVENT_AGE,
@@ -331,6 +321,15 @@ class RuleActions(Construct):
         texts = any(isinstance(p, Texts) for p in parts)
         self.sms_logs_role = self._sms_delivery_logs(settings) if texts and settings.sms_delivery_logs else None
 
+    def _function(self, construct_id: str, function_name: str, description: str, code: lambda_.Code, role: iam.Role,
+                  log_group: logs.LogGroup, memory: int, timeout: Duration, **options: object) -> lambda_.Function:
+        """A function of this construct: the handler of the bundled code, on arm64, with the functions' environment."""
+        return lambda_.Function(
+            self, construct_id, function_name=function_name, description=description,
+            runtime=RUNTIMES[PYTHON_VERSION], architecture=lambda_.Architecture.ARM_64, handler=HANDLER, code=code,
+            role=role, environment=self.environment, memory_size=memory, timeout=timeout, log_group=log_group,
+            **options)
+
     # ------------------------------------------------------------------------------------ the monitor rules
 
     def _evaluator(self, stack: Stack, code: lambda_.Code, settings: StackSettings) -> lambda_.Function:
@@ -349,21 +348,11 @@ class RuleActions(Construct):
         self._grant_function(stack, self.evaluator_role, self.evaluator_log_group,
                              [] if org else registry.evaluation_grants(self.config))
         timeout = min(schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT)
-        evaluator = lambda_.Function(
-            self, "Evaluator",
-            function_name=function_name,
-            description="Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them",
-            runtime=RUNTIMES[PYTHON_VERSION],
-            architecture=lambda_.Architecture.ARM_64,
-            handler=HANDLER,
-            code=code,
-            role=self.evaluator_role,
-            environment=self.environment,
-            memory_size=EVALUATOR_MEMORY_MB,
-            timeout=Duration.seconds(timeout),
-            log_group=self.evaluator_log_group,
-            retry_attempts=0,
-        )
+        evaluator = self._function(
+            "Evaluator", function_name,
+            "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them",
+            code, self.evaluator_role, self.evaluator_log_group, EVALUATOR_MEMORY_MB, Duration.seconds(timeout),
+            retry_attempts=0)
         runs = schedule.runs
         every = Duration.minutes(schedule.every_minutes)
         self.schedule_rules = []

@@ -219,6 +219,37 @@ class Runner:
         return self.process.wait(timeout=30)
 
 
+@contextmanager
+def served(config: dict[str, Any]) -> Iterator[ServedAccount]:
+    """The stack of `config` (cdk.json's context otherwise) deployed into moto server on a free loopback port."""
+    from infra.app import cdk_json_context
+    from rule_actions_cli.deploy_local import free_port
+    from rule_actions_cli.synth import synthesize
+
+    assembly, stack = synthesize({**cdk_json_context(), "rule_actions": config})
+    with ServedAccount(assembly, stack, port=free_port()) as account:
+        yield account
+
+
+def unzipped(account: ServedAccount, folder: Path) -> tuple[Path, Path]:
+    """(the code asset as Lambda gets it, what the Lambda runtime ships), under `folder`."""
+    return account.unzip_asset(folder / "task"), lambda_runtime(folder / "runtime")
+
+
+@contextmanager
+def without_statement(iam: Any, role_name: str, sid: str) -> Iterator[None]:
+    """The role's inline policy without its statement `sid`, for the time of the block."""
+    [policy_name] = iam.list_role_policies(RoleName=role_name)["PolicyNames"]
+    document = iam.get_role_policy(RoleName=role_name, PolicyName=policy_name)["PolicyDocument"]
+    document = json.loads(document) if isinstance(document, str) else document
+    narrowed = {**document, "Statement": [s for s in document["Statement"] if s.get("Sid") != sid]}
+    iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(narrowed))
+    try:
+        yield
+    finally:
+        iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
+
+
 def run_events(account: ServedAccount, runner: Runner, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     """Each event through the deployed rule's pattern and, when it matches, the artifact's handler; rows as
     `rule-actions replay --json` prints them, with the AWS calls of each."""
@@ -237,4 +268,5 @@ def run_events(account: ServedAccount, runner: Runner, events: list[tuple[str, A
     return rows
 
 
-__all__ = ["Runner", "ServedAccount", "iam_enforced", "lambda_runtime", "run_events"]
+__all__ = ["Runner", "ServedAccount", "iam_enforced", "lambda_runtime", "run_events", "served", "unzipped",
+           "without_statement"]

@@ -12,13 +12,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from harness import Runner, ServedAccount, iam_enforced, lambda_runtime
+from harness import Runner, iam_enforced, served, unzipped, without_statement
 
-from infra.app import cdk_json_context
 from rule_actions.contract import EVALUATION_KEY
 from rule_actions_cli import moto_monitoring, moto_sagemaker
-from rule_actions_cli.deploy_local import free_port
-from rule_actions_cli.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = {**json.loads((ROOT / "examples" / "demo-config.json").read_text()),
@@ -34,15 +31,13 @@ EVALUATION_CALLS = {("sagemaker", "Search"), ("cloudwatch", "GetMetricData"), ("
 
 @pytest.fixture(scope="module")
 def deployed():
-    assembly, stack = synthesize({**cdk_json_context(), "rule_actions": CONFIG})
-    with ServedAccount(assembly, stack, port=free_port()) as account:
+    with served(CONFIG) as account:
         yield account
 
 
 @pytest.fixture(scope="module")
 def artifact(deployed, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("lambda")
-    return deployed.unzip_asset(folder / "task"), lambda_runtime(folder / "runtime")
+    return unzipped(deployed, tmp_path_factory.mktemp("lambda"))
 
 
 def seed(name: str, tags: dict[str, str], silent_minutes: int, gpu: float) -> None:
@@ -90,18 +85,9 @@ def test_the_evaluator_reads_and_acts_with_its_roles_permissions_only(deployed, 
 def test_without_the_logs_grant_that_read_is_refused_and_the_rest_goes_on(deployed, artifact):
     # Given the evaluator's policy without its statement on the training log group
     seed("artifact-hung-02", {"rule-actions:StalledTraining": "stoptraining"}, silent_minutes=40, gpu=20)
-    iam = deployed.client("iam")
     role = deployed.client("lambda").get_function_configuration(FunctionName=deployed.evaluator_name)["Role"]
-    role_name = role.rsplit("/", 1)[1]
-    [policy_name] = iam.list_role_policies(RoleName=role_name)["PolicyNames"]
-    document = iam.get_role_policy(RoleName=role_name, PolicyName=policy_name)["PolicyDocument"]
-    document = json.loads(document) if isinstance(document, str) else document
-    narrowed = {**document, "Statement": [s for s in document["Statement"] if s.get("Sid") != "ReadTrainingLogs"]}
-    iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(narrowed))
-    try:
+    with without_statement(deployed.client("iam"), role.rsplit("/", 1)[1], "ReadTrainingLogs"):
         answer = run(deployed, artifact, minutes_later=1)
-    finally:
-        iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
     # Then FilterLogEvents alone was refused: the stalled rule is an error on the job's row, its GPU rule still ran
     refused = {tuple(c[:2]) for c in answer["calls"] if c[2] in ACCESS_DENIED}
     assert refused == {("logs", "FilterLogEvents")}

@@ -407,6 +407,20 @@ def gpu_hosts(job: Job, rule: str, metric: str = "GPUUtilization") -> tuple[Host
     return job.hosts
 
 
+def host_needs(job: Job, rule: str, metrics: Sequence[str], patience: int, minutes: int, now: int,
+               vcpus: bool = False) -> Needs | Pending | Skipped:
+    """What a rule over instance metrics reads: `metrics` of every host over its last `minutes` (after the warm-up);
+    Skipped when a host's GPU count (or vCPU count, with `vcpus`) is not known or zero."""
+    hosts = gpu_hosts(job, rule, " and ".join(m for m in metrics if m.startswith("GPU")))
+    if isinstance(hosts, Skipped):
+        return hosts
+    unknown = [h.instance_type for h in hosts if vcpus and not h.vcpus]
+    if unknown:
+        return Skipped(f"{rule} needs the vCPU count of {unknown[0]}, which is not in the instance table")
+    return warmed_up(job, now, patience, minutes) or Needs(
+        tuple(host_query(job, host, m) for host in hosts for m in metrics), now - minutes * 60 - STALE_AFTER)
+
+
 def warmed_up(job: Job, now: int, patience: float, minutes: float) -> Pending | None:
     """Pending while training has not run `patience` + `minutes` minutes (the warm-up, then a full window)."""
     if job.started is None:
@@ -446,6 +460,16 @@ def loss_pair(job: Job, p: Mapping[str, Any], rule: str) -> tuple[str, str] | Sk
         return train
     validation = user_metric(job, p["validation_metric"], VALIDATION_LOSS, rule, "validation_metric")
     return validation if isinstance(validation, Skipped) else (train, validation)
+
+
+def loss_needs(job: Job, p: Mapping[str, Any], rule: str, now: int) -> Needs | Pending | Skipped:
+    """What a rule over the training and validation losses reads: both series over its `window`."""
+    metrics = loss_pair(job, p, rule)
+    if isinstance(metrics, Skipped):
+        return metrics
+    if job.started is None:
+        return Pending("training has not started (no SecondaryStatus Training yet)")
+    return Needs(tuple(job_query(job, m) for m in metrics), now - p["window"] * 60)
 
 
 # ---------------------------------------------------------------- which rules a job gets

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from rule_actions.monitors.base import (
     PATIENCE,
-    STALE_AFTER,
     WINDOW,
     Monitor,
-    Needs,
     Param,
-    Skipped,
-    gpu_hosts,
-    host_query,
+    host_needs,
     pct,
     per_host,
     percentile,
     settle,
-    warmed_up,
 )
 
 METRICS = ("CPUUtilization", "GPUUtilization", "GPUMemoryUtilization")
@@ -35,14 +30,7 @@ class BatchSize(Monitor):
               WINDOW, PATIENCE)
 
     def needs(self, job, p, now):
-        hosts = gpu_hosts(job, self.name, "GPUUtilization and GPUMemoryUtilization")
-        if isinstance(hosts, Skipped):
-            return hosts
-        unknown = [h.instance_type for h in hosts if not h.vcpus]
-        if unknown:
-            return Skipped(f"{self.name} needs the vCPU count of {unknown[0]}, which is not in the instance table")
-        return warmed_up(job, now, p["patience"], p["window"]) or Needs(
-            tuple(host_query(job, host, m) for host in hosts for m in METRICS), now - p["window"] * 60 - STALE_AFTER)
+        return host_needs(job, self.name, METRICS, p["patience"], p["window"], now, vcpus=True)
 
     def judge(self, job, p, now, data):
         after = job.started + p["patience"] * 60

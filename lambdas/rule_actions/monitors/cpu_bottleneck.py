@@ -5,18 +5,13 @@ from __future__ import annotations
 
 from rule_actions.monitors.base import (
     PATIENCE,
-    STALE_AFTER,
     WINDOW,
     Monitor,
-    Needs,
     Param,
-    Skipped,
-    gpu_hosts,
-    host_query,
+    host_needs,
     pct,
     per_host,
     settle,
-    warmed_up,
 )
 
 CPU, GPU = "CPUUtilization", "GPUUtilization"
@@ -33,14 +28,7 @@ class CPUBottleneck(Monitor):
                                   "since the start)"), PATIENCE)
 
     def needs(self, job, p, now):
-        hosts = gpu_hosts(job, self.name, GPU)
-        if isinstance(hosts, Skipped):
-            return hosts
-        unknown = [h.instance_type for h in hosts if not h.vcpus]
-        if unknown:
-            return Skipped(f"{self.name} needs the vCPU count of {unknown[0]}, which is not in the instance table")
-        return warmed_up(job, now, p["patience"], p["window"]) or Needs(
-            tuple(host_query(job, host, m) for host in hosts for m in (CPU, GPU)), now - p["window"] * 60 - STALE_AFTER)
+        return host_needs(job, self.name, (CPU, GPU), p["patience"], p["window"], now, vcpus=True)
 
     def judge(self, job, p, now, data):
         after = job.started + p["patience"] * 60

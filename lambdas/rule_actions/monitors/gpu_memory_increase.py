@@ -7,18 +7,13 @@ from __future__ import annotations
 
 from rule_actions.monitors.base import (
     PATIENCE,
-    STALE_AFTER,
     Monitor,
-    Needs,
     Param,
-    Skipped,
-    gpu_hosts,
     gpus,
-    host_query,
+    host_needs,
     pct,
     per_host,
     settle,
-    warmed_up,
 )
 
 METRIC = "GPUMemoryUtilization"
@@ -36,11 +31,7 @@ class GPUMemoryIncrease(Monitor):
                                     "8 min 20 s; its documentation: 100 samples)"))
 
     def needs(self, job, p, now):
-        hosts = gpu_hosts(job, self.name, METRIC)
-        if isinstance(hosts, Skipped):
-            return hosts
-        return warmed_up(job, now, p["patience"], 2 * p["window"]) or Needs(
-            tuple(host_query(job, host, METRIC) for host in hosts), now - 2 * p["window"] * 60 - STALE_AFTER)
+        return host_needs(job, self.name, (METRIC,), p["patience"], 2 * p["window"], now)
 
     def judge(self, job, p, now, data):
         minutes = p["window"]

@@ -7,20 +7,15 @@ from __future__ import annotations
 
 from rule_actions.monitors.base import (
     PATIENCE,
-    STALE_AFTER,
     WINDOW,
     Monitor,
-    Needs,
     Param,
-    Skipped,
-    gpu_hosts,
     gpus,
-    host_query,
+    host_needs,
     pct,
     per_host,
     percentile,
     settle,
-    warmed_up,
 )
 
 METRIC = "GPUUtilization"
@@ -35,11 +30,7 @@ class LowGPUUtilization(Monitor):
               WINDOW, PATIENCE)
 
     def needs(self, job, p, now):
-        hosts = gpu_hosts(job, self.name, METRIC)
-        if isinstance(hosts, Skipped):
-            return hosts
-        return warmed_up(job, now, p["patience"], p["window"]) or Needs(
-            tuple(host_query(job, host, METRIC) for host in hosts), now - p["window"] * 60 - STALE_AFTER)
+        return host_needs(job, self.name, (METRIC,), p["patience"], p["window"], now)
 
     def judge(self, job, p, now, data):
         series = per_host(job, job.hosts, data, METRIC, p["window"], now, job.started + p["patience"] * 60)

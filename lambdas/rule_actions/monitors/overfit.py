@@ -11,11 +11,10 @@ from rule_actions.monitors.base import (
     Clear,
     Finding,
     Monitor,
-    Needs,
     Param,
     Pending,
-    Skipped,
     job_query,
+    loss_needs,
     loss_pair,
 )
 
@@ -31,12 +30,7 @@ class Overfit(Monitor):
               Param("window", 120, "Minutes of datapoints read", 10, 200, "min", whole=True))
 
     def needs(self, job, p, now):
-        metrics = loss_pair(job, p, self.name)
-        if isinstance(metrics, Skipped):
-            return metrics
-        if job.started is None:
-            return Pending("training has not started (no SecondaryStatus Training yet)")
-        return Needs(tuple(job_query(job, m) for m in metrics), now - p["window"] * 60)
+        return loss_needs(job, p, self.name, now)
 
     def judge(self, job, p, now, data):
         train, validation = loss_pair(job, p, self.name)
