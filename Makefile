@@ -53,10 +53,11 @@ lint-template: synth
 
 # The main job: the sample events replayed through the stack's rule and the real handler on an embedded
 # AWS (moto), with the demo configuration (a team to notify, a webhook whose secret points at a receiver on
-# 127.0.0.1 that checks every signature). Prints what was done and what the receiver got.
+# 127.0.0.1 that checks every signature, the monitor rules); then the sample timelines (events/timelines/),
+# the evaluator run at each tick of a simulated clock. Prints what was done and what the receiver got.
 demo: setup
 	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
-		--receiver events/
+		--receiver events/ events/timelines/
 
 # The other job families' samples (tuning jobs and their trials, processing jobs, pipelines and their steps' jobs,
 # transform jobs) with examples/families-config.json: every family's outcomes notify the team, failures also post

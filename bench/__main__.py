@@ -13,6 +13,8 @@ BENCHMARKS = {
     "2": ("api_calls", "AWS API calls per actionable event"),
     "3": ("cold_start", "cold start"),
     "4": ("throughput", "replay throughput"),
+    "5": ("monitor_rules", "monitor rules: detection latency and false positives on the sample timelines"),
+    "6": ("evaluation_scale", "one evaluation over 1,000 running jobs: calls, time, sharding, cost, the job index"),
 }
 
 

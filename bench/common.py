@@ -92,7 +92,8 @@ def function_patterns(template: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         props = resource.get("Properties", {})
         targets = [t.get("Arn") for t in props.get("Targets", [])]
-        if any(isinstance(a, dict) and a.get("Fn::GetAtt", [None])[0] in functions for a in targets):
+        if "EventPattern" in props and any(isinstance(a, dict) and a.get("Fn::GetAtt", [None])[0] in functions
+                                           for a in targets):  # (a schedule rule has no pattern)
             pattern = props.get("EventPattern")
             patterns.append(json.loads(pattern) if isinstance(pattern, str) else pattern)
     return patterns

@@ -9,6 +9,10 @@
            --> DynamoDB <name>-ledger (exactly-once per action)
     CloudWatch alarms (function errors and throttles, a message in either queue, events neither delivered nor
     queued, undeliverable messages) --> SNS <name>-ops (team, unfiltered)
+    With `monitor` (the monitor rules, rule_actions.registry.schedule): scheduled rules <name>-evaluate[-<n>] (every
+    `every_minutes`, one target per run) --> Lambda <name>-evaluator (the same code; its own role: the function's
+    statements plus Search, GetMetricData and FilterLogEvents on the training log group), and its alarms (errors,
+    jobs whose reads failed, runs near their timeout or out of time for some jobs, no run at all)
     SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
 
 Names derive from `name` (by default the stack's name), so two deployments in one account need two stack
@@ -55,6 +59,7 @@ from rule_actions.contract import (
     ENV_CONFIG_FILE,
     ENV_LEDGER_TABLE,
     ENV_TOPIC_ARN,
+    EVALUATION_KEY,
     LEDGER_EXPIRY_ATTRIBUTE,
     LEDGER_KEY_ATTRIBUTE,
     NAMESPACE,
@@ -93,6 +98,13 @@ TARGET_RETRIES = 8
 TARGET_MAX_EVENT_AGE = Duration.hours(2)
 QUEUE_RETENTION = Duration.days(14)  # SQS's maximum: time for a person to look after the alarm
 ALARM_PERIOD = Duration.minutes(5)
+# The evaluator: 512 MB (a run over a thousand jobs parses their Search records and datapoints; Lambda's CPU share
+# grows with memory), a timeout of its schedule's interval (a run never overlaps the next; at most Lambda's 15
+# minutes); no retry of a failed run (the next run comes within minutes; the ledger keeps its actions once).
+EVALUATOR_MEMORY_MB = 512
+EVALUATOR_MAX_TIMEOUT = 900
+TARGETS_PER_RULE = 5  # EventBridge's limit of targets per rule: runs of one schedule share rules five by five
+DURATION_ALARM_SHARE = 0.8  # a run longer than this share of its timeout alarms
 
 
 @jsii.implements(lambda_.IDestination)
@@ -230,24 +242,15 @@ class RuleActions(Construct):
             # Organization mode: a name the member stacks' executor roles trust.
             role_name=organization.function_role_name(name, org) if org else None,
         )
-        self._grant_function(stack)
+        self._grant_function(stack, self.role, self.log_group, [] if org else registry.job_grants(config))
 
         self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
                                                 self.chat_topic.topic_arn if self.chat_topic else None,
                                                 self.config_in_code)
-        self.function = lambda_.Function(
-            self, "Function",
-            function_name=function_name,
-            description="Acts on SageMaker training job outcomes and Debugger/Profiler rule statuses",
-            runtime=RUNTIMES[PYTHON_VERSION],
-            architecture=lambda_.Architecture.ARM_64,
-            handler=HANDLER,
-            code=bundle.function_code({CONFIG_FILE_NAME: config.to_json()} if self.config_in_code else None),
-            role=self.role,
-            environment=self.environment,
-            memory_size=MEMORY_MB,
-            timeout=TIMEOUT,
-            log_group=self.log_group,
+        code = bundle.function_code({CONFIG_FILE_NAME: config.to_json()} if self.config_in_code else None)
+        self.function = self._function(
+            "Function", function_name, "Acts on SageMaker training job outcomes and Debugger/Profiler rule statuses",
+            code, self.role, self.log_group, MEMORY_MB, TIMEOUT,
             reserved_concurrent_executions=settings.reserved_concurrency,
             retry_attempts=ASYNC_RETRIES,
             max_event_age=ASYNC_MAX_EVENT_AGE,
@@ -288,11 +291,95 @@ class RuleActions(Construct):
                 "Events came from an account the organization configuration does not name: nothing was done for "
                 "them (add the account to organization.accounts, or remove its member stack)",
                 organization.refused_account_metric()))
+        self.schedule = registry.schedule(config)
+        self.evaluator = self._evaluator(stack, code, settings) if self.schedule else None
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
 
         texts = any(isinstance(p, Texts) for p in parts)
         self.sms_logs_role = self._sms_delivery_logs(settings) if texts and settings.sms_delivery_logs else None
+
+    def _function(self, construct_id: str, function_name: str, description: str, code: lambda_.Code, role: iam.Role,
+                  log_group: logs.LogGroup, memory: int, timeout: Duration, **options: object) -> lambda_.Function:
+        """A function of this construct: the handler of the bundled code, on arm64, with the functions' environment."""
+        return lambda_.Function(
+            self, construct_id, function_name=function_name, description=description,
+            runtime=RUNTIMES[PYTHON_VERSION], architecture=lambda_.Architecture.ARM_64, handler=HANDLER, code=code,
+            role=role, environment=self.environment, memory_size=memory, timeout=timeout, log_group=log_group,
+            **options)
+
+    # ------------------------------------------------------------------------------------ the monitor rules
+
+    def _evaluator(self, stack: Stack, code: lambda_.Code, settings: StackSettings) -> lambda_.Function:
+        """The function that evaluates the monitor rules on a schedule and acts on what they find, as the
+        function does (the same code, environment and statements: it stops jobs and notifies through the same
+        topic and ledger), plus the reads of an evaluation."""
+        name, org, schedule = self.name, self.config.organization, self.schedule
+        function_name = f"{name}-evaluator"
+        self.evaluator_log_group = logs.LogGroup(
+            self, "EvaluatorLogGroup", log_group_name=f"/aws/lambda/{function_name}",
+            retention=_retention(settings.log_retention_days), removal_policy=RemovalPolicy.DESTROY)
+        self.evaluator_role = iam.Role(
+            self, "EvaluatorRole", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"{function_name}: evaluate the monitor rules, stop training jobs, notify, keep the ledger",
+            role_name=organization.evaluator_role_name(name, org) if org else None)
+        self._grant_function(stack, self.evaluator_role, self.evaluator_log_group,
+                             [] if org else registry.evaluation_grants(self.config))
+        timeout = min(schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT)
+        evaluator = self._function(
+            "Evaluator", function_name,
+            "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them",
+            code, self.evaluator_role, self.evaluator_log_group, EVALUATOR_MEMORY_MB, Duration.seconds(timeout),
+            retry_attempts=0)
+        runs = schedule.runs
+        every = Duration.minutes(schedule.every_minutes)
+        self.schedule_rules = []
+        for index in range(0, len(runs), TARGETS_PER_RULE):
+            part = index // TARGETS_PER_RULE
+            rule_name = f"{name}-evaluate" + (f"-{part + 1}" if len(runs) > TARGETS_PER_RULE else "")
+            self.schedule_rules.append(events.Rule(
+                self, f"Schedule{part + 1}" if part else "Schedule", rule_name=rule_name,
+                description=f"Runs the monitor rules every {schedule.every_minutes} minute(s)",
+                schedule=events.Schedule.rate(Duration.minutes(schedule.every_minutes)),
+                # EventBridge retries an invocation it could not make (throttling) within one interval: a later
+                # attempt would overlap the next run.
+                targets=[targets.LambdaFunction(evaluator, retry_attempts=TARGET_RETRIES, max_event_age=every,
+                                                event=events.RuleTargetInput.from_object(
+                    {EVALUATION_KEY: {**run, "time": events.EventField.time}}))
+                    for run in runs[index:index + TARGETS_PER_RULE]],
+            ))
+        quiet = Duration.minutes(max(schedule.every_minutes, 5))
+        evaluation = {"namespace": NAMESPACE, "dimensions_map": {"service": SERVICE}, "statistic": "Sum",
+                      "period": quiet}
+        self.alarms += [
+            self._alarm("EvaluatorErrorsAlarm", f"{name}-evaluator-errors",
+                        "The evaluator failed: an action it decided failed, or the run raised (see its logs)",
+                        evaluator.metric_errors(period=quiet, statistic="Sum")),
+            self._alarm("EvaluationErrorsAlarm", f"{name}-evaluation-errors",
+                        "The evaluator could not read what some jobs' rules need (Search, GetMetricData or "
+                        "FilterLogEvents failed: throttling, permissions of a member's executor role); those rules "
+                        "were not judged (see the evaluator's logs)",
+                        cloudwatch.Metric(metric_name="EvaluationErrors", **evaluation)),
+            self._alarm("EvaluatorDurationAlarm", f"{name}-evaluator-duration",
+                        f"An evaluation ran longer than {int(DURATION_ALARM_SHARE * 100)}% of its timeout: raise "
+                        "monitor.shards (or every_minutes) before runs fail",
+                        evaluator.metric_duration(period=quiet, statistic="Maximum"),
+                        threshold=int(DURATION_ALARM_SHARE * timeout * 1000)),
+            self._alarm("EvaluationUnfinishedAlarm", f"{name}-evaluation-unfinished",
+                        "A run had no time left for some jobs' log queries: those jobs were not evaluated in it "
+                        "(FilterLogEvents allows 5 calls a second per account and region); raise every_minutes, or "
+                        "the quota",
+                        cloudwatch.Metric(metric_name="UnfinishedJobs", **evaluation)),
+            cloudwatch.Alarm(
+                self, "EvaluatorNotRunningAlarm", alarm_name=f"{name}-evaluator-not-running",
+                alarm_description="The evaluator was not invoked for three schedule periods: the schedule rule is "
+                                  "disabled, or EventBridge cannot invoke it",
+                metric=evaluator.metric_invocations(period=every, statistic="Sum"),
+                threshold=1, evaluation_periods=3,
+                comparison_operator=cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+                treat_missing_data=cloudwatch.TreatMissingData.BREACHING),
+        ]
+        return evaluator
 
     # ------------------------------------------------------------------------------------ deploy confidence
 
@@ -397,19 +484,20 @@ class RuleActions(Construct):
         return queue
 
     def _alarm(self, construct_id: str, alarm_name: str, description: str,
-               metric: cloudwatch.Metric) -> cloudwatch.Alarm:
+               metric: cloudwatch.Metric, threshold: float = 1) -> cloudwatch.Alarm:
         return cloudwatch.Alarm(
             self, construct_id, alarm_name=alarm_name, alarm_description=description, metric=metric,
-            threshold=1, evaluation_periods=1,
+            threshold=threshold, evaluation_periods=1,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
 
-    def _grant_function(self, stack: Stack) -> None:
-        """The function's permissions, statement by statement; nothing else is attached to its role."""
+    def _grant_function(self, stack: Stack, role: iam.Role, log_group: logs.LogGroup, job_grants: list[Grant]) -> None:
+        """A function's permissions (the function's, or the evaluator's), statement by statement; nothing else is
+        attached to its role. `job_grants`: one account, the job families' grants (the evaluator's include its
+        reads); organization mode, none here (the members' executor roles have them)."""
         org = self.config.organization
-        # One account: the job families' grants here. Organization mode: none here; the members' executor roles.
-        grant(self.role, [] if org else registry.job_grants(self.config))
+        grant(role, job_grants)
         statements = [
             iam.PolicyStatement(sid="PublishAndSubscribe",
                                 actions=["sns:Publish", "sns:Subscribe", "sns:ListSubscriptionsByTopic"],
@@ -426,23 +514,23 @@ class RuleActions(Construct):
                                 actions=["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
                                          "dynamodb:DeleteItem"],
                                 resources=[self.table.table_arn]),
-            iam.PolicyStatement(sid="SendFailedEvents", actions=["sqs:SendMessage"],
-                                resources=[self.failure_queue.queue_arn]),
+            *([iam.PolicyStatement(sid="SendFailedEvents", actions=["sqs:SendMessage"],
+                                   resources=[self.failure_queue.queue_arn])] if role is self.role else []),
             iam.PolicyStatement(sid="WriteLogs", actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                                resources=[self.log_group.log_group_arn]),
+                                resources=[log_group.log_group_arn]),
         ]
         if self.chat_topic is not None:
             statements.append(iam.PolicyStatement(sid="PublishToChat", actions=["sns:Publish"],
                                                   resources=[self.chat_topic.topic_arn]))
         for statement in statements:
-            self.role.add_to_policy(statement)
-        grant(self.role, [p for p in registry.stack_parts(self.config) if isinstance(p, Grant)])  # the kinds'
+            role.add_to_policy(statement)
+        grant(role, [p for p in registry.stack_parts(self.config) if isinstance(p, Grant)])  # the kinds'
 
         if org:
-            organization.grant_assume_member_roles(self.role, org)
+            organization.grant_assume_member_roles(role, org)
         # cdk-nag AwsSolutions-IAM5 (wildcards) findings on this policy, each acknowledged with its reason.
         topic = stack.get_logical_id(self.topic.node.default_child)  # type: ignore[arg-type]
-        acknowledge(self.role.node.find_child("DefaultPolicy"), {
+        acknowledge(role.node.find_child("DefaultPolicy"), {
             f"Resource::<{topic}>:*": "The topic's own subscriptions (<topic ARN>:<id>), whose filter policies the "
                                      "function reads and widens; their ids are not known in advance.",
             "Action::kms:GenerateDataKey*": "What SNS and SQS server-side encryption require of a publisher or "

@@ -4,7 +4,9 @@
         --PutEvents, as a role EventBridge assumes--> the central bus     (undeliverable: <member>-forward-dlq)
     executor role <member_role>-<region>, trusted by the central function's role and no other principal:
         DescribeTrainingJob and StopTrainingJob on the training jobs under training_job_prefixes in this account
-        and region; ListTrainingJobs (resource "*": the API allows nothing else) only when a stop may name a prefix
+        and region; ListTrainingJobs (resource "*": the API allows nothing else) only when a stop may name a prefix;
+        with `monitor` (the monitor rules) also trusted by the central evaluator's role, and reading what they
+        need: Search, GetMetricData ("*": neither allows less) and FilterLogEvents on the training log group
 
 It has no assets and needs no bootstrap (LegacyStackSynthesizer: no bootstrap roles, the template inline):
 `cdk deploy RuleActionsMember` with the member account's credentials, or CloudFormation StackSets with the
@@ -58,6 +60,9 @@ class RuleActionsMemberStack(Stack):
                                 f"{organization.bus_name(settings.stack_name)}")
         self.central_role_arn = (f"arn:{partition}:iam::{org.central_account}:role/"
                                  f"{organization.function_role_name(settings.stack_name, org)}")
+        evaluating = registry.schedule(config) is not None
+        self.evaluator_role_arn = (f"arn:{partition}:iam::{org.central_account}:role/"
+                                   f"{organization.evaluator_role_name(settings.stack_name, org)}") if evaluating else None
 
         self.dead_letter_queue = sqs.Queue(
             self, "ForwardDeadLetterQueue", queue_name=f"{name}-forward-dlq",
@@ -79,12 +84,14 @@ class RuleActionsMemberStack(Stack):
         )
         set_pattern(self.rule, registry.event_pattern(config))
 
+        principal: iam.IPrincipal = iam.ArnPrincipal(self.central_role_arn)
+        if self.evaluator_role_arn:
+            principal = iam.CompositePrincipal(principal, iam.ArnPrincipal(self.evaluator_role_arn))
         self.executor_role = iam.Role(
-            self, "ExecutorRole", role_name=org.role_name(Aws.REGION),
-            assumed_by=iam.ArnPrincipal(self.central_role_arn),
+            self, "ExecutorRole", role_name=org.role_name(Aws.REGION), assumed_by=principal,
             description="rule-actions: the central function describes and stops this account's training jobs here",
         )
-        grant(self.executor_role, registry.job_grants(config))
+        grant(self.executor_role, registry.evaluation_grants(config) if evaluating else registry.job_grants(config))
 
         for output_id, value, description in (
             ("ExecutorRoleArn", self.executor_role.role_arn, "The role the central function assumes here"),

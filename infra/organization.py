@@ -35,6 +35,11 @@ def function_role_name(name: str, org: Organization) -> str:
     return f"{name}-handler-{org.central_region}"
 
 
+def evaluator_role_name(name: str, org: Organization) -> str:
+    """The central evaluator's role (the monitor rules), which the member stacks' executor roles also trust."""
+    return f"{name}-evaluator-{org.central_region}"
+
+
 def central_environment(org: Organization) -> Environment:
     """The central stack is pinned where members expect it: `cdk deploy` refuses another account or region."""
     return Environment(account=org.central_account, region=org.central_region)

@@ -37,8 +37,14 @@ class RuleActionsStack(Stack):
         if actions.chat_topic is not None:
             CfnOutput(self, "ChatTopicArn", value=actions.chat_topic.topic_arn,
                       description="Team messages for the chat channels (custom notifications)")
+        if actions.evaluator is not None:
+            CfnOutput(self, "EvaluatorFunctionName", value=actions.evaluator.function_name,
+                      description="The function that evaluates the monitor rules on its schedule")
         if actions.bus:
             CfnOutput(self, "EventBusArn", value=actions.bus.event_bus_arn,
                       description="The bus the member stacks forward training job events to")
             CfnOutput(self, "FunctionRoleArn", value=actions.role.role_arn,
                       description="The role the member stacks' executor roles trust")
+            if actions.evaluator is not None:
+                CfnOutput(self, "EvaluatorRoleArn", value=actions.evaluator_role.role_arn,
+                          description="The evaluator's role, which the member stacks' executor roles also trust")

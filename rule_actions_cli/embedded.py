@@ -9,14 +9,17 @@ Secrets given as {name: secret string} (webhooks' URLs and keys) are created in 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import logging
 import os
+import re
 import warnings
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,7 +29,7 @@ from moto import mock_aws
 
 from rule_actions import registry
 from rule_actions.text import quoted
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
 
@@ -58,6 +61,40 @@ def _zip_dir(path: Path) -> bytes:
     return buffer.getvalue()
 
 
+def _iso(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _datetime(epoch: int) -> Any:
+    return datetime.fromtimestamp(epoch, UTC)
+
+
+def _shown(job: dict[str, Any]) -> set[Any]:
+    """What a row would show of an evaluated job: its rules that hold, cannot be computed or failed, its problems."""
+    return {(r["rule"], r["verdict"]) for r in job.get("rules", []) if r["verdict"] in ("IssuesFound", "Skipped",
+                                                                                         "Error")} | set(
+        job.get("problems", []))
+
+
+def _notable(job: dict[str, Any], shown: set[Any], before: set[Any]) -> bool:
+    """An evaluated job worth a row: something its previous evaluation did not show, or an action other than a
+    duplicate (a rule that keeps holding, whose actions are all done, is not repeated at every tick)."""
+    return bool(shown - before or any(a["outcome"] != "duplicate" for a in job.get("actions", [])))
+
+
+def _state_change(name: str, status: str, secondary: str, when: int, account: str, region: str,
+                  tags: Mapping[str, str]) -> dict[str, Any]:
+    """The "SageMaker Training Job State Change" SageMaker sends when a timeline's job ends."""
+    return {"version": "0", "id": hashlib.sha256(f"{name}{when}{status}".encode()).hexdigest()[:32],
+            "detail-type": "SageMaker Training Job State Change", "source": "aws.sagemaker", "account": account,
+            "time": _iso(when), "region": region,
+            "resources": [f"arn:aws:sagemaker:{region}:{account}:training-job/{name.lower()}"],
+            "detail": {"TrainingJobName": name,
+                       "TrainingJobArn": f"arn:aws:sagemaker:{region}:{account}:training-job/{name.lower()}",
+                       "TrainingJobStatus": status, "SecondaryStatus": secondary, "Tags": dict(tags),
+                       "LastModifiedTime": str(when * 1000)}}
+
+
 def _sub(value: str, region: str) -> str:
     return value.replace("${AWS::AccountId}", ACCOUNT).replace("${AWS::Region}", region).replace("${AWS::Partition}", "aws")
 
@@ -73,6 +110,7 @@ class EmbeddedAccount:
         self.patterns: list[dict[str, Any]] = []
         self.environment: dict[str, str] = {}
         self._seen: set[tuple[str, ...]] = set()
+        self._evaluated: dict[str, set[Any]] = {}
 
     def __enter__(self) -> EmbeddedAccount:
         self._saved_env, self._saved_session = dict(os.environ), boto3.DEFAULT_SESSION
@@ -82,6 +120,7 @@ class EmbeddedAccount:
         self._mock.start()
         try:
             moto_sagemaker.install()
+            moto_monitoring.install()
             self._deploy()
         except BaseException:
             self.__exit__()
@@ -121,14 +160,30 @@ class EmbeddedAccount:
         resources = cloudformation.describe_stack_resources(StackName=self.stack_name)["StackResources"]
         handlers = {name for name, r in template["Resources"].items()
                     if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == HANDLER}
-        [function] = [r["PhysicalResourceId"] for r in resources if r.get("LogicalResourceId") in handlers]
+        # The evaluator (the monitor rules) is the function the stack's schedule rules target; the other is the one.
+        scheduled = [r["Properties"] for r in template["Resources"].values()
+                     if r["Type"] == "AWS::Events::Rule" and "ScheduleExpression" in r["Properties"]]
+        targets = [t for rule in scheduled for t in rule.get("Targets", [])]
+        evaluator = {t["Arn"]["Fn::GetAtt"][0] for t in targets if isinstance(t.get("Arn"), dict) and "Fn::GetAtt" in t["Arn"]}
+        physical = {r.get("LogicalResourceId"): r.get("PhysicalResourceId") for r in resources}
+        [function] = [physical[name] for name in handlers - evaluator]
         configuration = self.client("lambda").get_function_configuration(FunctionName=function)
         self.function_name, self.function_arn = configuration["FunctionName"], configuration["FunctionArn"]
         self.environment = dict(configuration.get("Environment", {}).get("Variables", {}))
         # The function's code root, as Lambda's LAMBDA_TASK_ROOT: where a configuration too large for the
         # environment is read from (the handler itself runs from this checkout's package).
-        [code] = [r["Properties"]["Code"]["S3Key"] for name, r in template["Resources"].items() if name in handlers]
+        [code] = {r["Properties"]["Code"]["S3Key"] for name, r in template["Resources"].items() if name in handlers}
         self.environment["LAMBDA_TASK_ROOT"] = str(self.assembly_dir / f"asset.{code.removesuffix('.zip')}")
+        self.evaluator_name = self.evaluator_arn = None
+        self.evaluations: list[dict[str, Any]] = []  # each scheduled run's request body, its time left out
+        if evaluator & handlers:
+            [name] = evaluator & handlers
+            found = self.client("lambda").get_function_configuration(FunctionName=physical[name])
+            self.evaluator_name, self.evaluator_arn = found["FunctionName"], found["FunctionArn"]
+            self.evaluator_environment = {**found.get("Environment", {}).get("Variables", {}),
+                                          "LAMBDA_TASK_ROOT": self.environment["LAMBDA_TASK_ROOT"]}
+            self.evaluations = [next(iter(json.loads(t["InputTransformer"]["InputTemplate"].replace(
+                "<time>", "null")).values())) for t in targets if "InputTransformer" in t]
         self.patterns = self._function_patterns()
         if not self.patterns:
             raise RuntimeError("the stack has no EventBridge rule targeting its function")
@@ -189,12 +244,15 @@ class EmbeddedAccount:
         return self._as_function(
             lambda handler: handler.lambda_handler(payload, LocalContext(self.function_name, self.function_arn)), log)
 
-    def _as_function(self, run: Callable[[Any], Any], log: TextIO | None) -> Any:
-        """`run(handler)` with the function's environment, its logs and metrics sent to `log` (or nowhere)."""
+    def _as_function(self, run: Callable[[Any], Any], log: TextIO | None, evaluator: bool = False) -> Any:
+        """`run(handler)` with the function's environment (or the evaluator's), its logs and metrics sent to `log`
+        (or nowhere)."""
         from rule_actions import handler  # after the environment is the function's
         from rule_actions.observability import logger
 
-        os.environ.update(self.environment, AWS_REGION=self.region, **self._function_credentials())
+        environment = self.evaluator_environment if evaluator else self.environment
+        os.environ.update(environment, AWS_REGION=self.region, RULE_ACTIONS_LOGS_TPS="0",
+                          **self._function_credentials(evaluator))
         boto3.setup_default_session()  # the handler's clients read these credentials (a session keeps the first)
         handler.runtime.cache_clear()
         with open(os.devnull, "w") as devnull:
@@ -207,14 +265,152 @@ class EmbeddedAccount:
             finally:
                 logs.stream = previous
 
-    def _function_credentials(self) -> dict[str, str]:
+    def _function_credentials(self, evaluator: bool = False) -> dict[str, str]:
         """Environment variables of the credentials the handler runs with: here, the environment's own."""
         return {}
 
     def _replay(self, handler: Any, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-        """One row per event, whatever an event holds: what cannot be read or seeded is a problem on its row."""
+        """One row per event, whatever an event holds: what cannot be read or seeded is a problem on its row. A
+        timeline (events/timelines/) is replayed in its place, as its rows."""
         context = LocalContext(self.function_name, self.function_arn)
-        return [self._replay_one(handler, context, source, event) for source, event in events]
+        rows: list[dict[str, Any]] = []
+        for source, event in events:
+            if isinstance(event, dict) and "timeline" in event and "jobs" in event:
+                rows += self._timeline(handler, source, event)
+            else:
+                rows.append(self._replay_one(handler, context, source, event))
+        return rows
+
+    # ------------------------------------------------------------------------------------ timelines
+
+    def replay_timeline(self, source: str, data: dict[str, Any], log: TextIO | None = None,
+                        keep: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """A timeline's rows (the evaluator at each tick, the job's state changes as they happen). `keep`, when
+        given, receives every evaluation's whole result (the benchmarks read every verdict)."""
+        return self._as_function(lambda handler: self._timeline(handler, source, data, keep), log)
+
+    def _timeline(self, handler: Any, source: str, data: dict[str, Any],
+                  keep: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """The timeline minute by minute: at each tick of the schedule, each job's status as its phases say (a job
+        this stack stopped goes Stopped at the next tick), what SageMaker published since the previous tick seeded
+        in CloudWatch and CloudWatch Logs, then every scheduled run of the evaluator at the tick's time; a job's
+        terminal state change goes through the stack's rule and the function, as any event."""
+        from rule_actions.contract import EVALUATION_KEY
+        from rule_actions_cli.report import row
+        from rule_actions_cli.timeline import LOG_GROUP, read
+
+        timeline, problems = read(data, source)
+        if timeline is None:
+            return [row(source, None, False, None, problems)]
+        if not self.evaluations:
+            return [row(source, None, False, {"ignored": "the configuration runs no monitor rules (monitor is null): "
+                                                        "the stack has no evaluator"})]
+        every = timeline.every or self._schedule_minutes()
+        for run in self.evaluations:
+            self._evaluated_place(run)
+        evaluator = LocalContext(self.evaluator_name, self.evaluator_arn, remaining_millis=every * 60_000)
+        main = LocalContext(self.function_name, self.function_arn)
+        ours: dict[str, int] = {}  # job -> the tick at which this stack stopped it
+        seen = self._evaluated  # job -> what its previous evaluation showed (rule verdicts, problems), for the run
+        ended: set[str] = set()
+        rows: list[dict[str, Any]] = []
+        previous = 0
+        for tick in timeline.ticks(every):
+            label = f"{source}#+{tick}m"
+            changes = []
+            for job in timeline.jobs:
+                place = self._timeline_place(job)
+                change = self._advance(timeline, job, tick, ours, ended, place)
+                if change:
+                    changes.append(change)
+                stop = min(tick, ours.get(job.name, tick))
+                minutes = [m for m in range(previous, stop) if (job.phase(m) or (0, ""))[1] == "InProgress"]
+                if minutes:
+                    moto_monitoring.put_metrics(timeline.datapoints(job, minutes[0], minutes[-1] + 1), **place)
+                    lines: dict[str, list[tuple[float, str]]] = {}
+                    for stream, stamp, message in timeline.log_lines(job, minutes[0], minutes[-1] + 1):
+                        lines.setdefault(stream, []).append((stamp, message))
+                    for stream, found in lines.items():
+                        moto_monitoring.put_log_lines(LOG_GROUP, stream, found, **place)
+            for run in self.evaluations:
+                request = {EVALUATION_KEY: {**run, "time": _iso(timeline.time(tick))}}
+                self._credentials_of(handler, evaluator=True)
+                try:
+                    result = handler.lambda_handler(request, evaluator)
+                except handler.ActionsFailed as err:
+                    result = {**err.result, "error": str(err)}
+                finally:
+                    self._credentials_of(handler, evaluator=False)
+                if keep is not None:
+                    keep.append({"tick": tick, "result": result})
+                for job in result.get("jobs", []):
+                    stopped = [a for a in job.get("actions", []) if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+                    if stopped and job["training_job"] not in ours:
+                        ours[job["training_job"]] = tick
+                    shown = _shown(job)
+                    if _notable(job, shown, seen.get(job["training_job"], set())):
+                        rows.append(row(label, job["training_job"], True, job, job.get("problems", ())))
+                    seen[job["training_job"]] = shown
+                failed = result.get("error") or result.get("ignored") or result.get("evaluation", {}).get("error")
+                if failed and not result.get("jobs"):
+                    rows.append(row(label, None, True, {"error": failed}))
+            for event in changes:  # a state change the stack's rule does not match invokes nothing: no row
+                found = self._replay_one(handler, main, label, event)
+                if found["matched"] or found.get("problems"):
+                    rows.append(found)
+            previous = tick
+        return rows
+
+    def _schedule_minutes(self) -> int:
+        found = [r["Properties"]["ScheduleExpression"] for r in self.template["Resources"].values()
+                 if r["Type"] == "AWS::Events::Rule" and "ScheduleExpression" in r["Properties"]]
+        match = re.fullmatch(r"rate\((\d+) minutes?\)", found[0]) if found else None
+        return int(match.group(1)) if match else 5
+
+    def _timeline_place(self, job: Any) -> dict[str, str]:
+        """Where a timeline's job lives: the stack's account and region."""
+        return {"region": self.region}
+
+    def _evaluated_place(self, run: dict[str, Any]) -> None:
+        """What a scheduled run evaluates exists: here, the stack's own account."""
+
+    def _credentials_of(self, handler: Any, evaluator: bool) -> None:
+        """The handler's clients with the function's credentials, or the evaluator's (the same here)."""
+        credentials = self._function_credentials(evaluator)
+        if credentials:
+            os.environ.update(credentials)
+            boto3.setup_default_session()
+            handler.runtime.cache_clear()
+
+    def _advance(self, timeline: Any, job: Any, tick: int, ours: dict[str, int], ended: set[str],
+                 place: dict[str, str]) -> dict[str, Any] | None:
+        """The job's status at `tick` in the embedded account; the state change to replay when it has just ended."""
+        if job.name in ended:
+            return None
+        if job.name in ours:  # stopped by this stack at an earlier tick: SageMaker ends it Stopped
+            if tick == ours[job.name]:
+                return None
+            status, secondary = "Stopped", "Stopped"
+        else:
+            phase = job.phase(tick)
+            if phase is None:
+                return None
+            status, secondary = phase[1], phase[2]
+        transitions = [{"Status": p[2], "StartTime": _datetime(timeline.time(p[0])),
+                        "StatusMessage": ""} for p in job.phases if p[0] <= tick and p[1] == "InProgress"]
+        training = [t["StartTime"] for t in transitions if t["Status"] == "Training"]
+        moto_sagemaker.put_training_job(
+            job.name, status, secondary_status=secondary, **place,
+            resource_config={"InstanceType": job.instance_type, "InstanceCount": job.instance_count,
+                             "VolumeSizeInGB": 100},
+            tags=job.tags, transitions=transitions,
+            metric_definitions=[{"Name": m, "Regex": f"{m}=([0-9.eE+-]+)"} for m in job.metric_definitions],
+            training_start_time=training[-1] if training else None)
+        if status == "InProgress":
+            return None
+        ended.add(job.name)
+        return _state_change(job.name, status, secondary, timeline.time(tick), place.get("account_id", ACCOUNT),
+                             place["region"], job.tags)
 
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
         from rule_actions.pipeline import read_event

@@ -55,14 +55,17 @@ class EmbeddedOrganization(EmbeddedAccount):
         outputs = {o["OutputKey"]: o["OutputValue"] for o in self.client("cloudformation").describe_stacks(
             StackName=self.stack_name)["Stacks"][0].get("Outputs", [])}
         self.bus_arn, self.function_role_arn = outputs["EventBusArn"], outputs["FunctionRoleArn"]
+        self.evaluator_role_arn = outputs.get("EvaluatorRoleArn")
 
     def _function_patterns(self) -> list[dict[str, Any]]:
         [bus] = [r["Properties"]["Name"] for r in self.template["Resources"].values() if r["Type"] == "AWS::Events::EventBus"]
         return self._patterns_targeting(self.function_arn, bus=bus)
 
-    def _function_credentials(self) -> dict[str, str]:
-        """The handler runs as the function's role (as in Lambda): its AssumeRole calls are checked."""
-        return _environment(self._credentials(self.account, self.function_role_arn))
+    def _function_credentials(self, evaluator: bool = False) -> dict[str, str]:
+        """The handler runs as the function's role, or the evaluator's (as in Lambda): its AssumeRole calls are
+        checked."""
+        role = self.evaluator_role_arn if evaluator else self.function_role_arn
+        return _environment(self._credentials(self.account, role))
 
     def _credentials(self, account: str, role_arn: str | None = None) -> dict[str, str]:
         """Credentials in `account`: moto's static ones for its default account, else an admin role's there."""
@@ -135,6 +138,17 @@ class EmbeddedOrganization(EmbeddedAccount):
 
     def _job_place(self, event: dict[str, Any]) -> dict[str, str]:
         return {"account_id": event["account"], "region": event["region"]}
+
+    def _evaluated_place(self, run: dict[str, Any]) -> None:
+        """The member stack of the account and region a scheduled run evaluates (its executor role)."""
+        if run.get("account") and run.get("region"):
+            self._member(run["account"], run["region"])
+
+    def _timeline_place(self, job: Any) -> dict[str, str]:
+        """A timeline's job runs in its member account (deployed at its first tick), in the central region."""
+        account = job.account or (self.organization.accounts[0] if self.organization.accounts else self.account)
+        self._member(account, self.region)
+        return {"account_id": account, "region": self.region}
 
 
 def embedded(assembly_dir: Path, stack_name: str, organization: Organization | None,

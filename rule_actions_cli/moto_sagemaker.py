@@ -285,6 +285,11 @@ def put_training_job(
     failure_reason: str | None = None,
     account_id: str = DEFAULT_ACCOUNT_ID,
     region: str = "us-east-1",
+    resource_config: Mapping[str, Any] | None = None,
+    tags: Mapping[str, str] | None = None,
+    metric_definitions: Sequence[Mapping[str, str]] | None = None,
+    transitions: Sequence[Mapping[str, Any]] | None = None,
+    training_start_time: Any = None,
 ) -> str:
     """Create (if missing) or update training job ``name`` in moto's backend; return its ARN.
 
@@ -299,6 +304,11 @@ def put_training_job(
     ``{"RuleConfigurationName": ..., "RuleEvaluationStatus": "IssuesFound", ...}``.
     Names are case-sensitive and stored as given. Works inside ``moto.mock_aws`` and for a
     ``ThreadedMotoServer`` running in this process.
+
+    For a scheduled evaluation (each replaces the job's value when given): ``resource_config``
+    (``{"InstanceType", "InstanceCount", ...}``), ``tags`` (a map; moto keeps them as Search and ListTags
+    return them), ``metric_definitions`` (``AlgorithmSpecification.MetricDefinitions``; moto's own default
+    is replaced), ``transitions`` (``SecondaryStatusTransitions``), ``training_start_time``.
     """
     if status not in TRAINING_JOB_STATUSES:
         raise ValueError(f"status must be one of {TRAINING_JOB_STATUSES}, not {status!r}")
@@ -314,6 +324,18 @@ def put_training_job(
         job.training_end_time = None  # not finished: DescribeTrainingJob omits it, as AWS does
     elif getattr(job, "training_end_time", None) is None:
         job.training_end_time = now
+
+    if resource_config is not None:
+        job.resource_config = dict(resource_config)
+    if tags is not None:
+        job.tags = [{"Key": key, "Value": value} for key, value in tags.items()]
+    if metric_definitions is not None:
+        job.algorithm_specification = {**job.algorithm_specification,
+                                       "MetricDefinitions": [dict(d) for d in metric_definitions]}
+    if transitions is not None:
+        job.secondary_status_transitions = [dict(t) for t in transitions]
+    if training_start_time is not None:
+        job.training_start_time = training_start_time
 
     for attribute, value in (
         ("debug_rule_configurations", debug_rule_configurations),

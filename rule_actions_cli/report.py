@@ -11,6 +11,7 @@ from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
 
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
+NOTABLE = ("IssuesFound", "Skipped", "Error")  # the monitor rules' verdicts a row shows
 
 
 TRAINING = "training"  # the family whose job "training_job" names (the key of the first releases)
@@ -20,14 +21,19 @@ def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | No
         problems: Iterable[str] = (), family: str | None = None) -> dict[str, Any]:
     """The JSON shape: {"source", "training_job", "job", "job_family", "matched", "actions"} (+ "account" /
     "account_alias" in organization mode, "ignored" / "error" / "problems" when present: "problems" names each part
-    of the event that could not be read). "job" is the job of any family (training, tuning, processing, pipeline,
-    transform: "job_family"); "training_job" names it for a training event, as before, and is null otherwise."""
+    of the event that could not be read; for a timeline's evaluation, "rules": the monitor rules that hold, cannot
+    be computed or failed, with their reasons). "job" is the job of any family (training, tuning, processing,
+    pipeline, transform: "job_family"); "training_job" names it for a training event, as before, and is null
+    otherwise."""
     family = (result or {}).get("job_family") or family
     out: dict[str, Any] = {"source": source, "training_job": job if family == TRAINING else None, "job": job,
                            "job_family": family, "matched": matched, "actions": []}
     if result:
         out["actions"] = result.get("actions", [])
         out.update({key: result[key] for key in ("account", "account_alias", "ignored", "error") if result.get(key)})
+        rules = [r for r in result.get("rules", []) if r.get("verdict") in NOTABLE]
+        if rules:
+            out["rules"] = rules
     found = list(dict.fromkeys([*(result or {}).get("problems", []), *problems]))
     if found:
         out["problems"] = found
@@ -52,7 +58,11 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> Non
         job = f"{family}:{job}" if job and family and family != TRAINING else job  # other families say which
         job = f"{where}:{job}" if where and job else job
         first = (source, _short(job or "-", 36), "yes" if item["matched"] else "no")
-        if not item["actions"]:
+        for rule in item.get("rules", []):  # a timeline's evaluation: what the monitor rules found
+            lines.append((*first, _short(rule["rule"], 24), "evaluated", "-", rule["verdict"],
+                          _short(rule["reason"], width)))
+            first = ("", "", "")
+        if not item["actions"] and not item.get("rules"):
             note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
             lines.append((*first, "-", "-", "-", "-", _short(note, width)))
         for index, action in enumerate(item["actions"]):

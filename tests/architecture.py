@@ -2,7 +2,7 @@
 and a planted violation can prove (it fails on one).
 
     ground floor      contract, records, text, privacy, fields, ports: they import only one another
-    plug-ins          jobs/, triggers/, kinds/, readers/: the ground floor and their own package's shared modules
+    plug-ins          jobs/, triggers/, kinds/, readers/, monitors/: the ground floor and their own package's shared modules
                       (base.py, helpers); never another plug-in, never anything else
     registry          rule_actions.registry: the only list of plug-ins; everything else reaches them through it
     infra/            the ground floor, the configuration, the organization block and the registry; never an
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTION = "rule_actions"
 GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "text", "privacy", "fields", "ports"))
-PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers"))
+PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers", "monitors"))
 REGISTRY = f"{FUNCTION}.registry"
 INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}
 PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, "rule_actions_cli": ROOT / "rule_actions_cli", "infra": ROOT / "infra"}

@@ -11,6 +11,14 @@ CreateTrainingJob API what the sagemaker v2 SDK does at `fit()`:
     rule = {"RuleConfigurationName": "VanishingGradient", "RuleEvaluatorImage": image_uri,
             "RuleParameters": {"rule_to_invoke": "VanishingGradient"}}
     request["DebugRuleConfigurations"] = [prepare_actions(rule, "my-job-001", actions)]
+
+Without Debugger, the monitor rules rule-actions evaluates itself are attached to a job with its tags (a tag cannot
+hold JSON: the actions are written in the grammar's tag form), for `tags=` of an Estimator or a ModelTrainer:
+
+    from rule_actions.client import ActionList, Email, StopTraining, monitor_tags
+
+    tags = [*monitor_tags("StalledTraining", ActionList(StopTraining(), Email("ml@example.com")), threshold=1200),
+            *monitor_tags("LowGPUUtilization")]       # no actions of its own: the stack's `rules` decide
 """
 
 from __future__ import annotations
@@ -20,12 +28,12 @@ import json
 import re
 from typing import Any
 
-from rule_actions import grammar
+from rule_actions import grammar, registry
 from rule_actions.contract import JOB_NAME_PREFIX
 from rule_actions.records import Action
 from rule_actions.text import quoted
 
-__all__ = ["SMS", "ActionList", "Email", "StopTraining", "prepare_actions"]
+__all__ = ["SMS", "ActionList", "Email", "StopTraining", "monitor_opt_out", "monitor_tags", "prepare_actions"]
 
 STOP_KIND, EMAIL_KIND, SMS_KIND = "stoptraining", "email", "sms"  # the SDK's names (smdebug_rulesconfig.actions)
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
@@ -187,3 +195,22 @@ def prepare_actions(rule_configuration: dict, training_job_name: str, actions: _
             raise ValueError(f"rule {rule!r}: RuleParameters {key!r} is {len(value)} characters long, "
                              f"the service allows {MAX_PARAMETER_CHARS}")
     return result
+
+
+def monitor_tags(rule: str, actions: _Base | None = None, **parameters: Any) -> list[dict[str, str]]:
+    """The tags that attach monitor rule `rule` to a training job (`[{"Key", "Value"}]`, as `tags=` takes them):
+    `rule-actions:<rule>`, whose value is its actions in the tag form (`stoptraining email=ml@example.com`; a
+    StopTraining without a prefix stops the job itself; no actions: the stack's `rules` alone decide), and
+    `rule-actions:<rule>:parameters` (`threshold=1200`) when parameters are given. Raises ValueError for an unknown
+    rule, one that cannot be computed without Debugger, a parameter out of range, or a value over SageMaker's 256
+    characters or outside its tag characters; TypeError when `actions` is not one of this module's classes."""
+    if actions is not None and not isinstance(actions, _Base):
+        raise TypeError(f"rule {rule!r}: actions must be a rule_actions.client StopTraining, Email, SMS or ActionList, "
+                        f"not {type(actions).__module__}.{type(actions).__qualname__}")
+    text = " ".join(grammar.tag_form(action) for action in actions.actions()) if actions is not None else None
+    return registry.monitor_tags(rule, text, parameters)
+
+
+def monitor_opt_out() -> list[dict[str, str]]:
+    """The tag that keeps a training job out of the stack-wide monitor rules (those its own tags attach still run)."""
+    return registry.monitor_opt_out_tags()

@@ -114,8 +114,7 @@ class Config:
             raise ConfigError(f"{where}: must be an object with the keys {', '.join(KEYS)}; got {quoted(data)}")
         errors = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in data if key not in KEYS]
         config = cls({f.key: f.load(data, where, errors, CONTEXT) for f in FIELDS}, where)
-        for plugin in (*registry.TRIGGERS, *registry.KINDS.values()):
-            errors += plugin.check_config(config, where)
+        errors += registry.config_checks(config, where)
         if errors:
             raise ConfigError("invalid configuration:\n  " + "\n  ".join(errors))
         return config

@@ -70,6 +70,13 @@ ENV_TOPIC_ARN = "RULE_ACTIONS_TOPIC_ARN"
 ENV_LEDGER_TABLE = "RULE_ACTIONS_LEDGER_TABLE"
 ENV_CHAT_TOPIC_ARN = "RULE_ACTIONS_CHAT_TOPIC_ARN"  # set only when the configuration lists chat channels
 
+# A scheduled evaluation (the monitor rules): an invocation whose payload is {EVALUATION_KEY: {...}} (the schedule's
+# time, and in organization mode the account and region evaluated; the shard), never an EventBridge event.
+EVALUATION_KEY = "rule_actions_evaluation"
+# The rule family of the statuses an evaluation finds (beside Debugger's Debug and Profiler): its events carry
+# MonitorRuleEvaluationStatuses and MonitorRuleConfigurations.
+MONITOR_RULE_FAMILY = "Monitor"
+
 # A test notification (`rule-actions test-notify`): an invocation whose payload is {TEST_EVENT_KEY: {...}}, never
 # an EventBridge event. Its fields: "id" (one per request: its ledger keys), "emails" and "sms" (lists).
 TEST_EVENT_KEY = "rule_actions_test_notification"
@@ -129,3 +136,13 @@ class ChatChannel(NamedTuple):
 
 class Texts:
     """The configuration can send text messages: the stack logs their delivery status (when asked to)."""
+
+
+class Schedule:
+    """A scheduled evaluation: every `every_minutes`, one invocation per run; each run's request body (the value
+    of EVALUATION_KEY, to which the schedule adds its time). (A plain class: defined at every cold start.)"""
+
+    __slots__ = ("every_minutes", "runs")
+
+    def __init__(self, every_minutes: int, runs: tuple[dict, ...]):
+        self.every_minutes, self.runs = every_minutes, runs

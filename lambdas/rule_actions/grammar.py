@@ -12,6 +12,12 @@ An action list is a JSON object or a list of objects, each with a case-insensiti
 The configuration (`rules`, `job_outcomes`) may also write a bare name ("stoptraining", "notify").
 `action_json` arrives in the SDK's escaped form (every `"` written as `\\"`) or as plain JSON. Values keep
 their case.
+
+A training job's tag cannot hold JSON (SageMaker allows only letters, digits, spaces and _ . : / = + - @ in a tag
+value), so a tag writes the same list in its tag form: entries separated by spaces, each `name` or `name=value`,
+the value being the kind's one key (`stoptraining=exp-` for a prefix, `email=a@example.com`, `sms=+15555550100`).
+`tag_entries` turns it into the list of objects `action_json` would hold, which the grammar then checks as any
+action_json.
 """
 
 from __future__ import annotations
@@ -113,6 +119,31 @@ def parse_action_json(text: Any, path: str = "action_json") -> tuple[list[Action
     return parse_entries(data, path, Place.ACTION_JSON)
 
 
+def tag_entries(text: str) -> list[dict[str, str]]:
+    """The action objects a tag's value declares (`stoptraining email=a@example.com`); every entry becomes an
+    object, so that what the grammar refuses is reported where action_json's would be (`action_json[1].endpoint`).
+    A value in JSON (an action_json copied as is) is decoded as action_json."""
+    if text.strip().startswith(("[", "{")):
+        try:
+            data = decode_action_json(text)
+            return data if isinstance(data, list) else [data]
+        except ValueError:
+            pass
+    entries = []
+    for item in text.split():
+        name, sep, value = item.partition("=")
+        kind = registry.KINDS.get(name.lower())
+        key = kind.keys[0] if kind is not None and len(kind.keys) == 1 else "endpoint"
+        entries.append({"name": name, key: value} if sep else {"name": name})
+    return entries
+
+
+def tag_form(action: Action) -> str:
+    """An action in the tag form (the inverse of tag_entries for a valid action)."""
+    kind = registry.kind(action.kind)
+    return action.kind if action.target is None or not kind.keys else f"{action.kind}={action.target}"
+
+
 def _insensitive(name: str) -> str:
     """A JSON Schema pattern matching `name` in any case (the grammar lower-cases names)."""
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in name)
@@ -154,6 +185,9 @@ class Grammar:
 
     def entry(self, entry: Any, where: str, place: Place) -> Action | Invalid:
         return parse_entry(entry, where, place)
+
+    def tag_entries(self, text: str) -> list[dict[str, str]]:
+        return tag_entries(text)
 
 
 GRAMMAR = Grammar()

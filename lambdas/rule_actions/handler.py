@@ -1,5 +1,5 @@
-"""The Lambda handler, entry only: which source is this (a trigger family's request, or a job's state change)
--> pipeline -> result. No decisions and no reads here.
+"""The Lambda handler, entry only: which source is this (a trigger family's request, a scheduled evaluation, or a
+job's state change) -> pipeline -> result. No decisions and no reads here.
 
 Returns {"training_job": ..., "job": ..., "job_family": ..., "actions": [...]} (plus "ignored" with the reason for
 events it cannot act on, and "problems" naming the parts of the event that could not be read): "job" names the
@@ -9,11 +9,19 @@ attempted when any failed, so that Lambda retries them. Nothing personal or secr
 
 A test notification request (triggers/test.py) returns {"test_notification": id, "actions": [...]} and never
 raises for a destination that failed: the caller reads each outcome, and nothing retries or alarms on a test.
+
+A scheduled evaluation (the evaluator function's schedule: {"rule_actions_evaluation": {...}}) has the monitor rules
+judge every running job in scope (registry.evaluate), then hands each job whose rules hold to `process` as the
+state change it becomes: the same route as a Debugger rule status. It returns {"evaluation": {...}, "jobs": [...]}
+(each job's verdicts, actions and problems); a job whose reads fail is reported and the others go on; it raises
+ActionsFailed when an action failed (the errors alarm), after every job was handled.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -58,6 +66,7 @@ def runtime() -> tuple[Settings, Adapters]:
         webhooks=Webhooks(lambda: client("secretsmanager", settings.region),
                           loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
         members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
+        heard={},  # what the evaluations of this environment read of the jobs' logs
     )
     return settings, adapters
 
@@ -73,6 +82,12 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return _ignored(None, str(err))
     if requested is not None:
         return test_notification(*requested, settings, adapters)
+    try:
+        evaluation = registry.evaluation_request(event)
+    except IgnoredEvent as err:  # a scheduled evaluation's request, malformed
+        return _ignored(None, str(err))
+    if evaluation is not None:
+        return evaluate(evaluation, settings, _evaluating(adapters), context)
     outcome = process(event, settings, adapters)
     failed = [a for a in outcome["actions"] if a["outcome"] == Outcome.FAILED]
     if failed:
@@ -109,6 +124,75 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
         return _ignored(event.job_name, held, event.problems, family, _account(event))
     actions = _act(event, pipeline.select(event, found, config), settings, ports)
     return _with_problems({**_job(event.job_name, family), **_account(event), "actions": actions}, event.problems)
+
+
+def _evaluating(adapters: Adapters) -> Adapters:
+    """The ports with the evaluation's reads, made once per execution environment (kept beside what it heard)."""
+    if "ports" not in adapters.heard:
+        adapters.heard["ports"] = adapters.evaluating(client)
+    return adapters.heard["ports"]
+
+
+# A run keeps this share of its time (at least RESERVE_MIN seconds) for acting on what it found.
+RESERVE_SHARE, RESERVE_MIN = 0.15, 10.0
+
+
+def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any) -> dict[str, Any]:
+    """The monitor rules over every running job in scope of the request's account and region (one account: the
+    stack's), then each job whose rules hold through `process`."""
+    config = settings.config
+    began = time.monotonic()
+    remaining = context.get_remaining_time_in_millis() / 1000 if context is not None else 60.0
+    deadline = began + remaining - max(RESERVE_MIN, RESERVE_SHARE * remaining)
+    now = request.time or int(time.time())
+    org = config.organization
+    if org and not (request.account and request.region):
+        return _ignored(None, "a scheduled evaluation in organization mode names the account and region it evaluates")
+    if org and request.account not in org.accounts:
+        return _ignored(None, f"account {request.account} is not a member of this organization configuration")
+    ports = adapters.in_account(request.account, request.region) if org else adapters
+    logger.append_keys(evaluation=now, account=request.account, shard=f"{request.shard}/{request.shards}")
+    place = (request.account, request.region)
+    report = registry.evaluate(request, config, ports, pipeline.read, now, lambda: time.monotonic() < deadline,
+                               adapters.heard.get(place))
+    adapters.heard[place] = report.heard  # (one dict per environment: the evaluation's ports share it)
+    jobs, failed = [], []
+    for job in report.jobs:
+        row: dict[str, Any] = {"training_job": job.job,
+                               "rules": [{"rule": v.rule, "verdict": v.verdict, "reason": v.reason}
+                                         for v in job.verdicts]}
+        for verdict in job.verdicts:
+            if verdict.verdict not in ("NoIssuesFound", "Pending"):
+                (logger.warning if verdict.verdict in ("Error", "Skipped") else logger.info)(
+                    "rule evaluated", training_job=job.job, rule=verdict.rule, verdict=verdict.verdict,
+                    reason=verdict.reason)
+        for problem in job.problems:
+            logger.warning("rule not evaluated", training_job=job.job, problem=problem)
+        if job.event is not None:
+            outcome = process(job.event, settings, adapters)
+            row["actions"] = outcome.get("actions", [])
+            row.update({k: outcome[k] for k in ("account", "account_alias", "ignored") if k in outcome})
+            failed += [a for a in row["actions"] if a["outcome"] == Outcome.FAILED]
+        if job.problems:
+            row["problems"] = list(job.problems)
+        jobs.append(row)
+        logger.remove_keys(["training_job", "event_id", "account"])
+    verdicts = [v.verdict for job in report.jobs for v in job.verdicts]
+    for name, value in (("EvaluatedJobs", len(report.jobs)), ("RuleFindings", verdicts.count("IssuesFound")),
+                        ("EvaluationErrors", verdicts.count("Error") + (1 if report.error else 0)),
+                        ("EvaluationProblems", verdicts.count("Skipped") + sum(len(j.problems) for j in report.jobs)),
+                        ("UnfinishedJobs", report.unfinished)):
+        metrics.add_metric(name=name, unit="Count", value=value)
+    metrics.add_metric(name="EvaluationSeconds", unit="Seconds", value=round(time.monotonic() - began, 3))
+    summary = {"time": _iso(now), "account": request.account, "region": request.region,
+               "shard": request.shard, "shards": request.shards, "running": report.listed,
+               "evaluated": len(report.jobs), "findings": verdicts.count("IssuesFound"),
+               "log_queries": report.log_queries, "unfinished": report.unfinished, **({"error": report.error} if report.error else {})}
+    (logger.error if report.error else logger.info)("evaluation", **summary)
+    result = redact({"evaluation": summary, "jobs": jobs})
+    if failed:
+        raise ActionsFailed(f"{len(failed)} action(s) failed in the evaluation at {now}", result)
+    return result
 
 
 def test_notification(event: JobEvent, trigger: Trigger, settings: Settings, adapters: Adapters) -> dict[str, Any]:
@@ -154,3 +238,7 @@ def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (), famil
 def _with_problems(result: dict[str, Any], problems: tuple[str, ...]) -> dict[str, Any]:
     """The result, with the parts of the event that could not be read (quoted from the event: redacted)."""
     return {**redact(result), "problems": [redact(p) for p in problems]} if problems else redact(result)
+
+
+def _iso(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

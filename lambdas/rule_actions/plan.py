@@ -90,7 +90,7 @@ class Plan:
 
 
 def _waiting(planned: tuple[Planned, ...] | Pending) -> bool:
-    """The trigger's actions still wait for this Need (a Need is a NamedTuple: a tuple, but never a plain one)."""
+    """The trigger's actions still wait for this Need (its planned actions are a plain tuple)."""
     return type(planned) is not tuple
 
 

@@ -4,17 +4,30 @@ occasion in messages.py; plug-ins are handed them and never import them.
 
     Configured   config[FIELD] for a plug-in's own fields; what the configuration attaches; whether action_json
                  is read
-    Ports        the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks
+    Ports        the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks,
+                 metrics (CloudWatch) and logs (CloudWatch Logs)
     Occasion     one planned action's trigger and job, with its message and payloads rendered on demand
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from rule_actions.fields import Field
-from rule_actions.records import Action, Declared, Invalid, JobApi, JobEvent, Message, Place, Result, Trigger
+from rule_actions.records import (
+    Action,
+    Declared,
+    Heartbeat,
+    Invalid,
+    JobApi,
+    JobEvent,
+    Message,
+    MetricQuery,
+    Place,
+    Result,
+    Trigger,
+)
 
 T = TypeVar("T")
 
@@ -24,6 +37,10 @@ class Grammar(Protocol):
 
     def action_json(self, text: Any) -> tuple[list[Action], list[Invalid]]: ...
     def entry(self, entry: Any, where: str, place: Place) -> Action | Invalid: ...
+
+    def tag_entries(self, text: str) -> list[dict[str, str]]:
+        """The action objects a tag's value declares in the tag form (`stoptraining email=a@example.com`)."""
+        ...
 
 
 class Configured(Protocol):
@@ -59,6 +76,10 @@ class Jobs(Protocol):
 
     def pipeline_steps(self, execution_arn: str) -> list[Mapping[str, Any]]:
         """Every step of a pipeline execution (ListPipelineExecutionSteps' entries), in the order they ran."""
+        ...
+
+    def running(self, api: JobApi) -> list[Mapping[str, Any]]:
+        """Every InProgress job of the family, each as Search returns it (its description and its tags)."""
         ...
 
     def stop(self, api: JobApi, job_name: str) -> str:
@@ -99,12 +120,30 @@ class Webhooks(Protocol):
     def post(self, hook: Webhook, url: str, body: bytes, headers: Mapping[str, str]) -> tuple[int, int]: ...
 
 
+class Metrics(Protocol):
+    """CloudWatch metrics."""
+
+    def data(self, queries: Sequence[MetricQuery], start: int, end: int) -> dict[MetricQuery, tuple[tuple[int, float], ...]]:
+        """Each query's datapoints from `start` to `end` (epoch seconds), oldest first."""
+        ...
+
+
+class Logs(Protocol):
+    """CloudWatch Logs."""
+
+    def heartbeat(self, group: str, prefix: str, start: int, end: int) -> Heartbeat:
+        """One query of the streams starting with `prefix` from `start` to `end` (epoch ms)."""
+        ...
+
+
 class Ports(Protocol):
     jobs: Jobs
     notifier: Notifier
     ledger: Ledger
     webhooks: Webhooks
     region: str  # where links point: the job's region
+    metrics: Metrics
+    logs: Logs
 
 
 class Occasion(Protocol):

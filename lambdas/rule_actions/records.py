@@ -5,8 +5,9 @@
     Action / Invalid  an entry of the action grammar (grammar.py, kinds/), valid or not; Declared: where from
     Planned           one action for one trigger, with its fate once the plan decided it
     needs             what the plan asks the readers (readers/) before it can decide or word a message: Described,
-                      InProgress, TeamAudience, StopRecord, FailedTrials, FailedSteps; a read that failed is an
-                      Unread with its reason
+                      InProgress, TeamAudience, StopRecord, FailedTrials, FailedSteps; and what a scheduled evaluation
+                      asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat); a
+                      read that failed is an Unread with its reason
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
     Message           what people read about a trigger; TriggerFacts: what payloads say of it
@@ -86,6 +87,7 @@ class JobApi(NamedTuple):
     list: str  # ListTrainingJobs
     name: str  # TrainingJobName: the request member naming a job, and its name in a listing's summaries
     summaries: str  # TrainingJobSummaries
+    search: str = ""  # TrainingJob: its Search resource (a listing with every member, tags included); "" none
 
 
 class Capability(StrEnum):
@@ -94,6 +96,7 @@ class Capability(StrEnum):
     DESCRIBE = "describe"
     STOP = "stop"
     LIST = "list"  # the running jobs under a prefix
+    SEARCH = "search"  # every running job with its description and tags (a scheduled evaluation)
 
 
 class JobFamily(Protocol):
@@ -215,70 +218,130 @@ class Planned:
 
 
 # What the plan asks before it can decide; each is answered by one reader (readers/), the answer a value or Unread.
-# Needs are NamedTuples (a frozen dataclass costs a cold start about three times as much to create) told apart by
-# their type too: two needs of different kinds with the same values are two keys of the plan's facts.
 
 
-def _same(self: tuple, other: object) -> bool:
-    return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+class _Question:
+    """A Need: a plain class with slots (a fraction of a frozen dataclass's or a NamedTuple's cost to define at every
+    cold start), equal only to a Need of its own type with the same fields (needs of different types share the
+    plan's dictionaries), hashable, immutable by convention, its repr a dataclass's."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._key()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
 
 
-def _differs(self: tuple, other: object) -> bool:
-    return not _same(self, other)
-
-
-def _hashed(self: tuple) -> int:
-    return hash((type(self).__name__, *self))
-
-
-class Described(NamedTuple):
+class Described(_Question):
     """The job's description (DescribeTrainingJob...): a rule's action_json when the event lacks it."""
 
-    api: JobApi
-    job_name: str
-    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+    __slots__ = ("api", "job_name")
+
+    def __init__(self, api: JobApi, job_name: str):
+        self.api, self.job_name = api, job_name
 
 
-class InProgress(NamedTuple):
+class InProgress(_Question):
     """The names of the family's running jobs that start with `prefix` (a stop's prefix)."""
 
-    api: JobApi
-    prefix: str
-    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+    __slots__ = ("api", "prefix")
+
+    def __init__(self, api: JobApi, prefix: str):
+        self.api, self.prefix = api, prefix
 
 
-class TeamAudience(NamedTuple):
+class TeamAudience(_Question):
     """Whether the team audience has a confirmed subscriber."""
 
-    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+    __slots__ = ()
 
 
-class StopRecord(NamedTuple):
+class StopRecord(_Question):
     """Who in this stack stopped the job (a rule of a job), None when it did not."""
 
-    job_arn: str
-    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+    __slots__ = ("job_arn",)
+
+    def __init__(self, job_arn: str):
+        self.job_arn = job_arn
 
 
-class FailedTrials(NamedTuple):
+class RunningJobs(_Question):
+    """The family's InProgress jobs, each with its description and tags (Search, every page)."""
+
+    __slots__ = ("api",)
+
+    def __init__(self, api: JobApi):
+        self.api = api
+
+
+class MetricQuery(_Question):
+    """One CloudWatch series, as GetMetricData's MetricStat names it."""
+
+    __slots__ = ("dimensions", "name", "namespace", "period", "stat")
+
+    def __init__(self, namespace: str, name: str, dimensions: tuple[tuple[str, str], ...], stat: str = "Average",
+                 period: int = 60):
+        self.namespace, self.name, self.dimensions, self.stat, self.period = namespace, name, dimensions, stat, period
+
+
+class MetricData(_Question):
+    """The datapoints of `queries` from `start` to `end` (epoch seconds), read in batches (GetMetricData takes 500
+    queries a call). The answer: MetricQuery -> ((epoch seconds, value), ...), oldest first."""
+
+    __slots__ = ("end", "queries", "start")
+
+    def __init__(self, queries: tuple[MetricQuery, ...], start: int, end: int):
+        self.queries, self.start, self.end = queries, start, end
+
+
+class LogHeartbeat(_Question):
+    """What a job's log streams (`prefix`, in `group`) hold from `start` to `end` (epoch milliseconds): one query,
+    answered by a Heartbeat."""
+
+    __slots__ = ("end", "group", "prefix", "start")
+
+    def __init__(self, group: str, prefix: str, start: int, end: int):
+        self.group, self.prefix, self.start, self.end = group, prefix, start, end
+
+
+class Heartbeat(_Question):
+    """Per log stream, the first and last event seen and how many, in the window of one LogHeartbeat. `complete`:
+    every event of the window was seen (one page held them all); otherwise the streams' later events are unknown."""
+
+    __slots__ = ("complete", "streams")
+
+    def __init__(self, streams: tuple[tuple[str, int, int, int], ...], complete: bool):
+        self.streams, self.complete = streams, complete  # streams: (name, first ms, last ms, events)
+
+
+class FailedTrials(_Question):
     """The failed training jobs a tuning job launched (ListTrainingJobsForHyperParameterTuningJob, StatusEquals
     Failed): at most `limit`, each with its own FailureReason."""
 
-    tuning_job_name: str
-    limit: int
-    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+    __slots__ = ("limit", "tuning_job_name")
+
+    def __init__(self, tuning_job_name: str, limit: int):
+        self.tuning_job_name, self.limit = tuning_job_name, limit
 
 
-class FailedSteps(NamedTuple):
+class FailedSteps(_Question):
     """A pipeline execution's failed steps (ListPipelineExecutionSteps), each with the job its metadata names
     described for that job's own failure reason (`jobs`: metadata member -> how that job is described); at most
-    `limit` steps are described."""
+    `limit` steps are described; `tuning`: the metadata member naming a tuning job, whose first failed trial's
+    reason is the real one."""
 
-    execution_arn: str
-    jobs: tuple[tuple[str, JobApi], ...]
-    limit: int
-    tuning: str = ""  # the metadata member naming a tuning job: its first failed trial's reason is the real one
-    __eq__, __ne__, __hash__ = _same, _differs, _hashed
+    __slots__ = ("execution_arn", "jobs", "limit", "tuning")
+
+    def __init__(self, execution_arn: str, jobs: tuple[tuple[str, JobApi], ...], limit: int, tuning: str = ""):
+        self.execution_arn, self.jobs, self.limit, self.tuning = execution_arn, jobs, limit, tuning
 
 
 class StepFailure(NamedTuple):
@@ -293,7 +356,8 @@ class StepFailure(NamedTuple):
     trial: str = ""  # the tuning job's trial whose reason job_reason is
 
 
-Need = Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps
+Need = (Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps | RunningJobs | MetricData
+        | LogHeartbeat)
 
 
 class Unread(NamedTuple):

@@ -5,6 +5,8 @@ the plan and pipeline, messages, the stack, the CLI) reaches a plug-in through h
     TRIGGERS    trigger families (triggers/): what happened that actions can be attached to, and its words
     KINDS       action kinds (kinds/): what can be done, its grammar, policy and configuration
     READERS     readers (readers/): the answer to each kind of Need
+    monitors()  monitor rules (monitors/): the rules a scheduled evaluation computes from CloudWatch metrics and logs
+                (imported on first use: a configuration without `monitor` never imports them)
 
 Adding a plug-in is its module and one line below (a new reader also names its Need in records.py).
 """
@@ -12,10 +14,11 @@ Adding a plug-in is its module and one line below (a new reader also names its N
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from rule_actions.contract import SOURCE, Grant
-from rule_actions.fields import Field
+from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant, Schedule
+from rule_actions.fields import Custom, Field
 from rule_actions.jobs import pipeline, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
 from rule_actions.kinds import email, notify, sms, stop, webhook
@@ -27,12 +30,60 @@ from rule_actions.records import Capability, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
+if TYPE_CHECKING:
+    from rule_actions.monitors.base import Monitor
+
 JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipeline.FAMILY, transform.FAMILY)
 TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
 READERS: dict[type, Reader] = {reader.need: reader for reader in (describe.READER, in_progress.READER, team.READER,
                                                                   stop_record.READER, failed_trials.READER,
                                                                   failed_steps.READER)}
+
+
+@cache
+def monitors() -> dict[str, Monitor]:
+    """The monitor rules, imported on first use: a configuration without `monitor` never imports them."""
+    from rule_actions.monitors import (
+        batch_size,
+        cpu_bottleneck,
+        gpu_memory_increase,
+        loss_not_decreasing,
+        low_gpu_utilization,
+        max_initialization_time,
+        overfit,
+        overtraining,
+        stalled_training,
+    )
+
+    return {rule.name: rule for rule in (
+        stalled_training.MONITOR, low_gpu_utilization.MONITOR, batch_size.MONITOR, cpu_bottleneck.MONITOR,
+        gpu_memory_increase.MONITOR, max_initialization_time.MONITOR, loss_not_decreasing.MONITOR, overfit.MONITOR,
+        overtraining.MONITOR)}
+
+
+MONITORED = "training"  # the job family the monitor rules evaluate
+
+
+def _monitor_read(value: Any, where: str, errors: list[str]) -> Any:
+    return None if value is None else _base().read_settings(value, where, errors, monitors())
+
+
+# The `monitor` block, assembled here from what monitors/ declares (the rules' parameters, base.py's reading and
+# schema): read lazily, so that a configuration without it never imports the monitor rules (cold start).
+MONITOR: Custom[Any] = Custom(
+    "monitor", None,
+    "Rules evaluated by rule-actions itself every few minutes, from the metrics and logs SageMaker publishes for "
+    "every training job (no Debugger): null (off) or {rules, every_minutes, job_tags, shards, regions}.",
+    _monitor_read, lambda settings: None if settings is None else _base().write_settings(settings),
+    lambda ctx: _base().settings_schema(monitors()))
+
+
+def _base() -> Any:
+    """The monitor rules' shared module (imported when an evaluation or a monitor configuration needs it)."""
+    from rule_actions.monitors import base
+
+    return base
 
 _BY_DETAIL_TYPE = {detail_type: family for family in JOBS for detail_type in family.detail_types}
 _BY_TYPE = {family.type: family for family in TRIGGERS}
@@ -55,7 +106,16 @@ def kind(name: str) -> Kind:
 
 
 def reader(need: Any) -> Reader:
-    return READERS[type(need)]
+    found = READERS.get(type(need))
+    return found if found is not None else evaluation_readers()[type(need)]
+
+
+@cache
+def evaluation_readers() -> dict[type, Reader]:
+    """The readers only a scheduled evaluation asks (imported on its first read)."""
+    from rule_actions.readers import heartbeat, metrics, running
+
+    return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER)}
 
 
 def allowed_in(place: Place) -> tuple[str, ...]:
@@ -68,9 +128,16 @@ def acts_on_jobs(name: str) -> bool:
 
 
 def fields() -> tuple[Field[Any], ...]:
-    """Every plug-in's configuration fields, each once, in registry order."""
+    """Every plug-in's configuration fields, each once, in registry order (the monitor rules' block last)."""
     found = [f for plugin in (*JOBS, *TRIGGERS, *KINDS.values()) for f in plugin.fields]
-    return tuple(dict.fromkeys(found))
+    return (*dict.fromkeys(found), MONITOR)
+
+
+def config_checks(config: Configured, where: str) -> list[str]:
+    """What the plug-ins check across the configuration's fields."""
+    found = [e for plugin in (*TRIGGERS, *KINDS.values()) for e in plugin.check_config(config, where)]
+    settings = config[MONITOR]
+    return found + ([] if settings is None else _base().check(settings, getattr(config, "organization", None), where))
 
 
 def capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
@@ -87,6 +154,72 @@ def job_grants(config: Configured) -> list[Grant]:
     """The job families' IAM statements (the function's role; in organization mode, each member's executor role)."""
     return [grant for family in JOBS if enabled(config, family)
             for grant in family.grants(config, capabilities(config, family))]
+
+
+# A scheduled evaluation (monitors/): the monitor rules over every running job of one family.
+
+
+def monitoring(config: Configured) -> Any:
+    """The `monitor` block; None when no evaluation runs (nothing of it is in the stack)."""
+    return config[MONITOR]
+
+
+def monitored_family() -> JobFamily:
+    return next(family for family in JOBS if family.name == MONITORED)
+
+
+def evaluation_grants(config: Configured) -> list[Grant]:
+    """The evaluator's IAM statements: what the job families grant any trigger (it acts as the function does), plus
+    listing the running jobs with their tags, describing them, and reading their metrics and logs."""
+    family = monitored_family()
+    needed = capabilities(config, family) | {Capability.SEARCH, Capability.DESCRIBE}
+    settings = monitoring(config)
+    logs = settings is not None and (settings.job_tags or any(monitors()[name].logs for name, _ in settings.rules))
+    return [*family.grants(config, needed), *_base().read_grants(family.log_group, logs)]
+
+
+def evaluation_request(raw: Any) -> Any:
+    """A scheduled evaluation's invocation, or None (IgnoredEvent, naming the field, when malformed)."""
+    if not (isinstance(raw, Mapping) and EVALUATION_KEY in raw):
+        return None
+    from rule_actions.monitors import evaluation
+
+    return evaluation.request(raw)
+
+
+def evaluate(req: Any, config: Configured, ports: Any, read: Any, now: int, time_left: Any = lambda: True,
+             heard: Any = None) -> Any:
+    """The monitor rules over the running jobs of `ports`' account and region, reading through `read` (the
+    pipeline's); `heard`: what earlier runs read of the jobs' logs (the report carries it on)."""
+    from rule_actions.monitors import evaluation
+
+    return evaluation.evaluate(req, monitoring(config), monitors(), monitored_family(), config, ports, read, now,
+                               time_left, heard)
+
+
+def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:
+    """The training job tags that attach monitor rule `rule` (ValueError naming an unknown rule, a parameter out of
+    range, a value SageMaker refuses)."""
+    if rule not in monitors():
+        raise ValueError(f"{rule!r} {_base().refusal(rule)}; rules: {', '.join(monitors())}")
+    return _base().tags_for(monitors()[rule], actions, parameters)
+
+
+def monitor_opt_out_tags() -> list[dict[str, str]]:
+    return _base().opt_out_tags()
+
+
+def schedule(config: Configured) -> Schedule | None:
+    """When the evaluation runs and what each run evaluates (one run per member account and region in organization
+    mode, and per shard)."""
+    settings = monitoring(config)
+    if settings is None:
+        return None
+    org = getattr(config, "organization", None)
+    targets = [{}] if org is None else [{"account": account, "region": region} for account in org.accounts
+                                        for region in settings.regions or (org.central_region,)]
+    return Schedule(settings.every_minutes, tuple(
+        {**target, "shard": shard, "shards": settings.shards} for target in targets for shard in range(settings.shards)))
 
 
 def stack_parts(config: Configured) -> list[Any]:

@@ -4,10 +4,13 @@ policy engine, and the handler run from the unzipped asset in a clean interprete
 
 What moto's IAM engine is given here beyond moto itself:
 - the resource each call acts on (moto checks "*" for most services): the topic or subscription ARN for SNS,
-  the training job's ARN for SageMaker (job names are lower-cased in ARNs), the table's ARN for DynamoDB, as
-  the Service Authorization Reference names them; ListTrainingJobs acts on "*" (no resource-level permission);
+  the training job's ARN for SageMaker (job names are lower-cased in ARNs), the table's ARN for DynamoDB, the log
+  group's ARN for CloudWatch Logs, as the Service Authorization Reference names them; ListTrainingJobs, Search and
+  GetMetricData act on "*" (no resource-level permission);
 - SNS's refusal to Subscribe an endpoint already subscribed with other attributes (moto overwrites them), so the
-  function takes the path real SNS makes it take (ListSubscriptionsByTopic, Get/SetSubscriptionAttributes).
+  function takes the path real SNS makes it take (ListSubscriptionsByTopic, Get/SetSubscriptionAttributes);
+- IAM's name of CloudWatch's actions: moto names them by the signature's service (monitoring:GetMetricData), IAM
+  by the service prefix (cloudwatch:GetMetricData).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from typing import Any
 from moto import settings as moto_settings
 from moto.core.authorization import ActionAuthenticatorMixin
 from moto.dynamodb.responses import DynamoHandler
+from moto.iam.access_control import IAMRequestBase
+from moto.logs.responses import LogsResponse
 from moto.sagemaker.responses import SageMakerResponse
 from moto.server import ThreadedMotoServer
 from moto.sns.exceptions import SNSInvalidParameter
@@ -36,7 +41,7 @@ from moto.sns.responses import SNSResponse
 
 from infra.bundle import link_runtime
 from infra.settings import PYTHON_VERSION
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
@@ -69,6 +74,11 @@ def _dynamodb_resource(self: DynamoHandler) -> str:
     return f"arn:aws:dynamodb:{self.region}:{self.current_account}:table/{table}" if table else "*"
 
 
+def _logs_resource(self: LogsResponse) -> str:
+    group = self._get_param("logGroupName")
+    return f"arn:aws:logs:{self.region}:{self.current_account}:log-group:{group}" if group else "*"
+
+
 _original_subscribe = SNSResponse.subscribe
 
 
@@ -85,19 +95,32 @@ def _subscribe_as_sns_does(self: SNSResponse) -> Any:
     return _original_subscribe(self)
 
 
+_original_iam_request = IAMRequestBase.__init__
+IAM_PREFIXES = {"monitoring": "cloudwatch"}  # the signature's service -> IAM's service prefix, where they differ
+
+
+def _iam_request(self: IAMRequestBase, *args: Any, **kwargs: Any) -> None:
+    _original_iam_request(self, *args, **kwargs)
+    service, _, action = self._action.partition(":")
+    self._action = f"{IAM_PREFIXES.get(service, service)}:{action}"
+
+
 @contextmanager
 def iam_enforced() -> Iterator[None]:
     """moto checks every request's signature and the caller's policies against the action and its resource."""
     patches = {SNSResponse: ("_determine_resource", _sns_resource),
                SageMakerResponse: ("_determine_resource", _sagemaker_resource),
-               DynamoHandler: ("_determine_resource", _dynamodb_resource)}
+               DynamoHandler: ("_determine_resource", _dynamodb_resource),
+               LogsResponse: ("_determine_resource", _logs_resource)}
     saved = (moto_settings.INITIAL_NO_AUTH_ACTION_COUNT, ActionAuthenticatorMixin.request_count)
     for cls, (name, function) in patches.items():
         setattr(cls, name, function)
     moto_settings.INITIAL_NO_AUTH_ACTION_COUNT, ActionAuthenticatorMixin.request_count = 0, 0
+    IAMRequestBase.__init__ = _iam_request  # type: ignore[method-assign]
     try:
         yield
     finally:
+        IAMRequestBase.__init__ = _original_iam_request  # type: ignore[method-assign]
         moto_settings.INITIAL_NO_AUTH_ACTION_COUNT, ActionAuthenticatorMixin.request_count = saved
         for cls, (name, _) in patches.items():
             delattr(cls, name)
@@ -127,6 +150,7 @@ class ServedAccount(EmbeddedAccount):
         self._reset()  # the server serves moto's process-wide state: start from an empty account
         SNSResponse.subscribe = _subscribe_as_sns_does
         moto_sagemaker.install()
+        moto_monitoring.install()
         self._deploy()
         return self
 
@@ -143,34 +167,38 @@ class ServedAccount(EmbeddedAccount):
     def unzip_asset(self, target: Path) -> Path:
         """The function's code as CloudFormation gave it to Lambda: the zip its Code names, unzipped."""
         template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
-        [code] = [r["Properties"]["Code"] for r in template["Resources"].values()
-                  if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == HANDLER]
+        codes = [r["Properties"]["Code"] for r in template["Resources"].values()
+                 if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == HANDLER]
+        [code] = [dict(c) for c in {json.dumps(c, sort_keys=True): c for c in codes}.values()]  # the evaluator's too
         bucket = code["S3Bucket"]  # a literal in a stack pinned to its account and region (organization mode)
         bucket = _sub(bucket["Fn::Sub"], self.region) if isinstance(bucket, dict) else bucket
         body = self.client("s3").get_object(Bucket=bucket, Key=code["S3Key"])["Body"].read()
         zipfile.ZipFile(io.BytesIO(body)).extractall(target)
         return target
 
-    def role_credentials(self) -> dict[str, str]:
-        """Temporary credentials of the function's role (STS AssumeRole), as Lambda gives them."""
-        role = self.client("lambda").get_function_configuration(FunctionName=self.function_name)["Role"]
+    def role_credentials(self, function: str | None = None) -> dict[str, str]:
+        """Temporary credentials of the function's role (or another function's: the evaluator's), STS AssumeRole,
+        as Lambda gives them."""
+        role = self.client("lambda").get_function_configuration(FunctionName=function or self.function_name)["Role"]
         credentials = self.client("sts").assume_role(RoleArn=role, RoleSessionName="artifact-test")["Credentials"]
         return {"AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
                 "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
                 "AWS_SESSION_TOKEN": credentials["SessionToken"]}
 
-    def function_environment(self, credentials: dict[str, str]) -> dict[str, str]:
-        """The template's variables (as deployed, references resolved) and what Lambda itself sets."""
-        configuration = self.client("lambda").get_function_configuration(FunctionName=self.function_name)
+    def function_environment(self, credentials: dict[str, str], evaluator: bool = False) -> dict[str, str]:
+        """The template's variables (as deployed, references resolved) and what Lambda itself sets; `evaluator`:
+        the evaluator's."""
+        name = self.evaluator_name if evaluator else self.function_name
+        configuration = self.client("lambda").get_function_configuration(FunctionName=name)
         return {
             "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "en_US.UTF-8", "TZ": ":UTC",
-            **self.environment,
+            **(self.evaluator_environment if evaluator else self.environment),
             **credentials,
             "AWS_REGION": self.region, "AWS_DEFAULT_REGION": self.region, "AWS_ENDPOINT_URL": self.url,
-            "AWS_LAMBDA_FUNCTION_NAME": self.function_name,
+            "AWS_LAMBDA_FUNCTION_NAME": name,
             "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(configuration["MemorySize"]),
             "AWS_EXECUTION_ENV": f"AWS_Lambda_{configuration['Runtime']}", "_HANDLER": configuration["Handler"],
-            "RUNNER_FUNCTION_ARN": self.function_arn,
+            "RUNNER_FUNCTION_ARN": self.evaluator_arn if evaluator else self.function_arn,
         }
 
 
@@ -202,6 +230,37 @@ class Runner:
         return self.process.wait(timeout=30)
 
 
+@contextmanager
+def served(config: dict[str, Any]) -> Iterator[ServedAccount]:
+    """The stack of `config` (cdk.json's context otherwise) deployed into moto server on a free loopback port."""
+    from infra.app import cdk_json_context
+    from rule_actions_cli.deploy_local import free_port
+    from rule_actions_cli.synth import synthesize
+
+    assembly, stack = synthesize({**cdk_json_context(), "rule_actions": config})
+    with ServedAccount(assembly, stack, port=free_port()) as account:
+        yield account
+
+
+def unzipped(account: ServedAccount, folder: Path) -> tuple[Path, Path]:
+    """(the code asset as Lambda gets it, what the Lambda runtime ships), under `folder`."""
+    return account.unzip_asset(folder / "task"), lambda_runtime(folder / "runtime")
+
+
+@contextmanager
+def without_statement(iam: Any, role_name: str, sid: str) -> Iterator[None]:
+    """The role's inline policy without its statement `sid`, for the time of the block."""
+    [policy_name] = iam.list_role_policies(RoleName=role_name)["PolicyNames"]
+    document = iam.get_role_policy(RoleName=role_name, PolicyName=policy_name)["PolicyDocument"]
+    document = json.loads(document) if isinstance(document, str) else document
+    narrowed = {**document, "Statement": [s for s in document["Statement"] if s.get("Sid") != sid]}
+    iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(narrowed))
+    try:
+        yield
+    finally:
+        iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
+
+
 def run_events(account: ServedAccount, runner: Runner, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     """Each event through the deployed rule's pattern and, when it matches, the artifact's handler; rows as
     `rule-actions replay --json` prints them, with the AWS calls of each."""
@@ -221,4 +280,5 @@ def run_events(account: ServedAccount, runner: Runner, events: list[tuple[str, A
     return rows
 
 
-__all__ = ["Runner", "ServedAccount", "iam_enforced", "lambda_runtime", "run_events"]
+__all__ = ["Runner", "ServedAccount", "iam_enforced", "lambda_runtime", "run_events", "served", "unzipped",
+           "without_statement"]

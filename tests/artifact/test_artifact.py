@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from builders import event, rule_config, rule_status
-from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events
+from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events, without_statement
 
 from infra.app import cdk_json_context
 from rule_actions_cli import inputs
@@ -154,25 +154,15 @@ def test_the_asset_runs_the_corpus_with_only_the_runtime_and_the_roles_permissio
 def test_a_removed_grant_fails_the_calls_it_covered(deployed, artifact):
     # Given the role's policy without the statement on the topic's subscriptions (Get/SetSubscriptionAttributes)
     asset, runtime = artifact
-    iam = deployed.client("iam")
     role = deployed.client("lambda").get_function_configuration(FunctionName=deployed.function_name)["Role"]
-    role_name = role.rsplit("/", 1)[1]
-    [policy_name] = iam.list_role_policies(RoleName=role_name)["PolicyNames"]
-    document = iam.get_role_policy(RoleName=role_name, PolicyName=policy_name)["PolicyDocument"]
-    document = json.loads(document) if isinstance(document, str) else document
-    narrowed = {**document, "Statement": [s for s in document["Statement"] if s.get("Sid") != "TopicSubscriptions"]}
-    iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(narrowed))
     env = deployed.function_environment(deployed.role_credentials())
-    try:
-        with iam_enforced():
-            runner = Runner(asset, runtime, env)
-            try:
-                member = with_actions("artifact-member-02", [{"name": "email", "endpoint": TEAM_MEMBER}])
-                [row] = run_events(deployed, runner, [("member", member)])
-            finally:
-                runner.close()
-    finally:
-        iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
+    with without_statement(deployed.client("iam"), role.rsplit("/", 1)[1], "TopicSubscriptions"), iam_enforced():
+        runner = Runner(asset, runtime, env)
+        try:
+            member = with_actions("artifact-member-02", [{"name": "email", "endpoint": TEAM_MEMBER}])
+            [row] = run_events(deployed, runner, [("member", member)])
+        finally:
+            runner.close()
     # Then SNS refused the call the statement granted (moto answers AccessDenied where SNS says
     # AuthorizationError), the email failed and the invocation with it (Lambda retries it)
     refused = [c for c in row["calls"] if c[2] in ACCESS_DENIED]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from builders import event, rule_config, rule_status
-from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events
+from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events, without_statement
 from moto.awslambda.models import LambdaFunction
 from moto.events.responses import EventsHandler
 from moto.server import ThreadedMotoServer
@@ -134,18 +134,10 @@ def test_the_asset_acts_in_member_accounts_through_their_executor_roles_only(org
 
 def test_without_the_central_grant_the_member_role_cannot_be_assumed(organization, artifact):
     # Given the function's role without its statement on the members' executor roles
-    iam = organization.client("iam")
     role_name = organization.function_role_arn.rsplit("/", 1)[1]
-    [policy_name] = iam.list_role_policies(RoleName=role_name)["PolicyNames"]
-    document = iam.get_role_policy(RoleName=role_name, PolicyName=policy_name)["PolicyDocument"]
-    document = json.loads(document) if isinstance(document, str) else document
-    narrowed = {**document, "Statement": [s for s in document["Statement"] if s.get("Sid") != "AssumeMemberExecutorRoles"]}
-    iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(narrowed))
-    try:
+    with without_statement(organization.client("iam"), role_name, "AssumeMemberExecutorRoles"):
         # When team A's rule finds issues on a running job
         [row] = run_as_function(organization, artifact, [("ungranted", team_a("org-ungranted-01", [{"name": "stoptraining"}]))])
-    finally:
-        iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
 
     # Then STS refused the function's role, the stop failed naming the role, and the invocation with it
     assert [tuple(c[:3]) for c in row["calls"] if c[0] == "sts"] == [("sts", "AssumeRole", "AccessDenied")]

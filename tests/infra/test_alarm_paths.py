@@ -22,12 +22,16 @@ ACCOUNT, REGION, PARTITION = "123456789012", "eu-west-1", "aws"
 CLOUDWATCH = "cloudwatch.amazonaws.com"
 TEAM_WITH_TEXTS = {**cdk_json_context(), "rule_actions": {"notify": {"emails": ["ml@example.com"],
                                                                      "sms": ["+15555550100"]}}}
+MONITOR_RULES = {**cdk_json_context(), "rule_actions": {"monitor": {"rules": {"StalledTraining": {}}}}}
+CONTEXTS = {"cdk.json": cdk_json_context(), "team with texts": TEAM_WITH_TEXTS, "monitor rules": MONITOR_RULES}
+ALARMS = {"cdk.json": 7, "team with texts": 7, "monitor rules": 12}  # the evaluator adds five
 
 
-@pytest.fixture(scope="module", params=["cdk.json", "team with texts"])
+@pytest.fixture(scope="module", params=list(CONTEXTS))
 def template(request, tmp_path_factory) -> dict[str, Any]:
-    context = cdk_json_context() if request.param == "cdk.json" else TEAM_WITH_TEXTS
-    return synthesize(context, tmp_path_factory.mktemp("cdk.out"), nag=False).to_json()
+    found = synthesize(CONTEXTS[request.param], tmp_path_factory.mktemp("cdk.out"), nag=False).to_json()
+    found["_variant"] = request.param
+    return found
 
 
 def physical(template: dict[str, Any], logical_id: str, attribute: str = "Ref") -> str:
@@ -122,7 +126,7 @@ def alarm_path_problems(template: dict[str, Any]) -> list[str]:
 
 def test_every_alarm_can_publish_to_its_encrypted_topic(template):
     alarms = [r for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
-    assert len(alarms) == 7
+    assert len(alarms) == ALARMS[template["_variant"]]
     assert alarm_path_problems(template) == []
 
 
@@ -140,7 +144,7 @@ def test_a_missing_grant_on_the_path_is_found(template, where, sid, expected):
             document["Statement"] = [s for s in document["Statement"] if s.get("Sid") != sid]
     # Then every alarm's path reports it
     problems = alarm_path_problems(broken)
-    assert len([p for p in problems if expected in p]) == 7, json.dumps(problems, indent=1)
+    assert len([p for p in problems if expected in p]) == ALARMS[template["_variant"]], json.dumps(problems, indent=1)
 
 
 def test_an_alarm_name_outside_the_stack_prefix_is_refused_by_the_topic_policy(template):

@@ -45,6 +45,7 @@ SPEC_KEYS = (
     "pipeline_prefixes",
     "transform_job_outcomes",
     "transform_job_prefixes",
+    "monitor",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
 

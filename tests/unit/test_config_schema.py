@@ -26,7 +26,8 @@ SCHEMA = json.loads(SCHEMA_FILE.read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 # What the validator checks across fields, which JSON Schema cannot state.
 CROSS_FIELD = re.compile(r"is not in allowed_endpoints|is not declared in webhooks|names an account that is not in "
-                         r"accounts|a channel is listed twice|give org_id, accounts or both")
+                         r"accounts|a channel is listed twice|give org_id, accounts or both|only organization mode "
+                         r"evaluates other regions|organization mode evaluates the jobs of organization.accounts")
 
 
 def verdicts(data: Any, validator: Any = VALIDATOR) -> tuple[bool, list[str]]:
@@ -141,6 +142,24 @@ TEAMS = {"tenant_id": "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", "team_id": "1f1e2d
      "transform_job_prefixes": ["batch-"]},
     {"transform_job_outcomes": {"Failed": ["notify"]}, "transform_job_prefixes": [""]},
     {"tuning_trials_alert": "yes"}, {"pipeline_step_jobs_alert": None},
+    {"monitor": None}, {"monitor": {}}, {"monitor": "on"},
+    {"monitor": {"rules": {"LowGPUUtilization": {"threshold_p95": 50, "window": 20.0}, "StalledTraining": {}},
+                 "every_minutes": 10, "job_tags": False, "shards": 3}},
+    {"monitor": {"rules": {"VanishingGradient": {}}}}, {"monitor": {"rules": {"Nope": {}}}},
+    {"monitor": {"rules": {"LowGPUUtilization": {"window": 2}}}},
+    {"monitor": {"rules": {"LowGPUUtilization": {"window": 20.5}}}},
+    {"monitor": {"rules": {"LowGPUUtilization": {"threshold_p95": "70"}}}},
+    {"monitor": {"rules": {"LowGPUUtilization": {"threshold_p95": True}}}},
+    {"monitor": {"rules": {"StalledTraining": {"metric": "train:loss"}}}},
+    {"monitor": {"rules": {"StalledTraining": {"metric": "train loss"}}}},
+    {"monitor": {"rules": {"StalledTraining": {"x": 1}}}}, {"monitor": {"rules": {"StalledTraining": []}}},
+    {"monitor": {"every_minutes": 0}}, {"monitor": {"every_minutes": 61}}, {"monitor": {"shards": 21}},
+    {"monitor": {"job_tags": "yes"}}, {"monitor": {"regions": ["us-east-1"]}}, {"monitor": {"regions": ["mars"]}},
+    {"monitor": {"unknown": 1}},
+    {"monitor": {"regions": ["eu-west-1"]}, "organization": {"accounts": ["111122223333"], "central_account":
+                                                             "123456789012", "central_region": "us-east-1"}},
+    {"monitor": {}, "organization": {"org_id": "o-a1b2c3d4e5", "central_account": "123456789012",
+                                     "central_region": "us-east-1"}},
 ])
 def test_hand_picked_configurations_get_one_verdict(data):
     agree(data)
@@ -193,6 +212,18 @@ FIELDS = {
                   "accounts": st.lists(st.sampled_from(["111122223333", "444455556666", "1"]), max_size=3),
                   "aliases": st.dictionaries(st.sampled_from(["111122223333", "9"]), st.sampled_from(["team-a", "!"]),
                                              max_size=1)})),
+    "monitor": st.one_of(JUNK, st.fixed_dictionaries({}, optional={
+        "rules": st.one_of(JUNK, st.dictionaries(
+            st.sampled_from(["LowGPUUtilization", "StalledTraining", "VanishingGradient", "Nope"]),
+            st.one_of(JUNK, st.dictionaries(st.sampled_from(["window", "threshold", "threshold_p95", "metric", "x"]),
+                                            st.sampled_from([0, 20, 70, 1800, 1e9, -1, "70", "train:loss", "a b",
+                                                             True, None, 20.0, 20.5]), max_size=2)),
+            max_size=2)),
+        "every_minutes": st.sampled_from([0, 1, 5, 60, 61, 5.0, "5", True]),
+        "job_tags": st.sampled_from([True, False, "true", None]),
+        "shards": st.sampled_from([1, 2, 20, 21, 0]),
+        "regions": st.sampled_from([[], ["eu-west-1"], ["mars"], "us-east-1"]),
+        "unknown": JUNK})),
     "unknown_key": JUNK,
 }
 CONFIGS = st.fixed_dictionaries({}, optional=FIELDS)

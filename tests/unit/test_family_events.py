@@ -21,7 +21,7 @@ from rule_actions.jobs.pipeline import STEP
 FOLDERS = {"tuning": "tuning", "processing": "processing", "pipelines": "pipeline", "transform": "transform"}
 FILES = sorted(path for folder in FOLDERS for path in (EVENTS / folder).glob("*.json"))
 LIFECYCLES = [path for path in FILES if path.name.startswith("lifecycle-")]
-ALL_FILES = sorted(EVENTS.rglob("*.json"))
+ALL_FILES = sorted(p for p in EVENTS.rglob("*.json") if "timelines" not in p.parts)  # timelines are no events
 ENVELOPE = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
 AWS_REGISTRIES = {"503895931360", "763104351884", "683313688378"}  # the SDK's public image registries
 PIPELINE_TAG = "sagemaker:pipeline-execution-arn"

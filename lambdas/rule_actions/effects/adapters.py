@@ -1,9 +1,10 @@
 """The bag of ports the handler builds once per execution environment (ports.Ports): SageMaker, SNS, the ledger,
-webhooks, and in organization mode the member accounts' SageMaker."""
+webhooks, CloudWatch metrics and logs (clients made on first use), and in organization mode the member accounts'
+SageMaker, metrics and logs."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rule_actions.effects import begin_invocation
 from rule_actions.effects.ledger import Ledger
@@ -12,6 +13,8 @@ from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
 
 if TYPE_CHECKING:  # organization mode only: the handler imports it when the configuration has an organization
+    from rule_actions.effects.cloudwatch import Metrics
+    from rule_actions.effects.logs import Logs
     from rule_actions.effects.members import Members
 
 
@@ -22,6 +25,12 @@ class Adapters(NamedTuple):
     region: str  # where links point: the function's region, or the member's in organization mode
     webhooks: Webhooks
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
+    metrics: Metrics | None = None  # a scheduled evaluation's reads (`evaluating()`; None for an event)
+    logs: Logs | None = None
+    # What the evaluations of this execution environment keep: per (account, region), what they read of each job's
+    # logs (a job heard recently needs no log query until its silence could reach a threshold), and their ports
+    # ("ports"); lost with the environment.
+    heard: dict[Any, Any] | None = None
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: AWS calls, in-progress records and webhook retries end with its remaining time."""
@@ -29,9 +38,27 @@ class Adapters(NamedTuple):
         self.ledger.register(lambda_context)
         self.webhooks.register(lambda_context)
 
+    def evaluating(self, client: Any) -> Adapters:
+        """These ports with a scheduled evaluation's reads (CloudWatch metrics and logs, clients made on first use):
+        an event invocation never imports them."""
+        from rule_actions.effects.cloudwatch import Metrics
+        from rule_actions.effects.logs import Logs
+
+        return self._replace(metrics=Metrics(lambda: client("cloudwatch", self.region)),
+                             logs=Logs(lambda: client("logs", self.region)))
+
     def in_account(self, account: str, region: str) -> Adapters:
-        """The ports for a job of `account` in `region`: with members, SageMaker there (through the account's
-        executor role) and links to that region; with one account, these."""
+        """The ports for a job of `account` in `region`: with members, SageMaker, metrics and logs there (through
+        the account's executor role) and links to that region; with one account, these."""
         if self.members is None:
             return self
-        return self._replace(jobs=self.members.sagemaker(account, region), region=region)
+        members = self.members
+        found = self._replace(jobs=members.sagemaker(account, region), region=region)
+        if self.metrics is None:  # an event's ports: no evaluation's reads
+            return found
+        from rule_actions.effects.cloudwatch import Metrics
+        from rule_actions.effects.logs import Logs
+
+        return found._replace(metrics=Metrics(lambda: members.client("cloudwatch", account, region)),
+                              logs=Logs(lambda: members.client("logs", account, region), self.logs.tps if self.logs
+                                        else None))

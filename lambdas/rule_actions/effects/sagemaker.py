@@ -1,6 +1,6 @@
-"""SageMaker, for any job family: describe a job, list the running jobs under a prefix, stop a job (the family's
-JobApi names the operations and members: DescribeTrainingJob, TrainingJobName...); list a tuning job's failed
-trials and a pipeline execution's steps."""
+"""SageMaker, for any job family: describe a job, list the running jobs under a prefix, list every running job with
+its description (Search), stop a job (the family's JobApi names the operations and members: DescribeTrainingJob,
+TrainingJobName...); list a tuning job's failed trials and a pipeline execution's steps."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from rule_actions.text import error_code, error_message
 
 _NOT_RUNNING = re.compile(r"is in status (\w+)")
 ALREADY_STOPPING = ("Stopping", "Stopped")
+SEARCH_PAGE = 100  # Search's largest MaxResults
 
 
 class SageMaker:
@@ -44,6 +45,23 @@ class SageMaker:
         pages = self.client.get_paginator("list_pipeline_execution_steps").paginate(
             PipelineExecutionArn=execution_arn, SortOrder="Ascending")
         return [step for page in pages for step in page["PipelineExecutionSteps"]]
+
+    def running(self, api: JobApi) -> list[dict[str, Any]]:
+        """Every InProgress job of the family as Search returns it (its Describe members and its Tags), every page:
+        one call per 100 jobs, where a listing and a describe per job would make one per job (and no tags)."""
+        request: dict[str, Any] = {
+            "Resource": api.search, "MaxResults": SEARCH_PAGE,
+            "SearchExpression": {"Filters": [{"Name": f"{api.search}Status", "Operator": "Equals",
+                                              "Value": IN_PROGRESS}]},
+        }
+        found: list[dict[str, Any]] = []
+        while True:
+            page = self.client.search(**request)
+            found += [result[api.search] for result in page.get("Results", []) if api.search in result]
+            token = page.get("NextToken")
+            if not token:
+                return found
+            request["NextToken"] = token
 
     def stop(self, api: JobApi, job_name: str) -> str:
         """Stop a job. Returns "stopped", "already Stopping" / "already Stopped", or the status of a job that is

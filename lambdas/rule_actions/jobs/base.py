@@ -13,8 +13,9 @@
     outcome_lines, links      its words in an outcome's message (counters, steps...), its links
     json_details              what the json webhook format says of the job besides its name and status
     pattern                   its EventBridge pattern around the clauses the trigger families give
-    grants                    the IAM statements for what the other plug-ins need of it (describe, stop, list)
-                              and for its own reads
+    grants                    the IAM statements for what the other plug-ins need of it (describe, stop, list,
+                              search) and for its own reads
+    state_change              a state change of one of its jobs, from its description (a scheduled evaluation's)
     statuses, seeded          how the embedded account (the local replay) creates a job an event names
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
@@ -203,6 +205,21 @@ class JobFamily:
         """The detail clause matching its jobs under the prefixes."""
         return {self.members.name: [{"prefix": prefix} for prefix in prefixes]}
 
+    def state_change(self, description: Mapping[str, Any], time: str, event_id: str,
+                     extra: Mapping[str, Any]) -> dict[str, Any]:
+        """The state change SageMaker would send for the job `description` describes (Describe or Search members;
+        times as epoch-millisecond strings, Tags as a map, as in SageMaker's events), with `extra` detail members.
+        Its account and region are the job's ARN's."""
+        detail = {key: _event_value(value) for key, value in description.items() if key != "ResponseMetadata"}
+        tags = description.get(self.members.tags)
+        if isinstance(tags, list):
+            detail[self.members.tags] = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
+        arn = str(description.get(self.members.arn, ""))
+        parts = arn.split(":")
+        return {"version": "0", "id": event_id, "detail-type": self.detail_type, "source": SOURCE,
+                "account": parts[4] if len(parts) > 5 else "", "time": time,
+                "region": parts[3] if len(parts) > 5 else "", "resources": [arn], "detail": {**detail, **extra}}
+
     def outcome_clause(self, outcome: str) -> dict[str, Any]:
         """The detail clause matching exactly the events of this outcome."""
         return self.outcomes[outcome].pattern(self.members.status, self.members.secondary or "")
@@ -236,6 +253,14 @@ class JobFamily:
                 reason=f"{plural} are named by users at run time: the function may {' or '.join(verbs)} any job "
                        f"under the configured {self.scope.key} (every job in the account and region when none "
                        "are set).",
+            ))
+        if Capability.SEARCH in needed and self.api.search:
+            grants.append(Grant(
+                sid="Search" + "".join(w.capitalize() for w in plural.split()), actions=("sagemaker:Search",),
+                resources=("*",),
+                reason="sagemaker:Search supports no resource-level permissions; IAM requires Resource \"*\" for it "
+                       "(the only action in that statement; the evaluation keeps the jobs under the configured "
+                       f"{self.scope.key}).",
             ))
         if Capability.LIST in needed:
             grants.append(Grant(
@@ -320,6 +345,17 @@ def _tags(detail: Mapping[str, Any], key: str, problems: list[str]) -> dict[str,
         problems.append(f"detail.{key}: not an object of tag values ({quoted(value)})")
         return {}
     return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _event_value(value: Any) -> Any:
+    """A Describe member as an event carries it: datetimes as epoch-millisecond strings, all the way down."""
+    if isinstance(value, datetime):
+        return str(int(value.timestamp() * 1000))
+    if isinstance(value, Mapping):
+        return {key: _event_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_event_value(item) for item in value]
+    return value
 
 
 def _replay_name(value: Any) -> str | None:

@@ -11,7 +11,7 @@ from rule_actions.fields import Flag
 from rule_actions.records import JobApi
 
 TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
-                  name="TrainingJobName", summaries="TrainingJobSummaries")
+                  name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob")
 TUNING = JobApi(describe="DescribeHyperParameterTuningJob", stop="StopHyperParameterTuningJob",
                 list="ListHyperParameterTuningJobs", name="HyperParameterTuningJobName",
                 summaries="HyperParameterTuningJobSummaries")

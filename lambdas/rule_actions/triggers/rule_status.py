@@ -1,5 +1,7 @@
 """Debugger and Profiler rule statuses: a training job's DebugRuleEvaluationStatuses and
-ProfilerRuleEvaluationStatuses (training-specific: no other job family carries rules).
+ProfilerRuleEvaluationStatuses (training-specific: no other job family carries rules); and the statuses of the
+Monitor family, the rules rule-actions evaluates itself on a schedule (monitors/), which a scheduled evaluation
+hands over as a state change carrying MonitorRuleEvaluationStatuses (never matched on EventBridge: no clause).
 
 A rule's status is a trigger when it is IssuesFound, or Error with `notify_on_rule_error`. Its actions: the
 rule's `action_json` when `honor_action_json` (from the event's rule configurations, else DescribeTrainingJob),
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from rule_actions.contract import MONITOR_RULE_FAMILY
 from rule_actions.fields import ActionMap, Flag
 from rule_actions.records import (
     Action,
@@ -32,7 +35,8 @@ from rule_actions.records import (
 from rule_actions.text import DETAILS_MAX, NAME_MAX, SMS_MAX, indented, log_link, one_line, plain, quoted, timestamp
 from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, line, link_lines, subject, tag
 
-RULE_FAMILIES = ("Debug", "Profiler")
+PATTERN_FAMILIES = ("Debug", "Profiler")  # SageMaker's: their statuses arrive on EventBridge
+RULE_FAMILIES = (*PATTERN_FAMILIES, MONITOR_RULE_FAMILY)
 ISSUES_FOUND, RULE_ERROR = "IssuesFound", "Error"
 APPLIES_TO = "training"  # the job family whose events carry rule statuses
 NOT_GIVEN: Any = object()  # a rule whose configuration the event does not carry
@@ -62,7 +66,7 @@ class RuleStatus(Trigger):
     """A rule's evaluation status; `parameters`: the rule's RuleParameters when the event carries its configuration."""
 
     TYPE = "rule_status"
-    rule_family: str  # Debug | Profiler
+    rule_family: str  # Debug | Profiler | Monitor
     name: str  # RuleConfigurationName
     status: str  # RuleEvaluationStatus
     details: str = ""
@@ -202,6 +206,8 @@ class RuleStatuses(TriggerFamily):
         evaluation = rule_log_link(region, rule.evaluation_job_arn)
         if evaluation:
             links.append(("Rule evaluation logs", evaluation))
+        if rule.rule_family == MONITOR_RULE_FAMILY and event.family:
+            links.append(event.family.logs(region, event.job_name))  # what the finding was read from
         what = "rule error" if rule.status == RULE_ERROR else "issues found"
         stopped = [job for result in occasion.stops for job in result.stopped]
         tail = f"; stopped {', '.join(stopped)}" if stopped else ""
@@ -225,7 +231,7 @@ class RuleStatuses(TriggerFamily):
         if family.name != APPLIES_TO:
             return []
         return [{f"{rule_family}RuleEvaluationStatuses": {"RuleEvaluationStatus": list(statuses(config))}}
-                for rule_family in RULE_FAMILIES]
+                for rule_family in PATTERN_FAMILIES]
 
     def capabilities(self, config):
         return frozenset({Capability.DESCRIBE}) if config[HONOR_ACTION_JSON] else frozenset()
@@ -261,8 +267,12 @@ def _message(event, rule, region, stops, links, subject_line, short) -> Message:
     job, name = plain(event.job_name, NAME_MAX), plain(rule.name, NAME_MAX)
     state = plain(event.job_status, 64) + (f" ({plain(event.secondary_status, 64)})" if event.secondary_status else "")
     noun = event.family.noun if event.family else "job"
+    monitor = rule.rule_family == MONITOR_RULE_FAMILY
+    first = (f"rule-actions found that rule {name} holds for {noun} {job} (evaluated from its CloudWatch metrics and "
+             "logs, without Debugger)." if monitor else
+             f"SageMaker Debugger rule {name} reported {plain(rule.status, 64)} for {noun} {job}.")
     lines = [
-        f"SageMaker Debugger rule {name} reported {plain(rule.status, 64)} for {noun} {job}.",
+        first,
         "",
         line(event.family.label if event.family else "Job", job),
         *account_lines(event),
@@ -271,7 +281,7 @@ def _message(event, rule, region, stops, links, subject_line, short) -> Message:
         line("Rule status", plain(rule.status, 64)),
         line("Time", plain(when, 64)),
         line("Region", plain(region, 64)),
-        "Status details:",
+        "Finding:" if monitor else "Status details:",
         indented(rule.details.strip() or "(none)"),
         "",
         "Actions taken for this rule:",
@@ -279,7 +289,9 @@ def _message(event, rule, region, stops, links, subject_line, short) -> Message:
     taken = [r.as_dict() for r in stops]
     lines += [f"  - {a['kind']} {plain(str(a['target']), NAME_MAX)}: {a['outcome']} ({plain(str(a['reason']), 512)})"
               for a in taken] or ["  (none besides this message)"]
-    lines += ["", *link_lines(links), "", f"{FOOTER} for the SageMaker Debugger rule actions attached to this job."]
+    source = ("the rules it evaluates on this job's metrics and logs (monitor rules)" if monitor else
+              "the SageMaker Debugger rule actions attached to this job")
+    lines += ["", *link_lines(links), "", f"{FOOTER} for {source}."]
     return Message(subject_line, "\n".join(lines), short, links)
 
 

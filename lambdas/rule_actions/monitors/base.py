@@ -1,0 +1,703 @@
+"""What a monitor rule is: a rule evaluated by rule-actions itself, on a schedule, from what SageMaker publishes for
+every training job without Debugger (instance metrics and the user's MetricDefinitions in CloudWatch, the job's log
+streams). One module per rule (monitors/<rule>.py), listed in rule_actions/registry.py.
+
+    name, params, summary   the rule's name (as `rules` and the tags name it), its parameters, one line about it
+    needs                   what it must read for one running job: metric series, a log window (or why it cannot be
+                            computed for this job: Skipped; or why not yet: Pending)
+    judge                   pure: the job, its parameters, the time and what was read -> Finding | Clear | Pending |
+                            Skipped, each with a reason a person can act on
+
+Also here, shared by the rules and the evaluation: the running job as the rules see it (`Job`, from SageMaker's
+Search record), the parameters (`Param`) and how a configuration or a tag sets them, the job's tags (`rules_of`),
+the rules that cannot be computed without Debugger (`REFUSED`), percentiles and the series helpers, and how the
+configuration block reads (`read_settings`, `settings_schema`: the registry assembles the field from them and the
+rules' parameters, and imports this package only when a configuration sets the block).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, ClassVar, NamedTuple
+
+from rule_actions.contract import Arn, Grant
+from rule_actions.fields import anchored
+from rule_actions.monitors.instances import counts
+from rule_actions.records import Heartbeat, MetricQuery, Unread
+from rule_actions.text import quoted
+
+NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
+PERIOD = 60  # CloudWatch publishes SageMaker's training metrics once a minute
+TRAINING = "Training"  # the SecondaryStatus whose start is "training started"
+RULE_FAMILY = "Monitor"  # the rule family of the statuses an evaluation finds (beside Debug and Profiler)
+ISSUES_FOUND = "IssuesFound"
+# How long before `now` a series' latest datapoint may be and still end its window (CloudWatch publishes SageMaker's
+# metrics a few minutes late); a window's series must hold at least COVERAGE of its minutes.
+STALE_AFTER = 6 * 60
+COVERAGE = 0.8
+LOOKBACK_MAX = 200  # minutes: a GetMetricData call of 500 series x 200 one-minute periods stays under 100,800 points
+
+# Tags: one per rule (its actions, in the tag form of the action grammar), one per rule's parameters, the opt-out.
+TAG_PREFIX = "rule-actions:"
+PARAMETERS_SUFFIX = ":parameters"
+OPT_OUT = "opt-out"
+TAG_VALUE_MAX = 256  # SageMaker's limit on a tag value
+# SageMaker's tag value characters: letters, separators, digits and _ . : / = + - @ (no quotes, brackets or commas:
+# a tag cannot hold JSON, so the actions are written `stoptraining email=a@example.com`).
+TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]*")
+NAME_RE = re.compile(r"[^\s=]{1,255}")  # a metric name in a parameter (MetricDefinitions' Name, no spaces)
+
+REFUSED = {
+    **dict.fromkeys(("AllZero", "CheckInputImages", "ClassImbalance", "Confusion", "DeadRelu", "ExplodingTensor",
+                     "FeatureImportanceOverweight", "NLPSequenceRatio", "PoorWeightInitialization",
+                     "SaturatedActivation", "SimilarAcrossRuns", "TensorVariance", "TreeDepth", "UnchangedTensor",
+                     "VanishingGradient", "WeightUpdateRatio"),
+                    "it inspects the model's tensors, which only Debugger's hook saves"),
+    "IOBottleneck": "it needs I/O wait per step from Debugger's profiler; CloudWatch's DiskUtilization is disk space, "
+                    "not I/O",
+    "LoadBalancing": "it compares the GPUs of one instance, and SageMaker publishes one GPUUtilization per instance "
+                     "(summed over its GPUs), no series per GPU",
+    "Dataloader": "it counts the data loader's worker processes, which only Debugger's profiler sees",
+    "StepOutlier": "it needs each step's duration, which only Debugger's hook records (publish the step time as a "
+                   "metric in MetricDefinitions and watch it with StalledTraining's `metric`)",
+    "ProfilerReport": "it is a report of Debugger's profiler, not a condition",
+    "OverallSystemUsage": "it is a report (percentiles per host), not a condition",
+    "CreateXgboostReport": "it is a report of Debugger's XGBoost hook, not a condition",
+    "StalledTrainingRule": "it is called StalledTraining here",
+}
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+class Finding(NamedTuple):
+    """The rule holds: an IssuesFound status of the Monitor family, with a reason a person can act on."""
+
+    reason: str
+
+
+class Clear(NamedTuple):
+    """The rule does not hold (NoIssuesFound)."""
+
+    reason: str = ""
+
+
+class Pending(NamedTuple):
+    """Not judged in this run: not enough data yet, or what was read is incomplete (the next run tries again)."""
+
+    reason: str
+
+
+class Skipped(NamedTuple):
+    """The rule cannot be computed for this job (a metric it needs is missing, an instance type without GPUs): a
+    problem on the job's row, naming what is missing."""
+
+    reason: str
+
+
+Verdict = Finding | Clear | Pending | Skipped
+
+
+# ---------------------------------------------------------------- the running job
+
+
+class Host(NamedTuple):
+    name: str  # algo-1
+    instance_type: str
+    gpus: int | None  # None: not in the instance table
+    vcpus: int | None
+
+
+class Job(NamedTuple):
+    """A running training job as the rules see it (from SageMaker's Search record: its Describe members and tags)."""
+
+    name: str
+    arn: str
+    status: str
+    secondary: str
+    started: int | None  # epoch seconds: the latest SecondaryStatus Training began (else TrainingStartTime)
+    hosts: tuple[Host, ...]
+    metrics: tuple[str, ...]  # the names of its MetricDefinitions
+    tags: Mapping[str, str]
+    # The latest log line per host that earlier runs of this execution environment read (epoch ms): a host heard at
+    # L cannot have been silent for the threshold before L + threshold, so no log query is needed until then.
+    heard: Mapping[str, int] = {}
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> Job:
+        """The job of a Search (or Describe) record; members that are missing or malformed are left empty."""
+        tags = record.get("Tags")
+        if isinstance(tags, list):
+            tags = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
+        tags = {k: v for k, v in (tags or {}).items() if isinstance(k, str) and isinstance(v, str)}
+        algorithm = record.get("AlgorithmSpecification") if isinstance(record.get("AlgorithmSpecification"), Mapping) else {}
+        definitions = algorithm.get("MetricDefinitions") if isinstance(algorithm.get("MetricDefinitions"), list) else []
+        metrics = tuple(d["Name"] for d in definitions if isinstance(d, Mapping) and isinstance(d.get("Name"), str))
+        return cls(name=str(record.get("TrainingJobName", "")), arn=str(record.get("TrainingJobArn", "")),
+                   status=str(record.get("TrainingJobStatus", "")), secondary=str(record.get("SecondaryStatus", "")),
+                   started=_training_start(record), hosts=_hosts(record), metrics=metrics, tags=tags)
+
+    def host_of(self, stream: str) -> str:
+        """The host a log stream belongs to: <job>/algo-<n>-<epoch> -> algo-<n>."""
+        rest = stream[len(self.name) + 1:] if stream.startswith(self.name + "/") else stream
+        found = re.match(r"(algo-\d+)", rest)
+        return found.group(1) if found else rest
+
+
+def _epoch(value: Any) -> int | None:
+    if isinstance(value, datetime):
+        return int(value.timestamp())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value / 1000 if value > 10**11 else value)  # epoch ms, as events carry them
+    if isinstance(value, str) and value.isdigit():
+        return _epoch(int(value))
+    return None
+
+
+def _training_start(record: Mapping[str, Any]) -> int | None:
+    transitions = record.get("SecondaryStatusTransitions")
+    starts = [_epoch(t.get("StartTime")) for t in transitions if isinstance(t, Mapping) and t.get("Status") == TRAINING] \
+        if isinstance(transitions, list) else []
+    starts = [s for s in starts if s is not None]
+    if starts:
+        return max(starts)
+    return _epoch(record.get("TrainingStartTime")) if record.get("SecondaryStatus") == TRAINING else None
+
+
+def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
+    """algo-1 ... algo-N: the instances of ResourceConfig (or of its instance groups, in order)."""
+    resources = record.get("ResourceConfig") if isinstance(record.get("ResourceConfig"), Mapping) else {}
+    groups = resources.get("InstanceGroups") if isinstance(resources.get("InstanceGroups"), list) else []
+    kinds = [(g.get("InstanceType"), g.get("InstanceCount")) for g in groups if isinstance(g, Mapping)] or \
+        [(resources.get("InstanceType"), resources.get("InstanceCount"))]
+    hosts: list[Host] = []
+    for instance_type, count in kinds:
+        if not isinstance(instance_type, str) or not isinstance(count, int) or isinstance(count, bool):
+            continue
+        gpus, vcpus = counts(instance_type)
+        for _ in range(min(count, 1000)):
+            hosts.append(Host(f"algo-{len(hosts) + 1}", instance_type, gpus, vcpus))
+    return tuple(hosts)
+
+
+# ---------------------------------------------------------------- parameters
+
+
+class Param(NamedTuple):
+    """A rule parameter: a number from `low` to `high` in `unit` (whole when `whole`), or a metric name (`text`)."""
+
+    key: str
+    default: Any
+    doc: str
+    low: float = 0
+    high: float = 0
+    unit: str = ""
+    whole: bool = False
+    text: bool = False
+
+    def read(self, value: Any, from_tag: bool = False) -> tuple[Any, str | None]:
+        """(the value, or None and why it is refused); a tag gives every value as text."""
+        if self.text:
+            if isinstance(value, str) and (value == "" or NAME_RE.fullmatch(value)):
+                return value, None
+            return None, f"{quoted(value)} is not a metric name (up to 255 characters, no spaces or '=')"
+        number = value
+        if isinstance(value, str) and from_tag:
+            try:
+                number = float(value)
+            except ValueError:
+                number = None
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) \
+                or not self.low <= number <= self.high or (self.whole and number != int(number)):
+            kind = "a whole number" if self.whole else "a number"
+            return None, f"{quoted(value)} is not {kind} from {_num(self.low)} to {_num(self.high)}{_unit(self.unit)}"
+        return (int(number) if self.whole else float(number)), None
+
+    def schema(self) -> dict[str, Any]:
+        if self.text:
+            return {"type": "string", "anyOf": [{"maxLength": 0}, {"pattern": anchored(NAME_RE.pattern)}],
+                    "description": self.doc}
+        return {"type": "integer" if self.whole else "number", "minimum": self.low, "maximum": self.high,
+                "description": f"{self.doc} ({_num(self.default)}{_unit(self.unit)} by default)"}
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _unit(unit: str) -> str:
+    return "" if not unit else ("%" if unit == "%" else f" {unit}")
+
+
+# Shared by the rules over instance metrics: Debugger's window and patience count 500 ms samples; converted to time.
+WINDOW = Param("window", 30, "Minutes of one-minute datapoints judged per host (Debugger: 500 samples of 500 ms, "
+               "about 4 min, too few one-minute points for a p5)", 5, 180, "min", whole=True)
+PATIENCE = Param("patience", 9, "Minutes skipped after training starts (Debugger: 1000 samples of 500 ms, 8 min 20 s)",
+                 0, 120, "min", whole=True)
+
+
+def parameters(rule: Monitor, given: Mapping[str, Any], where: str, base: Mapping[str, Any] | None = None,
+               from_tag: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """The rule's parameters: `base` (its defaults when None), overridden by `given` (each checked; errors name
+    `where` and the key)."""
+    values = dict(base) if base is not None else {p.key: p.default for p in rule.params}
+    known = {p.key: p for p in rule.params}
+    errors = []
+    for key, value in given.items():
+        param = known.get(key)
+        if param is None:
+            errors.append(f"{where}.{key}: unknown parameter of {rule.name}; allowed: {', '.join(known) or 'none'}")
+            continue
+        read, problem = param.read(value, from_tag)
+        if problem:
+            errors.append(f"{where}.{key}: {problem}")
+        else:
+            values[key] = read
+    return values, errors
+
+
+# ---------------------------------------------------------------- what a rule is
+
+
+class Needs(NamedTuple):
+    """What a rule reads for one job: metric series from `start` (epoch seconds) to now, and a log window
+    (epoch ms) of the job's streams, or None."""
+
+    queries: tuple[MetricQuery, ...] = ()
+    start: int = 0
+    logs: tuple[int, int] | None = None
+
+
+class Data(NamedTuple):
+    """What was read for one job: each series' datapoints ((epoch seconds, value), oldest first), and its log window
+    (a Heartbeat; an Unread when the query failed or the run had no time left; None when not asked)."""
+
+    series: Mapping[MetricQuery, tuple[tuple[int, float], ...]]
+    heartbeat: Heartbeat | Unread | None = None
+
+    def points(self, query: MetricQuery) -> tuple[tuple[int, float], ...]:
+        return self.series.get(query, ())
+
+
+class Monitor:
+    name: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    summary: ClassVar[str] = ""
+    logs: ClassVar[bool] = False  # it may read the job's log streams (the stack grants FilterLogEvents)
+
+    def needs(self, job: Job, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
+        raise NotImplementedError
+
+    def judge(self, job: Job, p: Mapping[str, Any], now: int, data: Data) -> Verdict:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------- series helpers
+
+
+def host_query(job: Job, host: Host, metric: str) -> MetricQuery:
+    return MetricQuery(NAMESPACE, metric, (("Host", f"{job.name}/{host.name}"),))
+
+
+def job_query(job: Job, metric: str) -> MetricQuery:
+    """A metric of the job's MetricDefinitions (SageMaker publishes them with the dimension TrainingJobName)."""
+    return MetricQuery(NAMESPACE, metric, (("TrainingJobName", job.name),))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) by linear interpolation between closest ranks (numpy's default)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+    rank = (len(ordered) - 1) * q / 100
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def window(points: Sequence[tuple[int, float]], minutes: int, now: int, after: int | None = None,
+           ) -> tuple[list[float], int] | str:
+    """The values of the last `minutes` minutes of a series, ending at its latest datapoint (CloudWatch publishes
+    late), not before `after`; and the window's end. Or why there is no such window: no datapoint, the latest
+    too old, too few datapoints (under COVERAGE of the minutes)."""
+    usable = [(t, v) for t, v in points if after is None or t >= after]
+    if not usable:
+        return "no datapoint yet"
+    end = usable[-1][0]
+    if now - end > STALE_AFTER:
+        return f"its latest datapoint is {ago(now - end)} old"
+    values = [v for t, v in usable if t > end - minutes * 60]
+    if len(values) < math.ceil(COVERAGE * minutes):
+        return f"{len(values)} datapoints in the last {minutes} min (at least {math.ceil(COVERAGE * minutes)} needed)"
+    return values, end
+
+
+class Series(NamedTuple):
+    """One metric of every host of a job, each host's window: `values` per host (raw, as CloudWatch has them), the
+    hosts still waiting for data (`waiting`: why), and those with no datapoint at all (`missing`)."""
+
+    values: dict[Host, list[float]]
+    waiting: list[str]
+    missing: list[str]
+
+
+def per_host(job: Job, hosts: Sequence[Host], data: Data, metric: str, minutes: int, now: int,
+             after: int | None) -> Series:
+    values, waiting, missing = {}, [], []
+    for host in hosts:
+        points = data.points(host_query(job, host, metric))
+        if not points:
+            missing.append(host.name)
+            continue
+        found = window(points, minutes, now, after)
+        if isinstance(found, str):
+            waiting.append(f"{host.name}: {found}")
+        else:
+            values[host] = found[0]
+    return Series(values, waiting, missing)
+
+
+def undecided(series: Series, metric: str, job: Job, rule: str) -> Pending | Skipped:
+    """Why no host could be judged: the metric is missing (Skipped, naming it), or the data is not there yet."""
+    if series.missing and not series.waiting:
+        hosts = ", ".join(series.missing)
+        return Skipped(f"{rule} needs {metric}: no datapoint for {hosts} (namespace {NAMESPACE}, dimension Host "
+                       f"{job.name}/<host>) since the window began")
+    return Pending("; ".join(series.waiting + [f"{h}: no {metric} datapoint" for h in series.missing]))
+
+
+def settle(found: list[str], series: Series, metric: str, job: Job, rule: str) -> Verdict:
+    """A Finding when a host holds the rule, else Clear when every host was judged, else why not."""
+    if found:
+        return Finding("; ".join(found))
+    if not series.waiting and not series.missing:
+        return Clear()
+    if series.values:  # some hosts judged clear, others not yet
+        return Pending("; ".join(series.waiting + [f"{h}: no {metric} datapoint" for h in series.missing]))
+    return undecided(series, metric, job, rule)
+
+
+def gpus(host: Host) -> str:
+    return f"{host.gpus} GPU" + ("s" if host.gpus != 1 else "")
+
+
+def ago(seconds: float) -> str:
+    """A duration as people read it: 34 min, 2 h 05 min."""
+    minutes = int(seconds // 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def pct(value: float) -> str:
+    return f"{value:.0f}%"
+
+
+def gpu_hosts(job: Job, rule: str, metric: str = "GPUUtilization") -> tuple[Host, ...] | Skipped:
+    """The job's hosts, each with a known GPU count; Skipped naming the instance type otherwise."""
+    if not job.hosts:
+        return Skipped(f"{rule} needs {metric} per host: the job's ResourceConfig names no instance type and count")
+    for host in job.hosts:
+        if host.gpus is None:
+            return Skipped(f"{rule} needs the GPU count of {host.instance_type}, which is not in the instance table")
+        if host.gpus == 0:
+            return Skipped(f"{rule} needs {metric}: {host.instance_type} has no GPU")
+    return job.hosts
+
+
+def host_needs(job: Job, rule: str, metrics: Sequence[str], patience: int, minutes: int, now: int,
+               vcpus: bool = False) -> Needs | Pending | Skipped:
+    """What a rule over instance metrics reads: `metrics` of every host over its last `minutes` (after the warm-up);
+    Skipped when a host's GPU count (or vCPU count, with `vcpus`) is not known or zero."""
+    hosts = gpu_hosts(job, rule, " and ".join(m for m in metrics if m.startswith("GPU")))
+    if isinstance(hosts, Skipped):
+        return hosts
+    unknown = [h.instance_type for h in hosts if vcpus and not h.vcpus]
+    if unknown:
+        return Skipped(f"{rule} needs the vCPU count of {unknown[0]}, which is not in the instance table")
+    return warmed_up(job, now, patience, minutes) or Needs(
+        tuple(host_query(job, host, m) for host in hosts for m in metrics), now - minutes * 60 - STALE_AFTER)
+
+
+def warmed_up(job: Job, now: int, patience: float, minutes: float) -> Pending | None:
+    """Pending while training has not run `patience` + `minutes` minutes (the warm-up, then a full window)."""
+    if job.started is None:
+        return Pending("training has not started (no SecondaryStatus Training yet)")
+    if now - job.started < (patience + minutes) * 60:
+        return Pending(f"training started {ago(now - job.started)} ago: the rule waits {_num(patience)} min, then "
+                       f"judges {_num(minutes)}-min windows")
+    return None
+
+
+def user_metric(job: Job, name: str, pattern: str, rule: str, param: str) -> str | Skipped:
+    """The job's metric `name`, or the first of its MetricDefinitions matching `pattern` when `name` is empty."""
+    if name:
+        if name in job.metrics:
+            return name
+        return Skipped(f"{rule}.{param}: the job defines no metric {quoted(name)} (MetricDefinitions: "
+                       f"{', '.join(job.metrics) or 'none'})")
+    found = [m for m in job.metrics if re.search(pattern, m, re.IGNORECASE)]
+    if found:
+        return found[0]
+    return Skipped(f"{rule} needs a metric matching /{pattern}/ in the job's MetricDefinitions (it defines "
+                   f"{', '.join(job.metrics) or 'none'}): set the parameter {param}")
+
+
+TRAIN_LOSS = r"train.*loss|loss.*train"
+VALIDATION_LOSS = r"(val|valid|validation|eval|test).*loss|loss.*(val|valid|validation|eval|test)"
+LOSS_METRICS = (Param("training_metric", "", "The training loss metric (default: the first of MetricDefinitions "
+                      "matching /train.*loss/)", text=True),
+                Param("validation_metric", "", "The validation loss metric (default: the first matching "
+                      "/(val|eval|test).*loss/)", text=True))
+
+
+def loss_pair(job: Job, p: Mapping[str, Any], rule: str) -> tuple[str, str] | Skipped:
+    """The job's training and validation loss metrics (the parameters', else found by name)."""
+    train = user_metric(job, p["training_metric"], TRAIN_LOSS, rule, "training_metric")
+    if isinstance(train, Skipped):
+        return train
+    validation = user_metric(job, p["validation_metric"], VALIDATION_LOSS, rule, "validation_metric")
+    return validation if isinstance(validation, Skipped) else (train, validation)
+
+
+def loss_needs(job: Job, p: Mapping[str, Any], rule: str, now: int) -> Needs | Pending | Skipped:
+    """What a rule over the training and validation losses reads: both series over its `window`."""
+    metrics = loss_pair(job, p, rule)
+    if isinstance(metrics, Skipped):
+        return metrics
+    if job.started is None:
+        return Pending("training has not started (no SecondaryStatus Training yet)")
+    return Needs(tuple(job_query(job, m) for m in metrics), now - p["window"] * 60)
+
+
+# ---------------------------------------------------------------- which rules a job gets
+
+
+class Applied(NamedTuple):
+    """A rule for one job: its parameters and, when a tag attaches it, the tag's actions (the action grammar's tag
+    form, or None: the configuration's `rules` alone)."""
+
+    rule: Monitor
+    params: Mapping[str, Any]
+    actions: str | None
+    source: str  # "tag" | "config"
+
+
+class Settings(NamedTuple):
+    """The `monitor` block: stack-wide rules and their parameters, the schedule, per-job tags, shards, regions."""
+
+    rules: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    every_minutes: int = 5
+    job_tags: bool = True
+    shards: int = 1
+    regions: tuple[str, ...] = ()
+
+
+EVERY_MINUTES = (1, 60)
+SHARDS = (1, 20)
+REGION_RE = re.compile(r"[a-z]{2,4}(-[a-z]+)+-\d{1,2}", re.ASCII)
+KEYS = ("rules", "every_minutes", "job_tags", "shards", "regions")
+
+
+def refusal(name: str) -> str:
+    reason = REFUSED.get(name)
+    return f"cannot be computed without Debugger: {reason}" if reason else "is not a rule rule-actions evaluates"
+
+
+def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> tuple[list[Applied], list[str]]:
+    """The rules that apply to a job: the stack-wide ones (unless the job opts out), and those its tags attach
+    (when job_tags); with their parameters (the configuration's, then the job's parameters tag). Every tag that
+    cannot be used is a problem naming the tag and its value; the job's other rules go on."""
+    problems: list[str] = []
+    tags = {k: v for k, v in job.tags.items() if k.startswith(TAG_PREFIX)} if settings.job_tags else {}
+    opted_out = False
+    if TAG_PREFIX + OPT_OUT in tags:
+        value = tags.pop(TAG_PREFIX + OPT_OUT)
+        opted_out = value.strip().lower() == "true"
+        if value.strip().lower() not in ("true", "false"):
+            problems.append(f"tag {TAG_PREFIX}{OPT_OUT}: {quoted(value)} is not true or false (the stack-wide rules "
+                            "apply)")
+    stack_wide = {} if opted_out else {name: dict(given) for name, given in settings.rules}
+    tagged: dict[str, str] = {}
+    overrides: dict[str, str] = {}
+    for key, value in sorted(tags.items()):
+        name = key[len(TAG_PREFIX):]
+        target = overrides if name.endswith(PARAMETERS_SUFFIX) else tagged
+        name = name.removesuffix(PARAMETERS_SUFFIX)
+        if name not in monitors:
+            problems.append(f"tag {key}: {quoted(name)} {refusal(name)}; the job's other rules go on")
+            continue
+        if len(value) > TAG_VALUE_MAX or not TAG_VALUE_RE.fullmatch(value):
+            problems.append(f"tag {key}: {quoted(value)} is not a tag value (at most {TAG_VALUE_MAX} letters, digits, "
+                            "spaces and _ . : / = + - @)")
+            continue
+        target[name] = value
+    applied = []
+    for name in dict.fromkeys([*stack_wide, *tagged]):
+        rule = monitors[name]
+        params, errors = parameters(rule, stack_wide.get(name, {}), f"monitor.rules[{json.dumps(name)}]")
+        if name in overrides:
+            given, malformed = _pairs(overrides[name])
+            where = f"tag {TAG_PREFIX}{name}{PARAMETERS_SUFFIX}"
+            errors += [f"{where}: {quoted(item)} is not key=value" for item in malformed]
+            params, more = parameters(rule, given, where, base=params, from_tag=True)
+            errors += more
+        if errors:
+            problems += [f"{error}; {name} is not evaluated for this job" for error in errors]
+            continue
+        applied.append(Applied(rule, params, tagged.get(name), "tag" if name in tagged else "config"))
+    for name in overrides:
+        if name not in stack_wide and name not in tagged:
+            problems.append(f"tag {TAG_PREFIX}{name}{PARAMETERS_SUFFIX}: sets parameters of {name}, which no "
+                            f"configuration or tag {TAG_PREFIX}{name} applies to this job")
+    return applied, problems
+
+
+def _pairs(text: str) -> tuple[dict[str, str], list[str]]:
+    found, malformed = {}, []
+    for item in text.split():
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            malformed.append(item)
+        else:
+            found[key] = value
+    return found, malformed
+
+
+# ---------------------------------------------------------------- the configuration block
+
+
+def read_settings(value: Any, where: str, errors: list[str], monitors: Mapping[str, Monitor]) -> Settings | None:
+    """The `monitor` block: null (no evaluation), or the block checked (each error names its field and value)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        errors.append(f"{where}: {quoted(value)} must be null (no evaluation) or an object with the keys "
+                      f"{', '.join(KEYS)}")
+        return None
+    found = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in value if key not in KEYS]
+    rules = _read_rules(value.get("rules", {}), f"{where}.rules", monitors, found)
+    every = _whole(value.get("every_minutes", 5), f"{where}.every_minutes", EVERY_MINUTES, "minutes", found)
+    shards = _whole(value.get("shards", 1), f"{where}.shards", SHARDS, "shards", found)
+    job_tags = value.get("job_tags", True)
+    if not isinstance(job_tags, bool):
+        found.append(f"{where}.job_tags: {quoted(job_tags)} is not true or false")
+    regions = value.get("regions", [])
+    if not isinstance(regions, list) or not all(isinstance(r, str) and REGION_RE.fullmatch(r) for r in regions):
+        found.append(f"{where}.regions: {quoted(regions)} is not a list of AWS region names (us-east-1)")
+        regions = []
+    errors += found
+    if found:
+        return None
+    return Settings(rules, every, job_tags, shards, tuple(dict.fromkeys(regions)))
+
+
+def write_settings(settings: Settings | None) -> Any:
+    if settings is None:
+        return None
+    return {"rules": {name: dict(params) for name, params in settings.rules}, "every_minutes": settings.every_minutes,
+            "job_tags": settings.job_tags, "shards": settings.shards, "regions": list(settings.regions)}
+
+
+def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
+    """The block's JSON Schema, the rules' parameters with their ranges."""
+    rule_schemas = {name: {"type": "object", "additionalProperties": False, "description": rule.summary,
+                           "properties": {p.key: p.schema() for p in rule.params}}
+                    for name, rule in monitors.items()}
+    return {
+        "type": ["object", "null"], "additionalProperties": False,
+        "properties": {
+            "rules": {"type": "object", "additionalProperties": False, "properties": rule_schemas,
+                      "description": "Rule name -> its parameters ({} for the defaults): evaluated on every running "
+                                     "job in scope (but those tagged rule-actions:opt-out=true)."},
+            "every_minutes": {"type": "integer", "minimum": EVERY_MINUTES[0], "maximum": EVERY_MINUTES[1],
+                              "description": "How often the evaluation runs (5 by default)."},
+            "job_tags": {"type": "boolean", "description": "Also evaluate the rules a job's tags attach "
+                                                           "(rule-actions:<Rule>), with their actions (true)."},
+            "shards": {"type": "integer", "minimum": SHARDS[0], "maximum": SHARDS[1],
+                       "description": "Runs per schedule tick, each evaluating its share of the jobs (1)."},
+            "regions": {"type": "array", "items": {"type": "string", "pattern": anchored(REGION_RE.pattern)},
+                        "description": "Organization mode: the regions evaluated in each member account (default: "
+                                       "the central region)."},
+        },
+    }
+
+
+def _read_rules(value: Any, where: str, monitors: Mapping[str, Monitor],
+                errors: list[str]) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    if not isinstance(value, Mapping):
+        errors.append(f"{where}: {quoted(value)} must be an object of rule name -> parameters")
+        return ()
+    found = []
+    for name, given in value.items():
+        path = f"{where}[{json.dumps(name)}]"
+        if name not in monitors:
+            errors.append(f"{path}: {quoted(name)} {refusal(name)}; rules: {', '.join(monitors)}")
+            continue
+        if not isinstance(given, Mapping):
+            errors.append(f"{path}: {quoted(given)} must be an object of parameter -> value ({{}} for the defaults)")
+            continue
+        params, problems = parameters(monitors[name], given, path)
+        errors += problems
+        found.append((name, tuple((key, params[key]) for key in given if key in params)))
+    return tuple(found)
+
+
+def _whole(value: Any, where: str, bounds: tuple[int, int], unit: str, errors: list[str]) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and bounds[0] <= value <= bounds[1]:
+        return value
+    errors.append(f"{where}: {quoted(value)} is not a whole number of {unit} from {bounds[0]} to {bounds[1]}")
+    return bounds[0]
+
+
+def read_grants(log_group: str, logs: bool) -> list[Grant]:
+    """What an evaluation reads besides the jobs: CloudWatch metrics, and the training jobs' log group."""
+    grants = [Grant("ReadTrainingMetrics", ("cloudwatch:GetMetricData",), ("*",),
+                    "cloudwatch:GetMetricData supports no resource-level permissions; IAM requires Resource \"*\" "
+                    "for it (the only action in that statement).")]
+    if logs:
+        grants.append(Grant("ReadTrainingLogs", ("logs:FilterLogEvents",),
+                            (Arn("logs", "log-group", log_group, colon=True),
+                             Arn("logs", "log-group", f"{log_group}:*", colon=True)),
+                            "The training jobs' log group: its streams (<job>/algo-<n>-<epoch>) are named by "
+                            "SageMaker at run time."))
+    return grants
+
+
+def check(settings: Settings | None, organization: Any, where: str) -> list[str]:
+    """What the block asks of the rest of the configuration: organization mode evaluates the listed accounts (an
+    organization id alone names none), and only organization mode evaluates other regions."""
+    if settings is None:
+        return []
+    if organization is None:
+        return [f"{where}.monitor.regions: only organization mode evaluates other regions (one account: the "
+                "stack's own region); remove it"] if settings.regions else []
+    if not organization.accounts:
+        return [f"{where}.monitor: organization mode evaluates the jobs of organization.accounts, which lists none "
+                "(an organization id alone names no account to evaluate)"]
+    return []
+
+
+def tags_for(rule: Monitor, actions: str | None, given: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The tags that attach `rule` to a training job: its actions in the tag form (None: the configuration's
+    `rules` alone) and its parameters; ValueError naming what SageMaker or the evaluation would refuse."""
+    params, errors = parameters(rule, given, f"{rule.name} parameters")
+    if errors:
+        raise ValueError("; ".join(errors))
+    tags = [{"Key": f"{TAG_PREFIX}{rule.name}", "Value": actions or ""}]
+    if given:
+        tags.append({"Key": f"{TAG_PREFIX}{rule.name}{PARAMETERS_SUFFIX}",
+                     "Value": " ".join(f"{key}={_num(params[key])}" for key in given)})
+    for tag in tags:
+        if len(tag["Value"]) > TAG_VALUE_MAX or not TAG_VALUE_RE.fullmatch(tag["Value"]):
+            raise ValueError(f"tag {tag['Key']}: {quoted(tag['Value'])} is not a SageMaker tag value (at most "
+                             f"{TAG_VALUE_MAX} letters, digits, spaces and _ . : / = + - @)")
+    return tags
+
+
+def opt_out_tags() -> list[dict[str, str]]:
+    return [{"Key": TAG_PREFIX + OPT_OUT, "Value": "true"}]

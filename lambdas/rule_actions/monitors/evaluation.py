@@ -1,0 +1,243 @@
+"""A scheduled evaluation (the monitor package's shared module; rule_actions.registry.evaluate runs it): the monitor
+rules over every running job in scope, from what SageMaker publishes without Debugger. Each job whose rules hold becomes a state change of its family carrying them as rule
+statuses of the Monitor family (and, from its tags, each rule's actions as its action_json), which the pipeline then
+handles exactly as a Debugger rule status: `rules`, the plan, the ledger, messages, chat, webhooks, dry run.
+
+    request(raw)      the scheduled invocation: {"rule_actions_evaluation": {"time", "account", "region", "shard",
+                      "shards"}} (IgnoredEvent, naming the field, when malformed); None for anything else
+    evaluate(...)     needs -> readers -> learn -> judge, for one account and region: each job's verdicts, and the
+                      state change of each job whose rules hold (after DescribeTrainingJob confirms it still runs);
+                      it reads through the pipeline's `read` (the readers, the ports), which it is handed
+
+The reads, in order, all through the readers: the running jobs (Search: one call per 100, tags included); every
+metric series of every job at once (GetMetricData, 500 a call); one log query per job that needs one, while the run
+has time (the jobs not reached are reported, in an order that rotates from run to run); DescribeTrainingJob for the
+jobs whose rules hold. A job that ended is never acted on; a job whose read fails is reported and the others go on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MONITOR_RULE_FAMILY
+from rule_actions.monitors.base import (
+    ISSUES_FOUND,
+    LOOKBACK_MAX,
+    STALE_AFTER,
+    Applied,
+    Clear,
+    Data,
+    Finding,
+    Job,
+    Monitor,
+    Needs,
+    Pending,
+    Settings,
+    Skipped,
+    rules_of,
+)
+from rule_actions.ports import Configured, Ports
+from rule_actions.records import Described, IgnoredEvent, LogHeartbeat, MetricData, Need, RunningJobs, Unread
+from rule_actions.text import digest, quoted
+
+KEYS = ("time", "account", "region", "shard", "shards")
+NOT_REACHED = "not evaluated in this run: its time ran out before this job's log query (raise monitor.shards)"
+Read = Callable[[frozenset[Need], Ports], dict[Need, Any]]  # the pipeline's: each need's answer, or an Unread
+
+
+class Request(NamedTuple):
+    time: int | None  # the run's time (epoch seconds): the schedule's; None: now
+    account: str | None  # organization mode: the member account evaluated
+    region: str | None
+    shard: int = 0
+    shards: int = 1
+
+
+class Verdict(NamedTuple):
+    rule: str
+    verdict: str  # IssuesFound | NoIssuesFound | Pending | Skipped | Error
+    reason: str
+
+
+class JobReport(NamedTuple):
+    job: str
+    verdicts: tuple[Verdict, ...]
+    problems: tuple[str, ...]  # the job's tags or rules that cannot be used (each names the tag or field)
+    event: dict[str, Any] | None = None  # the state change to act on: its rules that hold
+
+
+class Report(NamedTuple):
+    time: int
+    listed: int  # running jobs of the account and region
+    jobs: tuple[JobReport, ...]  # the jobs evaluated (in scope and shard, with at least one rule or problem)
+    unfinished: int = 0  # jobs whose log query the run had no time for
+    error: str | None = None  # the running jobs could not be listed
+    heard: Mapping[str, Mapping[str, int]] = {}  # job -> host -> its latest log line read so far (epoch ms)
+    log_queries: int = 0
+
+
+def request(raw: Any) -> Request | None:
+    if not (isinstance(raw, Mapping) and EVALUATION_KEY in raw):
+        return None
+    body, where = raw[EVALUATION_KEY], EVALUATION_KEY
+    if not isinstance(body, Mapping) or set(body) - set(KEYS):
+        raise IgnoredEvent(f"{where}: must be an object with the keys {', '.join(KEYS)} ({quoted(body)})")
+    shards, shard = body.get("shards", 1), body.get("shard", 0)
+    if not (isinstance(shards, int) and isinstance(shard, int) and 1 <= shards <= 100 and 0 <= shard < shards) \
+            or isinstance(shards, bool) or isinstance(shard, bool):
+        raise IgnoredEvent(f"{where}.shard: {quoted(shard)} of {quoted(shards)} is not a shard (0 <= shard < shards)")
+    time = body.get("time")
+    when = None
+    if time is not None:
+        try:
+            when = int(datetime.fromisoformat(str(time).replace("Z", "+00:00")).timestamp())
+        except ValueError:
+            raise IgnoredEvent(f"{where}.time: {quoted(time)} is not an ISO 8601 time") from None
+    account, region = body.get("account"), body.get("region")
+    for key, value in (("account", account), ("region", region)):
+        if value is not None and not (isinstance(value, str) and value):
+            raise IgnoredEvent(f"{where}.{key}: {quoted(value)} is not a string")
+    return Request(when, account, region, shard, shards)
+
+
+def shard_of(name: str, shards: int) -> int:
+    return int(digest(name)[:8], 16) % shards
+
+
+def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], family: Any, config: Configured,
+             ports: Ports, read: Read, now: int, time_left: Callable[[], bool] = lambda: True,
+             heard: Mapping[str, Mapping[str, int]] | None = None) -> Report:
+    """The verdicts for the running jobs of `ports`' account and region (of `family`) in the request's shard;
+    `time_left()` says whether another log query fits in the run; `heard`: what earlier runs read of each job's
+    log streams (the report's `heard` carries it on)."""
+    heard = heard or {}
+    listing = RunningJobs(family.api)
+    listed = read(frozenset({listing}), ports)[listing]
+    if isinstance(listed, Unread):
+        return Report(now, 0, (), error=listed.reason)
+    chosen: list[tuple[Job, Mapping[str, Any], list[Applied], list[str]]] = []
+    for record in listed:
+        job = Job.of(record)
+        job = job._replace(heard=heard.get(job.name, {}))
+        if job.status != IN_PROGRESS or not family.in_scope(config, job.name) \
+                or shard_of(job.name, req.shards) != req.shard:
+            continue
+        applied, problems = rules_of(job, settings, monitors)
+        if applied or problems:
+            chosen.append((job, record, applied, problems))
+
+    needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear
+    for job, _record, applied, _problems in chosen:
+        for rule in applied:
+            needs[(job.name, rule.rule.name)] = rule.rule.needs(job, rule.params, now)
+    series = _series(needs, ports, read, now)
+    heartbeats, unfinished = _heartbeats(chosen, needs, family.log_group, ports, read, now, time_left)
+
+    learned = {job.name: dict(job.heard) for job, _r, _a, _p in chosen if job.heard}
+    for job, _r, _a, _p in chosen:
+        beat = heartbeats.get(job.name)
+        for stream, _first, last, _count in getattr(beat, "streams", ()):
+            host = job.host_of(stream)
+            learned.setdefault(job.name, {})[host] = max(last, learned.get(job.name, {}).get(host, 0))
+    reports, confirm = [], []
+    for job, record, applied, problems in chosen:
+        verdicts = [_verdict(rule, job, now, needs[(job.name, rule.rule.name)], series, heartbeats.get(job.name))
+                    for rule in applied]
+        reports.append(JobReport(job.name, tuple(verdicts), tuple(problems)))
+        if any(v.verdict == ISSUES_FOUND for v in verdicts):
+            confirm.append((len(reports) - 1, job, record, applied))
+    described = read(frozenset(Described(family.api, job.name) for _, job, _, _ in confirm), ports)
+    for index, job, record, applied in confirm:
+        answer = described[Described(family.api, job.name)]
+        report = reports[index]
+        if isinstance(answer, Unread) or answer.get(family.members.status) != IN_PROGRESS:
+            why = answer.reason if isinstance(answer, Unread) else \
+                f"the job is {answer.get(family.members.status)}: a job that ended is not acted on"
+            reports[index] = report._replace(verdicts=tuple(
+                v._replace(verdict="Error" if isinstance(answer, Unread) else "Skipped",
+                           reason=f"{v.reason} (not acted on: {why})") if v.verdict == ISSUES_FOUND else v
+                for v in report.verdicts))
+            continue
+        reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied, report,
+                                                             now))
+    queries = sum(1 for beat in heartbeats.values() if not (isinstance(beat, Unread) and beat.reason == NOT_REACHED))
+    return Report(now, len(listed), tuple(reports), unfinished, heard=learned, log_queries=queries)
+
+
+def _series(needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read, now: int) -> Mapping[Any, Any] | Unread:
+    """Every series every rule needs, read at once (GetMetricData, 500 a call), from the earliest start."""
+    wanted = [n for n in needs.values() if isinstance(n, Needs) and n.queries]
+    if not wanted:
+        return {}
+    start = max(min(n.start for n in wanted), now - LOOKBACK_MAX * 60 - STALE_AFTER)
+    need = MetricData(tuple(dict.fromkeys(q for n in wanted for q in n.queries)), start, now)
+    return read(frozenset({need}), ports)[need]
+
+
+def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: str, ports: Ports, read: Read,
+                now: int, time_left: Callable[[], bool]) -> tuple[dict[str, Any], int]:
+    """One log query per job that needs one (the union of its rules' windows), while the run has time; in an order
+    that rotates each run, so that a run short of time leaves out other jobs the next time."""
+    windows: dict[str, tuple[int, int]] = {}
+    for job, _record, applied, _problems in chosen:
+        asked = [needs[(job.name, r.rule.name)] for r in applied]
+        spans = [n.logs for n in asked if isinstance(n, Needs) and n.logs]
+        if spans:
+            windows[job.name] = (min(s for s, _ in spans), max(e for _, e in spans))
+    found: dict[str, Any] = {}
+    unfinished = 0
+    for name in sorted(windows, key=lambda n: digest(f"{n}@{now // 60}")):
+        if not time_left():
+            found[name] = Unread(NOT_REACHED)
+            unfinished += 1
+            continue
+        start, end = windows[name]
+        need = LogHeartbeat(log_group, f"{name}/", start, end)
+        found[name] = read(frozenset({need}), ports)[need]
+    return found, unfinished
+
+
+def _verdict(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbeat: Any) -> Verdict:
+    rule = applied.rule.name
+    if isinstance(need, (Pending, Skipped, Clear)):
+        return Verdict(rule, _name(need), need.reason)
+    if need.queries and isinstance(series, Unread):
+        return Verdict(rule, "Error", series.reason)
+    if need.logs and isinstance(heartbeat, Unread):
+        return Verdict(rule, "Pending" if heartbeat.reason == NOT_REACHED else "Error", heartbeat.reason)
+    try:
+        found = applied.rule.judge(job, applied.params, now, Data(series, heartbeat if need.logs else None))
+    except Exception as err:  # a rule that fails on one job's data is reported there; the others go on
+        return Verdict(rule, "Error", f"the rule failed on this job's data ({type(err).__name__}: {err})")
+    return Verdict(rule, _name(found), found.reason)
+
+
+def _name(verdict: Any) -> str:
+    return {Finding: ISSUES_FOUND, Clear: "NoIssuesFound", Pending: "Pending", Skipped: "Skipped"}[type(verdict)]
+
+
+def _state_change(family: Any, config: Configured, description: Mapping[str, Any], applied: list[Applied],
+                  report: JobReport, now: int) -> dict[str, Any]:
+    """The job's state change carrying its rules that hold as Monitor rule statuses; a rule a tag attaches carries
+    the tag's actions as its action_json (the tag form made the objects action_json holds)."""
+    stamp = str(now * 1000)
+    found = {v.rule: v for v in report.verdicts if v.verdict == ISSUES_FOUND}
+    statuses, configurations = [], []
+    for item in applied:
+        name = item.rule.name
+        if name not in found:
+            continue
+        statuses.append({"RuleConfigurationName": name, "RuleEvaluationStatus": ISSUES_FOUND,
+                         "StatusDetails": found[name].reason, "LastModifiedTime": stamp})
+        parameters = {"rule_to_invoke": name}
+        if item.actions is not None:
+            parameters["action_json"] = json.dumps(config.grammar.tag_entries(item.actions))
+        configurations.append({"RuleConfigurationName": name, "RuleParameters": parameters})
+    extra = {f"{MONITOR_RULE_FAMILY}RuleEvaluationStatuses": statuses,
+             f"{MONITOR_RULE_FAMILY}RuleConfigurations": configurations}
+    time = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    event_id = "evaluation-" + digest(f"{report.job}@{now}")[:24]
+    return family.state_change(description, time, event_id, extra)

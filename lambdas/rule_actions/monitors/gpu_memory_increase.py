@@ -1,0 +1,51 @@
+"""GPUMemoryIncrease: a host's GPU memory keeps growing (a leak, tensors kept across steps). Per host, the mean of
+GPUMemoryUtilization per GPU over the last `window` minutes against the mean of the `window` minutes before: it
+holds when it rose by more than `increase` points. Default increase 5: the value of Debugger's rule code
+(smdebug-rulesconfig), which ran when a job set no parameter; its documentation says 10."""
+
+from __future__ import annotations
+
+from rule_actions.monitors.base import (
+    PATIENCE,
+    Monitor,
+    Param,
+    gpus,
+    host_needs,
+    pct,
+    per_host,
+    settle,
+)
+
+METRIC = "GPUMemoryUtilization"
+
+
+class GPUMemoryIncrease(Monitor):
+    name = "GPUMemoryIncrease"
+    summary = "A host's GPU memory grows from one window to the next."
+    params = (Param("increase", 5.0, "Rise of the mean per-GPU memory utilization, in percentage points, between two "
+                    "consecutive windows above which the rule holds (Debugger's code: 5; its documentation: 10)",
+                    0, 100, "points"),
+              Param("window", 10, "Minutes of each of the two windows compared (Debugger: 10 samples of 500 ms, 5 s: "
+                    "one-minute points need longer for a stable mean)", 2, 90, "min", whole=True),
+              PATIENCE._replace(doc="Minutes skipped after training starts (Debugger's code: 1000 samples of 500 ms, "
+                                    "8 min 20 s; its documentation: 100 samples)"))
+
+    def needs(self, job, p, now):
+        return host_needs(job, self.name, (METRIC,), p["patience"], 2 * p["window"], now)
+
+    def judge(self, job, p, now, data):
+        minutes = p["window"]
+        series = per_host(job, job.hosts, data, METRIC, 2 * minutes, now, job.started + p["patience"] * 60)
+        found = []
+        for host, values in series.values.items():
+            half = len(values) // 2
+            before, after = values[:half], values[half:]
+            rise = (sum(after) / len(after) - sum(before) / len(before)) / host.gpus
+            if rise > p["increase"]:
+                first, last = sum(before) / len(before) / host.gpus, sum(after) / len(after) / host.gpus
+                found.append(f"GPU memory on {host.name} ({gpus(host)}) rose from {pct(first)} to {pct(last)} "
+                             f"(+{rise:.0f} points > {p['increase']:g}) between the last two {minutes}-min windows")
+        return settle(found, series, METRIC, job, self.name)
+
+
+MONITOR = GPUMemoryIncrease()

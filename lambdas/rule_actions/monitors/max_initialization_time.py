@@ -1,0 +1,67 @@
+"""MaxInitializationTime: training started, but no first datapoint (of `metric`, by default the job's first
+MetricDefinitions) or, for a job without metric definitions, no log line within `threshold` minutes. Judged until
+LATE minutes past the threshold: after that StalledTraining watches the job."""
+
+from __future__ import annotations
+
+from rule_actions.monitors.base import (
+    Clear,
+    Finding,
+    Monitor,
+    Needs,
+    Param,
+    Pending,
+    Skipped,
+    ago,
+    job_query,
+    user_metric,
+)
+
+LATE = 60  # minutes past the threshold during which the rule is judged
+
+
+class MaxInitializationTime(Monitor):
+    name = "MaxInitializationTime"
+    summary = "No first datapoint (or log line) within `threshold` minutes of training's start."
+    logs = True
+    params = (Param("threshold", 20, "Minutes from the start of training (SecondaryStatus Training) to the first "
+                    "datapoint or log line (Debugger's default and unit)", 1, 240, "min", whole=True),
+              Param("metric", "", "The metric whose first datapoint counts (default: the first of the job's "
+                    "MetricDefinitions; none: the first log line)", text=True))
+
+    def _metric(self, job, p):
+        if p["metric"]:
+            return user_metric(job, p["metric"], "", self.name, "metric")
+        return job.metrics[0] if job.metrics else None
+
+    def needs(self, job, p, now):
+        if job.started is None:
+            return Pending("training has not started (no SecondaryStatus Training yet)")
+        elapsed = now - job.started
+        if elapsed < p["threshold"] * 60:
+            return Pending(f"training started {ago(elapsed)} ago (threshold {p['threshold']} min)")
+        if elapsed > (p["threshold"] + LATE) * 60:
+            return Clear(f"past initialization (training started {ago(elapsed)} ago)")
+        metric = self._metric(job, p)
+        if isinstance(metric, Skipped):
+            return metric
+        if metric:
+            return Needs((job_query(job, metric),), job.started - 60)
+        return Needs(logs=(job.started * 1000, now * 1000))
+
+    def judge(self, job, p, now, data):
+        metric = self._metric(job, p)
+        limit = f"{ago(now - job.started)} after training started (threshold {p['threshold']} min)"
+        if metric:
+            if any(t >= job.started - 60 for t, _ in data.points(job_query(job, metric))):
+                return Clear()
+            return Finding(f"no datapoint of {metric} {limit}")
+        beat = data.heartbeat
+        if any(last >= job.started * 1000 for _s, _f, last, _n in beat.streams):
+            return Clear()
+        if not beat.complete:
+            return Pending("the log query did not search every stream in one page")
+        return Finding(f"no log line from any host {limit}")
+
+
+MONITOR = MaxInitializationTime()

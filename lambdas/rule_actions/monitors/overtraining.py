@@ -1,0 +1,52 @@
+"""Overtraining: neither loss improves any more. It holds when the training loss has not improved on its best by
+more than `delta` over its last `patience_train` datapoints, and the validation loss not over its last
+`patience_validation` (Debugger's test, over datapoints instead of steps)."""
+
+from __future__ import annotations
+
+from rule_actions.monitors.base import (
+    LOSS_METRICS,
+    Clear,
+    Finding,
+    Monitor,
+    Param,
+    Pending,
+    job_query,
+    loss_needs,
+    loss_pair,
+)
+
+
+def stalled(values: list[float], patience: int, delta: float) -> bool:
+    """The last `patience` values do not beat the best before them by more than `delta`."""
+    return len(values) > patience and min(values[-patience:]) > min(values[:-patience]) - delta
+
+
+class Overtraining(Monitor):
+    name = "Overtraining"
+    summary = "Neither the training nor the validation loss improves any more: training longer only costs."
+    params = (*LOSS_METRICS,
+              Param("patience_train", 5, "Training datapoints without improvement", 1, 150, "datapoints", whole=True),
+              Param("patience_validation", 10, "Validation datapoints without improvement", 1, 150, "datapoints",
+                    whole=True),
+              Param("delta", 0.01, "Least improvement on the best value that counts", 0, 1000, ""),
+              Param("window", 200, "Minutes of datapoints read", 10, 200, "min", whole=True))
+
+    def needs(self, job, p, now):
+        return loss_needs(job, p, self.name, now)
+
+    def judge(self, job, p, now, data):
+        train, validation = loss_pair(job, p, self.name)
+        t = [v for _, v in data.points(job_query(job, train))]
+        v = [x for _, x in data.points(job_query(job, validation))]
+        if len(t) <= p["patience_train"] or len(v) <= p["patience_validation"]:
+            return Pending(f"{len(t)} datapoints of {train} and {len(v)} of {validation} "
+                           f"({p['patience_train'] + 1} and {p['patience_validation'] + 1} needed)")
+        if stalled(t, p["patience_train"], p["delta"]) and stalled(v, p["patience_validation"], p["delta"]):
+            return Finding(f"neither {train} (best {min(t):.4g}) improved by {p['delta']:g} in its last "
+                           f"{p['patience_train']} datapoints nor {validation} (best {min(v):.4g}) in its last "
+                           f"{p['patience_validation']}: training longer only costs")
+        return Clear()
+
+
+MONITOR = Overtraining()

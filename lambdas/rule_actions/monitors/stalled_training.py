@@ -1,0 +1,103 @@
+"""StalledTraining: the job stopped making progress. After training started, no new log line in any of the job's
+streams (or no datapoint of a named metric, `metric`) for `threshold` seconds; or one host that was logging fell
+silent for `threshold` while the others go on (one stalled host of four is a stalled job). NCCL hangs often keep
+the GPUs at 100%: only a heartbeat like this catches them.
+
+The logs are read as the window's events (one FilterLogEvents call per job and run), never as `lastEventTimestamp`,
+which AWS updates up to an hour late. The window reaches LOOKBACK minutes before the threshold, so the run in which a
+host's silence first crosses it still sees that host's last line and names how long it has been silent. A host is
+watched once it logged after its first `startup` minutes of training (every host writes the toolkit's start-up
+lines; workers whose script only logs on rank 0 are then not mistaken for stalled hosts). When one page (10,000
+events) does not hold the window, nothing is judged in that run: as the window slides past the last lines of a
+hung job, it holds them and the job is judged.
+
+A job whose every watched host was heard (by an earlier run of the same execution environment) within the
+threshold cannot be stalled yet: it is not queried again until then (about one query per job every `threshold`,
+instead of one per run; FilterLogEvents allows 5 calls a second per account and region).
+"""
+
+from __future__ import annotations
+
+from rule_actions.monitors.base import (
+    Clear,
+    Finding,
+    Monitor,
+    Needs,
+    Param,
+    Pending,
+    ago,
+    job_query,
+    user_metric,
+)
+
+LOOKBACK = 15  # minutes before the threshold the window reaches back (three runs at the default schedule)
+
+
+class StalledTraining(Monitor):
+    name = "StalledTraining"
+    summary = "No log line (or no datapoint of `metric`) for `threshold` seconds after training started, from the " \
+              "whole job or from one host that was logging."
+    logs = True
+    params = (Param("threshold", 1800, "Seconds without a log line (or a datapoint of `metric`) after which the "
+                    "training is stalled (Debugger's default)", 60, 86400, "s", whole=True),
+              Param("metric", "", "A metric of the job's MetricDefinitions to watch instead of its log lines (one "
+                    "series for the job: no per-host view)", text=True),
+              Param("startup", 10, "Minutes after training starts whose log lines do not make a host watched",
+                    0, 120, "min", whole=True))
+
+    def _since(self, job, p, now):
+        return max(job.started, now - p["threshold"] - LOOKBACK * 60)
+
+    def needs(self, job, p, now):
+        if job.started is None:
+            return Pending("training has not started (no SecondaryStatus Training yet)")
+        if now - job.started < p["threshold"]:
+            return Pending(f"training started {ago(now - job.started)} ago (threshold {ago(p['threshold'])})")
+        start = self._since(job, p, now)
+        floor = (now - p["threshold"]) * 1000
+        watched = [ms for ms in job.heard.values() if ms >= (job.started + p["startup"] * 60) * 1000]
+        if not p["metric"] and job.heard and max(job.heard.values()) >= floor and all(ms >= floor for ms in watched):
+            return Clear(f"a log line {ago(now - max(job.heard.values()) / 1000)} ago (read by an earlier run): not "
+                         "queried again before the threshold can pass")
+        if p["metric"]:
+            metric = user_metric(job, p["metric"], "", self.name, "metric")
+            return metric if not isinstance(metric, str) else Needs((job_query(job, metric),), start)
+        return Needs(logs=(start * 1000, now * 1000))
+
+    def judge(self, job, p, now, data):
+        threshold, start = p["threshold"], self._since(job, p, now)
+        limit = f"(threshold {ago(threshold)})"
+        if p["metric"]:
+            points = data.points(job_query(job, p["metric"]))
+            if points and points[-1][0] >= now - threshold:
+                return Clear()
+            since = f"for {ago(now - points[-1][0])}" if points else self._before(job, start, now)
+            return Finding(f"no datapoint of {p['metric']} {since} {limit}")
+        beat = data.heartbeat
+        if not beat.complete:
+            return Pending("one page of log events (10,000) does not hold the window: judged when it does")
+        lasts: dict[str, int] = {}
+        for stream, _first, last, _count in beat.streams:
+            host = job.host_of(stream)
+            lasts[host] = max(last, lasts.get(host, 0))
+        latest = max(lasts.values(), default=None)
+        if latest is None or latest < (now - threshold) * 1000:
+            since = f"for {ago(now - latest / 1000)}" if latest is not None else self._before(job, start, now)
+            return Finding(f"no log line from any host {since} {limit}")
+        watched_after = (job.started + p["startup"] * 60) * 1000
+        silent = sorted((host, last) for host, last in lasts.items()
+                        if last < (now - threshold) * 1000 and last >= watched_after)
+        if silent:
+            alive = sorted(host for host, last in lasts.items() if last >= (now - threshold) * 1000)
+            named = "; ".join(f"no log line from {host} for {ago(now - last / 1000)}" for host, last in silent)
+            return Finding(f"{named} {limit}, while {', '.join(alive)} still log{'s' if len(alive) == 1 else ''}")
+        return Clear()
+
+    @staticmethod
+    def _before(job, start, now):
+        if start <= job.started:
+            return f"since training started {ago(now - job.started)} ago"
+        return f"for more than {ago(now - start)}"
+
+
+MONITOR = StalledTraining()

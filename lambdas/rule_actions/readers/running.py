@@ -1,0 +1,20 @@
+"""RunningJobs: every InProgress job of a family with its description and tags (Search, 100 a call), for a scheduled
+evaluation."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import RunningJobs
+
+
+class Running(Reader):
+    need = RunningJobs
+
+    def read(self, need, ports):
+        return tuple(ports.jobs.running(need.api))
+
+    def failure(self, need):
+        return f"Search ({need.api.search}) failed"
+
+
+READER = Running()

@@ -1,0 +1,181 @@
+"""Where moto is extended for a scheduled evaluation (the monitor rules): CloudWatch metrics, CloudWatch Logs and
+SageMaker's Search made to answer as AWS does, and a way to seed what SageMaker publishes at simulated times.
+
+moto 5.2 differs from AWS where an evaluation reads:
+
+* ``GetMetricData`` ignores the Namespace when Dimensions are given (the same metric name and dimensions in two
+  namespaces are mixed), and scans every datapoint of the account for every query and period (minutes for a
+  thousand jobs). Replaced by an index on (namespace, name, dimensions) that respects the namespace. Percentile
+  statistics still fail, as in moto: the rules compute percentiles themselves.
+* ``FilterLogEvents`` ignores ``logStreamNamePrefix`` (it returns every stream's events) and interleaves streams only
+  when asked. Fixed: the prefix selects the streams, events come in time order, as AWS returns them.
+* ``Search`` returns every result in one page. Fixed: ``MaxResults`` (at most 100) and ``NextToken`` page as AWS
+  does, so call counts are the real ones.
+* ``lastEventTimestamp`` is exact in moto; AWS updates it "typically in less than an hour". ``lag_last_event``
+  makes the embedded account answer like AWS (the evaluation never reads it; a test proves it).
+
+Seeding (``put_metrics``, ``put_log_lines``) writes into moto's backends directly: PutLogEvents would refuse
+events older than 14 days, and a timeline replays at fixed simulated times.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from moto.cloudwatch.models import CloudWatchBackend, MetricDatum, Statistics, cloudwatch_backends
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.responses import ActionResult
+from moto.logs.models import LogStream, logs_backends
+from moto.logs.responses import LogsResponse
+from moto.sagemaker.responses import SageMakerResponse
+
+_MARK = "_rule_actions_monitoring"
+SEARCH_MAX = 100
+
+
+def _naive(moment: datetime) -> datetime:
+    """UTC without a zone, as moto keeps most of its times (its parsed request times may carry one)."""
+    return moment if moment.tzinfo is None else moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def _index(backend: CloudWatchBackend) -> dict[tuple, list[tuple[datetime, Any]]]:
+    index: dict[tuple, list[tuple[datetime, Any]]] = defaultdict(list)
+    for datum in backend.get_all_metrics():
+        key = (datum.namespace, datum.name, frozenset((d.name, d.value) for d in datum.dimensions))
+        index[key].append((_naive(datum.timestamp), datum))
+    for points in index.values():
+        points.sort(key=lambda item: item[0])
+    return index
+
+
+def _get_metric_data(self: CloudWatchBackend, queries: list[dict[str, Any]], start_time: datetime,
+                     end_time: datetime, scan_by: str = "TimestampAscending") -> list[dict[str, Any]]:
+    """GetMetricData's metric queries as AWS answers them (namespace respected); expressions go to moto's own."""
+    if any("MetricStat" not in q for q in queries):
+        return _original_get_metric_data(self, queries, start_time, end_time, scan_by)
+    start_time, end_time = _naive(start_time.replace(microsecond=0)), _naive(end_time.replace(microsecond=0))
+    index = _index(self)
+    results = []
+    for query in queries:
+        stat = query["MetricStat"]
+        metric = stat["Metric"]
+        key = (metric["Namespace"], metric["MetricName"],
+               frozenset((d["Name"], d["Value"]) for d in metric.get("Dimensions", [])))
+        points = index.get(key, [])
+        period = timedelta(seconds=int(stat["Period"]))
+        values, stamps = [], []
+        times = [t for t, _ in points]
+        bucket = start_time
+        while bucket < end_time:
+            low, high = bisect.bisect_left(times, bucket), bisect.bisect_left(times, min(bucket + period, end_time))
+            if high > low:
+                stats = Statistics([stat["Stat"]], bucket)
+                stats.metric_data = [datum for _, datum in points[low:high]]
+                values.append(stats.get_statistics_for_type(stat["Stat"]))
+                stamps.append(bucket)
+            bucket += period
+        if scan_by == "TimestampDescending":
+            values.reverse()
+            stamps.reverse()
+        stamps = [stamp.replace(tzinfo=UTC) for stamp in stamps]
+        if query.get("ReturnData", True):
+            results.append({"id": query["Id"], "label": query.get("Label") or f"{metric['MetricName']} {stat['Stat']}",
+                            "values": values, "timestamps": stamps, "status_code": "Complete"})
+    return results
+
+
+_original_get_metric_data = CloudWatchBackend.get_metric_data
+_original_filter_log_events = LogsResponse.filter_log_events
+_original_search = SageMakerResponse.search
+
+
+def _filter_log_events(self: LogsResponse) -> Any:
+    """FilterLogEvents with logStreamNamePrefix honoured and the streams' events interleaved in time order."""
+    prefix = self._get_param("logStreamNamePrefix")
+    names = self._get_param("logStreamNames", [])
+    group = self.logs_backend.groups.get(self._get_param("logGroupName"))
+    if prefix and group is not None:
+        names = [name for name in group.streams if name.startswith(prefix)]
+        if not names:
+            return json.dumps({"events": [], "searchedLogStreams": []})
+    events, token, searched = self.logs_backend.filter_log_events(
+        self._get_param("logGroupName"), names, self._get_param("startTime"), self._get_param("endTime"),
+        self._get_param("limit"), self._get_param("nextToken"), self._get_param("filterPattern"), True)
+    return json.dumps({"events": events, "nextToken": token, "searchedLogStreams": searched})
+
+
+def _search(self: SageMakerResponse) -> Any:
+    """Search, paged as AWS pages it (MaxResults, at most 100; NextToken)."""
+    found = self.sagemaker_backend.search(resource=self._get_param("Resource"),
+                                          search_expression=self._get_param("SearchExpression"))
+    size = min(int(self._get_param("MaxResults") or SEARCH_MAX), SEARCH_MAX)
+    start = int(self._get_param("NextToken") or 0)
+    page = found["Results"][start:start + size]
+    more = start + size < len(found["Results"])
+    return ActionResult({"Results": page, **({"NextToken": str(start + size)} if more else {})})
+
+
+def install() -> None:
+    """Idempotent; for in-process mocks and a ThreadedMotoServer in this process alike."""
+    if getattr(CloudWatchBackend.get_metric_data, _MARK, False):
+        return
+    for cls, name, function in ((CloudWatchBackend, "get_metric_data", _get_metric_data),
+                                (LogsResponse, "filter_log_events", _filter_log_events),
+                                (SageMakerResponse, "search", _search)):
+        setattr(function, _MARK, True)
+        setattr(cls, name, function)
+
+
+def uninstall() -> None:
+    for cls, name, function in ((CloudWatchBackend, "get_metric_data", _original_get_metric_data),
+                                (LogsResponse, "filter_log_events", _original_filter_log_events),
+                                (SageMakerResponse, "search", _original_search)):
+        setattr(cls, name, function)
+
+
+# ---------------------------------------------------------------- seeding at simulated times
+
+
+def put_metrics(datapoints: Iterable[tuple[str, str, Mapping[str, str], float, float]],
+                account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> None:
+    """(namespace, metric name, dimensions, epoch seconds, value) datapoints, straight into moto's CloudWatch."""
+    backend = cloudwatch_backends[account_id][region]
+    for namespace, name, dimensions, stamp, value in datapoints:
+        backend.metric_data.append(MetricDatum(namespace, name, float(value),
+                                               [{"Name": k, "Value": v} for k, v in dimensions.items()],
+                                               datetime.fromtimestamp(stamp, UTC).replace(tzinfo=None)))
+
+
+def put_log_lines(group: str, stream: str, lines: Iterable[tuple[float, str]],
+                  account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> None:
+    """(epoch seconds, message) log events, straight into moto's CloudWatch Logs (group and stream made if new)."""
+    backend = logs_backends[account_id][region]
+    if group not in backend.groups:
+        backend.create_log_group(group, {})
+    log_group = backend.groups[group]
+    if stream not in log_group.streams:
+        log_group.create_log_stream(stream)
+    events = sorted(({"timestamp": int(stamp * 1000), "message": message} for stamp, message in lines),
+                    key=lambda e: e["timestamp"])
+    if events:
+        log_group.streams[stream].put_log_events(events)
+
+
+def lag_last_event(by: timedelta = timedelta(hours=1)) -> Any:
+    """Make DescribeLogStreams' lastEventTimestamp lag as AWS's may: returns a function that undoes it."""
+    original = LogStream._update
+
+    def lagging(self: LogStream) -> None:
+        original(self)
+        if self.events:
+            cutoff = max(e.timestamp for e in self.events) - int(by.total_seconds() * 1000)
+            older = [e.timestamp for e in self.events if e.timestamp <= cutoff]
+            self.last_event_timestamp = max(older) if older else self.first_event_timestamp
+
+    LogStream._update = lagging  # type: ignore[method-assign]
+    return lambda: setattr(LogStream, "_update", original)

@@ -1,0 +1,222 @@
+"""Sample timelines (events/timelines/): training jobs as SageMaker runs them, minute by minute, for a replay of the
+monitor rules on the embedded account (events/README.md documents the format).
+
+    read(data, source)     a timeline, checked (every problem named, with its field)
+    Timeline.between(...)  what SageMaker publishes for a job between two simulated times: its status, its
+                           instance and user metrics' datapoints, its log lines (deterministic: the jitter is a
+                           hash of the job, series and minute)
+
+The replay (embedded.EmbeddedAccount.replay_timeline) seeds these at each tick of a simulated clock and runs the
+evaluator at the tick's time, as its schedule would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+NAMESPACE = "/aws/sagemaker/TrainingJobs"
+LOG_GROUP = "/aws/sagemaker/TrainingJobs"
+STATUSES = ("InProgress", "Completed", "Failed", "Stopped")
+JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
+TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
+JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
+            "expect", "stream_epoch", "account")
+SERIES_KEYS = ("metric", "hosts", "from", "to", "value", "jitter", "every")
+LOG_KEYS = ("hosts", "from", "to", "every", "text")
+
+
+@dataclass(frozen=True)
+class Series:
+    metric: str
+    hosts: tuple[str, ...] | None  # None: a metric of the job (MetricDefinitions: dimension TrainingJobName)
+    start: int  # minutes from the timeline's start
+    end: int
+    value: tuple[float, float]  # from, to (linear)
+    jitter: float = 0.0
+    every: int = 1
+
+    def at(self, job: str, host: str | None, minute: int) -> float | None:
+        if not self.start <= minute < self.end or (minute - self.start) % self.every:
+            return None
+        span = max(1, self.end - 1 - self.start)
+        base = self.value[0] + (self.value[1] - self.value[0]) * (minute - self.start) / span
+        if self.jitter:
+            seed = hashlib.sha256(f"{job}|{self.metric}|{host}|{minute}".encode()).digest()
+            base += self.jitter * (int.from_bytes(seed[:4], "big") / 2**32 * 2 - 1)
+        return max(0.0, base)
+
+
+@dataclass(frozen=True)
+class Lines:
+    hosts: tuple[str, ...]
+    start: int
+    end: int
+    every: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    instance_type: str
+    instance_count: int
+    tags: Mapping[str, str]
+    metric_definitions: tuple[str, ...]
+    phases: tuple[tuple[int, str, str], ...]  # (minute, TrainingJobStatus, SecondaryStatus)
+    metrics: tuple[Series, ...]
+    logs: tuple[Lines, ...]
+    expect: tuple[Mapping[str, Any], ...]
+    stream_epoch: int = 0
+    account: str | None = None  # organization mode: the member account the job runs in
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(f"algo-{n}" for n in range(1, self.instance_count + 1))
+
+    def phase(self, minute: int) -> tuple[int, str, str] | None:
+        """The job's (start minute, status, secondary status) at `minute`; None before it exists."""
+        found = [p for p in self.phases if p[0] <= minute]
+        return found[-1] if found else None
+
+
+@dataclass
+class Timeline:
+    title: str
+    start: int  # epoch seconds
+    minutes: int
+    every: int | None
+    jobs: tuple[Job, ...]
+    description: str = ""
+    source: str = field(default="")
+
+    def time(self, minute: int) -> int:
+        return self.start + minute * 60
+
+    def ticks(self, every: int) -> Iterator[int]:
+        """The minutes at which the schedule runs: every `every` minutes after the start, up to the end."""
+        yield from range(every, self.minutes + 1, every)
+
+    def datapoints(self, job: Job, first: int, last: int) -> Iterator[tuple[str, str, dict[str, str], int, float]]:
+        """(namespace, metric, dimensions, epoch seconds, value) of the minutes first <= m < last."""
+        for series in job.metrics:
+            for minute in range(first, last):
+                for host in series.hosts or (None,):
+                    value = series.at(job.name, host, minute)
+                    if value is None:
+                        continue
+                    dimensions = {"Host": f"{job.name}/{host}"} if host else {"TrainingJobName": job.name}
+                    yield NAMESPACE, series.metric, dimensions, self.time(minute), value
+
+    def log_lines(self, job: Job, first: int, last: int) -> Iterator[tuple[str, int, str]]:
+        """(stream, epoch seconds, message) of the minutes first <= m < last."""
+        for lines in job.logs:
+            for minute in range(max(first, lines.start), min(last, lines.end)):
+                if (minute - lines.start) % lines.every:
+                    continue
+                for host in lines.hosts:
+                    stream = f"{job.name}/{host}-{job.stream_epoch or self.start}"
+                    yield stream, self.time(minute) + 7, lines.text.format(minute=minute, host=host, job=job.name)
+
+
+def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
+    """The timeline in `data`, or None and every problem (each naming its field)."""
+    problems: list[str] = []
+
+    def need(condition: bool, where: str, what: str) -> bool:
+        if not condition:
+            problems.append(f"{source}: {where}: {what}")
+        return condition
+
+    if not need(isinstance(data, Mapping), "timeline", "must be an object"):
+        return None, problems
+    unknown = [key for key in data if key not in TIMELINE_KEYS]
+    need(not unknown, f"{', '.join(unknown)}", f"unknown key(s); allowed: {', '.join(TIMELINE_KEYS)}")
+    start = None
+    try:
+        start = int(datetime.fromisoformat(str(data.get("start")).replace("Z", "+00:00")).astimezone(UTC).timestamp())
+    except ValueError:
+        need(False, "start", f"{data.get('start')!r} is not an ISO 8601 time")
+    minutes, every = data.get("minutes"), data.get("every")
+    need(isinstance(minutes, int) and 1 <= minutes <= 24 * 60, "minutes", "must be a whole number of minutes "
+         "from 1 to 1440")
+    need(every is None or (isinstance(every, int) and 1 <= every <= 60), "every", "must be 1 to 60 (minutes)")
+    jobs = []
+    items = data.get("jobs")
+    if need(isinstance(items, list) and items, "jobs", "must be a non-empty list"):
+        for index, item in enumerate(items):
+            job = _job(item, f"jobs[{index}]", need)
+            if job:
+                jobs.append(job)
+    if problems:
+        return None, problems
+    return Timeline(str(data.get("timeline", "")), start, minutes, every, tuple(jobs),
+                    str(data.get("description", "")), source), []
+
+
+def _job(item: Any, where: str, need: Any) -> Job | None:
+    if not need(isinstance(item, Mapping), where, "must be an object"):
+        return None
+    unknown = [key for key in item if key not in JOB_KEYS]
+    ok = need(not unknown, f"{where}.{', '.join(unknown)}", f"unknown key(s); allowed: {', '.join(JOB_KEYS)}")
+    name = item.get("name")
+    ok &= need(isinstance(name, str) and JOB_NAME.fullmatch(name) is not None, f"{where}.name",
+               "must be a training job name")
+    count = item.get("instance_count", 1)
+    ok &= need(isinstance(count, int) and 1 <= count <= 64, f"{where}.instance_count", "must be 1 to 64")
+    ok &= need(isinstance(item.get("instance_type"), str), f"{where}.instance_type", "must be an ml.* type")
+    tags = item.get("tags", {})
+    ok &= need(isinstance(tags, Mapping) and all(isinstance(v, str) for v in tags.values()), f"{where}.tags",
+               "must be an object of strings")
+    definitions = item.get("metric_definitions", [])
+    ok &= need(isinstance(definitions, list) and all(isinstance(d, str) for d in definitions),
+               f"{where}.metric_definitions", "must be a list of metric names")
+    phases = []
+    for index, phase in enumerate(item.get("phases") or []):
+        at, status = (phase.get("at"), phase.get("status", "InProgress")) if isinstance(phase, Mapping) else (None, None)
+        secondary = phase.get("secondary", status) if isinstance(phase, Mapping) else None
+        if need(isinstance(at, int) and status in STATUSES and isinstance(secondary, str),
+                f"{where}.phases[{index}]", f"must be {{at: minutes, status: {'|'.join(STATUSES)}, secondary}}"):
+            phases.append((at, status, secondary))
+    ok &= need(bool(phases) and phases == sorted(phases, key=lambda p: p[0]), f"{where}.phases",
+               "must be a non-empty list in time order")
+    hosts = tuple(f"algo-{n}" for n in range(1, (count if isinstance(count, int) else 1) + 1))
+    series = []
+    for index, spec in enumerate(item.get("metrics") or []):
+        path = f"{where}.metrics[{index}]"
+        if not need(isinstance(spec, Mapping) and set(spec) <= set(SERIES_KEYS), path,
+                    f"must be an object with the keys {', '.join(SERIES_KEYS)}"):
+            continue
+        value = spec.get("value")
+        value = (value, value) if isinstance(value, (int, float)) else value
+        if need(isinstance(spec.get("metric"), str) and isinstance(spec.get("from"), int)
+                and isinstance(spec.get("to"), int) and isinstance(value, (list, tuple)) and len(value) == 2,
+                path, "needs metric, from, to (minutes) and value (a number, or [from, to])"):
+            chosen = spec.get("hosts")
+            series.append(Series(spec["metric"], None if chosen is None else (hosts if chosen == "all" else
+                                 tuple(chosen)), spec["from"], spec["to"], (float(value[0]), float(value[1])),
+                                 float(spec.get("jitter", 0)), int(spec.get("every", 1))))
+    lines = []
+    for index, spec in enumerate(item.get("logs") or []):
+        path = f"{where}.logs[{index}]"
+        if need(isinstance(spec, Mapping) and set(spec) <= set(LOG_KEYS) and isinstance(spec.get("from"), int)
+                and isinstance(spec.get("to"), int), path, f"must be an object with the keys {', '.join(LOG_KEYS)} "
+                "(from and to in minutes)"):
+            chosen = spec.get("hosts", "all")
+            lines.append(Lines(hosts if chosen == "all" else tuple(chosen), spec["from"], spec["to"],
+                               int(spec.get("every", 1)), str(spec.get("text", "step {minute}"))))
+    expect = item.get("expect", [])
+    ok &= need(isinstance(expect, list) and all(isinstance(e, Mapping) and isinstance(e.get("rule"), str)
+                                                and isinstance(e.get("begins"), int) for e in expect),
+               f"{where}.expect", "must be a list of {rule, begins: minute}")
+    account = item.get("account")
+    ok &= need(account is None or (isinstance(account, str) and re.fullmatch(r"\d{12}", account) is not None),
+               f"{where}.account", "must be an AWS account id (12 digits)")
+    if not ok:
+        return None
+    return Job(name, item["instance_type"], count, dict(tags), tuple(definitions), tuple(phases), tuple(series),
+               tuple(lines), tuple(expect), int(item.get("stream_epoch", 0)), account)

@@ -1,0 +1,126 @@
+"""`rule-actions replay` of the sample timelines (events/timelines/) as `make demo` replays them after the events:
+the evaluator at every tick of a simulated clock on the embedded account, the monitor rules acting through the same
+route as a Debugger rule status. The hung job is stopped and the team told; each timeline finds what it expects and
+nothing else; organization mode acts in the member's account through its executor role."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from rule_actions_cli.main import main
+from rule_actions_cli.receiver import Receiver
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS, TIMELINES = ROOT / "events", ROOT / "events" / "timelines"
+DEMO = ROOT / "examples" / "demo-webhook-config.json"
+DEMO_SECRETS = ROOT / "examples" / "demo-secrets.json"
+HOOK_SECRET, HOOK_PATH = "rule-actions/demo-webhook", "/hooks/ml-alerts"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """What `make demo` replays (events/, then events/timelines/), as JSON rows and as the table."""
+    key = json.loads(DEMO_SECRETS.read_text())[HOOK_SECRET]["signing_key"]
+    found = {}
+    for form in ("--json", None):
+        out = io.StringIO()
+        with Receiver({HOOK_PATH: key}) as receiver:
+            secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
+            secrets.write_text(json.dumps({HOOK_SECRET: {"url": receiver.url(HOOK_PATH), "signing_key": key}}))
+            saved, sys.stdout = sys.stdout, out
+            try:
+                args = ["replay", *([form] if form else []), "--config", str(DEMO), "--secrets", str(secrets),
+                        str(EVENTS), str(TIMELINES)]
+                assert main(args) == 0
+            finally:
+                sys.stdout = saved
+        found[form or "table"] = out.getvalue()
+    return [json.loads(line) for line in found["--json"].splitlines()], found["table"]
+
+
+def rows_of(rows, timeline):
+    return [r for r in rows if r["source"].split("/")[-1].startswith(f"{timeline}.json#+")]
+
+
+def test_make_demo_shows_the_hung_job_stopped_and_the_team_told(demo):
+    rows, table = demo
+    hung = rows_of(rows, "hung-job")
+    [found] = [r for r in hung if r.get("rules")]
+    assert found["source"].endswith("hung-job.json#+80m")
+    assert found["rules"] == [{"rule": "StalledTraining", "verdict": "IssuesFound",
+                               "reason": "no log line from any host for 30 min (threshold 30 min)"}]
+    assert [(a["kind"], a["origin"], a["outcome"]) for a in found["actions"]] == [
+        ("stoptraining", "action_json", "done"), ("notify", "config", "done")]
+    # and SageMaker's Stopped state change of the job this stack stopped alerts nobody twice
+    [stopped] = [r for r in hung if not r.get("rules")]
+    assert [(a["trigger"], a["outcome"]) for a in stopped["actions"]] == [("job:Stopped", "skipped")]
+    assert any(line.startswith("hung-job.json#+80m") and line.split()[3:6] == ["StalledTraining", "evaluated", "-"]
+               and "IssuesFound  no log line from any host for 30" in line for line in table.splitlines())
+
+
+@pytest.mark.parametrize(("timeline", "expected"), [
+    ("idle-gpu-job", {("LowGPUUtilization", "notify", "done")}),
+    ("slow-start", {("MaxInitializationTime", "notify", "done"), ("LowGPUUtilization", "notify", "done")}),
+    ("loss-plateau", {("LossNotDecreasing", "stoptraining", "done"), ("LossNotDecreasing", "notify", "done"),
+                      ("job:Stopped", "notify", "skipped")}),
+    ("multi-host-stall", {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "email", "done"),
+                          ("StalledTraining", "notify", "done"), ("LowGPUUtilization", "notify", "done"),
+                          ("job:Stopped", "notify", "skipped")}),
+    ("healthy-gpu-job", set()), ("healthy-multi-host", set()),
+])
+def test_each_timeline_finds_what_it_expects_once_and_nothing_else(demo, timeline, expected):
+    rows = rows_of(demo[0], timeline)
+    done = {(a["trigger"], a["kind"], a["outcome"]) for r in rows for a in r["actions"] if a["outcome"] != "duplicate"}
+    assert done == expected
+    found = {r["rule"] for row in rows for r in row.get("rules", []) if r["verdict"] == "IssuesFound"}
+    expect = {e["rule"] for job in json.loads((TIMELINES / f"{timeline}.json").read_text())["jobs"]
+              for e in job["expect"]}
+    assert found == expect
+
+
+def test_the_multi_host_stall_names_the_silent_host(demo):
+    [row] = [r for r in rows_of(demo[0], "multi-host-stall") if any(v["rule"] == "StalledTraining"
+                                                                   for v in r.get("rules", []))]
+    [finding] = [v["reason"] for v in row["rules"] if v["rule"] == "StalledTraining"]
+    assert finding == "no log line from algo-3 for 30 min (threshold 30 min), while algo-1, algo-2, algo-4 still log"
+
+
+def test_readme_shows_what_make_demo_prints(demo):
+    from rule_actions_cli.report import summary
+
+    assert summary(demo[0]) in (ROOT / "README.md").read_text()
+
+
+def test_a_timeline_without_monitor_rules_says_so(capsys):
+    assert main(["replay", "--json", str(TIMELINES / "hung-job.json")]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert "the configuration runs no monitor rules (monitor is null)" in row["ignored"]
+
+
+def test_a_broken_timeline_is_reported_on_its_row(capsys, tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"timeline": "x", "start": "soon", "minutes": 0, "jobs": []}))
+    assert main(["replay", "--json", "--config", str(DEMO), str(broken)]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["matched"] is False and len(row["problems"]) == 3
+    assert any("start: 'soon' is not an ISO 8601 time" in p for p in row["problems"])
+
+
+def test_organization_mode_evaluates_and_acts_in_the_members_account(capsys, tmp_path):
+    config = {**json.loads((ROOT / "examples" / "organization-config.json").read_text()),
+              "monitor": {"rules": {"LowGPUUtilization": {}}}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    timeline = json.loads((TIMELINES / "hung-job.json").read_text())
+    timeline["jobs"][0]["account"] = "111122223333"
+    (tmp_path / "hung.json").write_text(json.dumps(timeline))
+    assert main(["replay", "--json", "--config", str(tmp_path / "config.json"), str(tmp_path / "hung.json")]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    [found] = [r for r in rows if r.get("rules")]
+    assert (found["account"], found["account_alias"]) == ("111122223333", "team-a-prod")
+    assert [(a["kind"], a["outcome"]) for a in found["actions"]] == [("stoptraining", "done"), ("notify", "done")]
+    assert not [r for r in rows if r.get("error")]

@@ -1,0 +1,130 @@
+"""The stack with the monitor rules (`monitor`): the evaluator beside the function, its schedule, its own role (what
+the function may do, plus listing, metrics and the training log group: scoped), its alarms on the ops topic, cdk-nag
+clean; in organization mode, the member's executor role trusts it and grants its reads. Without `monitor` nothing
+of it is there (the templates of such configurations are unchanged)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Match, Template
+from stack_helpers import get_att, no_statement, synthesize
+
+from infra.app import build_app, cdk_json_context
+
+MONITOR = {"notify": {"emails": ["ml@example.com"]}, "monitor": {"rules": {"LowGPUUtilization": {}}}}
+
+
+def context(**config: Any) -> dict[str, Any]:
+    return {**cdk_json_context(), "rule_actions": config}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Template:
+    return synthesize(context(**MONITOR), tmp_path_factory.mktemp("cdk.out"))  # cdk-nag raises on a finding
+
+
+def statements(template: Template, role_id: str) -> dict[str, dict[str, Any]]:
+    [policy] = [r for r in template.to_json()["Resources"].values() if r["Type"] == "AWS::IAM::Policy"
+                and {"Ref": role_id} in r["Properties"]["Roles"]]
+    return {s["Sid"]: s for s in policy["Properties"]["PolicyDocument"]["Statement"]}
+
+
+def test_the_evaluator_runs_the_same_code_on_a_schedule(template):
+    evaluator = template.find_resources("AWS::Lambda::Function", {"Properties": {"FunctionName": "RuleActions-evaluator"}})
+    [(logical, resource)] = evaluator.items()
+    function = next(r for r in template.find_resources("AWS::Lambda::Function", {"Properties": {
+        "FunctionName": "RuleActions-handler"}}).values())
+    props = resource["Properties"]
+    assert props["Handler"] == function["Properties"]["Handler"] and props["Code"] == function["Properties"]["Code"]
+    assert props["Environment"] == function["Properties"]["Environment"]
+    assert (props["MemorySize"], props["Timeout"], props["Architectures"]) == (512, 300, ["arm64"])
+    template.has_resource_properties("AWS::Lambda::EventInvokeConfig", {
+        "FunctionName": {"Ref": logical}, "MaximumRetryAttempts": 0})
+    template.has_resource_properties("AWS::Events::Rule", {
+        "Name": "RuleActions-evaluate", "ScheduleExpression": "rate(5 minutes)",
+        "Targets": [{"Arn": get_att(logical), "Id": "Target0", "RetryPolicy": {"MaximumRetryAttempts": 8,
+                                                                                "MaximumEventAgeInSeconds": 300},
+                     "InputTransformer": {"InputPathsMap": {"time": "$.time"}, "InputTemplate": json.dumps(
+                         {"rule_actions_evaluation": {"shard": 0, "shards": 1, "time": "<time>"}},
+                         separators=(",", ":")).replace('"<time>"', "<time>")}}]})
+    template.has_output("EvaluatorFunctionName", {"Value": {"Ref": logical}})
+
+
+def test_the_evaluators_role_is_the_functions_plus_its_scoped_reads(template):
+    roles = template.find_resources("AWS::IAM::Role")
+    evaluator = next(k for k in roles if k.startswith("RuleActionsEvaluatorRole"))
+    function = next(k for k in roles if k.startswith("RuleActionsFunctionRole"))
+    found, own = statements(template, evaluator), statements(template, function)
+    assert set(found) - set(own) == {"SearchTrainingJobs", "ReadTrainingMetrics", "ReadTrainingLogs"}
+    assert set(own) - set(found) == {"SendFailedEvents"}  # the evaluator has no on-failure queue
+    assert (found["SearchTrainingJobs"]["Action"], found["SearchTrainingJobs"]["Resource"]) == ("sagemaker:Search", "*")
+    assert (found["ReadTrainingMetrics"]["Action"], found["ReadTrainingMetrics"]["Resource"]) == (
+        "cloudwatch:GetMetricData", "*")
+    assert found["ReadTrainingLogs"]["Action"] == "logs:FilterLogEvents"
+    assert [json.dumps(r) for r in found["ReadTrainingLogs"]["Resource"]] == [
+        json.dumps({"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":logs:", {"Ref": "AWS::Region"}, ":",
+                                      {"Ref": "AWS::AccountId"}, f":log-group:/aws/sagemaker/TrainingJobs{tail}"]]})
+        for tail in ("", ":*")]
+    # And the function itself gains nothing
+    for sid in ("SearchTrainingJobs", "ReadTrainingMetrics", "ReadTrainingLogs"):
+        assert sid not in own
+
+
+def test_the_evaluators_alarms_reach_the_ops_topic(template):
+    alarms = {r["Properties"]["AlarmName"]: r["Properties"] for r in template.find_resources(
+        "AWS::CloudWatch::Alarm").values()}
+    ops = next(k for k, r in template.find_resources("AWS::SNS::Topic").items()
+               if r["Properties"]["TopicName"] == "RuleActions-ops")
+    for name in ("evaluator-errors", "evaluation-errors", "evaluator-duration", "evaluation-unfinished",
+                 "evaluator-not-running"):
+        assert alarms[f"RuleActions-{name}"]["AlarmActions"] == [{"Ref": ops}]
+    assert alarms["RuleActions-evaluator-duration"]["Threshold"] == 240_000  # 80% of the 300 s timeout
+    assert (alarms["RuleActions-evaluator-not-running"]["ComparisonOperator"],
+            alarms["RuleActions-evaluator-not-running"]["TreatMissingData"]) == ("LessThanThreshold", "breaching")
+    assert alarms["RuleActions-evaluation-unfinished"]["MetricName"] == "UnfinishedJobs"
+
+
+def test_runs_share_rules_five_by_five_and_the_timeout_follows_the_interval(tmp_path):
+    found = synthesize(context(monitor={"every_minutes": 10, "shards": 7}), tmp_path, nag=False)
+    rules = [r["Properties"] for r in found.find_resources("AWS::Events::Rule").values()
+             if "ScheduleExpression" in r["Properties"]]
+    assert sorted((r["Name"], len(r["Targets"])) for r in rules) == [("RuleActions-evaluate-1", 5),
+                                                                     ("RuleActions-evaluate-2", 2)]
+    assert {r["ScheduleExpression"] for r in rules} == {"rate(10 minutes)"}
+    found.has_resource_properties("AWS::Lambda::Function", {"FunctionName": "RuleActions-evaluator", "Timeout": 600})
+
+
+def test_without_monitor_nothing_of_the_evaluation_is_in_the_stack(tmp_path):
+    found = synthesize(cdk_json_context(), tmp_path, nag=False)
+    found.resource_properties_count_is("AWS::Lambda::Function", {"FunctionName": "RuleActions-evaluator"}, 0)
+    assert not [r for r in found.find_resources("AWS::Events::Rule").values()
+                if "ScheduleExpression" in r["Properties"]]
+    found.has_resource_properties("AWS::IAM::Policy", no_statement({"Sid": "SearchTrainingJobs"}))
+    assert "monitor" not in json.dumps(found.find_resources("AWS::Lambda::Function"))
+
+
+ORG = {"org_id": "o-a1b2c3d4e5", "accounts": ["111122223333"], "central_account": "123456789012",
+       "central_region": "us-east-1"}
+
+
+def test_organization_mode_members_trust_the_evaluator_and_grant_its_reads(tmp_path):
+    app, _ = build_app(context(organization=ORG, monitor={"rules": {"StalledTraining": {}}}), outdir=str(tmp_path),
+                       nag=True)
+    central = Template.from_stack(app.node.find_child("RuleActions"))
+    member = Template.from_stack(app.node.find_child("RuleActionsMember"))
+    central.has_resource_properties("AWS::IAM::Role", {"RoleName": "RuleActions-evaluator-us-east-1"})
+    evaluator = next(k for k in central.find_resources("AWS::IAM::Role") if k.startswith("RuleActionsEvaluatorRole"))
+    sids = statements(central, evaluator)
+    assert "AssumeMemberExecutorRoles" in sids and not {"SearchTrainingJobs", "ReadTrainingMetrics"} & set(sids)
+    [role] = [r for k, r in member.find_resources("AWS::IAM::Role").items() if k.startswith("ExecutorRole")]
+    trusted = role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"]["AWS"]
+    assert sorted(p["Fn::Join"][1][-1] for p in trusted) == [
+        ":iam::123456789012:role/RuleActions-evaluator-us-east-1", ":iam::123456789012:role/RuleActions-handler-us-east-1"]
+    member.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
+        Match.object_like({"Sid": "SearchTrainingJobs", "Action": "sagemaker:Search", "Resource": "*"}),
+        Match.object_like({"Sid": "ReadTrainingMetrics", "Action": "cloudwatch:GetMetricData"}),
+        Match.object_like({"Sid": "ReadTrainingLogs", "Action": "logs:FilterLogEvents"})])}})
+    assert json.loads(json.dumps(central.find_outputs("EvaluatorRoleArn")))

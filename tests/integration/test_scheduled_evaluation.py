@@ -1,0 +1,189 @@
+"""The scheduled evaluation through the real handler against moto (SageMaker's Search, CloudWatch's GetMetricData,
+CloudWatch Logs' FilterLogEvents, as AWS answers them: rule_actions_cli.moto_monitoring): the same route as a
+Debugger rule status from there (the ledger, the trust rules, dry run), against the real service's behaviour where
+moto differs (a lagging lastEventTimestamp, a page without events but with a token, a namespace moto would ignore)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from rule_actions.contract import EVALUATION_KEY
+from rule_actions_cli import moto_monitoring, moto_sagemaker
+
+NOW = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
+T = int(NOW.timestamp())
+GROUP = "/aws/sagemaker/TrainingJobs"
+
+
+@pytest.fixture
+def monitored(aws):
+    moto_monitoring.install()
+    aws.configure(notify={"emails": ["team@example.com"]}, rules={"*": ["notify"]}, monitor={})
+    return aws
+
+
+def running(name: str, tags: dict[str, str], count: int = 1, instance_type: str = "ml.p3.8xlarge",
+            started_minutes_ago: int = 90, metrics: tuple[str, ...] = ()) -> None:
+    start = NOW - timedelta(minutes=started_minutes_ago)
+    moto_sagemaker.put_training_job(name, "InProgress", tags=tags,
+                                    resource_config={"InstanceType": instance_type, "InstanceCount": count},
+                                    transitions=[{"Status": "Training", "StartTime": start}], training_start_time=start,
+                                    metric_definitions=[{"Name": m, "Regex": "x"} for m in metrics])
+
+
+def logs(name: str, host: str, minutes_ago: range) -> None:
+    moto_monitoring.put_log_lines(GROUP, f"{name}/{host}-1763970000", [(T - m * 60, f"line {m}") for m in minutes_ago])
+
+
+def gpu(name: str, host: str, value: float, minutes: int = 45, namespace: str = "/aws/sagemaker/TrainingJobs") -> None:
+    moto_monitoring.put_metrics((namespace, "GPUUtilization", {"Host": f"{name}/{host}"}, T - m * 60, value)
+                                for m in range(minutes, 0, -1))
+
+
+def evaluate(aws, minutes_later: int = 0) -> dict[str, Any]:
+    from rule_actions import handler
+
+    effects = handler._evaluating(aws.effects())  # the ports the evaluator reads through
+    for client in (effects.metrics.client, effects.logs.client):
+        if not getattr(client, "_counted", False):
+            client.meta.events.register("before-call", lambda model, **_: aws.calls.append(model.name))
+            client._counted = True
+    when = (NOW + timedelta(minutes=minutes_later)).isoformat().replace("+00:00", "Z")
+    return aws.invoke({EVALUATION_KEY: {"time": when}})
+
+
+def outcomes(result: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    return [(job["training_job"], a["trigger"], a["kind"], a["outcome"]) for job in result["jobs"]
+            for a in job.get("actions", [])]
+
+
+def test_a_hung_job_is_stopped_and_the_team_told_once(monitored):
+    # Given a job whose tag attaches StalledTraining with a stop, silent for 34 minutes, and a healthy one
+    running("hung-1", {"rule-actions:StalledTraining": "stoptraining"})
+    logs("hung-1", "algo-1", range(60, 33, -1))
+    running("fine-1", {"rule-actions:StalledTraining": "stoptraining"})
+    logs("fine-1", "algo-1", range(60, 0, -1))
+    # When the evaluator runs, and again five minutes later
+    first = evaluate(monitored)
+    second = evaluate(monitored, 5)
+    # Then the hung job is stopped and the team told, once; the healthy job is left alone
+    assert outcomes(first) == [("hung-1", "StalledTraining", "stoptraining", "done"),
+                               ("hung-1", "StalledTraining", "notify", "done")]
+    assert moto_sagemaker.training_job_status("hung-1") == "Stopping"
+    assert moto_sagemaker.training_job_status("fine-1") == "InProgress"
+    assert next(r for r in first["jobs"] if r["training_job"] == "fine-1")["rules"] == [
+        {"rule": "StalledTraining", "verdict": "NoIssuesFound", "reason": ""}]
+    assert [j["training_job"] for j in second["jobs"]] == ["fine-1"]  # a job that stopped is not listed again
+    assert len(monitored.inbox("team@example.com")) == 1
+    assert first["evaluation"] | {"time": None} == {"time": None, "account": None, "region": None, "shard": 0,
+                                                   "shards": 1, "running": 2, "evaluated": 2, "findings": 1,
+                                                   "log_queries": 2, "unfinished": 0}
+
+
+def test_a_finding_that_persists_acts_once_and_is_a_duplicate_after(monitored):
+    monitored.configure(notify={"emails": ["team@example.com"]}, monitor={"rules": {"LowGPUUtilization": {}}})
+    running("idle-1", {})
+    gpu("idle-1", "algo-1", 20)
+    assert outcomes(evaluate(monitored)) == [("idle-1", "LowGPUUtilization", "notify", "done")]
+    assert outcomes(evaluate(monitored, 1)) == [("idle-1", "LowGPUUtilization", "notify", "duplicate")]
+
+
+def test_the_trust_rules_of_action_json_apply_to_a_tags_actions(monitored):
+    # Given a tag texting a number the configuration does not name, and emailing outside allowed_endpoints
+    monitored.configure(notify={"emails": ["team@example.com"]}, allowed_endpoints=["*@example.com", "+1555*"],
+                        monitor={})
+    running("hung-2", {"rule-actions:StalledTraining": "sms=+4915155550100 email=x@example.org stoptraining=other-"})
+    logs("hung-2", "algo-1", range(60, 40, -1))
+    result = evaluate(monitored)
+    # Then each is refused as an action_json's would be, and the job is not stopped by another team's prefix
+    actions = {(a["kind"], a["outcome"]) for a in result["jobs"][0]["actions"]}
+    assert actions == {("stoptraining", "denied"), ("sms", "denied"), ("email", "denied"), ("notify", "done")}
+    assert moto_sagemaker.training_job_status("hung-2") == "InProgress"
+
+
+def test_dry_run_decides_and_calls_nothing_that_changes(monitored):
+    monitored.configure(notify={"emails": ["team@example.com"]}, dry_run=True, monitor={})
+    running("hung-3", {"rule-actions:StalledTraining": "stoptraining"})
+    logs("hung-3", "algo-1", range(60, 40, -1))
+    assert {a["outcome"] for a in evaluate(monitored)["jobs"][0]["actions"]} == {"dry_run"}
+    assert moto_sagemaker.training_job_status("hung-3") == "InProgress"
+    assert not {"StopTrainingJob", "Publish", "PutItem"} & set(monitored.calls)
+
+
+def test_what_cannot_be_used_is_reported_on_the_jobs_row(monitored):
+    monitored.configure(notify={"emails": ["team@example.com"]}, monitor={"rules": {"LowGPUUtilization": {}}})
+    running("cpu-1", {"rule-actions:IOBottleneck": "stoptraining"}, instance_type="ml.m5.xlarge")
+    [row] = evaluate(monitored)["jobs"]
+    assert row["rules"] == [{"rule": "LowGPUUtilization", "verdict": "Skipped",
+                             "reason": "LowGPUUtilization needs GPUUtilization: ml.m5.xlarge has no GPU"}]
+    assert row["problems"] == ['tag rule-actions:IOBottleneck: "IOBottleneck" cannot be computed without Debugger: it '
+                               "needs I/O wait per step from Debugger's profiler; CloudWatch's DiskUtilization is disk "
+                               "space, not I/O; the job's other rules go on"]
+
+
+def test_the_calls_of_a_run(monitored):
+    running("hung-4", {"rule-actions:StalledTraining": "stoptraining"})
+    logs("hung-4", "algo-1", range(60, 40, -1))
+    monitored.configure(notify={"emails": ["team@example.com"]}, monitor={"rules": {"LowGPUUtilization": {}}})
+    gpu("hung-4", "algo-1", 300)
+    monitored.calls.clear()
+    evaluate(monitored)
+    reads = [c for c in monitored.calls if c in ("Search", "GetMetricData", "FilterLogEvents", "DescribeTrainingJob",
+                                                 "DescribeLogStreams", "GetLogEvents")]
+    assert reads == ["Search", "GetMetricData", "FilterLogEvents", "DescribeTrainingJob"]
+    assert "StopTrainingJob" in monitored.calls
+
+
+def test_a_lagging_last_event_timestamp_changes_nothing(monitored):
+    # Given AWS's lastEventTimestamp, an hour behind (moto's is exact): the job logged a minute ago
+    undo = moto_monitoring.lag_last_event(timedelta(hours=1))
+    try:
+        running("busy-1", {"rule-actions:StalledTraining": "stoptraining"})
+        logs("busy-1", "algo-1", range(90, 0, -1))
+        import boto3
+
+        stream = boto3.client("logs", region_name="us-east-1").describe_log_streams(
+            logGroupName=GROUP, logStreamNamePrefix="busy-1/")["logStreams"][0]
+        assert T * 1000 - stream["lastEventTimestamp"] > 55 * 60 * 1000  # as stale as AWS's may be
+        # Then the job is not stalled: the window's events are read, not the timestamp
+        [row] = evaluate(monitored)["jobs"]
+        assert row["rules"][0]["verdict"] == "NoIssuesFound" and "actions" not in row
+    finally:
+        undo()
+
+
+def test_a_page_without_events_but_with_a_token_is_not_silence(monitored, monkeypatch):
+    # FilterLogEvents may return an empty page and a nextToken while it has not searched every stream
+    from moto.logs.responses import LogsResponse
+
+    monkeypatch.setattr(LogsResponse, "filter_log_events",
+                        lambda self: json.dumps({"events": [], "nextToken": "more", "searchedLogStreams": []}))
+    running("quiet-1", {"rule-actions:StalledTraining": "stoptraining"})
+    [row] = evaluate(monitored)["jobs"]
+    assert row["rules"][0]["verdict"] == "Pending" and "actions" not in row
+    assert moto_sagemaker.training_job_status("quiet-1") == "InProgress"
+
+
+def test_the_namespace_is_pinned_where_moto_would_mix_namespaces(monitored):
+    # Given busy GPUs in SageMaker's namespace and an idle decoy with the same name and dimensions elsewhere
+    monitored.configure(notify={"emails": ["team@example.com"]}, monitor={"rules": {"LowGPUUtilization": {}}})
+    running("busy-2", {})
+    gpu("busy-2", "algo-1", 320)
+    gpu("busy-2", "algo-1", 0, namespace="Custom/Decoy")
+    # Then the busy series alone is judged (moto's own GetMetricData would average both)
+    [row] = evaluate(monitored)["jobs"]
+    assert row["rules"] == [{"rule": "LowGPUUtilization", "verdict": "NoIssuesFound", "reason": ""}]
+
+
+def test_a_job_heard_recently_is_not_queried_again_until_its_silence_could_count(monitored):
+    # Given a healthy job that logs every minute
+    running("chatty-1", {"rule-actions:StalledTraining": "stoptraining"})
+    logs("chatty-1", "algo-1", range(90, -40, -1))  # up to 40 minutes ahead of NOW: the runs below see them
+    # When the evaluator runs every five minutes for half an hour
+    queries = [evaluate(monitored, minutes)["evaluation"]["log_queries"] for minutes in range(0, 40, 5)]
+    # Then its logs are read at the first run, then again only once the threshold could have passed
+    assert queries == [1, 0, 0, 0, 0, 0, 0, 1]

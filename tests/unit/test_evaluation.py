@@ -1,0 +1,198 @@
+"""A scheduled evaluation over fake ports (no AWS): what it reads (one Search page per 100 jobs, every series in one
+GetMetricData batch, one log query per job, a describe only for jobs whose rules hold), what it never does (act on a
+job that ended, stop the others when one job's read fails), and how a finding becomes the Monitor rule status the
+pipeline handles as any Debugger rule status."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from rule_actions import pipeline, registry
+from rule_actions.config import Config
+from rule_actions.messages import render
+from rule_actions.monitors.base import host_query
+from rule_actions.monitors.evaluation import NOT_REACHED, Request, request, shard_of
+from rule_actions.records import Heartbeat, IgnoredEvent
+
+NOW = 1_795_514_400
+MIN = 60
+
+
+def record(name: str, instance_type="ml.p3.8xlarge", count=1, tags=None, started=NOW - 90 * MIN, metrics=()):
+    return {"TrainingJobName": name, "TrainingJobArn": f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}",
+            "TrainingJobStatus": "InProgress", "SecondaryStatus": "Training",
+            "SecondaryStatusTransitions": [{"Status": "Training", "StartTime": datetime.fromtimestamp(started, UTC)}],
+            "ResourceConfig": {"InstanceType": instance_type, "InstanceCount": count},
+            "AlgorithmSpecification": {"MetricDefinitions": [{"Name": m, "Regex": "x"} for m in metrics]},
+            "Tags": [{"Key": k, "Value": v} for k, v in (tags or {}).items()]}
+
+
+class Ports:
+    """The ports an evaluation reads through; every call recorded."""
+
+    region = "us-east-1"
+
+    def __init__(self, records, series=None, beats=None, status=None, failing=()):
+        self.calls: list[Any] = []
+        outer = self
+
+        class Jobs:
+            def running(self, api):
+                outer.calls.append("Search")
+                return list(records)
+
+            def describe(self, api, name):
+                outer.calls.append(("DescribeTrainingJob", name))
+                found = next(r for r in records if r["TrainingJobName"] == name)
+                return {**found, "TrainingJobStatus": (status or {}).get(name, "InProgress")}
+
+        class Metrics:
+            def data(self, queries, start, end):
+                outer.calls.append(("GetMetricData", len(queries)))
+                return {q: (series or {}).get(q, ()) for q in queries}
+
+        class Logs:
+            def heartbeat(self, group, prefix, start, end):
+                outer.calls.append(("FilterLogEvents", prefix))
+                if prefix.rstrip("/") in failing:
+                    raise RuntimeError("ThrottlingException: Rate exceeded")
+                return (beats or {}).get(prefix.rstrip("/"), Heartbeat((), True))
+
+        self.jobs, self.metrics, self.logs = Jobs(), Metrics(), Logs()
+
+
+EVERYTHING = Request(None, None, None)
+
+
+def evaluate(config: dict, ports: Ports, time_left=lambda: True, req=EVERYTHING):
+    return registry.evaluate(req, Config.from_dict(config), ports, pipeline.read, NOW, time_left)
+
+
+def silent_since(minutes: int) -> Heartbeat:
+    return Heartbeat((("x/algo-1-1", (NOW - 60 * MIN) * 1000, (NOW - minutes * MIN) * 1000, 50),), True)
+
+
+HUNG = {"rule-actions:StalledTraining": "stoptraining"}
+
+
+def test_an_evaluation_reads_each_kind_once_and_describes_only_what_it_acts_on():
+    # Given 250 running jobs with a stack-wide GPU rule, three of them tagged with StalledTraining, one silent
+    records = [record(f"job-{n:03d}", tags=HUNG if n < 3 else None) for n in range(250)]
+    ports = Ports(records, beats={"job-000": silent_since(40), "job-001": silent_since(1), "job-002": silent_since(2)})
+    report = evaluate({"monitor": {"rules": {"LowGPUUtilization": {}}}}, ports)
+    # Then one Search answer (paging is the adapter's), one GetMetricData batch for 250 series, one log query per
+    # tagged job, and one describe: the job whose rule holds
+    assert ports.calls[0] == "Search" and ports.calls[1] == ("GetMetricData", 250)
+    assert sorted(c for c in ports.calls if c[0] == "FilterLogEvents") == [
+        ("FilterLogEvents", f"job-00{n}/") for n in range(3)]
+    assert [c for c in ports.calls if c[0] == "DescribeTrainingJob"] == [("DescribeTrainingJob", "job-000")]
+    assert report.listed == 250 and len(report.jobs) == 250
+    [acted] = [j for j in report.jobs if j.event]
+    assert acted.job == "job-000"
+
+
+def test_a_finding_becomes_the_monitor_rule_status_the_pipeline_acts_on():
+    # Given a hung job whose tag attaches StalledTraining with a stop and an email
+    tags = {"rule-actions:StalledTraining": "stoptraining email=ml@example.com"}
+    ports = Ports([record("llm-1", tags=tags)], beats={"llm-1": silent_since(34)})
+    [job] = evaluate({"monitor": {}}, ports).jobs
+    # When its state change is read as any event is
+    event, found = pipeline.read_event(job.event)
+    config = Config.from_dict({"notify": {"emails": ["team@example.com"]}, "rules": {"*": ["notify"]}})
+    [status] = pipeline.select(event, found, config)
+    # Then it is an IssuesFound status of the Monitor family, with the finding and the tag's actions
+    assert (status.rule_family, status.name, status.status) == ("Monitor", "StalledTraining", "IssuesFound")
+    assert status.details == "no log line from any host for 34 min (threshold 30 min)"
+    assert event.job_status == "InProgress" and event.tags == tags and event.account == "123456789012"
+    entries = registry.trigger_family(status).entries(status, event, config, {})
+    assert [(a.kind, a.target, str(o)) for a, o in entries] == [
+        ("stoptraining", None, "action_json"), ("email", "ml@example.com", "action_json"), ("notify", None, "config")]
+    # And its message says what rule-actions found, and where it read it
+    message = render(config, event, status, "us-east-1")
+    assert message.subject == "[rule-actions] StalledTraining issues found in llm-1"
+    assert "rule-actions found that rule StalledTraining holds for training job llm-1 (evaluated from its " in message.body
+    assert "Finding:\n  no log line from any host for 34 min (threshold 30 min)" in message.body
+    assert "rules it evaluates on this job's metrics and logs (monitor rules)" in message.body
+    assert ("Training job logs", "https://us-east-1.console.aws.amazon.com/cloudwatch/home?region=us-east-1#"
+            "logsV2:log-groups/log-group/$252Faws$252Fsagemaker$252FTrainingJobs$3FlogStreamNameFilter$3Dllm-1"
+            ) in message.links
+    facts = registry.trigger_family(status).facts(status, event)
+    assert facts.fields["rule_family"] == "Monitor" and facts.keywords == ("Monitor rule", "IssuesFound")
+
+
+def test_a_job_that_ended_is_never_acted_on():
+    # Given a job Search still lists as running, whose DescribeTrainingJob says Completed
+    ports = Ports([record("done-1", tags=HUNG)], beats={"done-1": silent_since(40)}, status={"done-1": "Completed"})
+    [job] = evaluate({"monitor": {}}, ports).jobs
+    # Then its finding is reported, not acted on
+    assert job.event is None
+    assert job.verdicts[0].verdict == "Skipped" and "the job is Completed: a job that ended is not acted on" in \
+        job.verdicts[0].reason
+
+
+def test_one_job_whose_read_fails_is_reported_and_the_others_go_on():
+    ports = Ports([record("a-1", tags=HUNG), record("b-1", tags=HUNG)], failing=("a-1",),
+                  beats={"b-1": silent_since(40)})
+    a, b = sorted(evaluate({"monitor": {}}, ports).jobs)
+    assert a.verdicts[0].verdict == "Error" and "FilterLogEvents on /aws/sagemaker/TrainingJobs (a-1/*) failed: " \
+        "RuntimeError: ThrottlingException: Rate exceeded" == a.verdicts[0].reason
+    assert b.event is not None
+
+
+def test_a_run_out_of_time_reports_the_jobs_it_did_not_reach():
+    ports = Ports([record(f"j-{n}", tags=HUNG) for n in range(5)])
+    left = iter([True, True, False, False, False])
+    report = evaluate({"monitor": {}}, ports, time_left=lambda: next(left))
+    assert report.unfinished == 3
+    assert sorted(v.reason == NOT_REACHED for j in report.jobs for v in j.verdicts) == [False, False, True, True, True]
+    assert len([c for c in ports.calls if c[0] == "FilterLogEvents"]) == 2
+
+
+def test_only_jobs_in_scope_and_in_the_runs_shard_are_evaluated():
+    records = [record(f"exp-{n}") for n in range(40)] + [record("other-1")]
+    config = {"training_job_prefixes": ["exp-"], "monitor": {"rules": {"LowGPUUtilization": {}}, "shards": 3}}
+    seen = []
+    for shard in range(3):
+        seen += [j.job for j in evaluate(config, Ports(records), req=Request(None, None, None, shard, 3)).jobs]
+    assert sorted(seen) == sorted(f"exp-{n}" for n in range(40))  # each once, none out of scope
+    assert {shard_of(f"exp-{n}", 3) for n in range(40)} == {0, 1, 2}
+
+
+def test_a_job_without_rules_or_problems_is_not_in_the_report():
+    assert evaluate({"monitor": {}}, Ports([record("plain-1")])).jobs == ()
+
+
+def test_an_idle_gpu_finding_carries_the_hosts_numbers():
+    rec = record("idle-1", count=2)
+    j = registry.monitors()["LowGPUUtilization"]
+    from rule_actions.monitors.base import Job
+
+    job = Job.of(rec)
+    series = {host_query(job, job.hosts[0], "GPUUtilization"): tuple((NOW - m * MIN, 20.0) for m in range(40, 0, -1)),
+              host_query(job, job.hosts[1], "GPUUtilization"): tuple((NOW - m * MIN, 300.0) for m in range(40, 0, -1))}
+    [found] = evaluate({"monitor": {"rules": {j.name: {}}}}, Ports([rec], series=series)).jobs
+    assert found.verdicts[0].reason == "GPU utilization p95 5% < 70% over the last 30 min on algo-1 (4 GPUs)"
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ({"rule_actions_evaluation": {}}, Request(None, None, None, 0, 1)),
+    ({"rule_actions_evaluation": {"time": "2026-11-24T10:00:00Z", "shard": 1, "shards": 2, "account": "1",
+                                  "region": "us-east-1"}}, Request(NOW, "1", "us-east-1", 1, 2)),
+    ({"source": "aws.sagemaker"}, None),
+])
+def test_the_scheduled_request_is_read(raw, expected):
+    assert request(raw) == expected
+
+
+@pytest.mark.parametrize(("raw", "field"), [
+    ({"rule_actions_evaluation": {"shard": 2, "shards": 2}}, "rule_actions_evaluation.shard"),
+    ({"rule_actions_evaluation": {"time": "yesterday"}}, "rule_actions_evaluation.time"),
+    ({"rule_actions_evaluation": {"when": 1}}, "rule_actions_evaluation: must be an object"),
+    ({"rule_actions_evaluation": {"account": 5}}, "rule_actions_evaluation.account"),
+])
+def test_a_malformed_request_names_its_field(raw, field):
+    with pytest.raises(IgnoredEvent, match=field.replace(".", r"\.")):
+        request(raw)

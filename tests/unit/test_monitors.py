@@ -1,0 +1,467 @@
+"""The monitor rules (monitors/): pure functions over one-minute datapoints and log windows, each judged on what it
+needs and nothing else; their parameters, the tags that attach them, and the running job as Search returns it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rule_actions import registry
+from rule_actions.monitors.base import (
+    Clear,
+    Data,
+    Finding,
+    Host,
+    Job,
+    Needs,
+    Pending,
+    Settings,
+    Skipped,
+    host_query,
+    job_query,
+    parameters,
+    percentile,
+    rules_of,
+)
+from rule_actions.monitors.instances import counts
+from rule_actions.records import Heartbeat
+
+NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
+MIN = 60
+RULES = registry.monitors()
+
+
+def job(name="job-1", hosts=(("ml.p3.8xlarge", 1),), started=NOW - 120 * MIN, metrics=(), tags=None) -> Job:
+    found = []
+    for instance_type, count in hosts:
+        gpus, vcpus = counts(instance_type)
+        for _ in range(count):
+            found.append(Host(f"algo-{len(found) + 1}", instance_type, gpus, vcpus))
+    return Job(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
+               started, tuple(found), tuple(metrics), tags or {})
+
+
+def defaults(rule: str, **given) -> dict:
+    values, errors = parameters(RULES[rule], given, "test")
+    assert not errors
+    return values
+
+
+def minutes(first: int, last: int, value, step: int = 1) -> tuple[tuple[int, float], ...]:
+    """Datapoints at NOW-first ... NOW-last minutes (first > last), value a number or a function of the minute."""
+    return tuple((NOW - m * MIN, value(m) if callable(value) else float(value)) for m in range(first, last - 1, -step))
+
+
+def judged(rule: str, j: Job, series=None, heartbeat=None, **given):
+    p = defaults(rule, **given)
+    need = RULES[rule].needs(j, p, NOW)
+    if not isinstance(need, Needs):
+        return need
+    return RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat))
+
+
+# ---------------------------------------------------------------- percentiles, instances, the job
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 800, allow_nan=False), min_size=1, max_size=200), st.sampled_from([0, 5, 50, 95, 100]))
+def test_percentiles_are_numpys_linear_interpolation(values, q):
+    assert percentile(values, q) == pytest.approx(numpy.percentile(values, q))
+
+
+@pytest.mark.parametrize(("instance_type", "expected"), [
+    ("ml.p3.8xlarge", (4, 32)), ("ml.p4d.24xlarge", (8, 96)), ("ml.g5.xlarge", (1, 4)), ("ml.g5.48xlarge", (8, 192)),
+    ("ml.m5.large", (0, 2)), ("ml.trn1.32xlarge", (0, 128)), ("ml.x9.huge", (None, None)), ("m5.large", (None, None)),
+])
+def test_gpus_and_vcpus_come_from_the_instance_type(instance_type, expected):
+    assert counts(instance_type) == expected
+
+
+def test_a_search_record_becomes_the_job_the_rules_see():
+    # Given a Search record: transitions (a spot restart trains twice), instance groups, tags as a list
+    record = {
+        "TrainingJobName": "j", "TrainingJobArn": "arn:aws:sagemaker:us-east-1:1:training-job/j",
+        "TrainingJobStatus": "InProgress", "SecondaryStatus": "Training",
+        "SecondaryStatusTransitions": [
+            {"Status": "Training", "StartTime": datetime(2026, 11, 24, 8, 0, tzinfo=UTC)},
+            {"Status": "Interrupted", "StartTime": datetime(2026, 11, 24, 8, 30, tzinfo=UTC)},
+            {"Status": "Training", "StartTime": datetime(2026, 11, 24, 8, 40, tzinfo=UTC)}],
+        "ResourceConfig": {"InstanceGroups": [{"InstanceType": "ml.p4d.24xlarge", "InstanceCount": 1},
+                                              {"InstanceType": "ml.m5.xlarge", "InstanceCount": 2}]},
+        "AlgorithmSpecification": {"MetricDefinitions": [{"Name": "train:loss", "Regex": "x"}, {"Regex": "no name"}]},
+        "Tags": [{"Key": "rule-actions:StalledTraining", "Value": "stoptraining"}, {"Key": 3}],
+    }
+    found = Job.of(record)
+    # Then training started at the latest Training, hosts follow the groups, broken members are left out
+    assert found.started == int(datetime(2026, 11, 24, 8, 40, tzinfo=UTC).timestamp())
+    assert [(h.name, h.gpus) for h in found.hosts] == [("algo-1", 8), ("algo-2", 0), ("algo-3", 0)]
+    assert found.metrics == ("train:loss",) and found.tags == {"rule-actions:StalledTraining": "stoptraining"}
+    assert found.host_of("j/algo-3-1763970000") == "algo-3"
+
+
+def test_a_record_missing_everything_is_a_job_without_rules_to_judge():
+    found = Job.of({})
+    assert found.hosts == () and found.started is None and found.metrics == ()
+    assert isinstance(RULES["LowGPUUtilization"].needs(found, defaults("LowGPUUtilization"), NOW), Skipped)
+    assert isinstance(RULES["StalledTraining"].needs(found, defaults("StalledTraining"), NOW), Pending)
+
+
+# ---------------------------------------------------------------- the rules over instance metrics
+
+
+def gpu(j, host, series):
+    return {host_query(j, j.hosts[host], "GPUUtilization"): series}
+
+
+def test_low_gpu_utilization_holds_on_an_idle_host_and_names_it():
+    j = job(hosts=(("ml.p3.8xlarge", 2),))
+    series = {**gpu(j, 0, minutes(40, 1, 320)), **gpu(j, 1, minutes(40, 1, 48))}  # 4 GPUs: 80% and 12%
+    verdict = judged("LowGPUUtilization", j, series)
+    assert verdict == Finding("GPU utilization p95 12% < 70% over the last 30 min on algo-2 (4 GPUs)")
+
+
+def test_low_gpu_utilization_holds_when_utilization_fluctuates():
+    j = job()
+    verdict = judged("LowGPUUtilization", j, gpu(j, 0, minutes(40, 1, lambda m: 360 if m % 4 else 8)))
+    assert isinstance(verdict, Finding) and "fluctuates: p5 2% < 10% while p95 is 90%" in verdict.reason
+
+
+def test_low_gpu_utilization_is_clear_on_busy_gpus_and_waits_for_a_window():
+    j = job()
+    assert judged("LowGPUUtilization", j, gpu(j, 0, minutes(40, 1, 330))) == Clear()
+    young = job(started=NOW - 20 * MIN)  # 9 min warm-up + a 30-min window not there yet
+    assert isinstance(RULES["LowGPUUtilization"].needs(young, defaults("LowGPUUtilization"), NOW), Pending)
+    assert isinstance(judged("LowGPUUtilization", j, gpu(j, 0, minutes(40, 1, 330, step=3))), Pending)  # sparse
+
+
+def test_low_gpu_utilization_ends_its_window_at_the_latest_datapoint_cloudwatch_has():
+    # CloudWatch publishes a few minutes late: the last datapoints are missing, the window still holds 30
+    j = job()
+    assert isinstance(judged("LowGPUUtilization", j, gpu(j, 0, minutes(40, 4, 20))), Finding)
+    # A series that stopped long ago is not judged on stale data
+    assert isinstance(judged("LowGPUUtilization", j, gpu(j, 0, minutes(60, 20, 20))), Pending)
+
+
+def test_a_rule_needing_gpus_is_skipped_naming_the_instance_type_or_the_missing_metric():
+    assert judged("LowGPUUtilization", job(hosts=(("ml.m5.xlarge", 1),))) == Skipped(
+        "LowGPUUtilization needs GPUUtilization: ml.m5.xlarge has no GPU")
+    assert "ml.x9.huge, which is not in the instance table" in judged(
+        "BatchSize", job(hosts=(("ml.x9.huge", 1),))).reason
+    j = job()
+    missing = judged("LowGPUUtilization", j, {})
+    assert isinstance(missing, Skipped) and "no datapoint for algo-1" in missing.reason
+
+
+def test_batch_size_holds_when_cpu_gpu_and_gpu_memory_are_all_underused():
+    j = job()  # 4 GPUs, 32 vCPUs
+    series = {host_query(j, j.hosts[0], "CPUUtilization"): minutes(40, 1, 32 * 20),
+              host_query(j, j.hosts[0], "GPUUtilization"): minutes(40, 1, 4 * 40),
+              host_query(j, j.hosts[0], "GPUMemoryUtilization"): minutes(40, 1, 4 * 30)}
+    verdict = judged("BatchSize", j, series)
+    assert isinstance(verdict, Finding) and "GPU 40% < 70%, GPU memory 30% < 70%, CPU 20% < 70%" in verdict.reason
+    series[host_query(j, j.hosts[0], "GPUMemoryUtilization")] = minutes(40, 1, 4 * 90)
+    assert judged("BatchSize", j, series) == Clear()
+
+
+def test_cpu_bottleneck_holds_when_most_minutes_are_cpu_bound_with_idle_gpus():
+    j = job()
+    series = {host_query(j, j.hosts[0], "CPUUtilization"): minutes(40, 1, 32 * 97),
+              host_query(j, j.hosts[0], "GPUUtilization"): minutes(40, 1, lambda m: 4 * (5 if m % 3 else 80))}
+    verdict = judged("CPUBottleneck", j, series)
+    assert isinstance(verdict, Finding) and "67% of the last 30 min had CPU > 90% and GPU < 10%" in verdict.reason
+    assert judged("CPUBottleneck", j, series, threshold=70) == Clear()
+
+
+def test_gpu_memory_increase_compares_two_consecutive_windows():
+    j = job()
+    growing = {host_query(j, j.hosts[0], "GPUMemoryUtilization"): minutes(30, 1, lambda m: 4 * (40 if m > 10 else 58))}
+    verdict = judged("GPUMemoryIncrease", j, growing)
+    assert isinstance(verdict, Finding) and "rose from 40% to 58% (+18 points > 5)" in verdict.reason
+    assert judged("GPUMemoryIncrease", j, growing, increase=20) == Clear()
+
+
+# ---------------------------------------------------------------- heartbeats
+
+
+def beat(*streams, complete=True) -> Heartbeat:
+    return Heartbeat(tuple((name, first * 1000, last * 1000, 10) for name, first, last in streams), complete)
+
+
+def test_stalled_training_holds_when_no_host_logs_for_the_threshold():
+    j = job(hosts=(("ml.p4d.24xlarge", 2),))
+    hb = beat(("job-1/algo-1-1", NOW - 44 * MIN, NOW - 34 * MIN), ("job-1/algo-2-1", NOW - 44 * MIN, NOW - 35 * MIN))
+    assert judged("StalledTraining", j, heartbeat=hb) == Finding(
+        "no log line from any host for 34 min (threshold 30 min)")
+    silent = judged("StalledTraining", j, heartbeat=beat())
+    assert silent == Finding("no log line from any host for more than 45 min (threshold 30 min)")
+
+
+def test_stalled_training_names_the_one_host_of_four_that_fell_silent():
+    j = job(hosts=(("ml.p3.16xlarge", 4),))
+    streams = [(f"job-1/algo-{n}-1", NOW - 45 * MIN, NOW - 1 * MIN) for n in (1, 2, 4)]
+    hb = beat(*streams, ("job-1/algo-3-1", NOW - 45 * MIN, NOW - 34 * MIN))
+    assert judged("StalledTraining", j, heartbeat=hb) == Finding(
+        "no log line from algo-3 for 34 min (threshold 30 min), while algo-1, algo-2, algo-4 still log")
+
+
+def test_stalled_training_does_not_watch_a_host_that_only_wrote_its_start_up_lines():
+    # Given a worker whose script logs on rank 0 only: its last lines are the toolkit's, at training's start
+    j = job(hosts=(("ml.p3.16xlarge", 2),), started=NOW - 38 * MIN)
+    hb = beat(("job-1/algo-1-1", NOW - 38 * MIN, NOW - 1 * MIN), ("job-1/algo-2-1", NOW - 38 * MIN, NOW - 36 * MIN))
+    # Then it is not a stalled host
+    assert judged("StalledTraining", j, heartbeat=hb) == Clear()
+
+
+def test_stalled_training_judges_nothing_on_an_incomplete_page():
+    # FilterLogEvents may answer an empty page with a token (it has not searched every stream), or a full page
+    j = job()
+    assert isinstance(judged("StalledTraining", j, heartbeat=beat(complete=False)), Pending)
+
+
+def test_stalled_training_waits_for_the_threshold_and_can_watch_a_metric_instead():
+    assert isinstance(RULES["StalledTraining"].needs(job(started=NOW - 10 * MIN), defaults("StalledTraining"), NOW),
+                      Pending)
+    j = job(metrics=("train:step",))
+    need = RULES["StalledTraining"].needs(j, defaults("StalledTraining", metric="train:step"), NOW)
+    assert need.logs is None and need.queries == (job_query(j, "train:step"),)
+    series = {job_query(j, "train:step"): minutes(45, 40, 1)}
+    assert judged("StalledTraining", j, series, metric="train:step") == Finding(
+        "no datapoint of train:step for 40 min (threshold 30 min)")
+    assert isinstance(judged("StalledTraining", j, metric="train:nope"), Skipped)
+
+
+def test_max_initialization_time_holds_without_a_first_datapoint():
+    j = job(started=NOW - 24 * MIN, metrics=("train:loss",))
+    assert judged("MaxInitializationTime", j, {}) == Finding(
+        "no datapoint of train:loss 24 min after training started (threshold 20 min)")
+    assert judged("MaxInitializationTime", j, {job_query(j, "train:loss"): minutes(2, 1, 0.7)}) == Clear()
+    assert isinstance(RULES["MaxInitializationTime"].needs(job(started=NOW - 10 * MIN), defaults(
+        "MaxInitializationTime"), NOW), Pending)
+    assert isinstance(RULES["MaxInitializationTime"].needs(job(started=NOW - 200 * MIN), defaults(
+        "MaxInitializationTime"), NOW), Clear)
+
+
+def test_max_initialization_time_reads_the_logs_of_a_job_without_metric_definitions():
+    j = job(started=NOW - 24 * MIN)
+    need = RULES["MaxInitializationTime"].needs(j, defaults("MaxInitializationTime"), NOW)
+    assert need.logs == (j.started * 1000, NOW * 1000)
+    assert judged("MaxInitializationTime", j, heartbeat=beat()) == Finding(
+        "no log line from any host 24 min after training started (threshold 20 min)")
+    assert judged("MaxInitializationTime", j, heartbeat=beat(("job-1/algo-1-1", NOW - 3 * MIN, NOW - MIN))) == Clear()
+
+
+# ---------------------------------------------------------------- the user's metrics
+
+
+def test_loss_not_decreasing_holds_on_a_plateau_and_on_a_rise():
+    j = job(metrics=("train:loss",))
+    q = job_query(j, "train:loss")
+    assert isinstance(judged("LossNotDecreasing", j, {q: minutes(30, 1, 1.4)}), Finding)
+    rising = judged("LossNotDecreasing", j, {q: minutes(30, 1, lambda m: 1.0 + (30 - m) * 0.02)})
+    assert isinstance(rising, Finding) and "rose" in rising.reason
+    assert judged("LossNotDecreasing", j, {q: minutes(30, 1, lambda m: 1.0 + m * 0.02)}) == Clear()
+    assert isinstance(judged("LossNotDecreasing", j, {q: minutes(5, 1, 1.0)}), Pending)
+
+
+def test_loss_not_decreasing_finds_the_loss_by_name_or_says_what_to_set():
+    assert "set the parameter metric" in judged("LossNotDecreasing", job(metrics=("accuracy",))).reason
+    j = job(metrics=("accuracy", "train_loss"))
+    assert RULES["LossNotDecreasing"].needs(j, defaults("LossNotDecreasing"), NOW).queries == (
+        job_query(j, "train_loss"),)
+
+
+def test_overfit_compares_each_validation_datapoint_with_the_training_loss_before_it():
+    j = job(metrics=("train:loss", "validation:loss"))
+    train, val = job_query(j, "train:loss"), job_query(j, "validation:loss")
+    series = {train: minutes(60, 1, 0.5), val: minutes(55, 5, 0.8, step=10)}
+    verdict = judged("Overfit", j, series)
+    assert isinstance(verdict, Finding) and "validation:loss 0.8 is 60% above train:loss 0.5" in verdict.reason
+    series[val] = minutes(55, 5, 0.52, step=10)
+    assert judged("Overfit", j, series) == Clear()
+
+
+def test_overtraining_holds_when_neither_loss_improves():
+    j = job(metrics=("train:loss", "val:loss"))
+    train, val = job_query(j, "train:loss"), job_query(j, "val:loss")
+    flat = {train: minutes(60, 1, lambda m: 0.5 if m < 40 else 0.5 + m / 1000), val: minutes(60, 1, 0.7)}
+    assert isinstance(judged("Overtraining", j, flat), Finding)
+    improving = {train: minutes(60, 1, lambda m: 0.3 + m / 100), val: minutes(60, 1, lambda m: 0.5 + m / 100)}
+    assert judged("Overtraining", j, improving) == Clear()
+
+
+# ---------------------------------------------------------------- parameters and tags
+
+
+def test_parameters_are_checked_and_named():
+    _, errors = parameters(RULES["LowGPUUtilization"], {"threshold_p95": 170, "window": 2.5, "x": 1}, "where")
+    assert errors == ["where.threshold_p95: 170 is not a number from 0 to 100%",
+                      "where.window: 2.5 is not a whole number from 5 to 180 min",
+                      "where.x: unknown parameter of LowGPUUtilization; allowed: threshold_p95, threshold_p5, "
+                      "window, patience"]
+    assert parameters(RULES["StalledTraining"], {"threshold": "1800"}, "w")[1]  # text only from a tag
+    assert parameters(RULES["StalledTraining"], {"threshold": "1200"}, "w", from_tag=True)[0]["threshold"] == 1200
+
+
+STACK_WIDE = Settings(rules=(("LowGPUUtilization", (("window", 20),)),))
+
+
+def test_a_job_gets_the_stack_wide_rules_and_those_its_tags_attach():
+    applied, problems = rules_of(job(tags={"rule-actions:StalledTraining": "stoptraining email=a@example.com",
+                                           "rule-actions:StalledTraining:parameters": "threshold=1200",
+                                           "rule-actions:LowGPUUtilization:parameters": "window=45"}),
+                                 STACK_WIDE, RULES)
+    assert problems == []
+    assert [(a.rule.name, a.source, a.actions) for a in applied] == [
+        ("LowGPUUtilization", "config", None), ("StalledTraining", "tag", "stoptraining email=a@example.com")]
+    assert applied[0].params["window"] == 45 and applied[1].params["threshold"] == 1200
+
+
+def test_a_job_can_opt_out_of_the_stack_wide_rules_but_keep_its_own():
+    applied, _ = rules_of(job(tags={"rule-actions:opt-out": "true", "rule-actions:StalledTraining": ""}),
+                          STACK_WIDE, RULES)
+    assert [a.rule.name for a in applied] == ["StalledTraining"]
+    assert rules_of(job(tags={"rule-actions:StalledTraining": ""}), STACK_WIDE._replace(job_tags=False),
+                    RULES)[0][0].rule.name == "LowGPUUtilization"
+
+
+@pytest.mark.parametrize(("tags", "problem"), [
+    ({"rule-actions:VanishingGradient": "stoptraining"},
+     'tag rule-actions:VanishingGradient: "VanishingGradient" cannot be computed without Debugger: it inspects the '
+     "model's tensors, which only Debugger's hook saves; the job's other rules go on"),
+    ({"rule-actions:Nope": ""}, 'tag rule-actions:Nope: "Nope" is not a rule rule-actions evaluates'),
+    ({"rule-actions:StalledTraining": '[{"name": "stoptraining"}]'}, "is not a tag value"),
+    ({"rule-actions:StalledTraining": "", "rule-actions:StalledTraining:parameters": "threshold=5"},
+     'tag rule-actions:StalledTraining:parameters.threshold: "5" is not a whole number from 60 to 86400 s; '
+     "StalledTraining is not evaluated for this job"),
+    ({"rule-actions:StalledTraining": "", "rule-actions:StalledTraining:parameters": "threshold"},
+     'tag rule-actions:StalledTraining:parameters: "threshold" is not key=value'),
+    ({"rule-actions:opt-out": "maybe"}, 'tag rule-actions:opt-out: "maybe" is not true or false'),
+    ({"rule-actions:Overfit:parameters": "patience=2"}, "which no configuration or tag rule-actions:Overfit applies"),
+])
+def test_a_tag_that_cannot_be_used_is_a_problem_naming_it_and_the_rest_goes_on(tags, problem):
+    applied, problems = rules_of(job(tags=tags), STACK_WIDE, RULES)
+    assert any(problem in p for p in problems), problems
+    assert "LowGPUUtilization" in [a.rule.name for a in applied]  # the stack-wide rule still applies
+
+
+# ---------------------------------------------------------------- the configuration block, the tag helper, the grammar
+
+
+def config_errors(data: dict) -> list[str]:
+    from rule_actions.config import Config, ConfigError
+
+    try:
+        Config.from_dict(data)
+    except ConfigError as err:
+        return [line.strip() for line in str(err).splitlines()[1:]]
+    return []
+
+
+def test_the_monitor_block_names_each_bad_field_and_value():
+    assert config_errors({"monitor": {"rules": {"VanishingGradient": {}, "LowGPUUtilization": {"window": 2}},
+                                      "every_minutes": 0}}) == [
+        'rule_actions.monitor.rules["VanishingGradient"]: "VanishingGradient" cannot be computed without Debugger: '
+        "it inspects the model's tensors, which only Debugger's hook saves; rules: " + ", ".join(RULES),
+        'rule_actions.monitor.rules["LowGPUUtilization"].window: 2 is not a whole number from 5 to 180 min',
+        "rule_actions.monitor.every_minutes: 0 is not a whole number of minutes from 1 to 60"]
+    assert config_errors({"monitor": {"regions": ["eu-west-1"]}}) == [
+        "rule_actions.monitor.regions: only organization mode evaluates other regions (one account: the stack's own "
+        "region); remove it"]
+    assert config_errors({"monitor": {}, "organization": {"org_id": "o-a1b2c3d4e5", "central_account": "123456789012",
+                                                          "central_region": "us-east-1"}}) == [
+        "rule_actions.monitor: organization mode evaluates the jobs of organization.accounts, which lists none (an "
+        "organization id alone names no account to evaluate)"]
+
+
+def test_without_a_monitor_block_the_environment_is_what_it_was():
+    from rule_actions.config import Config
+
+    assert "monitor" not in Config().to_json() and Config.from_dict({"monitor": None}) == Config()
+    assert registry.schedule(Config()) is None
+    schedule = registry.schedule(Config.from_dict({"monitor": {"every_minutes": 10, "shards": 2}}))
+    assert schedule.every_minutes == 10 and schedule.runs == ({"shard": 0, "shards": 2}, {"shard": 1, "shards": 2})
+    org = Config.from_dict({"monitor": {"regions": ["us-east-1", "eu-west-1"]}, "organization": {
+        "accounts": ["111122223333", "444455556666"], "central_account": "123456789012", "central_region": "us-east-1"}})
+    assert [(r["account"], r["region"]) for r in registry.schedule(org).runs] == [
+        ("111122223333", "us-east-1"), ("111122223333", "eu-west-1"), ("444455556666", "us-east-1"),
+        ("444455556666", "eu-west-1")]
+
+
+def test_the_evaluators_grants_add_its_reads_to_what_the_function_may_do():
+    from rule_actions.config import Config
+
+    grants = {g.sid: g for g in registry.evaluation_grants(Config.from_dict({"monitor": {}}))}
+    assert grants["SearchTrainingJobs"].actions == ("sagemaker:Search",) and grants["SearchTrainingJobs"].resources == (
+        "*",)
+    assert grants["ReadTrainingMetrics"].actions == ("cloudwatch:GetMetricData",)
+    assert [r.name for r in grants["ReadTrainingLogs"].resources] == ["/aws/sagemaker/TrainingJobs",
+                                                                      "/aws/sagemaker/TrainingJobs:*"]
+    assert "sagemaker:DescribeTrainingJob" in grants["StopAndDescribeTrainingJobs"].actions
+    metrics_only = Config.from_dict({"monitor": {"rules": {"LowGPUUtilization": {}}, "job_tags": False}})
+    assert "ReadTrainingLogs" not in {g.sid for g in registry.evaluation_grants(metrics_only)}
+
+
+def test_the_client_builds_the_tags_that_attach_a_rule():
+    from rule_actions.client import SMS, ActionList, Email, StopTraining, monitor_opt_out, monitor_tags
+
+    assert monitor_tags("StalledTraining", ActionList(StopTraining(), Email("first.last@mail.example.co.uk"),
+                                                      SMS("+15555550100")), threshold=1200) == [
+        {"Key": "rule-actions:StalledTraining", "Value": "stoptraining email=first.last@mail.example.co.uk "
+                                                         "sms=+15555550100"},
+        {"Key": "rule-actions:StalledTraining:parameters", "Value": "threshold=1200"}]
+    assert monitor_tags("LowGPUUtilization", StopTraining("exp-a")) == [
+        {"Key": "rule-actions:LowGPUUtilization", "Value": "stoptraining=exp-a"}]
+    assert monitor_opt_out() == [{"Key": "rule-actions:opt-out", "Value": "true"}]
+    # And what the evaluation would refuse is refused here, naming it
+    with pytest.raises(ValueError, match="cannot be computed without Debugger"):
+        monitor_tags("IOBottleneck")
+    with pytest.raises(ValueError, match=r"parameters\.window: 1 is not a whole number"):
+        monitor_tags("LowGPUUtilization", window=1)
+    with pytest.raises(ValueError, match="is not a SageMaker tag value"):
+        monitor_tags("StalledTraining", Email("o'brien@example.com"))
+    with pytest.raises(TypeError):
+        monitor_tags("StalledTraining", [StopTraining()])
+
+
+@pytest.mark.parametrize(("value", "entries"), [
+    ("stoptraining email=a@example.com sms=+15555550100", [{"name": "stoptraining"},
+                                                           {"name": "email", "endpoint": "a@example.com"},
+                                                           {"name": "sms", "endpoint": "+15555550100"}]),
+    ("StopTraining=exp-", [{"name": "StopTraining", "training_job_prefix": "exp-"}]),
+    ("", []), ("nope=1", [{"name": "nope", "endpoint": "1"}]),
+    ('[{"name": "email", "endpoint": "a@example.com"}]', [{"name": "email", "endpoint": "a@example.com"}]),
+])
+def test_the_tag_form_of_the_action_grammar(value, entries):
+    from rule_actions import grammar
+
+    assert grammar.tag_entries(value) == entries
+
+
+def test_what_a_tag_declares_is_checked_as_action_json_is():
+    import json
+
+    from rule_actions import grammar
+
+    actions, invalid = grammar.parse_action_json(json.dumps(grammar.tag_entries("stoptraining=a* email=x notify")))
+    assert actions == []
+    assert [(i.field, i.kind) for i in invalid] == [("action_json[0].training_job_prefix", "stoptraining"),
+                                                   ("action_json[1].endpoint", "email"),
+                                                   ("action_json[2].name", "action_json")]
+
+
+def test_a_job_heard_within_the_threshold_needs_no_log_query():
+    rule, p = RULES["StalledTraining"], defaults("StalledTraining")
+    recent = job(hosts=(("ml.p3.16xlarge", 2),))._replace(heard={"algo-1": (NOW - 3 * MIN) * 1000,
+                                                                  "algo-2": (NOW - 20 * MIN) * 1000})
+    assert isinstance(rule.needs(recent, p, NOW), Clear)
+    # A watched host heard longer ago than the threshold may be the stalled one: its logs are read
+    stale = recent._replace(heard={"algo-1": (NOW - 3 * MIN) * 1000, "algo-2": (NOW - 31 * MIN) * 1000})
+    assert isinstance(rule.needs(stale, p, NOW), Needs)
+    # A host heard only during start-up is not watched: it does not force a query
+    quiet = job(hosts=(("ml.p3.16xlarge", 2),), started=NOW - 60 * MIN)._replace(
+        heard={"algo-1": (NOW - 2 * MIN) * 1000, "algo-2": (NOW - 58 * MIN) * 1000})
+    assert isinstance(rule.needs(quiet, p, NOW), Clear)
