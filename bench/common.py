@@ -64,10 +64,10 @@ def load_lifecycles(events_dir: Path = EVENTS) -> list[tuple[str, dict[str, Any]
 
 
 def context(config_file: Path | None = None) -> dict[str, Any]:
-    """cdk.json's context (what `cdk synth` uses), its rule_actions replaced by `config_file` when given."""
-    from infra.app import cdk_json_context
+    """The context `cdk synth` uses (rule-actions.json's), its rule_actions replaced by `config_file` when given."""
+    from rule_actions_cdk.app import project_context
 
-    ctx = cdk_json_context()
+    ctx = project_context()
     if config_file is not None:
         ctx["rule_actions"] = json.loads(config_file.read_text(encoding="utf-8"))
     return ctx

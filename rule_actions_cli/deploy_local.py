@@ -151,11 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from moto.server import ThreadedMotoServer
 
-    from infra.app import cdk_json_context, read_context
-    from infra.settings import CONFIG_FILE_KEY
+    from rule_actions_cdk.app import file_context, read_context
     from rule_actions_cli import moto_organization
 
-    config, settings = read_context({**cdk_json_context(), CONFIG_FILE_KEY: args.config})
+    config, settings = read_context(file_context(args.config))
     port = free_port()
     import warnings
 

@@ -1,6 +1,6 @@
-"""What the stack (infra/) and the function agree on: the one place each of these names and values is written.
+"""What the stack (rule_actions_cdk/) and the function agree on: the one place each of these names and values is written.
 
-The ground floor: it imports nothing of the project. infra/ reads it beside the configuration and the registry,
+The ground floor: it imports nothing of the project. rule_actions_cdk/ reads it beside the configuration and the registry,
 never the runtime adapters; the records at the end are what plug-ins ask of the stack (registry.stack_parts).
 """
 
@@ -97,7 +97,7 @@ NAMESPACE = "RuleActions"
 REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
 
 
-# What plug-ins ask of the stack (rule_actions.registry collects it, infra/ builds it): records, not constructs.
+# What plug-ins ask of the stack (rule_actions.registry collects it, rule_actions_cdk/ builds it): records, not constructs.
 
 
 class Arn(NamedTuple):

@@ -7,7 +7,7 @@
 
 Member stacks forward their SageMaker events to the central bus; the function acts in the event's account and
 region through that account's executor role, `role_name(region)` (one role per region: the role is global to
-the account, and each member stack is regional). infra/ derives the bus policy, the trust and the grants from
+the account, and each member stack is regional). rule_actions_cdk/ derives the bus policy, the trust and the grants from
 the same block.
 """
 

@@ -20,7 +20,7 @@ import pytest
 from builders import event, rule_config, rule_status
 from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events, without_statement
 
-from infra.app import cdk_json_context
+from rule_actions_cdk.app import project_context
 from rule_actions_cli import inputs
 from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.main import run_replay
@@ -68,7 +68,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def context():
-    return {**cdk_json_context(), "rule_actions": DEMO_CONFIG}
+    return {**project_context(), "rule_actions": DEMO_CONFIG}
 
 
 @pytest.fixture(scope="module")
