@@ -28,13 +28,13 @@ export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED := true
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families test bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families test docs bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[infra,dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[infra,dev,docs]'
 	touch $(STAMP)
 
 # The CDK CLI, pinned in package-lock.json (aws-cdk 2.x: 3.x cannot read this aws-cdk-lib's assembly schema).
@@ -70,8 +70,13 @@ demo-families: setup
 lint: setup
 	$(VENV)/bin/ruff check --quiet .
 
-test: setup lint synth lint-template
+test: setup lint synth lint-template docs
 	$(PY) -m pytest -q
+
+# The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not
+# --quiet: it hides the warnings --strict counts, and the build passes. No banner about MkDocs 2.0 either.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 # Benchmarks: print numbers (invocations, actions, API calls, cold start, replay throughput); not tests.
 bench: setup
@@ -98,4 +103,4 @@ deploy-local: setup
 	$(PY) -m rule_actions_cli.deploy_local $(if $(CONFIG),--config '$(CONFIG)')
 
 clean:
-	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache
+	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache site
