@@ -210,4 +210,6 @@ def _text(text: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """No column break from `|` outside code spans (inside them the table extension keeps it), no line break."""
+    parts = text.replace("\n", " ").split("`")
+    return "`".join(part if inside % 2 else part.replace("|", "\\|") for inside, part in enumerate(parts))
