@@ -32,7 +32,7 @@ export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families test bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families test docs bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -46,7 +46,7 @@ $(DEMO_STAMP): pyproject.toml
 	touch $(DEMO_STAMP)
 
 $(STAMP): $(DEMO_STAMP)
-	$(UV) pip install --quiet --python $(PY) -e '.[cdk,local,dev]'
+	$(UV) pip install --quiet --python $(PY) -e '.[cdk,local,dev,docs]'
 	touch $(STAMP)
 
 # The CDK CLI, pinned in package-lock.json (aws-cdk 2.x: 3.x cannot read this aws-cdk-lib's assembly schema).
@@ -82,8 +82,13 @@ demo-families: $(DEMO_STAMP)
 lint: setup
 	$(VENV)/bin/ruff check --quiet .
 
-test: setup lint synth lint-template
+test: setup lint synth lint-template docs
 	$(PY) -m pytest -q
+
+# The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not
+# --quiet: it hides the warnings --strict counts, and the build passes. No banner about MkDocs 2.0 either.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 # Benchmarks: print numbers (invocations, actions, API calls, cold start, replay throughput); not tests.
 bench: setup
@@ -110,4 +115,4 @@ deploy-local: setup
 	$(PY) -m rule_actions_cli.deploy_local $(if $(CONFIG),--config '$(CONFIG)')
 
 clean:
-	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache
+	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache site

@@ -104,7 +104,7 @@ STACK_SCHEMA: dict[str, Any] = {
         "reserved_concurrency": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_RESERVED_CONCURRENCY,
                                  "default": None, "description": "The function's reserved concurrency (null: none; "
                                  "a new account's quota of 10 refuses any reservation)."},
-        "log_retention_days": {"anyOf": [{"type": "null"}, {"enum": list(LOG_RETENTION_DAYS)}],
+        "log_retention_days": {"enum": [None, *LOG_RETENTION_DAYS],
                                "default": DEFAULTS["log_retention_days"],
                                "description": "Days the functions' logs are kept (null: never expire)."},
         "sms_delivery_logs": {"type": "boolean", "default": True,

@@ -28,7 +28,7 @@ CDK = ROOT / "node_modules" / ".bin" / "cdk"
 APPROVALS = ("never", "broadening", "any-change")
 BOOTSTRAP_PARAMETER = "/cdk-bootstrap/hnb659fds/version"  # the default qualifier's
 # The AWS SDK for JavaScript inside the CLI warns at every start that its releases after January 2027 need
-# Node.js 22: the pinned CLI keeps working on Node.js 20, and the README says which Node.js to use.
+# Node.js 22: the pinned CLI keeps working on Node.js 20, and the docs say which Node.js to use.
 QUIET_CLI = {"AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true"}
 
 

@@ -32,7 +32,7 @@ DEMO_CONFIG = json.loads((ROOT / "examples" / "demo-config.json").read_text())
 TEAM_MEMBER = DEMO_CONFIG["notify"]["emails"][0]
 REFUSED = "refused@example.org"  # SNS refuses to subscribe it: the action fails, its ledger record is deleted
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "AuthorizationError"}
-# Every call the handler may make (the README's IAM list), by service.
+# Every call the handler may make (the IAM list of docs/operations.md), by service.
 EXPECTED_CALLS = {
     ("sagemaker", "DescribeTrainingJob"), ("sagemaker", "ListTrainingJobs"), ("sagemaker", "StopTrainingJob"),
     ("sns", "Subscribe"), ("sns", "GetSubscriptionAttributes"), ("sns", "SetSubscriptionAttributes"),
