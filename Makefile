@@ -109,8 +109,8 @@ deploy: setup
 destroy: setup
 	$(DEPLOY) destroy --config '$(CONFIG)' --confirm '$(CONFIRM)' -- $(ARGS)
 
-# The targets above, as printed in the README, against moto server on 127.0.0.1: bootstrap, deploy, read the
-# outputs back, destroy (no account needed; what moto skips is listed in the README).
+# The targets above, as printed in docs/operations.md, against moto server on 127.0.0.1: bootstrap, deploy, read the
+# outputs back, destroy (no account needed; what moto skips is listed there).
 deploy-local: setup
 	$(PY) -m rule_actions_cli.deploy_local $(if $(CONFIG),--config '$(CONFIG)')
 

@@ -154,8 +154,11 @@ class Harness:
             self._exit.callback(handler.runtime.cache_clear)
             devnull = self._exit.enter_context(open(os.devnull, "w"))
             self._devnull = devnull
-            saved = logger.registered_handler.setStream(devnull)
-            self._exit.callback(logger.registered_handler.setStream, saved)
+            # Swapped, not setStream: that flushes the stream it replaces, which a caller may have closed since
+            # (pytest's capsys closes its stream when the test that imported the logger ends).
+            log = logger.registered_handler
+            saved, log.stream = log.stream, devnull
+            self._exit.callback(setattr, log, "stream", saved)
             self.lambda_context = LocalContext(self.account.function_name, self.account.function_arn)
         except BaseException:
             self._exit.close()

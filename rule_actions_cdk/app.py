@@ -86,7 +86,7 @@ def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
 def quiet_node() -> None:
     """Before the jsii runtime starts: no end-of-life banner for the Node.js it runs on. jsii prints it unless
     JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION lists the running major version, and its Python side relays
-    it as bytes literals. Everything runs on the Node.js the README asks for; the banner tells a user nothing
+    it as bytes literals. Everything runs on the Node.js the docs ask for; the banner tells a user nothing
     they can act on here (the Makefile sets the same for the CLI)."""
     name = "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"
     try:

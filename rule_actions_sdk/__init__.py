@@ -29,7 +29,7 @@ import re
 from typing import Any
 
 from rule_actions import grammar, registry
-from rule_actions.contract import JOB_NAME_PREFIX
+from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX
 from rule_actions.records import Action
 from rule_actions.text import quoted
 
@@ -37,7 +37,7 @@ __all__ = ["SMS", "ActionList", "Email", "StopTraining", "monitor_opt_out", "mon
 
 STOP_KIND, EMAIL_KIND, SMS_KIND = "stoptraining", "email", "sms"  # the SDK's names (smdebug_rulesconfig.actions)
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
-JOB_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}", re.ASCII)
+JOB_NAME_RE = re.compile(JOB_NAME, re.ASCII)
 MAX_PARAMETER_CHARS, MAX_PARAMETERS = 256, 100
 
 

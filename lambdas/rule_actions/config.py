@@ -254,7 +254,3 @@ def _configuration(env: Mapping[str, str]) -> tuple[str | None, str]:
         return path.read_text(encoding="utf-8"), f"{ENV_CONFIG_FILE} ({name})"
     except OSError as err:
         raise ConfigError(f"{ENV_CONFIG_FILE}: {name} cannot be read from the function's code ({err.strerror})") from None
-
-
-if __name__ == "__main__":  # python -m rule_actions.config --schema
-    print(json.dumps(schema(), indent=2, ensure_ascii=False))

@@ -15,6 +15,9 @@ IN_PROGRESS = "InProgress"  # the status of a running job, in every SageMaker jo
 # A job name prefix (the name charset of SageMaker jobs; ListTrainingJobs' NameContains takes at most 63): it goes
 # into IAM resource ARNs, so nothing else (a `*`, say) may widen them.
 JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"
+# A SageMaker job's name (training, tuning, processing, transform: CreateTrainingJob's pattern; tuning jobs take at
+# most 32 of its characters).
+JOB_NAME = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
 
 
 class OutcomeCondition(NamedTuple):

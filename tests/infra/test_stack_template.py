@@ -22,7 +22,7 @@ from rule_actions.contract import (
 )
 from rule_actions.registry import event_pattern
 from rule_actions_cdk.app import project_context
-from rule_actions_cdk.bundle import bundled_distributions, shipped_modules
+from rule_actions_cdk.bundle import bundled_distributions, shipped_metadata, shipped_modules
 from rule_actions_cdk.settings import PYTHON_VERSION
 
 CONTEXT = project_context()
@@ -380,13 +380,14 @@ def test_the_code_asset_is_the_lambdas_folder_and_the_powertools_files_it_import
     files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
     ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
     # Then: our package, and of Powertools and its dependencies Lambda does not ship, the files the function
-    # imports (rule_actions_cdk/bundled-modules.txt) and their metadata
+    # imports (rule_actions_cdk/bundled-modules.txt), their METADATA and licenses
     bundled = bundled_distributions(PYTHON_VERSION)
     names = {d.metadata["Name"] for d in bundled}
     assert names == {"aws_lambda_powertools", "typing_extensions"}  # boto3 and its dependencies: the runtime's
     installed = {f.as_posix() for d in bundled for f in d.files
                  if f.parts[0] != ".." and "__pycache__" not in f.parts and f.suffix != ".pyc"}
-    metadata = {f for f in installed if f.split("/", 1)[0].endswith(".dist-info")}
+    metadata = {f for f in installed
+                if f.split("/", 1)[0].endswith(".dist-info") and shipped_metadata(tuple(f.split("/")[1:]))}
     assert shipped_modules() <= installed
     assert files == ours | shipped_modules() | metadata
     assert not {f for f in files if f.endswith((".pyc", ".so"))} and not {f for f in files if f.startswith("boto")}

@@ -24,8 +24,11 @@ VERSION = PYPROJECT["project"]["version"]
 # The import packages and where their sources are in the repository.
 PACKAGES = {"rule_actions": ROOT / "lambdas" / "rule_actions", "rule_actions_cdk": ROOT / "rule_actions_cdk",
             "rule_actions_cli": ROOT / "rule_actions_cli", "rule_actions_sdk": ROOT / "rule_actions_sdk"}
-PACKAGE_DATA = {f"{package}/{name}" for package, names in PYPROJECT["tool"]["setuptools"]["package-data"].items()
-                for name in names}
+EVENTS = ROOT / "events"  # shipped as rule_actions_cli/samples
+# What the wheel carries besides the sources: the CDK package's data files and the sample events.
+PACKAGE_DATA = {f"rule_actions_cdk/{name}" for name in PYPROJECT["tool"]["setuptools"]["package-data"]["rule_actions_cdk"]}
+SAMPLES = {f"rule_actions_cli/samples/{path.relative_to(EVENTS).as_posix()}"
+           for pattern in ("*.json", "*/*.json") for path in EVENTS.glob(pattern)}
 USER_APP = '''\
 import aws_cdk as cdk
 from rule_actions_cdk import RuleActions
@@ -67,7 +70,7 @@ def built(tmp_path_factory) -> Path:
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    for folder in PACKAGES.values():
+    for folder in (*PACKAGES.values(), EVENTS):
         shutil.copytree(folder, source / folder.relative_to(ROOT), ignore=shutil.ignore_patterns("__pycache__"))
     run(uv(), "build", "--quiet", "--out-dir", source / "dist", cwd=source)
     wheels = list((source / "dist").glob("*.whl"))
@@ -88,13 +91,13 @@ def installed(built, tmp_path_factory) -> Path:
 def test_the_wheel_holds_the_four_packages_and_nothing_else(built):
     # Given the wheel's files
     names = [PurePosixPath(n) for n in zipfile.ZipFile(built).namelist()]
-    # Then its top-level names are the four packages and its metadata: no infra, lambdas or tests
+    # Then its top-level names are the four packages and its metadata: no infra, lambdas, events or tests
     assert {n.parts[0] for n in names} == {*PACKAGES, f"rule_actions-{VERSION}.dist-info"}
-    # and it carries every source file of theirs, the declared package data, and no bytecode
+    # and it carries every source file of theirs, the CDK package's data, the sample events, and no bytecode
     shipped = {str(n) for n in names if n.parts[0] in PACKAGES}
     sources = {f"{package}/{path.relative_to(folder).as_posix()}" for package, folder in PACKAGES.items()
                for path in folder.rglob("*.py") if "__pycache__" not in path.parts}
-    assert shipped == sources | PACKAGE_DATA
+    assert len(SAMPLES) > 30 and shipped == sources | PACKAGE_DATA | SAMPLES
     entry_points = zipfile.ZipFile(built).read(f"rule_actions-{VERSION}.dist-info/entry_points.txt").decode()
     assert "rule-actions = rule_actions_cli.main:main" in entry_points
 
@@ -138,3 +141,13 @@ def test_the_command_runs_from_a_users_directory(installed):
     assert row["matched"] is True
     assert [(a["kind"], a["origin"], a["outcome"]) for a in row["actions"]] == [
         ("stoptraining", "action_json", "done"), ("email", "action_json", "done"), ("notify", "config", "skipped")]
+
+
+def test_check_finds_its_sample_events_in_the_installed_package(installed):
+    # Given the installed command, away from the checkout's events/
+    python = installed / "venv" / "bin" / "python"
+    # When `rule-actions check` looks for its default events / Then it finds the shipped samples, all of them
+    found = run(python, "-c", "from rule_actions_cli.check import default_events, samples_folder; "
+                "print(len(default_events()), samples_folder())", cwd=installed, env=user_env(installed)).split()
+    expected = sum(len(e) if isinstance(e := json.loads(p.read_text()), list) else 1 for p in EVENTS.glob("*.json"))
+    assert int(found[0]) == expected and "site-packages/rule_actions_cli/samples" in found[1]
