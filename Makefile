@@ -2,10 +2,12 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+UV     := $(VENV)/bin/uv
+DEMO_STAMP := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 CDK    := node_modules/.bin/cdk
-# Deploying (see README "Deploy"): CONFIG, a JSON file with the rule_actions keys (else cdk.json's block);
+# Deploying (see docs/operations.md): CONFIG, a configuration file (else ./rule-actions.json);
 # APPROVE, cdk's --require-approval (never | broadening | any-change; needed without a terminal); CONFIRM=yes,
 # destroy without asking (needed without a terminal); ARGS, more arguments for cdk.
 CONFIG  ?=
@@ -15,26 +17,36 @@ ARGS    ?=
 DEPLOY  := $(PY) -m rule_actions_cli.deploy
 
 # The CDK CLI and the jsii runtime (also under pytest): offline and quiet. No telemetry, no notices, caches
-# in ignored project folders, no end-of-life banner for Node 20 (infra/app.py adds the running version)...
+# in ignored project folders, no end-of-life banner for Node 20 (rule_actions_cdk/app.py adds the running version)...
 export CDK_DISABLE_CLI_TELEMETRY := 1
 export CDK_HOME := $(CURDIR)/.cache/cdk
 export JSII_RUNTIME_PACKAGE_CACHE_ROOT := $(CURDIR)/.cache/jsii
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 # ...and no "NodeVersionSupportWarning" from the AWS SDK for JavaScript inside the CDK CLI at every start.
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED := true
+# The replay's synthesized stacks stay in the checkout (elsewhere the command keeps them in ~/.cache/rule-actions).
+export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
 
 # cfn-lint rules ignored on the synthesized template, each for a reason:
 #   W3005  aws-cdk-lib gives every Lambda function a DependsOn on its role (and the role's policy) that also
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families test bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families test docs bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
-$(STAMP): pyproject.toml
+# What a replay needs (the package, the CDK constructs, moto), installed with uv (pip took 25 s for what uv installs
+# in 2 here), nothing else: `make demo` needs no npm and no test tools. `make setup` adds the tests' packages and the
+# CDK CLI. Only PyPI is used.
+$(DEMO_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[infra,dev]'
+	test -x $(UV) || $(PY) -m pip install --quiet --disable-pip-version-check 'uv>=0.9,<1'
+	$(UV) pip install --quiet --python $(PY) -e '.[cdk,local]'
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP)
+	$(UV) pip install --quiet --python $(PY) -e '.[cdk,local,dev,docs]'
 	touch $(STAMP)
 
 # The CDK CLI, pinned in package-lock.json (aws-cdk 2.x: 3.x cannot read this aws-cdk-lib's assembly schema).
@@ -55,14 +67,14 @@ lint-template: synth
 # AWS (moto), with the demo configuration (a team to notify, a webhook whose secret points at a receiver on
 # 127.0.0.1 that checks every signature, the monitor rules); then the sample timelines (events/timelines/),
 # the evaluator run at each tick of a simulated clock. Prints what was done and what the receiver got.
-demo: setup
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
 		--receiver events/ events/timelines/
 
 # The other job families' samples (tuning jobs and their trials, processing jobs, pipelines and their steps' jobs,
 # transform jobs) with examples/families-config.json: every family's outcomes notify the team, failures also post
 # to the demo's signed webhook.
-demo-families: setup
+demo-families: $(DEMO_STAMP)
 	$(VENV)/bin/rule-actions replay --config examples/families-config.json --secrets examples/demo-secrets.json \
 		--receiver events/tuning events/processing events/pipelines events/transform
 
@@ -70,8 +82,13 @@ demo-families: setup
 lint: setup
 	$(VENV)/bin/ruff check --quiet .
 
-test: setup lint synth lint-template
+test: setup lint synth lint-template docs
 	$(PY) -m pytest -q
+
+# The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not
+# --quiet: it hides the warnings --strict counts, and the build passes. No banner about MkDocs 2.0 either.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 # Benchmarks: print numbers (invocations, actions, API calls, cold start, replay throughput); not tests.
 bench: setup
@@ -92,10 +109,10 @@ deploy: setup
 destroy: setup
 	$(DEPLOY) destroy --config '$(CONFIG)' --confirm '$(CONFIRM)' -- $(ARGS)
 
-# The targets above, as printed in the README, against moto server on 127.0.0.1: bootstrap, deploy, read the
-# outputs back, destroy (no account needed; what moto skips is listed in the README).
+# The targets above, as printed in docs/operations.md, against moto server on 127.0.0.1: bootstrap, deploy, read the
+# outputs back, destroy (no account needed; what moto skips is listed there).
 deploy-local: setup
 	$(PY) -m rule_actions_cli.deploy_local $(if $(CONFIG),--config '$(CONFIG)')
 
 clean:
-	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache
+	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache site

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The CDK app (`cdk.json` runs it): the rule-actions stack from the `rule_actions` and `rule_actions_stack`
-context blocks. See infra/app.py."""
+"""The CDK app (`cdk.json` runs it): the rule-actions stack of ./rule-actions.json (or of the file or blocks the
+context names). See rule_actions_cdk/app.py."""
 
 import sys
 
-from infra.app import main
+from rule_actions_cdk.app import main
 
 if __name__ == "__main__":
     sys.exit(main())

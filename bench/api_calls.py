@@ -32,7 +32,7 @@ from bench.common import (
     synthesized,
     verdict,
 )
-from rule_actions.client import ActionList, Email, StopTraining, prepare_actions
+from rule_actions_sdk import ActionList, Email, StopTraining, prepare_actions
 
 # The calls an action needs for itself, by what it is (the stated budget, not a measurement).
 ACTION_CALLS = {

@@ -1,11 +1,11 @@
 """Benchmark 3: cold start, as Lambda loads the code.
 
-As Lambda loads it (the target applies here): the function's code asset (infra.bundle) zipped, unzipped into a
+As Lambda loads it (the target applies here): the function's code asset (rule_actions_cdk.bundle) zipped, unzipped into a
 fresh directory, and `rule_actions.handler` imported from it in a clean interpreter (`python -I -S -B`: the
 standard library, the runtime's boto3 and its dependencies with their bytecode, the asset's sources without
 bytecode: /var/task is read-only and the asset ships no .pyc, so every cold start compiles what it imports),
 versus a bare `import boto3` in the same interpreter; the ratio of the medians (target <= 1.5). The asset as
-shipped (only the files the function imports: infra/bundled-modules.txt) and whole (every file of the bundled
+shipped (only the files the function imports: rule_actions_cdk/bundled-modules.txt) and whole (every file of the bundled
 distributions, as before), alternating with the baseline so all see the same machine noise; and the shipped asset
 with bytecode compiled beforehand by this interpreter (a stand-in for the runtime's Python, which this machine
 lacks), to show what bytecode would save. One `-X importtime` run shows which packages the import is made of.
@@ -105,8 +105,8 @@ def measure_asset_loads(rounds: int = IMPORT_ROUNDS) -> dict[str, Any]:
     import tempfile
     import zipfile
 
-    from infra import bundle
-    from infra.settings import PYTHON_VERSION
+    from rule_actions_cdk import bundle
+    from rule_actions_cdk.settings import PYTHON_VERSION
 
     work = Path(tempfile.mkdtemp(prefix="asset-"))
     try:
@@ -153,8 +153,8 @@ def asset_breakdown() -> list[tuple[str, float]]:
     import shutil
     import tempfile
 
-    from infra import bundle
-    from infra.settings import PYTHON_VERSION
+    from rule_actions_cdk import bundle
+    from rule_actions_cdk.settings import PYTHON_VERSION
 
     work = Path(tempfile.mkdtemp(prefix="asset-"))
     try:

@@ -64,10 +64,10 @@ def load_lifecycles(events_dir: Path = EVENTS) -> list[tuple[str, dict[str, Any]
 
 
 def context(config_file: Path | None = None) -> dict[str, Any]:
-    """cdk.json's context (what `cdk synth` uses), its rule_actions replaced by `config_file` when given."""
-    from infra.app import cdk_json_context
+    """The context `cdk synth` uses (rule-actions.json's), its rule_actions replaced by `config_file` when given."""
+    from rule_actions_cdk.app import project_context
 
-    ctx = cdk_json_context()
+    ctx = project_context()
     if config_file is not None:
         ctx["rule_actions"] = json.loads(config_file.read_text(encoding="utf-8"))
     return ctx
@@ -154,8 +154,11 @@ class Harness:
             self._exit.callback(handler.runtime.cache_clear)
             devnull = self._exit.enter_context(open(os.devnull, "w"))
             self._devnull = devnull
-            saved = logger.registered_handler.setStream(devnull)
-            self._exit.callback(logger.registered_handler.setStream, saved)
+            # Swapped, not setStream: that flushes the stream it replaces, which a caller may have closed since
+            # (pytest's capsys closes its stream when the test that imported the logger ends).
+            log = logger.registered_handler
+            saved, log.stream = log.stream, devnull
+            self._exit.callback(setattr, log, "stream", saved)
             self.lambda_context = LocalContext(self.account.function_name, self.account.function_arn)
         except BaseException:
             self._exit.close()

@@ -97,14 +97,14 @@ class Timed:
 
 
 def measure(jobs: int = JOBS) -> dict[str, Any]:
-    from infra.app import cdk_json_context, quiet_node
     from rule_actions.contract import EVALUATION_KEY
+    from rule_actions_cdk.app import project_context, quiet_node
     from rule_actions_cli.embedded import EmbeddedAccount, LocalContext
     from rule_actions_cli.synth import synthesize
 
     quiet_node()
     config = {**json.loads(DEMO_CONFIG.read_text()), "monitor": {"rules": RULES, "job_tags": False}}
-    assembly, stack = synthesize({**cdk_json_context(), "rule_actions": config})
+    assembly, stack = synthesize({**project_context(), "rule_actions": config})
     runs = []
     with EmbeddedAccount(assembly, stack) as account:
         seeding = time.perf_counter()

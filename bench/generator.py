@@ -15,7 +15,7 @@ import zlib
 from datetime import UTC
 from typing import Any
 
-from rule_actions.client import ActionList, Email, StopTraining, prepare_actions
+from rule_actions_sdk import ActionList, Email, StopTraining, prepare_actions
 
 ACCOUNT = "123456789012"  # moto's default account, as in events/
 REGION = "us-east-1"

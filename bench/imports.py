@@ -4,12 +4,12 @@ needs besides the runtime's boto3) the function imports, found by running it.
 In a fresh interpreter, the real handler runs on the embedded account over every path the samples reach: events/
 with a signed webhook (examples/demo-webhook-config.json, a receiver on loopback), a test notification with a chat
 channel and a webhook, and the organization sample (events/organization/, member roles assumed). Every module
-then loaded from those distributions is listed by its path inside the distribution. infra/bundle.py ships exactly
+then loaded from those distributions is listed by its path inside the distribution. rule_actions_cdk/bundle.py ships exactly
 those files (and the distributions' metadata) into the function's code: the rest of Powertools (event handler,
 parser, batch, data classes...) is never imported by the function.
 
     (no option)  print the list
-    --write      store it in infra/bundled-modules.txt
+    --write      store it in rule_actions_cdk/bundled-modules.txt
     --check      exit 1, naming the differences, when the stored list is not what the function imports now
 """
 
@@ -58,8 +58,8 @@ def run_the_function() -> None:
 
 def imported() -> list[str]:
     """The bundled distributions' files that were imported, as paths inside the distribution (sorted)."""
-    from infra.bundle import bundled_distributions
-    from infra.settings import PYTHON_VERSION
+    from rule_actions_cdk.bundle import bundled_distributions
+    from rule_actions_cdk.settings import PYTHON_VERSION
 
     loaded = {Path(m.__file__).resolve() for m in list(sys.modules.values()) if getattr(m, "__file__", None)}
     found = []
@@ -71,7 +71,7 @@ def imported() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    from infra.bundle import MODULES_FILE, shipped_modules
+    from rule_actions_cdk.bundle import MODULES_FILE, shipped_modules
 
     run_the_function()
     found = imported()
@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
         for path in extra:
             print(f"shipped but not imported: {path}")
         if missing or extra:
-            print("run `python -m bench.imports --write` and commit infra/bundled-modules.txt")
+            print("run `python -m bench.imports --write` and commit rule_actions_cdk/bundled-modules.txt")
         return 1 if missing or extra else 0
     print("\n".join(found))
     return 0

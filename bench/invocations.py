@@ -2,7 +2,7 @@
 then, per lifecycle of the other job families (events/tuning, processing, pipelines, transform), ours versus a rule
 that matches every state change of that family.
 
-Ours: the EventBridge pattern read back from the stack synthesized with cdk.json's context (rules, and the job
+Ours: the EventBridge pattern read back from the stack synthesized from rule-actions.json (rules, and the job
 outcomes it notifies: Failed, the timeouts, Interrupted), from the same stack without job outcomes (rule
 statuses only, as the first release), and with the demo configuration (Stopped too); and the actions the real
 handler carries out when the lifecycles are replayed on the embedded account with a configuration that has a
@@ -168,14 +168,14 @@ def replay_ours(harness: Harness, events: list[tuple[str, Any]]) -> list[dict[st
 def run() -> list[str]:
     events = load_lifecycles()
     files = lifecycle_files()
-    _, _, template = synthesized(context())  # cdk.json's context: the pattern `cdk synth` deploys
+    _, _, template = synthesized(context())  # rule-actions.json's: the pattern `cdk synth` deploys
     patterns = function_patterns(template)
     ours_invocations = count_invocations(events, patterns)
     sample = simulate_sample(events)
     rules_only = context()
     rules_only["rule_actions"] = {**rules_only["rule_actions"], "job_outcomes": {}}
     variants = [("rule statuses only (no job_outcomes)", rules_only),
-                ("cdk.json (+ Failed, MaxRuntimeExceeded, MaxWaitTimeExceeded, Interrupted)", context()),
+                ("rule-actions.json (+ Failed, MaxRuntimeExceeded, MaxWaitTimeExceeded, Interrupted)", context()),
                 ("demo configuration (+ Stopped)", context(DEMO_CONFIG))]
     by_variant = [(label, count_invocations(events, function_patterns(synthesized(ctx)[2]))) for label, ctx in variants]
 
@@ -202,7 +202,7 @@ def run() -> list[str]:
         "the AWS sample is modelled, not run: its rule is matched by the local matcher and its handler's actions "
         "are counted from its documented code (one StopTrainingJob per IssuesFound entry while InProgress, "
         "re-raising errors; no messages); nothing of it is deployed or called",
-        f"ours: the pattern of the EventBridge rule targeting the function in the template synthesized from cdk.json "
+        f"ours: the pattern of the EventBridge rule targeting the function in the template synthesized from rule-actions.json "
         f"({len(patterns)} rule); actions: replay on the embedded account with {DEMO_CONFIG.relative_to(DEMO_CONFIG.parents[1])}",
         "",
         f"  {'lifecycle file':<52} {'events':>6} {'ours inv':>8} {'sample inv':>10} {'ours done':>9} {'sample stops':>12}",

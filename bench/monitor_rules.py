@@ -29,12 +29,12 @@ def config(rules: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def replay(path: Path, rules: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every evaluation of the timeline: [{"tick", "result"}], on a fresh embedded account."""
-    from infra.app import cdk_json_context, quiet_node
+    from rule_actions_cdk.app import project_context, quiet_node
     from rule_actions_cli.embedded import EmbeddedAccount
     from rule_actions_cli.synth import synthesize
 
     quiet_node()
-    assembly, stack = synthesize({**cdk_json_context(), "rule_actions": config(rules)})
+    assembly, stack = synthesize({**project_context(), "rule_actions": config(rules)})
     kept: list[dict[str, Any]] = []
     with EmbeddedAccount(assembly, stack) as account:
         account.replay_timeline(path.name, json.loads(path.read_text()), keep=kept)

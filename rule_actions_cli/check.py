@@ -23,6 +23,7 @@ import copy
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rule_actions_cli.matcher import matches
@@ -31,7 +32,7 @@ from rule_actions_cli.options import add_target_options
 CHECK_RULE = "RuleActionsCheck"
 REPLAY_NAME = "rule-actions-check"
 SOURCE, DETAIL_TYPE = "aws.sagemaker", "SageMaker Training Job State Change"
-BUS_OUTPUT = "EventBusArn"  # organization mode: the central stack's bus (infra/stack.py)
+BUS_OUTPUT = "EventBusArn"  # organization mode: the central stack's bus (rule_actions_cdk/stack.py)
 
 
 def run(stack: str, events: list[tuple[str, Any]], *, profile: str | None, region: str | None,
@@ -192,12 +193,17 @@ def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, An
     return True
 
 
-def default_events() -> list[tuple[str, Any]]:
-    from pathlib import Path
+def samples_folder() -> Path:
+    """The sample events: shipped in the installed package (rule_actions_cli/samples), or the checkout's events/."""
+    here = Path(__file__).resolve().parent
+    shipped = here / "samples"
+    return shipped if shipped.is_dir() else here.parent / "events"
 
+
+def default_events() -> list[tuple[str, Any]]:
     from rule_actions_cli import inputs
 
-    events, _ = inputs.load([str(Path(__file__).resolve().parent.parent / "events")])
+    events, _ = inputs.load([str(samples_folder())])
     return copy.deepcopy(events)
 
 
@@ -219,7 +225,7 @@ def add_parser(commands: Any) -> None:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_options(check, required=True, stack_only=True)
     check.add_argument("paths", nargs="*", metavar="EVENT_FILE_OR_DIR", help="events to test the rule with "
-                       "(default: the sample events in events/)")
+                       "(default: the sample events shipped with the command, the repository's events/*.json)")
 
 
 def main(args: Any) -> int:

@@ -1,7 +1,7 @@
 """`make bootstrap`, `make deploy`, `make destroy`: the CDK CLI, run so that it works as printed in any shell.
 
 Before the CLI runs, and without it, in this order (each problem is one line on stderr, exit status 2):
-  - the configuration (CONFIG=FILE, else cdk.json's block) and the stack settings are validated;
+  - the configuration (CONFIG=FILE, else ./rule-actions.json) and the stack settings are validated;
   - a deploy without a terminal needs APPROVE (never | broadening | any-change: cdk's --require-approval),
     a destroy needs CONFIRM=yes (cdk's --force): the CLI would otherwise stop asking a question nobody can answer;
   - the account (STS GetCallerIdentity) and region come from the usual AWS settings (AWS_PROFILE, AWS_REGION /
@@ -28,7 +28,7 @@ CDK = ROOT / "node_modules" / ".bin" / "cdk"
 APPROVALS = ("never", "broadening", "any-change")
 BOOTSTRAP_PARAMETER = "/cdk-bootstrap/hnb659fds/version"  # the default qualifier's
 # The AWS SDK for JavaScript inside the CLI warns at every start that its releases after January 2027 need
-# Node.js 22: the pinned CLI keeps working on Node.js 20, and the README says which Node.js to use.
+# Node.js 22: the pinned CLI keeps working on Node.js 20, and the docs say which Node.js to use.
 QUIET_CLI = {"AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED": "true"}
 
 
@@ -40,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python -m rule_actions_cli.deploy", description=__doc__,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("command", choices=("bootstrap", "deploy", "destroy"))
-    top.add_argument("--config", default="", metavar="FILE", help="a JSON file with the rule_actions keys")
+    top.add_argument("--config", default="", metavar="FILE", help="the configuration file (default: ./rule-actions.json)")
     top.add_argument("--approve", default="", help=f"deploy: cdk's --require-approval ({', '.join(APPROVALS)})")
     top.add_argument("--confirm", default="", help="destroy: 'yes' deletes without asking (cdk's --force)")
     return top
@@ -104,14 +104,11 @@ def cdk_command(args: argparse.Namespace, interactive: bool) -> list[str]:
 
 
 def read(args: argparse.Namespace):
-    """The configuration and stack settings this deploy synthesizes (cdk.json, -c values, the file)."""
-    from infra.app import cdk_json_context, read_context
-    from infra.settings import CONFIG_FILE_KEY
+    """The configuration and stack settings this deploy synthesizes (the file: CONFIG, else ./rule-actions.json;
+    -c values)."""
+    from rule_actions_cdk.app import file_context, read_context
 
-    context = {**cdk_json_context(), **cli_context(args.cdk_args)}
-    if args.config:
-        context[CONFIG_FILE_KEY] = args.config
-    return read_context(context)
+    return read_context({**file_context(args.config or None), **cli_context(args.cdk_args)})
 
 
 def cli_context(cdk_args: Sequence[str]) -> dict[str, str]:

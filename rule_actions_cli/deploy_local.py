@@ -1,4 +1,4 @@
-"""`make deploy-local`: the README's deploy commands, as printed, against moto server on 127.0.0.1.
+"""`make deploy-local`: the deploy commands of docs/operations.md, as printed, against moto server on 127.0.0.1.
 
 Starts moto server on a free port, then runs, with AWS_ENDPOINT_URL pointing at it (as `localhost`: moto reads
 only template URLs that contain it), fake credentials, us-east-1 and no terminal:
@@ -8,13 +8,13 @@ only template URLs that contain it), fake credentials, us-east-1 and no terminal
     (the stack's outputs, read back with DescribeStacks, and the resources they name)
     make destroy CONFIRM=yes
 
-With a configuration in organization mode, as the README's "Organization deployment" orders it: the central stack
+With a configuration in organization mode, as docs/organization.md orders it: the central stack
 in organization.central_account and central_region (bootstrap, then `make deploy ARGS=<central>`), then a member
 stack in the first listed member account (`ARGS=<member>`, no bootstrap), both read back, then both destroyed,
 the member first. Each account's credentials are moto's: its default account's, else a role assumed there.
 
 Exit status 0 when every step succeeded and the stacks' outputs name resources that exist; else the failing
-step's status. What moto skips (it reports CREATE_COMPLETE all the same) is in the README's "Deploy locally".
+step's status. What moto skips (it reports CREATE_COMPLETE all the same) is in docs/operations.md ("Deploy locally").
 """
 
 from __future__ import annotations
@@ -151,11 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from moto.server import ThreadedMotoServer
 
-    from infra.app import cdk_json_context, read_context
-    from infra.settings import CONFIG_FILE_KEY
+    from rule_actions_cdk.app import file_context, read_context
     from rule_actions_cli import moto_organization
 
-    config, settings = read_context({**cdk_json_context(), CONFIG_FILE_KEY: args.config})
+    config, settings = read_context(file_context(args.config))
     port = free_port()
     import warnings
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import logging
 import os
 import re
 import warnings
-import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,6 +30,7 @@ from rule_actions.text import quoted
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
+from rule_actions_cli.template import zip_directory
 
 ACCOUNT = "123456789012"  # moto's default account
 BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
@@ -50,15 +49,6 @@ class LocalContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return self.remaining_millis
-
-
-def _zip_dir(path: Path) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file in sorted(path.rglob("*")):
-            if file.is_file() and "__pycache__" not in file.parts:
-                archive.write(file, file.relative_to(path).as_posix())
-    return buffer.getvalue()
 
 
 def _iso(epoch: int) -> str:
@@ -209,7 +199,7 @@ class EmbeddedAccount:
         s3 = self.client("s3")
         for asset in manifest.get("files", {}).values():
             source = self.assembly_dir / asset["source"]["path"]
-            body = _zip_dir(source) if source.is_dir() else source.read_bytes()
+            body = zip_directory(source) if source.is_dir() else source.read_bytes()
             for destination in asset["destinations"].values():
                 bucket = _sub(destination["bucketName"], self.region)
                 if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:

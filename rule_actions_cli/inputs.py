@@ -92,22 +92,23 @@ def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
 
 
 def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
-    """cdk.json's context, its rule_actions replaced by --config, validated; errors as lines."""
-    from infra.app import cdk_json_context, read_config_file, read_context
+    """The synthesis context of the configuration file (--config, else ./rule-actions.json, else the defaults),
+    validated; errors as lines."""
     from rule_actions.config import ConfigError
+    from rule_actions_cdk.app import project_context, read_context
+    from rule_actions_cdk.settings import FILE_NAME
 
-    context = cdk_json_context()
-    if config_file:
-        try:
-            context["rule_actions"] = read_config_file(config_file)
-        except ConfigError as err:
-            return context, [str(err)]
+    where = config_file or (FILE_NAME if (Path.cwd() / FILE_NAME).is_file() else "the default configuration")
+    try:
+        context = project_context(config_file)
+    except ConfigError as err:
+        return {}, [str(err) if str(err).startswith(f"{where}:") else f"{where}: {err}"]
     if dry_run:
         context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
     try:
         read_context(context)
     except ConfigError as err:
-        return context, [f"{config_file or 'cdk.json'}: {err}"]
+        return context, [f"{where}: {err}"]
     return context, []
 
 

@@ -8,15 +8,17 @@ from typing import Any
 
 from rule_actions.config import ConfigError
 from rule_actions_cli import check as check_command
-from rule_actions_cli import inputs, receiver, report, subscriptions, testnotify
+from rule_actions_cli import files, inputs, receiver, report, subscriptions, testnotify
+from rule_actions_cli import template as template_command
 from rule_actions_cli.options import add_target_options
 
 TOP_EPILOG = """\
 exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
 (replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
-destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove), 1 when
-test-notify or check found a problem (on its own line), 2 when an input, the configuration or AWS is unusable
-(one line saying what, before anything runs).
+destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove; init,
+schema, template: written), 1 when test-notify or check found a problem (on its own line) or template's
+synthesis failed, 2 when an input, the configuration or AWS is unusable (one line saying what, before anything
+runs).
 """
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
@@ -37,13 +39,15 @@ and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="rule-actions",
-        description="Actions for SageMaker training jobs, on Debugger and Profiler rule statuses (IssuesFound, "
-        "Error) and on job outcomes (failed, timed out, spot interrupted, stopped, completed): replay events on "
-        "an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, clean up its "
-        "topic's subscriptions.",
+        description="Actions for SageMaker jobs, on Debugger and Profiler rule statuses (IssuesFound, Error), on "
+        "the monitor rules' findings and on job outcomes (training, tuning, processing, pipeline, transform): replay "
+        "events on an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, "
+        "clean up its topic's subscriptions; write a starting configuration file, its schema, or the stack as a "
+        "CloudFormation template.",
         epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    top.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = top.add_subparsers(dest="command", required=True)
     replay = commands.add_parser(
         "replay",
@@ -57,7 +61,8 @@ def parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     replay.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
-    replay.add_argument("--config", metavar="FILE", help="a JSON object with the rule_actions keys, replacing cdk.json's")
+    replay.add_argument("--config", metavar="FILE", help="the configuration file (default: ./rule-actions.json if "
+                        "there is one, else the defaults)")
     replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, call nothing")
     replay.add_argument("--verbose", action="store_true", help="show the handler's structured logs (stderr)")
     receiver.add_options(replay)
@@ -76,7 +81,18 @@ def parser() -> argparse.ArgumentParser:
     testnotify.add_parser(commands)
     check_command.add_parser(commands)
     subscriptions.add_parser(commands)
+    files.add_parsers(commands)
+    template_command.add_parser(commands)
     return top
+
+
+def version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("rule-actions")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         return check_command.main(args)
     if args.command == "subscriptions":
         return subscriptions.main(args)
+    if args.command in ("init", "schema"):
+        return getattr(files, args.command)(args)
+    if args.command == "template":
+        return template_command.run(args)
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":
@@ -112,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
                secrets: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    from infra.app import read_context
+    from rule_actions_cdk.app import read_context
     from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
 

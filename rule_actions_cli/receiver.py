@@ -1,5 +1,5 @@
 """A webhook receiver on a loopback address: checks each request's signature as a real receiver would
-(README "Webhooks"), records what arrived, and answers as told (status, Retry-After, Location, a delay).
+(docs/destinations.md, "Webhooks"), records what arrived, and answers as told (status, Retry-After, Location, a delay).
 
 Used by `rule-actions replay --receiver` / `test-notify --receiver` (one receiver per loopback host and port that
 the --secrets webhook URLs name) and by the tests.

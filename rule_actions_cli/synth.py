@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -11,25 +12,38 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".cache" / "replay"
-SOURCES = ("app.py", "infra", "infra/bundled-modules.txt", "lambdas/rule_actions")
+
+def cache_root() -> Path:
+    """Where synthesized assemblies are kept: RULE_ACTIONS_CACHE (the Makefile keeps them in the checkout's .cache),
+    else the user's cache directory, wherever the command runs."""
+    chosen = os.environ.get("RULE_ACTIONS_CACHE")
+    if chosen:
+        return Path(chosen)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rule-actions" / "replay"
+
+
+def sources() -> list[Path]:
+    """The installed packages whose files shape the stack: the function's and the constructs' (with the module list
+    and the feature flags they ship)."""
+    import rule_actions
+    import rule_actions_cdk
+
+    return [Path(package.__file__).resolve().parent for package in (rule_actions, rule_actions_cdk)]
 
 
 def cache_key(context: Mapping[str, Any]) -> str:
     """The configuration as the stack reads it, aws-cdk-lib's version, the sources, the versions bundled into the
     function's code (Powertools) and which of their files it ships, as a short digest."""
-    from infra.bundle import bundled_distributions
-    from infra.settings import PYTHON_VERSION
+    from rule_actions_cdk.bundle import bundled_distributions
+    from rule_actions_cdk.settings import PYTHON_VERSION
 
     digest = hashlib.sha256(canonical_context(context).encode())
     digest.update(metadata.version("aws-cdk-lib").encode())
     for dist in bundled_distributions(PYTHON_VERSION):
         digest.update(f"{dist.metadata['Name']}=={dist.version}".encode())
-    for source in SOURCES:
-        path = ROOT / source
-        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            digest.update(file.relative_to(ROOT).as_posix().encode() + file.read_bytes())
+    for folder in sources():
+        for file in sorted(f for f in folder.rglob("*") if f.suffix in (".py", ".txt", ".json")):
+            digest.update(file.relative_to(folder.parent).as_posix().encode() + file.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -42,9 +56,9 @@ def canonical_context(context: Mapping[str, Any]) -> str:
     are the same configuration. Invalid blocks (callers validate before synthesizing) fall back to the raw
     JSON in the order given, never sorted.
     """
-    from infra.app import read_context  # the validation alone: aws-cdk-lib loads only in build_app
-    from infra.settings import CONFIG_KEY, STACK_KEY
     from rule_actions.config import ConfigError
+    from rule_actions_cdk.app import read_context  # the validation alone: aws-cdk-lib loads only in build_app
+    from rule_actions_cdk.settings import CONFIG_KEY, STACK_KEY
 
     try:
         config, settings = read_context(context)
@@ -57,12 +71,13 @@ def canonical_context(context: Mapping[str, Any]) -> str:
 def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
     """(cloud assembly directory, the (central) stack's name) for this context; synthesized only on a cache miss.
     In organization mode the assembly also holds the member stack (StackSettings.member_stack_name)."""
-    target = CACHE / cache_key(context)
+    cache = cache_root()
+    target = cache / cache_key(context)
     if not (target / "manifest.json").is_file():
-        from infra.app import build_app  # starts the jsii runtime: only on a miss
+        from rule_actions_cdk.app import build_app  # starts the jsii runtime: only on a miss
 
-        CACHE.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(dir=CACHE))
+        cache.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(dir=cache))
         app, _ = build_app(context, outdir=str(work), nag=False)
         app.synth()
         shutil.rmtree(target, ignore_errors=True)
@@ -71,7 +86,7 @@ def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
     stacks = [name for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"]
     if len(stacks) == 1:
         return target, stacks[0]
-    from infra.app import read_context
+    from rule_actions_cdk.app import read_context
 
     [stack] = [name for name in stacks if name == read_context(context)[1].stack_name]
     return target, stack

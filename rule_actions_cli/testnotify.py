@@ -44,8 +44,8 @@ def add_parser(commands: Any) -> None:
                          help="also text this E.164 number (repeatable)")
     command.add_argument("--json", action="store_true", help="the function's answer as one JSON object")
     add_target_options(command, required=False)  # without them: locally, on the embedded account
-    command.add_argument("--config", metavar="FILE", help="locally: a JSON object with the rule_actions keys, "
-                         "replacing cdk.json's")
+    command.add_argument("--config", metavar="FILE", help="locally: the configuration file (default: "
+                         "./rule-actions.json if there is one, else the defaults)")
     receiver.add_options(command, "locally: ")
     command.add_argument("--verbose", action="store_true", help="locally: the handler's structured logs (stderr)")
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         for line in errors:
             print(f"rule-actions: {line}", file=sys.stderr)
         return 2
-    from infra.app import read_context
+    from rule_actions_cdk.app import read_context
     from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
 

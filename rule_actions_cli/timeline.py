@@ -1,5 +1,5 @@
 """Sample timelines (events/timelines/): training jobs as SageMaker runs them, minute by minute, for a replay of the
-monitor rules on the embedded account (events/README.md documents the format).
+monitor rules on the embedded account (docs/sample-events.md documents the format).
 
     read(data, source)     a timeline, checked (every problem named, with its field)
     Timeline.between(...)  what SageMaker publishes for a job between two simulated times: its status, its

@@ -5,9 +5,11 @@ and a planted violation can prove (it fails on one).
     plug-ins          jobs/, triggers/, kinds/, readers/, monitors/: the ground floor and their own package's shared modules
                       (base.py, helpers); never another plug-in, never anything else
     registry          rule_actions.registry: the only list of plug-ins; everything else reaches them through it
-    infra/            the ground floor, the configuration, the organization block and the registry; never an
+    rule_actions_cdk  the ground floor, the configuration, the organization block and the registry; never an
                       adapter, never a plug-in but through the registry
-    no cycles         anywhere in rule_actions and rule_actions_cli, counting every import: type-only ones
+    the function      rule_actions ships alone in the Lambda asset: it never imports rule_actions_cdk, rule_actions_cli
+                      or rule_actions_sdk (the packages that import it)
+    no cycles         anywhere in the four packages, counting every import: type-only ones
                       (TYPE_CHECKING), imports inside functions, and the parent packages an import runs
 
 Imports are read from the source (ast), not from a running interpreter, so nothing is imported to check them.
@@ -25,7 +27,8 @@ GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "tex
 PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers", "monitors"))
 REGISTRY = f"{FUNCTION}.registry"
 INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}
-PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, "rule_actions_cli": ROOT / "rule_actions_cli", "infra": ROOT / "infra"}
+OUTSIDE = ("rule_actions_cli", "rule_actions_cdk", "rule_actions_sdk")  # the packages around the function
+PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, **{name: ROOT / name for name in OUTSIDE}}
 
 
 def modules(packages: Mapping[str, Path] = PACKAGES) -> dict[str, Path]:
@@ -129,6 +132,9 @@ def violations(edges: Mapping[str, set[str]]) -> list[str]:
     plugins = registered(edges)
     found = []
     for name, targets in sorted(edges.items()):
+        if name == FUNCTION or name.startswith(FUNCTION + "."):
+            found += [f"{name} -> {target}: the function ships alone; it never imports {', '.join(OUTSIDE)}"
+                      for target in sorted(targets) if target.split(".")[0] in OUTSIDE]
         ours = sorted(t for t in targets if t.startswith(FUNCTION + ".") or t == FUNCTION)
         own = plugin_package(name)
         for target in ours:
@@ -143,8 +149,8 @@ def violations(edges: Mapping[str, set[str]]) -> list[str]:
                                  "package's shared modules")
             elif not own and name != REGISTRY and plugin_package(target):
                 found.append(f"{name} -> {target}: outside the plug-ins, reach them through {REGISTRY}")
-            if name.startswith("infra") and target not in INFRA_MAY_USE:
-                found.append(f"{name} -> {target}: infra/ uses only {', '.join(sorted(INFRA_MAY_USE))}")
+            if name.startswith("rule_actions_cdk") and target not in INFRA_MAY_USE:
+                found.append(f"{name} -> {target}: rule_actions_cdk/ uses only {', '.join(sorted(INFRA_MAY_USE))}")
     for package in PLUGIN_PACKAGES:  # a plug-in package's __init__ holds no code: no list, no cycle
         listed = sorted(edges.get(package, set()) - {FUNCTION})
         if listed:

@@ -4,8 +4,10 @@ planner, the trigger families and the kinds (no AWS)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+from builders import job_arn
 
 from rule_actions.config import Config
 from rule_actions.pipeline import read_event, select
@@ -40,6 +42,12 @@ class Parsed:
 
 def parse_event(raw: Any) -> Parsed:
     return Parsed(*read_event(raw))
+
+
+def renamed(parsed: Parsed, job: str) -> Parsed:
+    """`parsed` for a job named `job`, which may be a name SageMaker never gives: read_event refuses such an event,
+    and the renderers stay safe with one all the same (names are untrusted text wherever they come from)."""
+    return replace(parsed, event=replace(parsed.event, job_name=job, job_arn=job_arn(job, parsed.account, parsed.region)))
 
 
 def find(parsed: Parsed, config: Config) -> list[Trigger]:

@@ -1,5 +1,5 @@
 """The configuration: every plug-in's fields (fields.py declarations, collected through the registry) assembled,
-read from the stack's JSON (`cdk.json`, a configuration file) or the function's environment.
+read from a configuration file (rule-actions.json), a construct's mapping, or the function's environment.
 
 `Config.from_dict` reads every field, runs every plug-in's cross-checks, and raises one `ConfigError` naming each
 bad field, its value and what is allowed: every error at once. `Config.to_dict` is the canonical form the stack
@@ -208,8 +208,8 @@ def schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "rule-actions configuration",
-        "description": "The stack's configuration (a configuration file, or cdk.json's rule_actions block). "
-                       "Generated from the fields the plug-ins declare: python -m rule_actions.config --schema",
+        "description": "The stack's configuration (rule-actions.json), generated from the fields the plug-ins "
+                       "declare: `rule-actions schema` writes it.",
         "type": "object",
         "additionalProperties": False,
         "properties": {f.key: f.described(CONTEXT) for f in FIELDS},
@@ -254,7 +254,3 @@ def _configuration(env: Mapping[str, str]) -> tuple[str | None, str]:
         return path.read_text(encoding="utf-8"), f"{ENV_CONFIG_FILE} ({name})"
     except OSError as err:
         raise ConfigError(f"{ENV_CONFIG_FILE}: {name} cannot be read from the function's code ({err.strerror})") from None
-
-
-if __name__ == "__main__":  # python -m rule_actions.config --schema
-    print(json.dumps(schema(), indent=2, ensure_ascii=False))

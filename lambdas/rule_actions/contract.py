@@ -1,6 +1,6 @@
-"""What the stack (infra/) and the function agree on: the one place each of these names and values is written.
+"""What the stack (rule_actions_cdk/) and the function agree on: the one place each of these names and values is written.
 
-The ground floor: it imports nothing of the project. infra/ reads it beside the configuration and the registry,
+The ground floor: it imports nothing of the project. rule_actions_cdk/ reads it beside the configuration and the registry,
 never the runtime adapters; the records at the end are what plug-ins ask of the stack (registry.stack_parts).
 """
 
@@ -15,6 +15,9 @@ IN_PROGRESS = "InProgress"  # the status of a running job, in every SageMaker jo
 # A job name prefix (the name charset of SageMaker jobs; ListTrainingJobs' NameContains takes at most 63): it goes
 # into IAM resource ARNs, so nothing else (a `*`, say) may widen them.
 JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"
+# A SageMaker job's name (training, tuning, processing, transform: CreateTrainingJob's pattern; tuning jobs take at
+# most 32 of its characters).
+JOB_NAME = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
 
 
 class OutcomeCondition(NamedTuple):
@@ -97,7 +100,7 @@ NAMESPACE = "RuleActions"
 REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
 
 
-# What plug-ins ask of the stack (rule_actions.registry collects it, infra/ builds it): records, not constructs.
+# What plug-ins ask of the stack (rule_actions.registry collects it, rule_actions_cdk/ builds it): records, not constructs.
 
 
 class Arn(NamedTuple):

@@ -147,7 +147,7 @@ class ActionMap(Field[Actions]):
             if self.keys and key not in self.keys:
                 errors.append(f"{path}: unknown {self.what}; allowed: {', '.join(self.keys)}")
                 continue
-            if hasattr(entries, "entries"):  # rule_actions.client objects
+            if hasattr(entries, "entries"):  # rule_actions_sdk objects
                 entries = entries.entries()
             actions, invalid = ctx.actions(entries, path, self.place)
             errors += [f"{bad.field}: {bad.reason}" for bad in invalid]

@@ -7,7 +7,7 @@
 
 Member stacks forward their SageMaker events to the central bus; the function acts in the event's account and
 region through that account's executor role, `role_name(region)` (one role per region: the role is global to
-the account, and each member stack is regional). infra/ derives the bus policy, the trust and the grants from
+the account, and each member stack is regional). rule_actions_cdk/ derives the bus policy, the trust and the grants from
 the same block.
 """
 
@@ -171,13 +171,22 @@ ORGANIZATION = Custom(
     lambda value, where, errors: Organization.from_dict(value, where, errors),
     lambda org: org.to_dict() if org else None,
     {"type": ["object", "null"], "additionalProperties": False, "properties": {
-        "org_id": {"type": ["string", "null"], "pattern": "^o-[a-z0-9]{10,32}$"},
-        "accounts": {"type": "array", "items": {"type": "string", "pattern": "^[0-9]{12}$"}, "uniqueItems": True},
-        "member_role": {"type": "string", "pattern": f"^[A-Za-z0-9+=,.@_-]{{1,{ROLE_MAX}}}$"},
+        "org_id": {"type": ["string", "null"], "pattern": "^o-[a-z0-9]{10,32}$", "default": None,
+                   "description": "An AWS Organizations id: every account of the organization may forward events to "
+                                  "the central bus."},
+        "accounts": {"type": "array", "items": {"type": "string", "pattern": "^[0-9]{12}$"}, "uniqueItems": True,
+                     "default": [], "description": "Member account ids: without org_id, exactly these may forward; "
+                                                  "with it, the function acts only for these (others are refused)."},
+        "member_role": {"type": "string", "pattern": f"^[A-Za-z0-9+=,.@_-]{{1,{ROLE_MAX}}}$",
+                        "default": DEFAULT_MEMBER_ROLE, "description": "The executor role's name in each member "
+                                                                       "account (its stack creates <member_role>-<region>)."},
         "aliases": {"type": "object", "propertyNames": {"pattern": "^[0-9]{12}$"},
-                    "additionalProperties": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9 ._-]{0,49}$"}},
-        "central_account": {"type": "string", "pattern": "^[0-9]{12}$"},
-        "central_region": {"type": "string", "maxLength": REGION_MAX, "pattern": "^[a-z]{2,4}(-[a-z]+)+-[0-9]{1,2}$"},
+                    "additionalProperties": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9 ._-]{0,49}$"},
+                    "default": {}, "description": "Account id -> a readable name, used in messages and results."},
+        "central_account": {"type": "string", "pattern": "^[0-9]{12}$",
+                            "description": "The account the central stack is deployed in (it is pinned there)."},
+        "central_region": {"type": "string", "maxLength": REGION_MAX, "pattern": "^[a-z]{2,4}(-[a-z]+)+-[0-9]{1,2}$",
+                           "description": "The region the central stack is deployed in (it is pinned there)."},
     }, "required": ["central_account", "central_region"], "anyOf": [
         {"required": ["org_id"], "properties": {"org_id": {"type": "string"}}},
         {"required": ["accounts"], "properties": {"accounts": {"minItems": 1}}}]},

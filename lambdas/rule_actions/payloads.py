@@ -5,7 +5,7 @@
                   message
     slack         Slack incoming webhooks: `text` and Block Kit `blocks`
     teams         Teams workflows: the message envelope around one Adaptive Card
-    json          ours, versioned (JSON_VERSION; README "Webhooks" documents every field; `job.family` and
+    json          ours, versioned (JSON_VERSION; docs/destinations.md, "The json payload", documents every field; `job.family` and
                   `job.details` were added to version 1, as it allows)
 
 The words come from the trigger family (its Message and its TriggerFacts); untrusted names and reasons arrive as
@@ -115,7 +115,7 @@ def teams(message: Message) -> dict[str, Any]:
 
 def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: TriggerFacts, region: str,
                  stops: Iterable[Result], delivery: str) -> dict[str, Any]:
-    """Our own format, version JSON_VERSION: every field is documented in the README ("Webhooks")."""
+    """Our own format, version JSON_VERSION: every field is documented in docs/destinations.md ("The json payload")."""
     family = event.family
     job = None if not facts.about_job else {
         "name": plain(event.job_name, NAME_MAX), "arn": plain(event.job_arn, ARN_MAX),

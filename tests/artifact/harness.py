@@ -39,8 +39,8 @@ from moto.server import ThreadedMotoServer
 from moto.sns.exceptions import SNSInvalidParameter
 from moto.sns.responses import SNSResponse
 
-from infra.bundle import link_runtime
-from infra.settings import PYTHON_VERSION
+from rule_actions_cdk.bundle import link_runtime
+from rule_actions_cdk.settings import PYTHON_VERSION
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
 from rule_actions_cli.inputs import job_of
@@ -232,12 +232,12 @@ class Runner:
 
 @contextmanager
 def served(config: dict[str, Any]) -> Iterator[ServedAccount]:
-    """The stack of `config` (cdk.json's context otherwise) deployed into moto server on a free loopback port."""
-    from infra.app import cdk_json_context
+    """The stack of `config` (rule-actions.json's otherwise) deployed into moto server on a free loopback port."""
+    from rule_actions_cdk.app import project_context
     from rule_actions_cli.deploy_local import free_port
     from rule_actions_cli.synth import synthesize
 
-    assembly, stack = synthesize({**cdk_json_context(), "rule_actions": config})
+    assembly, stack = synthesize({**project_context(), "rule_actions": config})
     with ServedAccount(assembly, stack, port=free_port()) as account:
         yield account
 

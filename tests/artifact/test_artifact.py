@@ -20,7 +20,7 @@ import pytest
 from builders import event, rule_config, rule_status
 from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events, without_statement
 
-from infra.app import cdk_json_context
+from rule_actions_cdk.app import project_context
 from rule_actions_cli import inputs
 from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.main import run_replay
@@ -32,7 +32,7 @@ DEMO_CONFIG = json.loads((ROOT / "examples" / "demo-config.json").read_text())
 TEAM_MEMBER = DEMO_CONFIG["notify"]["emails"][0]
 REFUSED = "refused@example.org"  # SNS refuses to subscribe it: the action fails, its ledger record is deleted
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "AuthorizationError"}
-# Every call the handler may make (the README's IAM list), by service.
+# Every call the handler may make (the IAM list of docs/operations.md), by service.
 EXPECTED_CALLS = {
     ("sagemaker", "DescribeTrainingJob"), ("sagemaker", "ListTrainingJobs"), ("sagemaker", "StopTrainingJob"),
     ("sns", "Subscribe"), ("sns", "GetSubscriptionAttributes"), ("sns", "SetSubscriptionAttributes"),
@@ -68,7 +68,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def context():
-    return {**cdk_json_context(), "rule_actions": DEMO_CONFIG}
+    return {**project_context(), "rule_actions": DEMO_CONFIG}
 
 
 @pytest.fixture(scope="module")

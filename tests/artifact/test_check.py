@@ -11,7 +11,7 @@ from harness import Runner, ServedAccount, lambda_runtime
 from moto.awslambda.models import LambdaFunction
 from moto.events.responses import EventsHandler
 
-from infra.app import cdk_json_context
+from rule_actions_cdk.app import project_context
 from rule_actions_cli.check import REPLAY_NAME, synthetic_event
 from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.main import main
@@ -24,7 +24,7 @@ CONFIG = {"notify": {"emails": ["ml-team@example.com"]}, "training_job_prefixes"
 
 @pytest.fixture(scope="module")
 def deployed():
-    assembly, stack = synthesize({**cdk_json_context(), "rule_actions": CONFIG})
+    assembly, stack = synthesize({**project_context(), "rule_actions": CONFIG})
     with ServedAccount(assembly, stack, port=free_port()) as account:
         yield account
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events
 
-from infra.app import cdk_json_context
+from rule_actions_cdk.app import project_context
 from rule_actions_cli import inputs
 from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.main import run_replay
@@ -50,7 +50,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def context():
-    return {**cdk_json_context(), "rule_actions": CONFIG}
+    return {**project_context(), "rule_actions": CONFIG}
 
 
 @pytest.fixture(scope="module")

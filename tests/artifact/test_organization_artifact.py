@@ -21,8 +21,8 @@ from moto.awslambda.models import LambdaFunction
 from moto.events.responses import EventsHandler
 from moto.server import ThreadedMotoServer
 
-from infra.app import cdk_json_context, read_context
 from rule_actions.organization import Organization
+from rule_actions_cdk.app import project_context, read_context
 from rule_actions_cli import inputs
 from rule_actions_cli.check import REPLAY_NAME
 from rule_actions_cli.deploy_local import free_port
@@ -73,7 +73,7 @@ def events():
 
 @pytest.fixture(scope="module")
 def context():
-    return {**cdk_json_context(), "rule_actions": CONFIG}
+    return {**project_context(), "rule_actions": CONFIG}
 
 
 @pytest.fixture(scope="module")

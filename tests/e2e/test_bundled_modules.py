@@ -1,5 +1,5 @@
 """The function's code asset ships, of Powertools and what it needs, exactly the files the function imports, found
-by running it (bench/imports.py, infra/bundled-modules.txt): nothing it never imports, nothing missing."""
+by running it (bench/imports.py, rule_actions_cdk/bundled-modules.txt): nothing it never imports, nothing missing."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from infra import bundle
-from infra.settings import PYTHON_VERSION
+from rule_actions_cdk import bundle
+from rule_actions_cdk.settings import PYTHON_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,6 +29,11 @@ def test_the_asset_holds_the_package_the_listed_files_and_the_metadata_only(tmp_
             if "__pycache__" not in p.parts}
     metadata = {path for path in shipped if path.split("/", 1)[0].endswith(".dist-info")}
     assert shipped == ours | bundle.shipped_modules() | metadata
+    # of the metadata, each distribution's METADATA and licenses: not RECORD (it lists the files left out), not
+    # this machine's INSTALLER or WHEEL
+    names = {path.split("/", 1)[1] for path in metadata}
+    assert "METADATA" in names and any("LICENSE" in name for name in names)
+    assert not names & {"RECORD", "INSTALLER", "WHEEL", "direct_url.json"}
     # and far fewer than the distributions whole
     whole = tmp_path.parent / "whole"
     bundle.write(whole, PYTHON_VERSION, only_imported=False)

@@ -43,7 +43,7 @@ def test_organization_deploys_the_central_then_a_member_stack_and_destroys_both(
     # When make deploy-local runs with it
     assert deploy_local.main(["--config", str(path)]) == 0
 
-    # Then, as the README orders it: bootstrap and the central stack as the central account in its region, a member
+    # Then, as docs/organization.md orders it: bootstrap and the central stack as the central account in its region, a member
     # stack as a member account, both read back, the member destroyed first
     steps, read = recorded
     central = ("210987654321", "eu-west-1")

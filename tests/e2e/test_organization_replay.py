@@ -14,7 +14,7 @@ from pathlib import Path
 import boto3
 import pytest
 
-from infra.app import read_context
+from rule_actions_cdk.app import read_context
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded_organization import EmbeddedOrganization
 from rule_actions_cli.inputs import replay_context

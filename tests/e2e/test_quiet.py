@@ -33,9 +33,8 @@ def test_the_app_synthesizes_without_the_node_banner_or_bundling_lines(tmp_path)
 
 def test_a_replay_that_synthesizes_prints_nothing_on_stderr(tmp_path, monkeypatch, capfd):
     # Given an empty synth cache (the first replay of a configuration)
-    from rule_actions_cli import synth
 
-    monkeypatch.setattr(synth, "CACHE", tmp_path / "cache")
+    monkeypatch.setenv("RULE_ACTIONS_CACHE", str(tmp_path / "cache"))
     event = ROOT / "events" / "vanishing-gradient-sdk-actions.json"
 
     # When an event is replayed

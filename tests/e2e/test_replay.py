@@ -231,7 +231,7 @@ def test_top_level_help_describes_every_command_and_outcome_and_sends_to_each_co
 
 
 def test_make_demo_replays_the_events_then_the_timelines():
-    # (tests/e2e/test_timelines.py replays what it replays, and checks the README's excerpt against it)
+    # (tests/e2e/test_timelines.py replays what it replays, and checks the excerpt in docs/getting-started.md)
     makefile = (ROOT / "Makefile").read_text()
     assert ("replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \\\n"
             "\t\t--receiver events/ events/timelines/") in makefile

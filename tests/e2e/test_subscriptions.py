@@ -23,9 +23,9 @@ def deployed(tmp_path):
     """The demo stack (team ml-team@example.com, only @example.com addresses allowed) with, on its topic: three
     personal subscriptions the function made (one for an address the configuration now refuses), a chat channel
     subscribed by hand to the team, and a subscription filtering on something else."""
-    from infra.app import cdk_json_context
+    from rule_actions_cdk.app import project_context
 
-    context = {**cdk_json_context(), "rule_actions": CONFIG}
+    context = {**project_context(), "rule_actions": CONFIG}
     assembly, stack = synthesize(context)
     with EmbeddedAccount(assembly, stack) as account:
         sns = boto3.client("sns", region_name=account.region)

@@ -90,10 +90,10 @@ def test_the_multi_host_stall_names_the_silent_host(demo):
     assert finding == "no log line from algo-3 for 30 min (threshold 30 min), while algo-1, algo-2, algo-4 still log"
 
 
-def test_readme_shows_what_make_demo_prints(demo):
+def test_getting_started_shows_what_make_demo_prints(demo):
     from rule_actions_cli.report import summary
 
-    assert summary(demo[0]) in (ROOT / "README.md").read_text()
+    assert summary(demo[0]) in (ROOT / "docs" / "getting-started.md").read_text()
 
 
 def test_a_timeline_without_monitor_rules_says_so(capsys):

@@ -500,7 +500,7 @@ def explained(case: Case, event: JobEvent, failed: dict[str, Any]) -> bool:
 
 
 def allowlisted(config: Config, endpoint: str) -> bool:
-    """allowed_endpoints as the README states it (globs, any case, empty: any), computed here independently."""
+    """allowed_endpoints as docs/destinations.md states it (globs, any case, empty: any), computed here independently."""
     patterns = config.value("allowed_endpoints")
     return not patterns or any(fnmatch.fnmatchcase(endpoint.casefold(), p.casefold()) for p in patterns)
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def synthesize(context: dict[str, Any], outdir: Path, nag: bool = True) -> Template:
     """`Template.from_stack` of the app's stack for this context, as `cdk synth` builds it: the app synthesizes
     into `outdir` (the code asset included), and cdk-nag, when `nag`, raises on a finding."""
-    from infra.app import build_app
+    from rule_actions_cdk.app import build_app
 
     _, stack = build_app(context, outdir=str(outdir), nag=nag)
     return Template.from_stack(stack)

@@ -1,7 +1,7 @@
 """Every alarm reaches its topic: for each alarm action, the topic's policy lets CloudWatch publish for that alarm
 and the key that encrypts the topic lets CloudWatch use it (else the notification is dropped without an error).
 
-Evaluated on the synthesized templates (cdk.json's, and one with a team and texts), with the template's
+Evaluated on the synthesized templates (rule-actions.json's, and one with a team and texts), with the template's
 intrinsic functions resolved for one account and region, and a small evaluator of the statements' effect,
 principal, action, resource and conditions (moto's policy engine knows only StringEquals conditions).
 """
@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 from stack_helpers import synthesize
 
-from infra.app import cdk_json_context
+from rule_actions_cdk.app import project_context
 
 ACCOUNT, REGION, PARTITION = "123456789012", "eu-west-1", "aws"
 CLOUDWATCH = "cloudwatch.amazonaws.com"
-TEAM_WITH_TEXTS = {**cdk_json_context(), "rule_actions": {"notify": {"emails": ["ml@example.com"],
+TEAM_WITH_TEXTS = {**project_context(), "rule_actions": {"notify": {"emails": ["ml@example.com"],
                                                                      "sms": ["+15555550100"]}}}
-MONITOR_RULES = {**cdk_json_context(), "rule_actions": {"monitor": {"rules": {"StalledTraining": {}}}}}
-CONTEXTS = {"cdk.json": cdk_json_context(), "team with texts": TEAM_WITH_TEXTS, "monitor rules": MONITOR_RULES}
-ALARMS = {"cdk.json": 7, "team with texts": 7, "monitor rules": 12}  # the evaluator adds five
+MONITOR_RULES = {**project_context(), "rule_actions": {"monitor": {"rules": {"StalledTraining": {}}}}}
+CONTEXTS = {"rule-actions.json": project_context(), "team with texts": TEAM_WITH_TEXTS, "monitor rules": MONITOR_RULES}
+ALARMS = {"rule-actions.json": 7, "team with texts": 7, "monitor rules": 12}  # the evaluator adds five
 
 
 @pytest.fixture(scope="module", params=list(CONTEXTS))

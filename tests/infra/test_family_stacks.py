@@ -12,9 +12,9 @@ import pytest
 from aws_cdk.assertions import Match, Template
 from stack_helpers import ROOT, arn, synthesize
 
-from infra.app import build_app, cdk_json_context
 from rule_actions.config import Config
 from rule_actions.registry import event_pattern
+from rule_actions_cdk.app import build_app, project_context
 
 FAMILIES = json.loads((ROOT / "examples" / "families-config.json").read_text())
 PREFIXED = {**FAMILIES, "tuning_job_prefixes": ["hpo-"], "processing_job_prefixes": ["prep-"],
@@ -24,7 +24,7 @@ ORGANIZATION = {"org_id": "o-a1b2c3d4e5", "accounts": ["111122223333"], "central
 
 
 def context(config: dict[str, Any]) -> dict[str, Any]:
-    return {**cdk_json_context(), "rule_actions": config}
+    return {**project_context(), "rule_actions": config}
 
 
 @pytest.fixture(scope="module")

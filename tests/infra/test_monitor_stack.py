@@ -12,13 +12,13 @@ import pytest
 from aws_cdk.assertions import Match, Template
 from stack_helpers import get_att, no_statement, synthesize
 
-from infra.app import build_app, cdk_json_context
+from rule_actions_cdk.app import build_app, project_context
 
 MONITOR = {"notify": {"emails": ["ml@example.com"]}, "monitor": {"rules": {"LowGPUUtilization": {}}}}
 
 
 def context(**config: Any) -> dict[str, Any]:
-    return {**cdk_json_context(), "rule_actions": config}
+    return {**project_context(), "rule_actions": config}
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,7 @@ def test_runs_share_rules_five_by_five_and_the_timeout_follows_the_interval(tmp_
 
 
 def test_without_monitor_nothing_of_the_evaluation_is_in_the_stack(tmp_path):
-    found = synthesize(cdk_json_context(), tmp_path, nag=False)
+    found = synthesize(project_context(), tmp_path, nag=False)
     found.resource_properties_count_is("AWS::Lambda::Function", {"FunctionName": "RuleActions-evaluator"}, 0)
     assert not [r for r in found.find_resources("AWS::Events::Rule").values()
                 if "ScheduleExpression" in r["Properties"]]

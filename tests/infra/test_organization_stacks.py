@@ -13,10 +13,10 @@ import pytest
 from aws_cdk.assertions import Capture, Match, Template
 from stack_helpers import arn, get_att, no_statement, ref
 
-from infra.app import build_app, cdk_json_context
 from rule_actions.config import Config
 from rule_actions.contract import ENV_CONFIG
 from rule_actions.registry import event_pattern
+from rule_actions_cdk.app import build_app, project_context
 
 CENTRAL, REGION, ORG = "123456789012", "us-east-1", "o-a1b2c3d4e5"
 TEAM_A, TEAM_B = "111122223333", "444455556666"
@@ -37,7 +37,7 @@ def partition_arn(rest: str) -> dict[str, Any]:
 
 
 def context(organization: dict[str, Any], **config: Any) -> dict[str, Any]:
-    base = cdk_json_context()
+    base = project_context()
     return {**base, "rule_actions": {**base["rule_actions"], **config, "organization": organization}}
 
 

@@ -8,14 +8,14 @@ import pytest
 from aws_cdk.assertions import Capture, Match, Template
 from stack_helpers import arn, ref, synthesize
 
-from infra.app import cdk_json_context
-from rule_actions.client import SMS, ActionList, Email, StopTraining
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import CONFIG_FILE_NAME, ENV_CONFIG, ENV_CONFIG_FILE, ROUTING_ATTRIBUTE, TEAM
+from rule_actions_cdk.app import project_context
+from rule_actions_sdk import SMS, ActionList, Email, StopTraining
 
 SUBSCRIBERS = {"emails": ["ml-oncall@example.com", "lead@example.org"], "sms": ["+15555550100"]}
 CONTEXT = {
-    **cdk_json_context(),
+    **project_context(),
     # as `cdk synth -c rule_actions='...'` passes it: a JSON string
     "rule_actions": json.dumps({
         "notify": SUBSCRIBERS,
@@ -94,8 +94,8 @@ def test_stack_settings_apply(template):
 def test_the_construct_embeds_in_a_users_app_with_client_actions():
     import aws_cdk as cdk
 
-    from infra.construct import RuleActions
-    from infra.settings import StackSettings
+    from rule_actions_cdk.construct import RuleActions
+    from rule_actions_cdk.settings import StackSettings
 
     # Given a user's own app and stack, and actions written with the SDK-like classes
     config = Config.from_dict({"rules": {
@@ -120,7 +120,7 @@ def test_the_construct_embeds_in_a_users_app_with_client_actions():
 
 
 def test_a_configuration_too_large_for_the_environment_ships_in_the_code(tmp_path):
-    from infra.app import build_app, cdk_json_context
+    from rule_actions_cdk.app import build_app, project_context
 
     # Given a configuration of 60 rules, each emailing its owner: more than Lambda's 4 KB environment holds
     rules = {f"CustomRule{i:03}": [{"name": "email", "endpoint": f"person{i}@example.com"}] for i in range(60)}
@@ -128,7 +128,7 @@ def test_a_configuration_too_large_for_the_environment_ships_in_the_code(tmp_pat
     assert len(config.to_json()) > 4096
 
     # When the stack is synthesized (cdk-nag on)
-    app, stack = build_app({**cdk_json_context(), "rule_actions": config.to_dict()}, outdir=str(tmp_path))
+    app, stack = build_app({**project_context(), "rule_actions": config.to_dict()}, outdir=str(tmp_path))
     app.synth()
     template = Template.from_stack(stack)
 
@@ -149,7 +149,7 @@ def test_a_configuration_too_large_for_the_environment_ships_in_the_code(tmp_pat
 def test_prefixes_that_would_widen_iam_are_refused():
     import aws_cdk as cdk
 
-    from infra.stack import RuleActionsStack
+    from rule_actions_cdk.stack import RuleActionsStack
 
     with pytest.raises(ConfigError, match=r"training_job_prefixes: \"exp\*\" is not a training job name prefix"):
         RuleActionsStack(cdk.App(), config=Config.from_dict({"training_job_prefixes": ["exp*"]}))
@@ -160,10 +160,10 @@ def test_an_unacknowledged_cdk_nag_finding_fails_synth(tmp_path):
     from aws_cdk import aws_sqs as sqs
     from cdk_nag import AwsSolutionsChecks
 
-    from infra.stack import RuleActionsStack
+    from rule_actions_cdk.stack import RuleActionsStack
 
     # Given the app's stack plus one resource cdk-nag objects to, with nothing acknowledged for it
-    app = cdk.App(context=cdk_json_context(), outdir=str(tmp_path))
+    app = cdk.App(context=project_context(), outdir=str(tmp_path))
     stack = RuleActionsStack(app, config=Config())
     sqs.Queue(stack, "Unencrypted", encryption=sqs.QueueEncryption.UNENCRYPTED)
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
@@ -180,7 +180,7 @@ def test_an_unacknowledged_cdk_nag_finding_fails_synth(tmp_path):
 def test_a_name_too_long_for_the_derived_resource_names_is_refused():
     import aws_cdk as cdk
 
-    from infra.construct import RuleActions
+    from rule_actions_cdk.construct import RuleActions
 
     stack = cdk.Stack(cdk.App(), "S" * 60)  # fine for CloudFormation, too long for "<name>-handler" & co.
     with pytest.raises(ConfigError, match=r"RuleActions name \"S{60}\": resource names are derived from it"):

@@ -1,4 +1,4 @@
-"""Reading the context: the two blocks of cdk.json, `-c` overrides as JSON strings, and the one clear message
+"""Reading the context: the configuration file and its blocks, `-c` overrides as JSON strings, and the one clear message
 (exit status 1, no traceback) that `cdk synth` shows for an invalid block."""
 
 import json
@@ -9,30 +9,30 @@ import sys
 import pytest
 from stack_helpers import ROOT
 
-from infra.app import cdk_json_context, read_context
-from infra.settings import LOG_RETENTION_DAYS, StackSettings, context_object
 from rule_actions.config import Config, ConfigError
+from rule_actions_cdk.app import feature_flags, project_context, read_context
+from rule_actions_cdk.settings import LOG_RETENTION_DAYS, StackSettings, context_object
 
 
-def test_cdk_json_holds_the_documented_defaults():
-    context = cdk_json_context()
+def test_the_configuration_file_is_the_defaults_with_the_useful_job_outcomes():
+    # rule-actions.json: Config's defaults, but for the job outcomes it notifies (none by default), and its stack
+    context = project_context(ROOT / "rule-actions.json")
     config, settings = read_context(context)
-    # cdk.json's block spells out Config's defaults, but for the useful job_outcomes it shows (none by default)
     outcomes = {"Failed": ["notify"], "MaxRuntimeExceeded": ["notify"], "MaxWaitTimeExceeded": ["notify"],
                 "Interrupted": ["notify"]}
     assert Config().value("job_outcomes") == () and config == Config.from_dict({"job_outcomes": outcomes})
-    assert context["rule_actions"] == json.loads(json.dumps(Config().to_dict())) | {
-        "rules": {"*": ["notify"]}, "job_outcomes": outcomes}
-    assert settings == StackSettings() and context["rule_actions_stack"] == StackSettings().to_dict()
+    assert settings == StackSettings() and settings.stack_name == "RuleActions"
     assert settings.reserved_concurrency is None and settings.log_retention_days == 90
-    assert settings.stack_name == "RuleActions"
+    assert json.loads((ROOT / "rule-actions.json").read_text())["$schema"] == "schemas/config.schema.json"
 
 
-def test_cdk_json_runs_the_project_venv_and_sets_the_recommended_flags():
+def test_cdk_json_holds_only_cdks_feature_flags_the_package_ships_too():
     cdk_json = json.loads((ROOT / "cdk.json").read_text())
     assert cdk_json["app"] == ".venv/bin/python app.py"
-    flags = {k for k in cdk_json["context"] if k.startswith("@aws-cdk")}
+    flags = cdk_json["context"]
+    assert all(key.startswith("@aws-cdk") for key in flags), [k for k in flags if not k.startswith("@aws-cdk")]
     assert "@aws-cdk/core:validateAgainstDefaultRules" in flags and len(flags) > 80
+    assert feature_flags() == flags  # the command synthesizes with the same flags wherever it runs
 
 
 def test_json_strings_from_the_command_line_are_accepted():
@@ -83,7 +83,7 @@ def synth(context):
 
 
 def test_an_invalid_rule_actions_block_stops_synth_with_one_clear_message():
-    context = {**cdk_json_context(), "rule_actions": '{"rules": {"*": ["reboot"]}, "dedup_ttl_hours": 0}'}
+    context = {**project_context(), "rule_actions": '{"rules": {"*": ["reboot"]}, "dedup_ttl_hours": 0}'}
     result = synth(context)
     assert result.returncode == 1
     assert result.stderr.startswith("invalid configuration:\n  rule_actions.")
@@ -93,7 +93,7 @@ def test_an_invalid_rule_actions_block_stops_synth_with_one_clear_message():
 
 
 def test_an_invalid_rule_actions_stack_block_stops_synth_with_one_clear_message():
-    result = synth({**cdk_json_context(), "rule_actions_stack": {"log_retention_days": 45}})
+    result = synth({**project_context(), "rule_actions_stack": {"log_retention_days": 45}})
     assert result.returncode == 1
     assert result.stderr == (
         "invalid stack settings:\n  rule_actions_stack.log_retention_days: 45 is not a retention CloudWatch Logs "
@@ -103,7 +103,7 @@ def test_an_invalid_rule_actions_stack_block_stops_synth_with_one_clear_message(
 
 def test_synth_warns_of_a_rule_key_in_the_wrong_case_and_still_synthesizes(tmp_path):
     # Given a rules key that names a built-in rule in another case
-    context = {**cdk_json_context(), "rule_actions": {"rules": {"vanishinggradient": ["stoptraining"], "*": ["notify"]}}}
+    context = {**project_context(), "rule_actions": {"rules": {"vanishinggradient": ["stoptraining"], "*": ["notify"]}}}
 
     # When the app synthesizes (into a folder of its own)
     result = subprocess.run([sys.executable, "app.py"], cwd=ROOT, capture_output=True, text=True, timeout=180,

@@ -11,15 +11,15 @@ import pytest
 from aws_cdk.assertions import Match, Template
 from stack_helpers import ref, synthesize
 
-from infra.app import cdk_json_context
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN
+from rule_actions_cdk.app import project_context
 
 SLACK = {"workspace_id": "T0123ABCD", "channel_id": "C0123ABCD"}
 TEAMS = {"tenant_id": "0a1b2c3d-0000-4000-8000-000000000001", "team_id": "0a1b2c3d-0000-4000-8000-000000000002",
          "channel_id": "19%3a0f1e2d3c4b5a69788796a5b4c3d2e1f0%40thread.tacv2"}
 SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:111122223333:secret:oncall-hook-AbCdEf"
 CONTEXT = {
-    **cdk_json_context(),
+    **project_context(),
     "rule_actions": {
         "notify": {"emails": ["ml-team@example.com"]},
         "chat": {"slack": [SLACK], "teams": [TEAMS]},
@@ -108,7 +108,7 @@ def test_the_function_is_told_the_chat_topic(template):
 
 
 def test_without_chat_or_webhooks_there_is_none_of_it(tmp_path):
-    plain = synthesize({**cdk_json_context()}, tmp_path, nag=False)
+    plain = synthesize({**project_context()}, tmp_path, nag=False)
     plain.resource_count_is("AWS::Chatbot::SlackChannelConfiguration", 0)
     assert "RuleActions-chat" not in json.dumps(plain.to_json())
     assert "secretsmanager" not in json.dumps(plain.to_json())

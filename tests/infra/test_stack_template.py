@@ -1,4 +1,4 @@
-"""The stack as `cdk synth` builds it from cdk.json, asserted with `aws_cdk.assertions`: one synthesis (with
+"""The stack as `cdk synth` builds it from rule-actions.json, asserted with `aws_cdk.assertions`: one synthesis (with
 cdk-nag) for the whole module."""
 
 import inspect
@@ -9,9 +9,6 @@ from aws_cdk.assertions import Capture, Match, Template
 from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 from stack_helpers import ROOT, arn, deny_without_tls, get_att, no_statement, ref, synthesize
 
-from infra.app import cdk_json_context
-from infra.bundle import bundled_distributions, shipped_modules
-from infra.settings import PYTHON_VERSION
 from rule_actions.config import Config, Settings
 from rule_actions.contract import (
     ENV_CONFIG,
@@ -24,8 +21,11 @@ from rule_actions.contract import (
     SERVICE,
 )
 from rule_actions.registry import event_pattern
+from rule_actions_cdk.app import project_context
+from rule_actions_cdk.bundle import bundled_distributions, shipped_metadata, shipped_modules
+from rule_actions_cdk.settings import PYTHON_VERSION
 
-CONTEXT = cdk_json_context()
+CONTEXT = project_context()
 CONFIG = Config.from_dict(CONTEXT["rule_actions"])
 NAME = CONTEXT["rule_actions_stack"]["stack_name"]
 TOPIC, QUEUE = "AWS::SNS::Topic", "AWS::SQS::Queue"
@@ -38,7 +38,7 @@ def outdir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def template(outdir) -> Template:
-    # Given the context cdk.json gives `cdk synth`, when the app synthesizes (cdk-nag raises on a finding)
+    # Given the context `cdk synth` gets (rule-actions.json), when the app synthesizes (cdk-nag raises on a finding)
     return synthesize(CONTEXT, outdir)
 
 
@@ -72,7 +72,7 @@ COUNTS = {
     "AWS::IAM::Role": 1, "AWS::IAM::Policy": 1,
     "AWS::Lambda::Function": 1, "AWS::Lambda::EventInvokeConfig": 1, "AWS::Lambda::Permission": 1,
     "AWS::Events::Rule": 1, "AWS::CloudWatch::Alarm": 7,
-    "AWS::SNS::Subscription": 0,  # cdk.json's notify lists are empty
+    "AWS::SNS::Subscription": 0,  # rule-actions.json's notify lists are empty
     "Custom::AWS": 0,  # nor can it send texts: the account's SMS settings are left alone
 }
 
@@ -91,7 +91,7 @@ def test_rule_pattern_is_the_one_event_pattern_builds(template):
         "detail": {"$or": [
             {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
             {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
-            # cdk.json's job_outcomes: Failed (not a timeout or spot interruption), the timeouts, Interrupted
+            # rule-actions.json's job_outcomes: Failed (not a timeout or spot interruption), the timeouts, Interrupted
             {"TrainingJobStatus": ["Failed"],
              "SecondaryStatus": [{"anything-but": ["MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Interrupted"]}]},
             {"SecondaryStatus": ["MaxRuntimeExceeded"]},
@@ -364,7 +364,7 @@ def test_function_runtime_code_and_limits(template, ids):
         "Handler": "rule_actions.handler.lambda_handler",
         "MemorySize": 256,
         "Timeout": 60,
-        "ReservedConcurrentExecutions": Match.absent(),  # null in cdk.json: no reservation
+        "ReservedConcurrentExecutions": Match.absent(),  # null in rule-actions.json: no reservation
         "LoggingConfig": Match.exact({"LogGroup": ref(ids["log_group"])}),
         "Role": get_att(ids["role"]),
     })
@@ -380,13 +380,14 @@ def test_the_code_asset_is_the_lambdas_folder_and_the_powertools_files_it_import
     files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
     ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
     # Then: our package, and of Powertools and its dependencies Lambda does not ship, the files the function
-    # imports (infra/bundled-modules.txt) and their metadata
+    # imports (rule_actions_cdk/bundled-modules.txt), their METADATA and licenses
     bundled = bundled_distributions(PYTHON_VERSION)
     names = {d.metadata["Name"] for d in bundled}
     assert names == {"aws_lambda_powertools", "typing_extensions"}  # boto3 and its dependencies: the runtime's
     installed = {f.as_posix() for d in bundled for f in d.files
                  if f.parts[0] != ".." and "__pycache__" not in f.parts and f.suffix != ".pyc"}
-    metadata = {f for f in installed if f.split("/", 1)[0].endswith(".dist-info")}
+    metadata = {f for f in installed
+                if f.split("/", 1)[0].endswith(".dist-info") and shipped_metadata(tuple(f.split("/")[1:]))}
     assert shipped_modules() <= installed
     assert files == ours | shipped_modules() | metadata
     assert not {f for f in files if f.endswith((".pyc", ".so"))} and not {f for f in files if f.startswith("boto")}

@@ -316,7 +316,7 @@ def test_the_reason_of_a_ledger_write_failing_after_the_action_does_not_claim_no
 
 
 def test_documented_window_a_done_action_whose_record_was_not_completed_repeats_after_the_record_expires(aws):
-    # Given the ledger could not complete the record of a sent email (README "Exactly once": the one window)
+    # Given the ledger could not complete the record of a sent email (docs/security.md, "Exactly once": the one window)
     aws.put_job("demo-job-001")
     fault = Fault(aws.effects().ledger.client, "UpdateItem", "ProvisionedThroughputExceededException")
     only_email = issues_found(action_json='[{"name": "email", "endpoint": "ml@example.com"}]')

@@ -26,10 +26,10 @@ import pytest
 from builders import event, rule_config, rule_status
 
 from rule_actions import handler
-from rule_actions.client import ActionList, Email, StopTraining, prepare_actions
 from rule_actions.handler import ActionsFailed
 from rule_actions.privacy import redact
 from rule_actions_cli.embedded import LocalContext
+from rule_actions_sdk import ActionList, Email, StopTraining, prepare_actions
 
 THREADS = 8
 TEAMS = ("nlp", "cv", "rec", "speech", "tabular", "rl", "search", "ads")

@@ -224,10 +224,12 @@ def _urls(text):
     return re.findall(r"https://\S+", text)
 
 
-def test_hostile_job_and_rule_names_are_rendered_as_plain_text_and_encoded_in_links(aws):
+def test_hostile_rule_names_and_details_are_rendered_as_plain_text_and_encoded_in_links(aws):
     aws.configure(notify={"emails": ["team@example.com"], "sms": ["+15555550100"]})
-    for job, rule in HOSTILE:
-        # Given a job and a rule with markup, control characters, line breaks or bidi overrides in their names
+    for n, (_, rule) in enumerate(HOSTILE):
+        # Given a rule with markup, control characters, line breaks or bidi overrides in its name and details (the
+        # job's name is SageMaker's charset: the renderers' own tests take hostile job names, test_messages.py)
+        job = f"demo-job-{n}"
         aws.put_job(job)
         raw = with_actions(job, '[{"name": "stoptraining"}]', rule=rule)
         raw["detail"]["DebugRuleEvaluationStatuses"][0]["StatusDetails"] = f"{rule}\nTraining job:   forged\r\n{job}"
@@ -256,6 +258,24 @@ def test_hostile_job_and_rule_names_are_rendered_as_plain_text_and_encoded_in_li
         assert len(urls) == 2 and all(re.fullmatch(r"[A-Za-z0-9%._~:/?#=$&-]+", url) for url in urls), urls
         assert urls[0].endswith("#/jobs/" + quote(job, safe=""))
     assert len(aws.inbox("team@example.com")) == len(HOSTILE)
+
+
+def test_hostile_job_names_are_refused_when_read_and_nothing_is_done(aws):
+    aws.configure(notify={"emails": ["team@example.com"]})
+    aws.effects()
+    for job, rule in HOSTILE:
+        # Given an event whose job name no SageMaker job can have (only a forged event carries one)
+        raw = with_actions(job, '[{"name": "stoptraining"}, {"name": "email", "endpoint": "x@example.com"}]', rule=rule)
+
+        # When it is delivered
+        result = aws.invoke(raw)
+
+        # Then it is ignored, naming the field, and its reason is one line with no control character
+        assert result["actions"] == [] and result["job"] is None, result
+        assert result["ignored"].startswith("detail.TrainingJobName: ") and "not a SageMaker job name" in result["ignored"]
+        assert not [c for c in result["ignored"] if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")], result
+    # And no AWS call was made and nobody was told
+    assert aws.calls == [] and aws.published == []
 
 
 def test_bidi_override_characters_never_reach_the_email_body(aws):

@@ -285,7 +285,7 @@ def test_bad_training_job_prefixes_refused(prefix):
 )
 def test_sdk_accepted_values_that_cannot_work_are_refused_on_purpose(entry, field):
     # Given values the SDK's loose checks accept but SNS, DNS or the service's 256-character parameter limit
-    # cannot use (a deliberate difference, documented in the README)
+    # cannot use (a deliberate difference, documented in docs/attaching-actions.md)
     # When they are parsed
     actions, invalid = parse_action_json(json.dumps([entry]))
 

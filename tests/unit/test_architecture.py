@@ -15,7 +15,7 @@ PACKAGE = ROOT / "lambdas" / "rule_actions"
 
 
 def test_the_dependency_rule_holds():
-    # Given the function's package, the CLI and infra/, every import counted (type-only and in-function too)
+    # Given the function's package, the CLI, the CDK library and the SDK mirror, every import counted (type-only and in-function too)
     # When the rule is checked
     # Then nothing breaks it
     assert violations(graph()) == []
@@ -28,6 +28,8 @@ def test_the_dependency_rule_holds():
     ("records.py", "from rule_actions.config import Config", "the ground floor imports only the ground floor"),
     ("pipeline.py", "from rule_actions.kinds.stop import KIND", "reach them through rule_actions.registry"),
     ("text.py", "from rule_actions.records import Action", None),  # allowed: ground floor to ground floor
+    ("grammar.py", "def later():\n    from rule_actions_sdk import ActionList", "the function ships alone"),
+    ("handler.py", "from rule_actions_cdk.settings import FILE_NAME", "the function ships alone"),
 ])
 def test_a_planted_violation_fails_the_rule(tmp_path, module, planted, expected):
     # Given a copy of the sources with one import planted

@@ -28,8 +28,8 @@ from bench.common import (  # noqa: E402
     percentile,
     synthesized,
 )
-from infra.app import cdk_json_context, read_context  # noqa: E402
 from rule_actions.registry import event_pattern  # noqa: E402
+from rule_actions_cdk.app import project_context, read_context  # noqa: E402
 
 ISSUE = {generator.ISSUE_RULE: "IssuesFound", generator.OTHER_RULE: "InProgress"}
 QUIET = {generator.ISSUE_RULE: "InProgress", generator.OTHER_RULE: "InProgress"}
@@ -45,7 +45,7 @@ def _events(*specs: tuple[str, str, dict[str, str]]) -> list[tuple[str, dict]]:
 
 def test_sample_pattern_invokes_on_every_lifecycle_event_and_ours_on_a_subset():
     events = load_lifecycles()
-    config, _ = read_context(cdk_json_context())
+    config, _ = read_context(project_context())
     ours = invocations.count_invocations(events, [event_pattern(config)])
     assert invocations.count_invocations(events, [SAMPLE_PATTERN]) == len(events)
     assert 0 < ours < len(events)
@@ -172,7 +172,7 @@ def test_first_invocation_child_acts_on_its_events():
 
 def test_generator_mixes_filtered_state_changes_with_issues_and_duplicates():
     events = generator.generate(400, 20, tag="gen")
-    config, _ = read_context(cdk_json_context())
+    config, _ = read_context(project_context())
     matched = invocations.count_invocations(events, [event_pattern(config)])
     assert len(events) == 400
     assert len({e["detail"]["TrainingJobName"] for _, e in events}) == 20

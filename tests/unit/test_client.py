@@ -1,4 +1,4 @@
-"""Golden tests: rule_actions.client against the real smdebug-rulesconfig 1.0.1 and sagemaker v2 SDK."""
+"""Golden tests: rule_actions_sdk against the real smdebug-rulesconfig 1.0.1 and sagemaker v2 SDK."""
 
 import copy
 import json
@@ -15,7 +15,7 @@ import smdebug_rulesconfig.actions.actions as sdk
 from sagemaker.debugger import Rule, rule_configs
 from smdebug_rulesconfig.actions import utils as sdk_utils
 
-from rule_actions import client
+import rule_actions_sdk as client
 from rule_actions.grammar import as_dict, parse_action_json
 from rule_actions.records import Action
 
@@ -404,5 +404,5 @@ def test_non_action_in_action_list_raises_type_error_naming_position_and_type():
         client.ActionList(client.StopTraining(), "stoptraining")
     with pytest.raises(TypeError, match=r"action 0 is a smdebug_rulesconfig\.actions\.actions\.Email"):
         client.ActionList(sdk.Email("ml@example.com"))
-    with pytest.raises(TypeError, match=r"action 0 is a rule_actions\.client\.ActionList"):
+    with pytest.raises(TypeError, match=r"action 0 is a rule_actions_sdk\.ActionList"):
         client.ActionList(client.ActionList())

@@ -593,7 +593,7 @@ def test_keys_that_match_as_written_or_name_no_builtin_rule_are_not_warned(key):
 
 
 def test_synth_warns_what_a_default_configuration_leaves_unreachable_and_allows():
-    # Given cdk.json's defaults: no team, no allowlist
+    # Given rule-actions.json's defaults: no team, no allowlist
     warnings = Config.from_dict({}).warnings()
     # Then: notify and the alarms reach nobody; action_json may email any address, text only configured numbers
     [unreachable, allows] = warnings

@@ -1,5 +1,6 @@
-"""The published configuration schema (schemas/config.schema.json): generated from the fields the plug-ins declare,
-and differential-tested against the validator (Config.from_dict) on samples, examples and generated configurations.
+"""The published schema of a configuration file (schemas/config.schema.json, `rule-actions schema`): generated
+from the fields the plug-ins declare plus the stack settings, and differential-tested against the validators
+(Config.from_dict, StackSettings.from_dict) on samples, examples and generated configuration files.
 
 The schema may be laxer than the validator only where JSON Schema cannot say what the validator checks across
 fields (an endpoint outside allowed_endpoints, a webhook nobody declared...); it is never stricter.
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from rule_actions import config as configuration
 from rule_actions.config import Config, ConfigError
+from rule_actions_cdk.settings import FILE_SCHEMA, FILE_STACK, StackSettings, file_schema, split_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "schemas" / "config.schema.json"
@@ -31,12 +33,18 @@ CROSS_FIELD = re.compile(r"is not in allowed_endpoints|is not declared in webhoo
 
 
 def verdicts(data: Any, validator: Any = VALIDATOR) -> tuple[bool, list[str]]:
-    """(the schema accepts it, the validator's errors)."""
+    """(the schema accepts it, the validators' errors)."""
+    errors: list[str] = []
     try:
-        Config.from_dict(data)
+        config, stack = split_file(data, "rule-actions.json")
     except ConfigError as err:
-        return validator.is_valid(data), str(err).splitlines()[1:] or [str(err)]
-    return validator.is_valid(data), []
+        return validator.is_valid(data), [str(err)]
+    for validate, value in ((Config.from_dict, config), (StackSettings.from_dict, stack)):
+        try:
+            validate(value)
+        except ConfigError as err:
+            errors += str(err).splitlines()[1:] or [str(err)]
+    return validator.is_valid(data), errors
 
 
 def agree(data: Any, validator: Any = VALIDATOR) -> None:
@@ -48,15 +56,18 @@ def agree(data: Any, validator: Any = VALIDATOR) -> None:
 
 
 def test_the_published_schema_is_the_one_the_declarations_give():
-    # When the schema is generated from the plug-ins' field declarations
-    # Then it is the published file (regenerate: python -m rule_actions.config --schema > schemas/config.schema.json)
-    assert configuration.schema() == SCHEMA
+    # When the schema is generated from the plug-ins' field declarations and the stack settings
+    # Then it is the published file (regenerate: rule-actions schema --out schemas/config.schema.json)
+    assert file_schema() == SCHEMA
 
 
 def test_the_schema_is_a_json_schema_and_documents_every_key():
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
-    assert list(SCHEMA["properties"]) == list(configuration.KEYS)
-    assert all(p.get("description") and "default" in p for p in SCHEMA["properties"].values())
+    assert list(SCHEMA["properties"]) == [FILE_SCHEMA, *configuration.KEYS, FILE_STACK]
+    documented = {key: p for key, p in SCHEMA["properties"].items() if key != FILE_SCHEMA}
+    documented.update(SCHEMA["properties"][FILE_STACK]["properties"])
+    assert all(p.get("description") and "default" in p for p in documented.values()), [
+        key for key, p in documented.items() if not (p.get("description") and "default" in p)]
 
 
 @pytest.mark.parametrize(("change", "data"), [
@@ -84,10 +95,12 @@ def test_the_examples_are_valid_for_both(path):
     assert verdicts(json.loads(path.read_text())) == (True, [])
 
 
-def test_cdk_jsons_block_and_the_canonical_form_are_valid_for_both():
-    block = json.loads((ROOT / "cdk.json").read_text())["context"]["rule_actions"]
-    assert verdicts(block) == (True, [])
-    assert verdicts(Config.from_dict(block).to_dict()) == (True, [])
+def test_the_projects_file_and_the_canonical_form_are_valid_for_both():
+    data = json.loads((ROOT / "rule-actions.json").read_text())
+    assert verdicts(data) == (True, [])
+    config, stack = split_file(data, "rule-actions.json")
+    canonical = {**Config.from_dict(config).to_dict(), FILE_STACK: StackSettings.from_dict(stack).to_dict()}
+    assert verdicts(canonical) == (True, [])
 
 
 SLACK = {"workspace_id": "T0123ABCD", "channel_id": "C0123ABCD"}
@@ -160,6 +173,10 @@ TEAMS = {"tenant_id": "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", "team_id": "1f1e2d
                                                              "123456789012", "central_region": "us-east-1"}},
     {"monitor": {}, "organization": {"org_id": "o-a1b2c3d4e5", "central_account": "123456789012",
                                      "central_region": "us-east-1"}},
+    {"$schema": "schemas/config.schema.json", "stack": {"stack_name": "MlAlerts", "log_retention_days": None}},
+    {"$schema": 3}, {"stack": None}, {"stack": []}, {"stack": {"stack_name": "1abc"}},
+    {"stack": {"stack_name": "a" * 41}}, {"stack": {"reserved_concurrency": 0}}, {"stack": {"reserved_concurrency": True}},
+    {"stack": {"log_retention_days": 2}}, {"stack": {"sms_delivery_logs": "no"}}, {"stack": {"powertools_layer": 1}},
 ])
 def test_hand_picked_configurations_get_one_verdict(data):
     agree(data)
@@ -225,6 +242,13 @@ FIELDS = {
         "regions": st.sampled_from([[], ["eu-west-1"], ["mars"], "us-east-1"]),
         "unknown": JUNK})),
     "unknown_key": JUNK,
+    FILE_SCHEMA: st.sampled_from(["schemas/config.schema.json", 3, None]),
+    FILE_STACK: st.one_of(JUNK, st.fixed_dictionaries({}, optional={
+        "stack_name": st.sampled_from(["RuleActions", "ml-Alerts-2", "2x", "a b", "a" * 41, 5]),
+        "reserved_concurrency": st.sampled_from([None, 1, 1000, 1001, 0, True, 2.0]),
+        "log_retention_days": st.sampled_from([None, 90, 91, 90.0, True, "90"]),
+        "sms_delivery_logs": st.sampled_from([True, False, None, "yes"]),
+        "unknown": JUNK})),
 }
 CONFIGS = st.fixed_dictionaries({}, optional=FIELDS)
 

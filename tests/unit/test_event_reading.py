@@ -71,6 +71,19 @@ def test_events_without_the_job_fields_are_ignored_naming_the_field(field, value
     assert field in reason
 
 
+@pytest.mark.parametrize("name", ['[{"name": "email", "endpoint": "a@example.com"}]', "-lead", "trail-", "a_b",
+                                  "a" * 64, "a b", "exp\n1"])
+def test_a_job_name_sagemaker_never_gives_is_ignored_naming_the_field(name):
+    # Given an event whose job name no SageMaker job can have (found by the fuzz tests: it reached StopTrainingJob)
+    raw = event()
+    raw["detail"]["TrainingJobName"] = name
+    # When it is parsed / Then it is ignored, naming the field, and the job it names is not taken as a job
+    with pytest.raises(IgnoredEvent) as caught:
+        parse_event(raw)
+    assert "detail.TrainingJobName" in str(caught.value) and "not a SageMaker job name" in str(caught.value)
+    assert caught.value.job is None
+
+
 # --- what is read --------------------------------------------------------------------------------------------
 
 

@@ -26,7 +26,8 @@ EMAIL, SMS_KIND, STOP = "email", "sms", "stoptraining"
 ORGANIZATION = EVENTS / "organization"
 FILES = sorted(EVENTS.glob("*.json")) + sorted(ORGANIZATION.glob("*.json"))
 LIFECYCLES = [path for path in FILES if path.name.startswith("lifecycle-")]
-README = EVENTS / "README.md"
+# The page that describes every sample (events/README.md points to it).
+README = EVENTS.parent / "docs" / "sample-events.md"
 SCENARIOS = (  # the files the corpus must hold (lifecycle-*.json come on top)
     "vanishing-gradient-sdk-actions.json",
     "profiler-low-gpu-utilization.json",
@@ -525,7 +526,7 @@ def _stopped_by_person(events: list[dict[str, Any]]) -> bool:
     )
 
 
-LIFECYCLE_CHECKS = {  # each lifecycle shows what its name (and its README line) says
+LIFECYCLE_CHECKS = {  # each lifecycle shows what its name (and its line in docs/sample-events.md) says
     "lifecycle-stopped-after-issues.json": _stopped_after_issues,
     "lifecycle-completed-no-issues.json": lambda events: not any(
         _statuses(e) & {"IssuesFound", "Error"} for e in events
@@ -561,16 +562,16 @@ def test_the_replay_is_the_archived_event_again():
 
 
 def test_readme_lists_every_file_and_only_files_that_exist():
-    # Given events/README.md and the folder's files
+    # Given docs/sample-events.md and the folder's files
     text = README.read_text()
     listed = re.findall(r"^- `([^`]+\.json)`: \S", text, flags=re.MULTILINE)
     mentioned = set(re.findall(r"[\w./-]+\.json", text))
     present = {path.relative_to(EVENTS).as_posix() for path in EVENTS.rglob("*") if path.is_file()} - {"README.md"}
 
-    # When they are compared; Then each file has exactly one line, and the README names no other file
+    # When they are compared; Then each file has exactly one line, and the page names no other file
     assert set(listed) == present, f"listed only: {set(listed) - present}; not listed: {present - set(listed)}"
     assert len(listed) == len(set(listed)), "a file is listed twice"
-    assert mentioned <= present, f"the README names files that do not exist: {mentioned - present}"
+    assert mentioned <= present, f"the page names files that do not exist: {mentioned - present}"
 
 
 @pytest.mark.parametrize("path", [*FILES, README], ids=[*ids(FILES), README.name])

@@ -8,7 +8,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from builders import event, rule_status
-from planning import parse_event
+from planning import parse_event, renamed
 from wording import (
     body,
     duration,
@@ -38,8 +38,8 @@ TAKEN = [
 
 def job_and_rule(job="demo-job-001", rule="VanishingGradient", state="IssuesFound", job_status="InProgress", secondary="Training", **status):
     """A parsed event and its one rule; `status` overrides the rule status entry's fields."""
-    parsed = parse_event(event(job=job, status=job_status, secondary=secondary, debug=[rule_status(rule, state, job=job[:40], **status)]))
-    return parsed, parsed.rules[0]
+    parsed = parse_event(event(status=job_status, secondary=secondary, debug=[rule_status(rule, state, job=job[:40], **status)]))
+    return renamed(parsed, job), parsed.rules[0]
 
 
 # --- subject -------------------------------------------------------------------------------------------------
@@ -389,11 +389,11 @@ OUTCOME_EVENTS = {  # outcome -> (TrainingJobStatus, SecondaryStatus)
 
 def outcome_event(outcome, job="demo-job-001", **detail):
     status, secondary = OUTCOME_EVENTS[outcome]
-    raw = event(job=job, status=status, secondary=secondary)
+    raw = event(status=status, secondary=secondary)
     raw["detail"].update(detail)
     parsed = parse_event(raw)
     assert parsed.outcome == JobOutcome(outcome)
-    return parsed
+    return renamed(parsed, job)
 
 
 @pytest.mark.parametrize("outcome", list(OUTCOME_EVENTS))

@@ -406,7 +406,7 @@ def test_the_evaluators_grants_add_its_reads_to_what_the_function_may_do():
 
 
 def test_the_client_builds_the_tags_that_attach_a_rule():
-    from rule_actions.client import SMS, ActionList, Email, StopTraining, monitor_opt_out, monitor_tags
+    from rule_actions_sdk import SMS, ActionList, Email, StopTraining, monitor_opt_out, monitor_tags
 
     assert monitor_tags("StalledTraining", ActionList(StopTraining(), Email("first.last@mail.example.co.uk"),
                                                       SMS("+15555550100")), threshold=1200) == [

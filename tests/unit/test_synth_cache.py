@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from rule_actions.config import Config
 from rule_actions.triggers import rule_status
@@ -67,13 +68,12 @@ def test_invalid_blocks_fall_back_to_the_raw_json_in_file_order():
 
 
 def test_a_changed_source_changes_the_key(tmp_path, monkeypatch):
-    # Given a source tree shaped like the project's
-    (tmp_path / "app.py").write_text("app = 1\n")
-    for folder in ("infra", "lambdas/rule_actions"):
+    # Given the installed packages that shape the stack, as a tree of files
+    for folder in ("rule_actions_cdk", "lambdas/rule_actions"):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "module.py").write_text("x = 1\n")
-    (tmp_path / "infra" / "bundled-modules.txt").write_text("typing_extensions.py\n")
-    monkeypatch.setattr(synth, "ROOT", tmp_path)
+    (tmp_path / "rule_actions_cdk" / "bundled-modules.txt").write_text("typing_extensions.py\n")
+    monkeypatch.setattr(synth, "sources", lambda: [tmp_path / "lambdas/rule_actions", tmp_path / "rule_actions_cdk"])
     base = synth.cache_key(context())
     assert synth.cache_key(context()) == base
 
@@ -81,15 +81,15 @@ def test_a_changed_source_changes_the_key(tmp_path, monkeypatch):
     handler = tmp_path / "lambdas/rule_actions/module.py"
     handler.write_text("x = 2\n")
     changed = synth.cache_key(context())
-    (tmp_path / "infra" / "new.py").write_text("")
+    (tmp_path / "rule_actions_cdk" / "new.py").write_text("")
     added = synth.cache_key(context())
     assert len({base, changed, added}) == 3
     # And restoring the file gives the first key back only with the same set of files
-    (tmp_path / "infra" / "new.py").unlink()
+    (tmp_path / "rule_actions_cdk" / "new.py").unlink()
     handler.write_text("x = 1\n")
     assert synth.cache_key(context()) == base
     # And the list of the bundled files the function ships is part of it (a new list, a new asset)
-    (tmp_path / "infra" / "bundled-modules.txt").write_text("typing_extensions.py\nother.py\n")
+    (tmp_path / "rule_actions_cdk" / "bundled-modules.txt").write_text("typing_extensions.py\nother.py\n")
     assert synth.cache_key(context()) != base
 
 
@@ -97,11 +97,12 @@ def test_the_key_does_not_start_the_jsii_runtime():
     # A fresh interpreter: other tests in this session may have loaded aws-cdk-lib already
     code = (
         "import sys\n"
-        "from infra.app import cdk_json_context\n"
+        "from rule_actions_cdk.app import project_context\n"
         "from rule_actions_cli.synth import cache_key\n"
-        "cache_key(cdk_json_context())\n"
+        "cache_key(project_context())\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in ('jsii', 'aws_cdk', 'cdk_nag')]\n"
         "assert not loaded, loaded\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=synth.ROOT, capture_output=True, text=True, timeout=60)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap, Field, Texts
 from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG, arn_name
 from rule_actions.ports import Configured
@@ -37,6 +37,7 @@ from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Nee
 from rule_actions.text import console_link, encoded, log_link, quoted, timestamp
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
+NAME_RE = re.compile(JOB_NAME, re.ASCII)
 
 
 class Members(NamedTuple):
@@ -96,8 +97,13 @@ class JobFamily:
 
     def parse(self, raw: Mapping[str, Any]) -> JobEvent:
         """The event's job (its envelope and detail already known to be this family's); raises IgnoredEvent naming
-        the field when the job cannot be named, else every unreadable member is a problem on the event."""
-        return self.read(raw, self.members)
+        the field when the job cannot be named (or its name is none SageMaker gives: no API call may carry it), else
+        every unreadable member is a problem on the event."""
+        event = self.read(raw, self.members)
+        if not NAME_RE.fullmatch(event.job_name):
+            raise IgnoredEvent(f"detail.{self.members.name}: {quoted(event.job_name)} is not a SageMaker job name "
+                               f"(letters, digits and '-', at most 63)")
+        return event
 
     def read(self, raw: Mapping[str, Any], m: Members) -> JobEvent:
         """`parse` with the members `m` (a family whose detail-types name their members differently)."""

@@ -74,8 +74,10 @@ TEAM = Custom(
     "ops topic (alarms); emails must confirm. `notify` actions reach them.",
     _team, lambda team: {"emails": list(team[0]), "sms": list(team[1])},
     {"type": ["object", "null"], "additionalProperties": False,
-     "properties": {"emails": {"type": "array", "items": SCHEMAS["email"]},
-                    "sms": {"type": "array", "items": SCHEMAS["sms"]}}},
+     "properties": {"emails": {"type": "array", "items": SCHEMAS["email"], "default": [],
+                               "description": "The team's email addresses (each confirms its subscription first)."},
+                    "sms": {"type": "array", "items": SCHEMAS["sms"], "default": [],
+                            "description": "The team's phone numbers (E.164, e.g. +15555550100)."}}},
 )
 ALLOWED_ENDPOINTS = Texts(
     "allowed_endpoints", "Globs every email address and number must match (case-insensitive); empty: any email "

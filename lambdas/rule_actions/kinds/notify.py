@@ -37,6 +37,8 @@ CHAT_HINTS = {"workspace_id": "the Slack workspace id (capitals and digits, e.g.
               "channel_id": "the channel id (Slack: letters and digits, e.g. C0123ABCD; Teams: the id from the "
                             "channel's link, URL-encoded, e.g. 19%3a...%40thread.tacv2)",
               "tenant_id": "a Microsoft tenant id (a GUID)", "team_id": "a Microsoft team id (a GUID)"}
+CHAT_PLATFORMS = {"slack": "Slack channels, each {workspace_id, channel_id}.",
+                  "teams": "Microsoft Teams channels, each {tenant_id, team_id, channel_id}."}
 
 
 def _chat(value: Any, where: str, errors: list[str]) -> tuple[ChatChannel, ...]:
@@ -75,9 +77,10 @@ CHAT_FIELD = Custom(
     _chat,
     lambda channels: {platform: [dict(c.ids) for c in channels if c.platform == platform] for platform in CHAT_KEYS},
     {"type": ["object", "null"], "additionalProperties": False, "properties": {
-        platform: {"type": "array", "items": {
+        platform: {"type": "array", "default": [], "description": CHAT_PLATFORMS[platform], "items": {
             "type": "object", "additionalProperties": False, "required": list(keys),
-            "properties": {key: {"type": "string", "pattern": anchored(pattern)} for key, pattern in keys.items()}}}
+            "properties": {key: {"type": "string", "pattern": anchored(pattern), "description": CHAT_HINTS[key]}
+                           for key, pattern in keys.items()}}}
         for platform, keys in CHAT_KEYS.items()}},
 )
 

@@ -82,8 +82,11 @@ WEBHOOKS = Custom(
     _webhooks, lambda hooks: {w.name: {"secret": w.secret, "format": w.format} for w in hooks},
     {"type": "object", "propertyNames": {"pattern": anchored(NAME)}, "additionalProperties": {
         "type": "object", "additionalProperties": False, "required": ["secret", "format"],
-        "properties": {"secret": {"type": "string", "pattern": anchored(SECRET)},
-                       "format": {"enum": list(FORMATS)}}}},
+        "properties": {"secret": {"type": "string", "pattern": anchored(SECRET),
+                                  "description": "The Secrets Manager secret (its name or ARN) holding "
+                                                 "{\"url\", \"signing_key\"}."},
+                       "format": {"enum": list(FORMATS), "description": "The payload: slack (incoming webhooks), "
+                                  "teams (workflows), json (ours, version 1)."}}}},
 )
 
 

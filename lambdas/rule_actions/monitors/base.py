@@ -220,9 +220,10 @@ class Param(NamedTuple):
     def schema(self) -> dict[str, Any]:
         if self.text:
             return {"type": "string", "anyOf": [{"maxLength": 0}, {"pattern": anchored(NAME_RE.pattern)}],
-                    "description": self.doc}
+                    "description": self.doc, "default": self.default}
         return {"type": "integer" if self.whole else "number", "minimum": self.low, "maximum": self.high,
-                "description": f"{self.doc} ({_num(self.default)}{_unit(self.unit)} by default)"}
+                "description": f"{self.doc} ({_num(self.default)}{_unit(self.unit)} by default)",
+                "default": self.default}
 
 
 def _num(value: Any) -> str:
@@ -609,18 +610,19 @@ def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
     return {
         "type": ["object", "null"], "additionalProperties": False,
         "properties": {
-            "rules": {"type": "object", "additionalProperties": False, "properties": rule_schemas,
+            "rules": {"type": "object", "additionalProperties": False, "properties": rule_schemas, "default": {},
                       "description": "Rule name -> its parameters ({} for the defaults): evaluated on every running "
                                      "job in scope (but those tagged rule-actions:opt-out=true)."},
             "every_minutes": {"type": "integer", "minimum": EVERY_MINUTES[0], "maximum": EVERY_MINUTES[1],
-                              "description": "How often the evaluation runs (5 by default)."},
+                              "description": "How often the evaluation runs (5 by default).", "default": 5},
             "job_tags": {"type": "boolean", "description": "Also evaluate the rules a job's tags attach "
-                                                           "(rule-actions:<Rule>), with their actions (true)."},
+                                                           "(rule-actions:<Rule>), with their actions (true).",
+                         "default": True},
             "shards": {"type": "integer", "minimum": SHARDS[0], "maximum": SHARDS[1],
-                       "description": "Runs per schedule tick, each evaluating its share of the jobs (1)."},
+                       "description": "Runs per schedule tick, each evaluating its share of the jobs (1).", "default": 1},
             "regions": {"type": "array", "items": {"type": "string", "pattern": anchored(REGION_RE.pattern)},
                         "description": "Organization mode: the regions evaluated in each member account (default: "
-                                       "the central region)."},
+                                       "the central region).", "default": []},
         },
     }
 

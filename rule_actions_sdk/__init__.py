@@ -5,7 +5,7 @@ checked with the grammar of `rule_actions.grammar` (which also takes ordinary ad
 `entries()` gives the grammar's dicts for the stack's configuration, and `prepare_actions` does for the raw
 CreateTrainingJob API what the sagemaker v2 SDK does at `fit()`:
 
-    from rule_actions.client import SMS, ActionList, Email, StopTraining, prepare_actions
+    from rule_actions_sdk import SMS, ActionList, Email, StopTraining, prepare_actions
 
     actions = ActionList(StopTraining(), Email("first.last@mail.example.co.uk"), SMS("+15555550100"))
     rule = {"RuleConfigurationName": "VanishingGradient", "RuleEvaluatorImage": image_uri,
@@ -15,7 +15,7 @@ CreateTrainingJob API what the sagemaker v2 SDK does at `fit()`:
 Without Debugger, the monitor rules rule-actions evaluates itself are attached to a job with its tags (a tag cannot
 hold JSON: the actions are written in the grammar's tag form), for `tags=` of an Estimator or a ModelTrainer:
 
-    from rule_actions.client import ActionList, Email, StopTraining, monitor_tags
+    from rule_actions_sdk import ActionList, Email, StopTraining, monitor_tags
 
     tags = [*monitor_tags("StalledTraining", ActionList(StopTraining(), Email("ml@example.com")), threshold=1200),
             *monitor_tags("LowGPUUtilization")]       # no actions of its own: the stack's `rules` decide
@@ -29,7 +29,7 @@ import re
 from typing import Any
 
 from rule_actions import grammar, registry
-from rule_actions.contract import JOB_NAME_PREFIX
+from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX
 from rule_actions.records import Action
 from rule_actions.text import quoted
 
@@ -37,7 +37,7 @@ __all__ = ["SMS", "ActionList", "Email", "StopTraining", "monitor_opt_out", "mon
 
 STOP_KIND, EMAIL_KIND, SMS_KIND = "stoptraining", "email", "sms"  # the SDK's names (smdebug_rulesconfig.actions)
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
-JOB_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}", re.ASCII)
+JOB_NAME_RE = re.compile(JOB_NAME, re.ASCII)
 MAX_PARAMETER_CHARS, MAX_PARAMETERS = 256, 100
 
 
@@ -130,7 +130,7 @@ class ActionList(_Base):
         for position, action in enumerate(actions):
             if not isinstance(action, _Action):
                 raise TypeError(f"ActionList: action {position} is a {type(action).__module__}."
-                                f"{type(action).__qualname__}, not a rule_actions.client StopTraining, Email or SMS")
+                                f"{type(action).__qualname__}, not a rule_actions_sdk StopTraining, Email or SMS")
         self._actions = actions
 
     def update_training_job_prefix_if_not_specified(self, training_job_name: str) -> None:
@@ -177,7 +177,7 @@ def prepare_actions(rule_configuration: dict, training_job_name: str, actions: _
     rule = str(result.get("RuleConfigurationName", "<unnamed rule>"))
     params = result.get("RuleParameters") or {}
     if actions is not None and not isinstance(actions, _Base):
-        raise TypeError(f"rule {rule!r}: actions must be a rule_actions.client StopTraining, Email, SMS or "
+        raise TypeError(f"rule {rule!r}: actions must be a rule_actions_sdk StopTraining, Email, SMS or "
                         f"ActionList, not {type(actions).__module__}.{type(actions).__qualname__}")
     if actions is None and "action_json" in params:
         actions = _from_action_json(rule, params["action_json"])
@@ -205,7 +205,7 @@ def monitor_tags(rule: str, actions: _Base | None = None, **parameters: Any) -> 
     rule, one that cannot be computed without Debugger, a parameter out of range, or a value over SageMaker's 256
     characters or outside its tag characters; TypeError when `actions` is not one of this module's classes."""
     if actions is not None and not isinstance(actions, _Base):
-        raise TypeError(f"rule {rule!r}: actions must be a rule_actions.client StopTraining, Email, SMS or ActionList, "
+        raise TypeError(f"rule {rule!r}: actions must be a rule_actions_sdk StopTraining, Email, SMS or ActionList, "
                         f"not {type(actions).__module__}.{type(actions).__qualname__}")
     text = " ".join(grammar.tag_form(action) for action in actions.actions()) if actions is not None else None
     return registry.monitor_tags(rule, text, parameters)

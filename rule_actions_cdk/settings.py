@@ -1,6 +1,7 @@
-"""Settings only the stack needs (cdk.json context key `rule_actions_stack`), and reading context values.
+"""Settings only the stack needs (rule-actions.json's "stack", or the context key `rule_actions_stack`), the
+configuration file's schema, and reading context values.
 
-`cdk synth -c key=value` hands the app a string, `cdk.json` an object: `context_object` accepts both. Every
+`cdk synth -c key=value` hands the app a string, a context file an object: `context_object` accepts both. Every
 problem raises `ConfigError` (the same error as the function's configuration) naming the key and what is
 allowed, so `app.py` prints one message and exits 1.
 """
@@ -16,9 +17,11 @@ from typing import Any
 from rule_actions.config import ConfigError
 from rule_actions.text import quoted
 
-CONFIG_KEY = "rule_actions"
-CONFIG_FILE_KEY = "rule_actions_file"  # a JSON file replacing the rule_actions block (make deploy CONFIG=...)
-STACK_KEY = "rule_actions_stack"
+CONFIG_KEY = "rule_actions"  # a context value: the configuration as a JSON object (tests, `-c` overrides)
+CONFIG_FILE_KEY = "rule_actions_file"  # a context value: the configuration file (make deploy CONFIG=...)
+STACK_KEY = "rule_actions_stack"  # a context value: the stack settings (else the file's "stack")
+FILE_NAME = "rule-actions.json"  # the configuration file, found in the current directory when none is named
+FILE_STACK, FILE_SCHEMA = "stack", "$schema"  # the file's keys besides the configuration's
 
 PYTHON_VERSION = "3.14"  # the function's runtime (and the markers its bundled dependencies are chosen by)
 
@@ -87,12 +90,56 @@ class StackSettings:
 
     @property
     def member_stack_name(self) -> str:
-        """Organization mode: the stack each member account deploys (infra/member_stack.py)."""
+        """Organization mode: the stack each member account deploys (rule_actions_cdk/member_stack.py)."""
         return f"{self.stack_name}Member"
 
 
+STACK_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"], "additionalProperties": False, "default": None,
+    "description": "Settings of the stack only (the function never reads them); null: the defaults.",
+    "properties": {
+        "stack_name": {"type": "string", "pattern": f"^(?:{STACK_NAME_RE.pattern})$(?![\\s\\S])",
+                       "default": DEFAULTS["stack_name"],
+                       "description": "Names the stack and every resource (a letter, then letters, digits or '-')."},
+        "reserved_concurrency": {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_RESERVED_CONCURRENCY,
+                                 "default": None, "description": "The function's reserved concurrency (null: none; "
+                                 "a new account's quota of 10 refuses any reservation)."},
+        "log_retention_days": {"enum": [None, *LOG_RETENTION_DAYS],
+                               "default": DEFAULTS["log_retention_days"],
+                               "description": "Days the functions' logs are kept (null: never expire)."},
+        "sms_delivery_logs": {"type": "boolean", "default": True,
+                              "description": "When the configuration can text, set the account's SMS delivery status "
+                                             "role in the stack's region so failed texts are logged."},
+    },
+}
+
+
+def file_schema() -> dict[str, Any]:
+    """The JSON Schema of a configuration file (schemas/config.schema.json, `rule-actions schema`): the
+    configuration's, generated from the plug-ins' declarations, with the stack settings and the "$schema" line."""
+    from rule_actions.config import schema
+
+    found = schema()
+    found["title"] = "rule-actions configuration file (rule-actions.json)"
+    found["properties"] = {FILE_SCHEMA: {"type": "string", "description": "This schema's path or URL, for editors."},
+                           **found["properties"], FILE_STACK: STACK_SCHEMA}
+    return found
+
+
+def split_file(data: Any, where: str) -> tuple[Any, Any]:
+    """A configuration file's object -> (the configuration, the stack settings): its "stack" apart, its
+    "$schema" (an editor's completion) dropped."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: must be a JSON object with the configuration's keys; got {quoted(data)}")
+    config = {key: value for key, value in data.items() if key not in (FILE_STACK, FILE_SCHEMA)}
+    schema = data.get(FILE_SCHEMA, "")
+    if not isinstance(schema, str):
+        raise ConfigError(f"{where}.{FILE_SCHEMA}: {quoted(schema)} is not a string (the schema's path or URL)")
+    return config, data.get(FILE_STACK)
+
+
 def context_object(value: Any, key: str) -> Any:
-    """A context value as cdk.json (an object) or `-c key='{...}'` (a JSON string) gives it."""
+    """A context value as a context file (an object) or `-c key='{...}'` (a JSON string) gives it."""
     if isinstance(value, str):
         try:
             return json.loads(value)

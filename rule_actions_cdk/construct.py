@@ -1,6 +1,6 @@
 """`RuleActions`: everything one deployment needs, as one construct that a user's CDK app can also embed.
 
-    EventBridge rule (pattern: rule_actions.registry.event_pattern) --async--> Lambda (lambdas/ + Powertools, bundled: infra.bundle)
+    EventBridge rule (pattern: rule_actions.registry.event_pattern) --async--> Lambda (lambdas/ + Powertools, bundled: rule_actions_cdk.bundle)
         |  target retry policy, target DLQ                 |  2 retries, then the on-failure queue
         v                                                  v
     <name>-target-dlq                                   <name>-failed-events
@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from typing import Any
 
 import jsii
 from aws_cdk import (
     Acknowledgment,
+    Annotations,
     ArnFormat,
     Duration,
     RemovalPolicy,
@@ -47,9 +50,6 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from infra import bundle, organization
-from infra.chat import ChatChannels
-from infra.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
 from rule_actions import registry
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import (
@@ -72,6 +72,9 @@ from rule_actions.contract import (
     Texts,
 )
 from rule_actions.text import quoted
+from rule_actions_cdk import bundle, organization
+from rule_actions_cdk.chat import ChatChannels
+from rule_actions_cdk.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
 
 HANDLER = "rule_actions.handler.lambda_handler"
 RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
@@ -119,20 +122,38 @@ class _QueueDestination:
         return lambda_.DestinationConfig(destination=self.queue.queue_arn)
 
 
+def as_config(config: Config | Mapping[str, Any]) -> Config:
+    """The configuration, given as `Config` or as a mapping with the keys of rule-actions.json (its "$schema"
+    line ignored; the stack settings are the construct's `settings`); ConfigError naming every bad key."""
+    if isinstance(config, Config):
+        return config
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"config: must be a rule_actions.config.Config or a mapping, got {type(config).__name__}")
+    return Config.from_dict({key: value for key, value in config.items() if key != "$schema"}, where="config")
+
+
 class RuleActions(Construct):
     """The rule, function, topics, queues, ledger table, alarms and IAM for one configuration.
 
-    `config` is a validated `rule_actions.config.Config` (its actions may come from `rule_actions.client`
-    classes: `Config.from_dict({"rules": {"VanishingGradient": ActionList(StopTraining())}})`).
-    `settings` gives the reserved concurrency and log retention (its `stack_name` is not used here); `name` prefixes every resource name (default: the stack's name).
+        RuleActions(stack, "TrainingActions", config={"notify": {"emails": ["ml-team@example.com"]}})
+
+    `config`: the configuration as a mapping with the keys of rule-actions.json (validated here: ConfigError names
+    every bad key), or a `rule_actions.config.Config`; actions may be `rule_actions_sdk` objects
+    (`{"rules": {"VanishingGradient": ActionList(StopTraining())}}`). Nothing is read from the app's context.
+    `settings`: the reserved concurrency, log retention and SMS delivery logs (`StackSettings`; its stack_name is
+    not used here). `name` prefixes every resource name (default: the stack's name). `topic`: an existing SNS topic
+    for the team's messages instead of a new one (you own its encryption and policy). `key`: an existing KMS key
+    for the topics and queues instead of a new one; a key defined elsewhere cannot take the statements CloudWatch
+    and EventBridge need (a warning says which), so grant them in its own policy.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: Config,
-                 settings: StackSettings | None = None, name: str | None = None) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, config: Config | Mapping[str, Any],
+                 settings: StackSettings | None = None, name: str | None = None, topic: sns.ITopic | None = None,
+                 key: kms.IKey | None = None) -> None:
         super().__init__(scope, construct_id)
         settings = settings or StackSettings()
         stack = Stack.of(self)
-        self.config = config
+        self.config = config = as_config(config)
         self.name = name = name or stack.stack_name
         if not STACK_NAME_RE.fullmatch(name):
             raise ConfigError(f"RuleActions name {quoted(name)}: resource names are derived from it, so it must be "
@@ -144,8 +165,8 @@ class RuleActions(Construct):
             config, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{topic_name}", table_name,
             f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{name}-chat")
 
-        # One key for the topics and queues, owned by the stack, rotated yearly.
-        self.key = kms.Key(
+        # One key for the topics and queues, owned by the stack, rotated yearly (or the one given).
+        self.key = key or kms.Key(
             self, "Key",
             description=f"{name}: encrypts the rule-actions SNS topics and SQS queues",
             alias=f"alias/{name}",
@@ -154,7 +175,7 @@ class RuleActions(Construct):
             removal_policy=RemovalPolicy.DESTROY,
         )
         rule_name = f"{name}-rule-outcomes"
-        # Organization mode: the rule is on the bus the member accounts forward to (infra/organization.py).
+        # Organization mode: the rule is on the bus the member accounts forward to (rule_actions_cdk/organization.py).
         org = config.organization
         self.bus = organization.central_bus(self, name, org) if org else None
         rule_resource = f"{organization.bus_name(name)}/{rule_name}" if org else rule_name
@@ -162,26 +183,32 @@ class RuleActions(Construct):
         alarm_arns = stack.format_arn(service="cloudwatch", resource="alarm", resource_name=f"{name}-*",
                                       arn_format=ArnFormat.COLON_RESOURCE_NAME)
         # Alarm actions publish to the encrypted ops topic as CloudWatch: without this, they are dropped silently.
-        self.key.add_to_resource_policy(iam.PolicyStatement(
+        key_statements = [iam.PolicyStatement(
             sid="AlarmsPublishToEncryptedTopic",
             principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
             actions=["kms:Decrypt", "kms:GenerateDataKey*"],
             resources=["*"],  # in a key policy, "*" is this key
-        ))
-        # EventBridge writes undeliverable events to the encrypted target DLQ, for this stack's rule only.
-        self.key.add_to_resource_policy(iam.PolicyStatement(
+        ),
+            # EventBridge writes undeliverable events to the encrypted target DLQ, for this stack's rule only.
+            iam.PolicyStatement(
             sid="RuleWritesToEncryptedDeadLetterQueue",
             principals=[iam.ServicePrincipal("events.amazonaws.com")],
             actions=["kms:Decrypt", "kms:GenerateDataKey"],
             resources=["*"],
             conditions={"ArnEquals": {"aws:SourceArn": rule_arn}},
-        ))
+        )]
+        for statement in key_statements:
+            if not self.key.add_to_resource_policy(statement).statement_added:
+                Annotations.of(self).add_warning_v2(
+                    "rule-actions:key-policy", f"the key given cannot take the statement {statement.sid}: grant "
+                    f"{', '.join(statement.actions)} to {statement.principals[0]} in its own key policy, or alarms "
+                    "and undeliverable events are dropped")
         # The function (its role) uses the key through the IAM statements below, which the key's default
         # policy (the account may delegate to IAM) permits.
 
         # The team topic: the function publishes with the attribute to=team or to=<endpoint>.
         # Display names are the email sender's name and prefix every text message: short.
-        self.topic = sns.Topic(
+        self.topic = topic or sns.Topic(
             self, "Topic", topic_name=topic_name, display_name="RuleActions",
             master_key=self.key, enforce_ssl=True,
         )
@@ -529,9 +556,10 @@ class RuleActions(Construct):
         if org:
             organization.grant_assume_member_roles(role, org)
         # cdk-nag AwsSolutions-IAM5 (wildcards) findings on this policy, each acknowledged with its reason.
-        topic = stack.get_logical_id(self.topic.node.default_child)  # type: ignore[arg-type]
+        own = self.topic.node.default_child  # None for a topic given (its ARN then names it in the finding)
+        topic = f"<{stack.get_logical_id(own)}>" if own is not None else stack.resolve(self.topic.topic_arn)
         acknowledge(role.node.find_child("DefaultPolicy"), {
-            f"Resource::<{topic}>:*": "The topic's own subscriptions (<topic ARN>:<id>), whose filter policies the "
+            f"Resource::{topic}:*": "The topic's own subscriptions (<topic ARN>:<id>), whose filter policies the "
                                      "function reads and widens; their ids are not known in advance.",
             "Action::kms:GenerateDataKey*": "What SNS and SQS server-side encryption require of a publisher or "
                                             "sender, on the stack's own key only.",

@@ -4,10 +4,10 @@ ran), copied at synth from the installed distributions: no Docker, no network, n
     bundled         aws-lambda-powertools and its required dependencies (no extras), recursively,
     minus           what the Lambda Python runtime ships: boto3 and its dependencies (botocore, jmespath,
                     s3transfer, python-dateutil, six, urllib3), which the function imports from the runtime;
-    and of those    only the files the function imports (infra/bundled-modules.txt, found by running the
-                    handler: `python -m bench.imports`) and their metadata: the rest of Powertools (event handler,
-                    parser, batch...) is never imported by the function, and each file shipped is one more to
-                    download and unpack at a cold start.
+    and of those    only the files the function imports (rule_actions_cdk/bundled-modules.txt, found by running the
+                    handler: `python -m bench.imports`), with each distribution's METADATA and licenses: the rest
+                    of Powertools (event handler, parser, batch...) is never imported by the function, and each
+                    file shipped is one more to download and unpack at a cold start.
 
 `function_code()` is the Lambda asset: this directory written afresh at synth, which the CDK fingerprints and copies
 into the cloud assembly like any directory (not CDK bundling, which prints "Bundling asset ..." on every synth for
@@ -31,12 +31,16 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+import rule_actions
 from rule_actions.config import ConfigError
 
-LAMBDAS = Path(__file__).resolve().parent.parent / "lambdas"
+# The function's package: its files as installed (this checkout's lambdas/rule_actions, or site-packages) are the
+# code asset's.
+FUNCTION = Path(rule_actions.__file__).resolve().parent
 BUNDLED = "aws-lambda-powertools"
 RUNTIME_PROVIDES = "boto3"  # the Lambda Python runtimes ship boto3 with its dependencies
 COMPILED_SUFFIXES = (".so", ".pyd", ".dylib")
+LICENSE_NAMES = ("LICENSE", "LICENCE", "NOTICE", "COPYING", "AUTHORS")
 MODULES_FILE = Path(__file__).resolve().with_name("bundled-modules.txt")
 
 
@@ -76,6 +80,13 @@ def bundled_distributions(python_version: str) -> list[metadata.Distribution]:
                   key=lambda d: canonicalize_name(d.metadata["Name"]))
 
 
+def shipped_metadata(parts: tuple[str, ...]) -> bool:
+    """Of a distribution's .dist-info, what the asset carries: METADATA (importlib.metadata reads the name and
+    version from it) and the license files. Not RECORD (it lists, with hashes, the files left out), INSTALLER,
+    WHEEL or direct_url.json (this machine's install, not the function's)."""
+    return parts == ("METADATA",) or parts[0] == "licenses" or parts[0].upper().startswith(LICENSE_NAMES)
+
+
 def _files(dist: metadata.Distribution, only: set[str] | None) -> Iterable[tuple[str, Path]]:
     """(path in the asset, installed file) for every file of the distribution that the function can import (of
     those in `only`, when given) and its metadata."""
@@ -86,7 +97,10 @@ def _files(dist: metadata.Distribution, only: set[str] | None) -> Iterable[tuple
         if file.suffix in COMPILED_SUFFIXES:
             raise ConfigError(f"cannot bundle {dist.metadata['Name']} {dist.version} into the function: it holds "
                               f"compiled code ({file}) built for this machine, not for Lambda's arm64 runtime")
-        if only is not None and file.as_posix() not in only and not parts[0].endswith(".dist-info"):
+        if parts[0].endswith(".dist-info"):
+            if not shipped_metadata(file.parts[1:]):
+                continue
+        elif only is not None and file.as_posix() not in only:
             continue
         yield file.as_posix(), Path(str(dist.locate_file(file)))
 
@@ -95,7 +109,8 @@ def write(output_dir: str | Path, python_version: str, only_imported: bool = Tru
     """Fill `output_dir` with the function's code; returns the bundled distributions as 'name==version'.
     `only_imported=False`: the distributions whole (to measure what leaving the rest out saves)."""
     out = Path(output_dir)
-    shutil.copytree(LAMBDAS, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(FUNCTION, out / FUNCTION.name, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     only = shipped_modules() if only_imported else None
     pins = []
     for dist in bundled_distributions(python_version):
@@ -113,7 +128,7 @@ def function_code(files: dict[str, str] | None = None):
     text), such as a configuration too large for the environment."""
     from aws_cdk import aws_lambda as lambda_
 
-    from infra.settings import PYTHON_VERSION
+    from rule_actions_cdk.settings import PYTHON_VERSION
 
     staged = Path(tempfile.mkdtemp(prefix="rule-actions-code-"))
     atexit.register(shutil.rmtree, staged, ignore_errors=True)

@@ -1,4 +1,4 @@
-"""Organization mode, the central side (`rule_actions.organization` is the function's, infra/member_stack.py the
+"""Organization mode, the central side (`rule_actions.organization` is the function's, rule_actions_cdk/member_stack.py the
 members'): the bus the members forward to, who may put events on it, the function's AssumeRole grant, the alarm on
 refused accounts, and the names both sides derive from the configuration.
 
@@ -22,7 +22,7 @@ from constructs import Construct
 
 from rule_actions.contract import NAMESPACE, REFUSED_ACCOUNT_METRIC, SERVICE
 
-if TYPE_CHECKING:  # infra/ reads the configuration through rule_actions.config at run time
+if TYPE_CHECKING:  # rule_actions_cdk/ reads the configuration through rule_actions.config at run time
     from rule_actions.organization import Organization
 
 

@@ -7,10 +7,10 @@ from typing import Any
 from aws_cdk import CfnOutput, Stack
 from constructs import Construct
 
-from infra import organization
-from infra.construct import RuleActions
-from infra.settings import StackSettings
 from rule_actions.config import Config
+from rule_actions_cdk import organization
+from rule_actions_cdk.construct import RuleActions
+from rule_actions_cdk.settings import StackSettings
 
 
 class RuleActionsStack(Stack):

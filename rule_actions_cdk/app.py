@@ -1,0 +1,162 @@
+"""Builds the CDK app of this repository (`app.py`, run by `cdk synth`) and of the `rule-actions` command.
+
+The configuration is a file, `rule-actions.json` (the configuration's keys, "stack" for the stack settings, and a
+"$schema" line for editors), read from the current directory unless the context names another:
+
+    rule_actions_file   the configuration file (`make deploy CONFIG=my.json` passes it)
+    rule_actions        the configuration as a JSON object instead (tests; `cdk synth -c rule_actions='{...}'`)
+    rule_actions_stack  the stack settings instead of the file's "stack"
+
+cdk.json holds CDK's feature flags only; the same flags ship in this package (cdk-context.json) for the command's
+synthesis, wherever it runs. An invalid value stops synth with one message on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rule_actions.config import Config, ConfigError
+from rule_actions_cdk.settings import (
+    CONFIG_FILE_KEY,
+    CONFIG_KEY,
+    FILE_NAME,
+    STACK_KEY,
+    StackSettings,
+    context_object,
+    split_file,
+)
+
+FEATURE_FLAGS = Path(__file__).resolve().with_name("cdk-context.json")
+CODE_BUCKET = "CodeBucket"  # the portable template's parameter: where its code zips were uploaded
+
+
+def feature_flags() -> dict[str, Any]:
+    """CDK's feature flags this stack is written and tested with (the repository's cdk.json holds the same)."""
+    return dict(json.loads(FEATURE_FLAGS.read_text()))
+
+
+def read_config_file(path: str | Path) -> Any:
+    """The object in a configuration file; ConfigError naming the file when it cannot be read."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"{path}: not a readable JSON file ({err})") from None
+
+
+def file_context(path: str | Path | None = None) -> dict[str, Any]:
+    """The context a synthesis of the configuration file `path` gets (the feature flags and the file; without a
+    file: ./rule-actions.json if there is one, else the defaults)."""
+    found = Path(path) if path else Path.cwd() / FILE_NAME
+    return {**feature_flags(), **({CONFIG_FILE_KEY: str(found)} if path or found.is_file() else {})}
+
+
+def project_context(path: str | Path | None = None) -> dict[str, Any]:
+    """The file's context with its blocks spelled out (`rule_actions`, `rule_actions_stack`): for callers that
+    change a block before synthesizing (tests, `replay --dry-run`)."""
+    context = file_context(path)
+    config_file = context.pop(CONFIG_FILE_KEY, None)
+    config, stack = split_file(read_config_file(config_file), str(config_file)) if config_file else ({}, None)
+    return {**context, CONFIG_KEY: config, **({STACK_KEY: stack} if stack is not None else {})}
+
+
+def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
+    """Validate the configuration and the stack settings (from `rule_actions_file` when given, else from the
+    `rule_actions` block); raises ConfigError naming every bad key, and the file."""
+    config_file = context.get(CONFIG_FILE_KEY)
+    stack = context_object(context.get(STACK_KEY), STACK_KEY)
+    if config_file:
+        try:
+            data, in_file = split_file(read_config_file(config_file), CONFIG_KEY)
+            config = Config.from_dict(data, CONFIG_KEY)
+            settings = StackSettings.from_dict(stack if stack is not None else in_file, "stack")
+        except ConfigError as err:
+            raise ConfigError(str(err) if str(err).startswith(f"{config_file}: ") else f"{config_file}: {err}") from None
+        return config, settings
+    config = Config.from_dict(context_object(context.get(CONFIG_KEY), CONFIG_KEY), CONFIG_KEY)
+    return config, StackSettings.from_dict(stack, STACK_KEY)
+
+
+def quiet_node() -> None:
+    """Before the jsii runtime starts: no end-of-life banner for the Node.js it runs on. jsii prints it unless
+    JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION lists the running major version, and its Python side relays
+    it as bytes literals. Everything runs on the Node.js the docs ask for; the banner tells a user nothing
+    they can act on here (the Makefile sets the same for the CLI)."""
+    name = "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"
+    try:
+        major = subprocess.run([os.environ.get("JSII_NODE", "node"), "-p", "process.versions.node.split('.')[0]"],
+                               capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return  # no Node.js: jsii will say so itself
+    listed = [v.strip() for v in os.environ.get(name, "").split(",") if v.strip()]
+    if major and major not in listed:
+        os.environ[name] = ",".join([*listed, major])
+
+
+def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = None, nag: bool = True,
+              portable: bool = False):
+    """The app with its stack (and, in organization mode, the member stack) and cdk-nag's AwsSolutions checks;
+    `context=None` reads what the CLI passes. Returns the app and the (central) stack.
+
+    `portable`: a template for CloudFormation alone (`rule-actions template`): its code zips are read from the
+    bucket its CODE_BUCKET parameter names (their keys are the assets' hashes), no CDK bootstrap is needed."""
+    quiet_node()
+    import aws_cdk as cdk  # the jsii runtime starts here
+    from cdk_nag import AwsSolutionsChecks
+
+    from rule_actions_cdk.stack import RuleActionsStack
+
+    app = cdk.App(context=dict(context), outdir=outdir) if context is not None else cdk.App(outdir=outdir)
+    given = {key: app.node.try_get_context(key) for key in (CONFIG_KEY, CONFIG_FILE_KEY, STACK_KEY)}
+    if context is None and given[CONFIG_KEY] is None and not given[CONFIG_FILE_KEY]:  # `cdk synth` of this app
+        given[CONFIG_FILE_KEY] = file_context().get(CONFIG_FILE_KEY)  # ./rule-actions.json, if there is one
+    config, settings = read_context(given)
+    extra: dict[str, Any] = {}
+    if portable:  # the assets' bucket is the parameter's value (the synthesizer writes it into an Fn::Sub)
+        extra["synthesizer"] = cdk.DefaultStackSynthesizer(file_assets_bucket_name="${" + CODE_BUCKET + "}",
+                                                           generate_bootstrap_version_rule=False)
+    stack = RuleActionsStack(app, config=config, settings=settings, **extra)
+    if portable:
+        cdk.CfnParameter(stack, CODE_BUCKET, type="String", allowed_pattern=r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]",
+                         description="The S3 bucket, in this stack's region, holding the code zips "
+                                     "`rule-actions template` wrote (at their names, under no prefix)")
+    if config.organization:  # organization mode: the stack each member account deploys (rule_actions_cdk/member_stack.py)
+        from rule_actions_cdk.member_stack import RuleActionsMemberStack
+
+        RuleActionsMemberStack(app, config=config, settings=settings)
+    if nag:
+        # cdk-nag 3 is a policy validation plugin: findings not acknowledged fail synth.
+        cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
+    return app, stack
+
+
+def warning_block(warnings: list[str], width: int = 110) -> str:
+    """One readable block: a heading, then each finding as a wrapped bullet."""
+    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ") for w in warnings]
+    return "\n".join(["rule-actions: the configuration is valid, but:", *items])
+
+
+def main() -> int:
+    try:
+        app, stack = build_app()
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return 1
+    warnings = stack.actions.config.warnings(CONFIG_KEY)
+    if warnings:
+        print(warning_block(warnings), file=sys.stderr)
+    try:
+        app.synth()
+    except RuntimeError as err:  # the validation report (cdk-nag findings) is already printed above
+        if "ValidationFailed" not in str(err):
+            raise
+        print("synth failed: cdk-nag findings above are neither fixed nor acknowledged "
+              "(Validations.of(construct).acknowledge in rule_actions_cdk/construct.py, with a reason)", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,85 @@
+"""The README and the pages of docs/: every Python snippet runs as printed (the SDK one needs the sagemaker
+package, installed for the tests), the README stays a front door, and the configuration reference the site
+generates (docs/hooks/config_reference.py) documents every key of the published schema."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
+SNIPPETS = [(page, code) for page in PAGES for code in re.findall(r"```python\n(.*?)```", page.read_text(), re.DOTALL)]
+SCHEMA = json.loads((ROOT / "schemas" / "config.schema.json").read_text())
+
+
+def run(page: Path, code: str, where: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """Run a snippet as a user would, in an empty directory `where` (a CDK app may write its cloud assembly there)."""
+    monkeypatch.chdir(where)
+    scope: dict = {}
+    exec(compile(code, str(page), "exec"), scope)
+    return scope
+
+
+@pytest.mark.parametrize(("page", "code"), SNIPPETS,
+                         ids=[f"{page.name}:{code.splitlines()[0][:40]}" for page, code in SNIPPETS])
+def test_each_python_snippet_runs_as_printed(page, code, tmp_path, monkeypatch):
+    run(page, code, tmp_path, monkeypatch)
+
+
+def test_the_raw_api_snippet_prepares_a_rule_with_a_real_image(tmp_path, monkeypatch):
+    [(page, snippet)] = [(p, s) for p, s in SNIPPETS if "prepare_actions(" in s]
+    scope = run(page, snippet, tmp_path, monkeypatch)
+    assert scope["rule"]["RuleEvaluatorImage"].endswith(".amazonaws.com/sagemaker-debugger-rules:latest")
+    assert "action_json" in scope["rule"]["RuleParameters"]
+
+
+def test_the_readme_is_a_front_door_whose_first_commands_are_demo_and_test():
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 200, f"the README has {len(lines)} lines: move the rest to docs/"
+    first = lines.index("```sh")  # the first screen's commands
+    commands = [line.split("#")[0].strip() for line in lines[first + 1:lines.index("```", first + 1)]]
+    assert first < 40 and commands == ["make demo", "make test"]
+
+
+def test_the_readme_links_only_to_files_that_exist():
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text())
+    assert targets and all((ROOT / target).is_file() for target in targets if "://" not in target), targets
+
+
+def _keys(node: dict, path: str = ""):
+    """Every key the schema declares, as the reference names it: `a.b`, a map's `a.<name>.b`, a list's `a[].b`."""
+    for key, prop in node.get("properties", {}).items():
+        here = f"{path}.{key}" if path else key
+        yield here
+        yield from _keys(prop, here)
+        if isinstance(prop.get("additionalProperties"), dict):
+            yield from _keys(prop["additionalProperties"], f"{here}.<name>")
+        if isinstance(prop.get("items"), dict):
+            yield from _keys(prop["items"], f"{here}[]")
+
+
+def test_the_configuration_reference_documents_every_key_of_the_schema():
+    spec = importlib.util.spec_from_file_location("config_reference", DOCS / "hooks" / "config_reference.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    reference = hook.reference(SCHEMA)
+
+    keys = list(_keys(SCHEMA))
+    assert len(keys) > len(SCHEMA["properties"])  # nested blocks included
+    missing = [key for key in keys if f"`{key}`" not in reference]
+    assert not missing, f"keys the reference does not document: {missing}"
+    assert hook.MARKER in (DOCS / "configuration.md").read_text()
+    # every top-level key's row gives its default, as the schema states it
+    for key, prop in SCHEMA["properties"].items():
+        if key == "$schema":  # the editor's pointer to the schema: no setting, no default
+            continue
+        assert f"`{json.dumps(prop['default'])}`" in next(line for line in reference.splitlines()
+                                                          if line.startswith((f"| `{key}`", f"| [`{key}`]")))
