@@ -18,14 +18,12 @@ from pathlib import Path
 
 import pytest
 from builders import event, rule_config, rule_status
-from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events, without_statement
+from harness import Runner, iam_enforced, run_events, served, unzipped, without_statement
 
 from rule_actions_cdk.app import project_context
 from rule_actions_cli import inputs
-from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.main import run_replay
 from rule_actions_cli.report import summary
-from rule_actions_cli.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = json.loads((ROOT / "examples" / "demo-config.json").read_text())
@@ -79,16 +77,14 @@ def replayed(context, corpus):
 
 
 @pytest.fixture(scope="module")
-def deployed(context, replayed):
-    assembly, stack = synthesize(context)
-    with ServedAccount(assembly, stack, port=free_port()) as account:
+def deployed(replayed):
+    with served(DEMO_CONFIG) as account:
         yield account
 
 
 @pytest.fixture(scope="module")
 def artifact(deployed, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("lambda")
-    return deployed.unzip_asset(folder / "task"), lambda_runtime(folder / "runtime")
+    return unzipped(deployed, tmp_path_factory.mktemp("lambda"))
 
 
 def refuse_one_endpoint(monkeypatch):

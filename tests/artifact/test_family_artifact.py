@@ -11,13 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-from harness import Runner, ServedAccount, iam_enforced, lambda_runtime, run_events
+from harness import Runner, iam_enforced, run_events, served, unzipped
 
 from rule_actions_cdk.app import project_context
 from rule_actions_cli import inputs
-from rule_actions_cli.deploy_local import free_port
 from rule_actions_cli.main import run_replay
-from rule_actions_cli.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = [ROOT / "events" / name for name in ("tuning", "processing", "pipelines", "transform")]
@@ -59,14 +57,13 @@ def replayed(context, corpus):
 
 
 @pytest.fixture(scope="module")
-def deployed(context, replayed):
-    assembly, stack = synthesize(context)
-    with ServedAccount(assembly, stack, port=free_port()) as account:
+def deployed(replayed):
+    with served(CONFIG) as account:
         yield account
 
 
 def test_the_asset_runs_every_family_with_only_its_role_s_permissions(deployed, corpus, replayed, tmp_path):
-    asset, runtime = deployed.unzip_asset(tmp_path / "task"), lambda_runtime(tmp_path / "runtime")
+    asset, runtime = unzipped(deployed, tmp_path)
     env = deployed.function_environment(deployed.role_credentials())
     with iam_enforced():
         runner = Runner(asset, runtime, env)
@@ -101,7 +98,7 @@ def test_without_the_pipeline_s_statement_a_step_s_job_is_not_read(deployed, tmp
     document = json.loads(document) if isinstance(document, str) else document
     narrowed = {**document, "Statement": [s for s in document["Statement"] if s.get("Sid") != "DescribePipelineStepJobs"]}
     iam.put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(narrowed))
-    asset, runtime = deployed.unzip_asset(tmp_path / "task"), lambda_runtime(tmp_path / "runtime")
+    asset, runtime = unzipped(deployed, tmp_path)
     events, _ = inputs.load([str(ROOT / "events" / "pipelines" / "lifecycle-pipeline-parallel-steps-failed.json")])
     env = deployed.function_environment(deployed.role_credentials())
     try:

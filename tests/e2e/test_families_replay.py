@@ -6,40 +6,25 @@ family each reported on its own row."""
 from __future__ import annotations
 
 import copy
-import io
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from replaying import replay_to_receiver
 
 from rule_actions_cli.main import main
-from rule_actions_cli.receiver import Receiver
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 FAMILIES = ROOT / "examples" / "families-config.json"
 FOLDERS = [EVENTS / name for name in ("tuning", "processing", "pipelines", "transform")]
-HOOK_SECRET, HOOK_PATH = "rule-actions/demo-webhook", "/hooks/ml-alerts"
-KEY = json.loads((ROOT / "examples" / "demo-secrets.json").read_text())[HOOK_SECRET]["signing_key"]
 
 
 @pytest.fixture(scope="module")
 def families(tmp_path_factory):
     """The four folders replayed once, the webhook's secret pointed at a receiver on a free loopback port."""
-    capture = pytest.MonkeyPatch()
-    out = io.StringIO()
-    with Receiver({HOOK_PATH: KEY}) as receiver:
-        secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
-        secrets.write_text(json.dumps({HOOK_SECRET: {"url": receiver.url(HOOK_PATH), "signing_key": KEY}}))
-        capture.setattr(sys, "stdout", out)
-        try:
-            code = main(["replay", "--json", "--config", str(FAMILIES), "--secrets", str(secrets),
-                         *map(str, FOLDERS)])
-        finally:
-            capture.undo()
-    return code, [json.loads(line) for line in out.getvalue().splitlines()], receiver.received
+    return replay_to_receiver(tmp_path_factory.mktemp("secrets"), FAMILIES, FOLDERS)
 
 
 def done(rows) -> Counter:

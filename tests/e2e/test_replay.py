@@ -8,9 +8,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from replaying import DEMO_SECRETS, HOOK_PATH, HOOK_SECRET, replay_to_receiver
 
 from rule_actions_cli.main import main
-from rule_actions_cli.receiver import Receiver
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
@@ -18,8 +18,6 @@ DEMO_CONFIG = ROOT / "examples" / "demo-config.json"  # the team: ml-team@exampl
 # What `make demo` replays: the demo configuration and a json webhook on Failed and MaxRuntimeExceeded, whose
 # secret (examples/demo-secrets.json) names a receiver on 127.0.0.1
 DEMO = ROOT / "examples" / "demo-webhook-config.json"
-DEMO_SECRETS = ROOT / "examples" / "demo-secrets.json"
-HOOK_SECRET, HOOK_PATH = "rule-actions/demo-webhook", "/hooks/ml-alerts"
 
 
 def replay(capsys, *args: str) -> tuple[int, list[dict], str]:
@@ -32,21 +30,7 @@ def replay(capsys, *args: str) -> tuple[int, list[dict], str]:
 def demo(tmp_path_factory):
     """The whole events/ directory replayed once as `make demo` does, its webhook's secret pointed at a receiver
     on a free loopback port: (exit status, rows, what the receiver got)."""
-    capture = pytest.MonkeyPatch()
-    import io
-    import sys
-
-    key = json.loads(DEMO_SECRETS.read_text())[HOOK_SECRET]["signing_key"]
-    out = io.StringIO()
-    with Receiver({HOOK_PATH: key}) as receiver:
-        secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
-        secrets.write_text(json.dumps({HOOK_SECRET: {"url": receiver.url(HOOK_PATH), "signing_key": key}}))
-        capture.setattr(sys, "stdout", out)
-        try:
-            code = main(["replay", "--json", "--config", str(DEMO), "--secrets", str(secrets), str(EVENTS)])
-        finally:
-            capture.undo()
-    return code, [json.loads(line) for line in out.getvalue().splitlines()], receiver.received
+    return replay_to_receiver(tmp_path_factory.mktemp("secrets"), DEMO, [EVENTS])
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from builders import ACCOUNT, REGION, function_resources
 from moto import mock_aws
 from moto.core.botocore_stubber import BotocoreStubber
+from moto.server import ThreadedMotoServer
 from moto.sns.models import sns_backends
 from moto.sns.utils import FilterPolicyMatcher
 
@@ -132,3 +134,20 @@ def aws(monkeypatch: pytest.MonkeyPatch):
         account.configure()
         yield account
         handler.runtime.cache_clear()
+
+
+@pytest.fixture
+def server_sagemaker():
+    """A SageMaker client talking HTTP to a moto server on a free port of 127.0.0.1 (this process), with the
+    project's calls installed."""
+    moto_sagemaker.install()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        url = f"http://{host}:{port}"
+        # The server never resets by itself: start from empty backends.
+        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=5)
+        yield boto3.client("sagemaker", region_name=REGION, endpoint_url=url)
+    finally:
+        server.stop()

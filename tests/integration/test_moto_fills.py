@@ -6,7 +6,6 @@ with its required members and enum values, in-process and over HTTP (moto server
 from __future__ import annotations
 
 import datetime as dt
-import urllib.request
 from typing import Any
 
 import boto3
@@ -15,7 +14,6 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.validate import ParamValidator
 from moto import mock_aws
-from moto.server import ThreadedMotoServer
 
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions_cli import moto_sagemaker
@@ -78,17 +76,8 @@ def sagemaker(request):
     if request.param == "in-process":
         with mock_aws():
             yield boto3.client("sagemaker", region_name=REGION)
-        return
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        url = f"http://{host}:{port}"
-        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=5)
-        yield boto3.client("sagemaker", region_name=REGION, endpoint_url=url, aws_access_key_id="x",
-                           aws_secret_access_key="x")
-    finally:
-        server.stop()
+    else:
+        yield request.getfixturevalue("server_sagemaker")
 
 
 @pytest.mark.parametrize("request_", [

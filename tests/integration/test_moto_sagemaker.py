@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import urllib.request
 from datetime import UTC, datetime
 
 import boto3
@@ -11,7 +10,6 @@ from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.sagemaker.models import SageMakerModelBackend
 from moto.sagemaker.responses import SageMakerResponse
-from moto.server import ThreadedMotoServer
 
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.moto_sagemaker import install, put_training_job, training_job_status
@@ -64,22 +62,6 @@ def sagemaker():
     install()
     with mock_aws():
         yield boto3.client("sagemaker", region_name=REGION)
-
-
-@pytest.fixture
-def server_sagemaker():
-    """A SageMaker client talking HTTP to a moto server on a free port of 127.0.0.1 (this process)."""
-    install()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        url = f"http://{host}:{port}"
-        # The server never resets by itself: start from empty backends.
-        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=5)
-        yield boto3.client("sagemaker", region_name=REGION, endpoint_url=url)
-    finally:
-        server.stop()
 
 
 def _error(excinfo: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
