@@ -31,9 +31,7 @@ from rule_actions.records import Heartbeat, MetricQuery, Unread
 from rule_actions.text import quoted
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
-PERIOD = 60  # CloudWatch publishes SageMaker's training metrics once a minute
 TRAINING = "Training"  # the SecondaryStatus whose start is "training started"
-RULE_FAMILY = "Monitor"  # the rule family of the statuses an evaluation finds (beside Debug and Profiler)
 ISSUES_FOUND = "IssuesFound"
 # How long before `now` a series' latest datapoint may be and still end its window (CloudWatch publishes SageMaker's
 # metrics a few minutes late); a window's series must hold at least COVERAGE of its minutes.
@@ -100,6 +98,7 @@ class Skipped(NamedTuple):
 
 
 Verdict = Finding | Clear | Pending | Skipped
+NOT_STARTED = Pending("training has not started (no SecondaryStatus Training yet)")
 
 
 # ---------------------------------------------------------------- the running job
@@ -146,6 +145,14 @@ class Job(NamedTuple):
         rest = stream[len(self.name) + 1:] if stream.startswith(self.name + "/") else stream
         found = re.match(r"(algo-\d+)", rest)
         return found.group(1) if found else rest
+
+    def latest_per_host(self, streams: Any, into: Mapping[str, int] | None = None) -> dict[str, int]:
+        """The latest log event (epoch ms) of each host in a heartbeat's `streams`, merged into `into`'s."""
+        latest = dict(into or {})
+        for stream, _first, last, _count in streams:
+            host = self.host_of(stream)
+            latest[host] = max(last, latest.get(host, 0))
+        return latest
 
 
 def _epoch(value: Any) -> int | None:
@@ -346,10 +353,12 @@ class Series(NamedTuple):
     missing: list[str]
 
 
-def per_host(job: Job, hosts: Sequence[Host], data: Data, metric: str, minutes: int, now: int,
-             after: int | None) -> Series:
+def per_host(job: Job, p: Mapping[str, Any], data: Data, metric: str, now: int, minutes: int | None = None) -> Series:
+    """`metric` on each of the job's hosts over the last `minutes` (the rule's window unless given), once the rule's
+    `patience` after training started has passed."""
     values, waiting, missing = {}, [], []
-    for host in hosts:
+    minutes, after = minutes or p["window"], job.started + p["patience"] * 60
+    for host in job.hosts:
         points = data.points(host_query(job, host, metric))
         if not points:
             missing.append(host.name)
@@ -362,24 +371,24 @@ def per_host(job: Job, hosts: Sequence[Host], data: Data, metric: str, minutes: 
     return Series(values, waiting, missing)
 
 
-def undecided(series: Series, metric: str, job: Job, rule: str) -> Pending | Skipped:
-    """Why no host could be judged: the metric is missing (Skipped, naming it), or the data is not there yet."""
-    if series.missing and not series.waiting:
-        hosts = ", ".join(series.missing)
-        return Skipped(f"{rule} needs {metric}: no datapoint for {hosts} (namespace {NAMESPACE}, dimension Host "
-                       f"{job.name}/<host>) since the window began")
-    return Pending("; ".join(series.waiting + [f"{h}: no {metric} datapoint" for h in series.missing]))
+def settle_all(found: list[str], each: Mapping[str, Series], job: Job, rule: str) -> Verdict:
+    """`settle` for a rule over several metrics: judged on the first metric a host still lacks or waits for."""
+    metric = next((m for m, series in each.items() if series.missing or series.waiting), next(iter(each)))
+    return settle(found, each[metric], metric, job, rule)
 
 
 def settle(found: list[str], series: Series, metric: str, job: Job, rule: str) -> Verdict:
-    """A Finding when a host holds the rule, else Clear when every host was judged, else why not."""
+    """A Finding when a host holds the rule, else Clear when every host was judged, else why not: the metric is
+    missing (Skipped, naming it) when no host has it and none is waiting, or the data is not there yet."""
     if found:
         return Finding("; ".join(found))
     if not series.waiting and not series.missing:
         return Clear()
-    if series.values:  # some hosts judged clear, others not yet
-        return Pending("; ".join(series.waiting + [f"{h}: no {metric} datapoint" for h in series.missing]))
-    return undecided(series, metric, job, rule)
+    if series.missing and not series.waiting and not series.values:
+        hosts = ", ".join(series.missing)
+        return Skipped(f"{rule} needs {metric}: no datapoint for {hosts} (namespace {NAMESPACE}, dimension Host "
+                       f"{job.name}/<host>) since the window began")
+    return Pending("; ".join(series.waiting + [f"{h}: no {metric} datapoint" for h in series.missing]))
 
 
 def gpus(host: Host) -> str:
@@ -425,7 +434,7 @@ def host_needs(job: Job, rule: str, metrics: Sequence[str], patience: int, minut
 def warmed_up(job: Job, now: int, patience: float, minutes: float) -> Pending | None:
     """Pending while training has not run `patience` + `minutes` minutes (the warm-up, then a full window)."""
     if job.started is None:
-        return Pending("training has not started (no SecondaryStatus Training yet)")
+        return NOT_STARTED
     if now - job.started < (patience + minutes) * 60:
         return Pending(f"training started {ago(now - job.started)} ago: the rule waits {_num(patience)} min, then "
                        f"judges {_num(minutes)}-min windows")
@@ -448,6 +457,7 @@ def user_metric(job: Job, name: str, pattern: str, rule: str, param: str) -> str
 
 TRAIN_LOSS = r"train.*loss|loss.*train"
 VALIDATION_LOSS = r"(val|valid|validation|eval|test).*loss|loss.*(val|valid|validation|eval|test)"
+LOSS_WINDOW = Param("window", 120, "Minutes of datapoints read", 10, 200, "min", whole=True)
 LOSS_METRICS = (Param("training_metric", "", "The training loss metric (default: the first of MetricDefinitions "
                       "matching /train.*loss/)", text=True),
                 Param("validation_metric", "", "The validation loss metric (default: the first matching "
@@ -469,7 +479,7 @@ def loss_needs(job: Job, p: Mapping[str, Any], rule: str, now: int) -> Needs | P
     if isinstance(metrics, Skipped):
         return metrics
     if job.started is None:
-        return Pending("training has not started (no SecondaryStatus Training yet)")
+        return NOT_STARTED
     return Needs(tuple(job_query(job, m) for m in metrics), now - p["window"] * 60)
 
 

@@ -12,7 +12,7 @@ from rule_actions.monitors.base import (
     pct,
     per_host,
     percentile,
-    settle,
+    settle_all,
 )
 
 METRICS = ("CPUUtilization", "GPUUtilization", "GPUMemoryUtilization")
@@ -33,8 +33,7 @@ class BatchSize(Monitor):
         return host_needs(job, self.name, METRICS, p["patience"], p["window"], now, vcpus=True)
 
     def judge(self, job, p, now, data):
-        after = job.started + p["patience"] * 60
-        each = {m: per_host(job, job.hosts, data, m, p["window"], now, after) for m in METRICS}
+        each = {m: per_host(job, p, data, m, now) for m in METRICS}
         found = []
         for host in job.hosts:
             if not all(host in each[m].values for m in METRICS):
@@ -47,9 +46,7 @@ class BatchSize(Monitor):
                              f"{pct(p['gpu_threshold_p95'])}, GPU memory {pct(memory)} < "
                              f"{pct(p['gpu_memory_threshold_p95'])}, CPU {pct(cpu)} < {pct(p['cpu_threshold_p95'])}: "
                              "a larger batch (or a smaller instance) would use what is paid for")
-        worst = next((each[m] for m in METRICS if each[m].missing or each[m].waiting), each[METRICS[0]])
-        metric = next((m for m in METRICS if each[m] is worst), METRICS[0])
-        return settle(found, worst, metric, job, self.name)
+        return settle_all(found, each, job, self.name)
 
 
 MONITOR = BatchSize()

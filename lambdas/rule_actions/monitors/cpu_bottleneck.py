@@ -11,7 +11,7 @@ from rule_actions.monitors.base import (
     host_needs,
     pct,
     per_host,
-    settle,
+    settle_all,
 )
 
 CPU, GPU = "CPUUtilization", "GPUUtilization"
@@ -31,9 +31,7 @@ class CPUBottleneck(Monitor):
         return host_needs(job, self.name, (CPU, GPU), p["patience"], p["window"], now, vcpus=True)
 
     def judge(self, job, p, now, data):
-        after = job.started + p["patience"] * 60
-        cpu = per_host(job, job.hosts, data, CPU, p["window"], now, after)
-        gpu = per_host(job, job.hosts, data, GPU, p["window"], now, after)
+        cpu, gpu = per_host(job, p, data, CPU, now), per_host(job, p, data, GPU, now)
         found = []
         for host in job.hosts:
             if host not in cpu.values or host not in gpu.values:
@@ -46,8 +44,7 @@ class CPUBottleneck(Monitor):
                 found.append(f"CPU bottleneck on {host.name}: {pct(share)} of the last {p['window']} min had CPU > "
                              f"{pct(p['cpu_threshold'])} and GPU < {pct(p['gpu_threshold'])} (threshold "
                              f"{pct(p['threshold'])})")
-        series = cpu if cpu.missing or cpu.waiting else gpu
-        return settle(found, series, CPU if series is cpu else GPU, job, self.name)
+        return settle_all(found, {CPU: cpu, GPU: gpu}, job, self.name)
 
 
 MONITOR = CPUBottleneck()

@@ -136,12 +136,11 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
     series = _series(needs, ports, read, now)
     heartbeats, unfinished = _heartbeats(chosen, needs, family.log_group, ports, read, now, time_left)
 
-    learned = {job.name: dict(job.heard) for job, _r, _a, _p in chosen if job.heard}
+    learned = {}
     for job, _r, _a, _p in chosen:
-        beat = heartbeats.get(job.name)
-        for stream, _first, last, _count in getattr(beat, "streams", ()):
-            host = job.host_of(stream)
-            learned.setdefault(job.name, {})[host] = max(last, learned.get(job.name, {}).get(host, 0))
+        heard = job.latest_per_host(getattr(heartbeats.get(job.name), "streams", ()), job.heard)
+        if heard:
+            learned[job.name] = heard
     reports, confirm = [], []
     for job, record, applied, problems in chosen:
         verdicts = [_verdict(rule, job, now, needs[(job.name, rule.rule.name)], series, heartbeats.get(job.name))
@@ -163,8 +162,8 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
             continue
         reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied, report,
                                                              now))
-    queries = sum(1 for beat in heartbeats.values() if not (isinstance(beat, Unread) and beat.reason == NOT_REACHED))
-    return Report(now, len(listed), tuple(reports), unfinished, heard=learned, log_queries=queries)
+    return Report(now, len(listed), tuple(reports), unfinished, heard=learned,
+                  log_queries=len(heartbeats) - unfinished)  # a query for each job reached
 
 
 def _series(needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read, now: int) -> Mapping[Any, Any] | Unread:

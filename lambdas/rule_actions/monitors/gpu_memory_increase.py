@@ -35,14 +35,14 @@ class GPUMemoryIncrease(Monitor):
 
     def judge(self, job, p, now, data):
         minutes = p["window"]
-        series = per_host(job, job.hosts, data, METRIC, 2 * minutes, now, job.started + p["patience"] * 60)
+        series = per_host(job, p, data, METRIC, now, 2 * minutes)
         found = []
         for host, values in series.values.items():
             half = len(values) // 2
-            before, after = values[:half], values[half:]
-            rise = (sum(after) / len(after) - sum(before) / len(before)) / host.gpus
+            before, after = sum(values[:half]) / half, sum(values[half:]) / (len(values) - half)
+            rise = (after - before) / host.gpus
             if rise > p["increase"]:
-                first, last = sum(before) / len(before) / host.gpus, sum(after) / len(after) / host.gpus
+                first, last = before / host.gpus, after / host.gpus
                 found.append(f"GPU memory on {host.name} ({gpus(host)}) rose from {pct(first)} to {pct(last)} "
                              f"(+{rise:.0f} points > {p['increase']:g}) between the last two {minutes}-min windows")
         return settle(found, series, METRIC, job, self.name)

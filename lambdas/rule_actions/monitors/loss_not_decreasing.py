@@ -4,7 +4,19 @@ by more than `increase_threshold_percent` % (Debugger's test, over datapoints in
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import Clear, Finding, Monitor, Needs, Param, Pending, Skipped, job_query, user_metric
+from rule_actions.monitors.base import (
+    LOSS_WINDOW,
+    NOT_STARTED,
+    Clear,
+    Finding,
+    Monitor,
+    Needs,
+    Param,
+    Pending,
+    Skipped,
+    job_query,
+    user_metric,
+)
 
 LOSS = r"loss"
 
@@ -18,14 +30,14 @@ class LossNotDecreasing(Monitor):
                     "steps)", 2, 150, "datapoints", whole=True),
               Param("diff_percent", 0.1, "Least decrease over num_steps, in % of the earlier value", 0, 100, "%"),
               Param("increase_threshold_percent", 5.0, "Largest increase over num_steps, in %", 0, 1000, "%"),
-              Param("window", 120, "Minutes of datapoints read", 10, 200, "min", whole=True))
+              LOSS_WINDOW)
 
     def needs(self, job, p, now):
         metric = user_metric(job, p["metric"], LOSS, self.name, "metric")
         if isinstance(metric, Skipped):
             return metric
         if job.started is None:
-            return Pending("training has not started (no SecondaryStatus Training yet)")
+            return NOT_STARTED
         return Needs((job_query(job, metric),), now - p["window"] * 60)
 
     def judge(self, job, p, now, data):

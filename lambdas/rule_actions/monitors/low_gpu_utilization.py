@@ -33,7 +33,7 @@ class LowGPUUtilization(Monitor):
         return host_needs(job, self.name, (METRIC,), p["patience"], p["window"], now)
 
     def judge(self, job, p, now, data):
-        series = per_host(job, job.hosts, data, METRIC, p["window"], now, job.started + p["patience"] * 60)
+        series = per_host(job, p, data, METRIC, now)
         found = []
         for host, values in series.values.items():
             per_gpu = [v / host.gpus for v in values]

@@ -5,6 +5,7 @@ LATE minutes past the threshold: after that StalledTraining watches the job."""
 from __future__ import annotations
 
 from rule_actions.monitors.base import (
+    NOT_STARTED,
     Clear,
     Finding,
     Monitor,
@@ -36,7 +37,7 @@ class MaxInitializationTime(Monitor):
 
     def needs(self, job, p, now):
         if job.started is None:
-            return Pending("training has not started (no SecondaryStatus Training yet)")
+            return NOT_STARTED
         elapsed = now - job.started
         if elapsed < p["threshold"] * 60:
             return Pending(f"training started {ago(elapsed)} ago (threshold {p['threshold']} min)")

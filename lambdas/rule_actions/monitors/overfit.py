@@ -8,6 +8,7 @@ from bisect import bisect_right
 
 from rule_actions.monitors.base import (
     LOSS_METRICS,
+    LOSS_WINDOW,
     Clear,
     Finding,
     Monitor,
@@ -27,7 +28,7 @@ class Overfit(Monitor):
                     0, 100, ""),
               Param("patience", 1, "Consecutive validation datapoints over the ratio", 1, 100, "datapoints",
                     whole=True),
-              Param("window", 120, "Minutes of datapoints read", 10, 200, "min", whole=True))
+              LOSS_WINDOW)
 
     def needs(self, job, p, now):
         return loss_needs(job, p, self.name, now)

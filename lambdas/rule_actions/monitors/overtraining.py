@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rule_actions.monitors.base import (
     LOSS_METRICS,
+    LOSS_WINDOW,
     Clear,
     Finding,
     Monitor,
@@ -30,7 +31,7 @@ class Overtraining(Monitor):
               Param("patience_validation", 10, "Validation datapoints without improvement", 1, 150, "datapoints",
                     whole=True),
               Param("delta", 0.01, "Least improvement on the best value that counts", 0, 1000, ""),
-              Param("window", 200, "Minutes of datapoints read", 10, 200, "min", whole=True))
+              LOSS_WINDOW._replace(default=200))
 
     def needs(self, job, p, now):
         return loss_needs(job, p, self.name, now)

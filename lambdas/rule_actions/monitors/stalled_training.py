@@ -19,6 +19,7 @@ instead of one per run; FilterLogEvents allows 5 calls a second per account and 
 from __future__ import annotations
 
 from rule_actions.monitors.base import (
+    NOT_STARTED,
     Clear,
     Finding,
     Monitor,
@@ -50,7 +51,7 @@ class StalledTraining(Monitor):
 
     def needs(self, job, p, now):
         if job.started is None:
-            return Pending("training has not started (no SecondaryStatus Training yet)")
+            return NOT_STARTED
         if now - job.started < p["threshold"]:
             return Pending(f"training started {ago(now - job.started)} ago (threshold {ago(p['threshold'])})")
         start = self._since(job, p, now)
@@ -76,10 +77,7 @@ class StalledTraining(Monitor):
         beat = data.heartbeat
         if not beat.complete:
             return Pending("one page of log events (10,000) does not hold the window: judged when it does")
-        lasts: dict[str, int] = {}
-        for stream, _first, last, _count in beat.streams:
-            host = job.host_of(stream)
-            lasts[host] = max(last, lasts.get(host, 0))
+        lasts = job.latest_per_host(beat.streams)
         latest = max(lasts.values(), default=None)
         if latest is None or latest < (now - threshold) * 1000:
             since = f"for {ago(now - latest / 1000)}" if latest is not None else self._before(job, start, now)
