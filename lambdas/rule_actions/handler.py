@@ -38,6 +38,7 @@ from rule_actions.observability import emit, log_action, logger, metrics
 from rule_actions.privacy import redact
 from rule_actions.records import IgnoredEvent, JobEvent, Trigger
 
+EVENT_KEYS = ("job", "job_family", "event_id")  # what process() adds to the log lines of an event's handling
 TRAINING = "training"  # the family whose job the result's "training_job" names (its key since the first release)
 
 
@@ -103,7 +104,7 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
         event, found = pipeline.read_event(raw)
     except IgnoredEvent as err:
         return _ignored(err.job, str(err), family=registry.job_family(raw))
-    logger.append_keys(job=event.job_name, job_family=event.family.name, event_id=event.event_id)
+    logger.append_keys(job=event.job_name, job_family=event.family.name, event_id=event.event_id)  # EVENT_KEYS
     for problem in event.problems:
         logger.warning("unreadable part of the event", problem=problem)
     ports = adapters
@@ -176,7 +177,8 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
         if job.problems:
             row["problems"] = list(job.problems)
         jobs.append(row)
-        logger.remove_keys(["training_job", "event_id", "account"])
+        logger.remove_keys([*EVENT_KEYS, "account"])  # the job's event's keys, then the run's account again
+        logger.append_keys(account=request.account)
     verdicts = [v.verdict for job in report.jobs for v in job.verdicts]
     for name, value in (("EvaluatedJobs", len(report.jobs)), ("RuleFindings", verdicts.count("IssuesFound")),
                         ("EvaluationErrors", verdicts.count("Error") + (1 if report.error else 0)),

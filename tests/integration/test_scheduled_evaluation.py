@@ -187,3 +187,21 @@ def test_a_job_heard_recently_is_not_queried_again_until_its_silence_could_count
     queries = [evaluate(monitored, minutes)["evaluation"]["log_queries"] for minutes in range(0, 40, 5)]
     # Then its logs are read at the first run, then again only once the threshold could have passed
     assert queries == [1, 0, 0, 0, 0, 0, 0, 1]
+
+
+def test_a_job_s_log_keys_do_not_stay_on_the_lines_after_it(monitored, monkeypatch):
+    import io
+
+    from rule_actions.observability import logger
+
+    # Given a hung job the evaluator acts on (its event handled: the job's keys added to the log lines), and the
+    # handler's log lines captured
+    running("hung-6", {"rule-actions:StalledTraining": "stoptraining"})
+    logs("hung-6", "algo-1", range(60, 33, -1))
+    lines = io.StringIO()
+    monkeypatch.setattr(logger.registered_handler, "stream", lines)
+    # When the evaluator runs
+    evaluate(monitored)
+    # Then the run's summary line names no job: the acted-on job's keys went with its event
+    [summary] = [line for line in map(json.loads, lines.getvalue().splitlines()) if line["message"] == "evaluation"]
+    assert {"job", "job_family", "training_job", "event_id"}.isdisjoint(summary), summary
