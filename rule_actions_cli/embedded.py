@@ -26,7 +26,7 @@ from botocore import xform_name
 from moto import mock_aws
 
 from rule_actions import registry
-from rule_actions.text import quoted
+from rule_actions.text import iso_z, quoted
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
@@ -51,8 +51,6 @@ class LocalContext:
         return self.remaining_millis
 
 
-def _iso(epoch: int) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _datetime(epoch: int) -> Any:
@@ -77,7 +75,7 @@ def _state_change(name: str, status: str, secondary: str, when: int, account: st
     """The "SageMaker Training Job State Change" SageMaker sends when a timeline's job ends."""
     return {"version": "0", "id": hashlib.sha256(f"{name}{when}{status}".encode()).hexdigest()[:32],
             "detail-type": "SageMaker Training Job State Change", "source": "aws.sagemaker", "account": account,
-            "time": _iso(when), "region": region,
+            "time": iso_z(when), "region": region,
             "resources": [f"arn:aws:sagemaker:{region}:{account}:training-job/{name.lower()}"],
             "detail": {"TrainingJobName": name,
                        "TrainingJobArn": f"arn:aws:sagemaker:{region}:{account}:training-job/{name.lower()}",
@@ -323,7 +321,7 @@ class EmbeddedAccount:
                     for stream, found in lines.items():
                         moto_monitoring.put_log_lines(LOG_GROUP, stream, found, **place)
             for run in self.evaluations:
-                request = {EVALUATION_KEY: {**run, "time": _iso(timeline.time(tick))}}
+                request = {EVALUATION_KEY: {**run, "time": iso_z(timeline.time(tick))}}
                 self._credentials_of(handler, evaluator=True)
                 try:
                     result = handler.lambda_handler(request, evaluator)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -37,6 +36,7 @@ from rule_actions.effects.webhook import Webhooks
 from rule_actions.observability import emit, log_action, logger, metrics
 from rule_actions.privacy import redact
 from rule_actions.records import IgnoredEvent, JobEvent, Trigger
+from rule_actions.text import iso_z
 
 EVENT_KEYS = ("job", "job_family", "event_id")  # what process() adds to the log lines of an event's handling
 TRAINING = "training"  # the family whose job the result's "training_job" names (its key since the first release)
@@ -186,7 +186,7 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
                         ("UnfinishedJobs", report.unfinished)):
         metrics.add_metric(name=name, unit="Count", value=value)
     metrics.add_metric(name="EvaluationSeconds", unit="Seconds", value=round(time.monotonic() - began, 3))
-    summary = {"time": _iso(now), "account": request.account, "region": request.region,
+    summary = {"time": iso_z(now), "account": request.account, "region": request.region,
                "shard": request.shard, "shards": request.shards, "running": report.listed,
                "evaluated": len(report.jobs), "findings": verdicts.count("IssuesFound"),
                "log_queries": report.log_queries, "unfinished": report.unfinished, **({"error": report.error} if report.error else {})}
@@ -242,5 +242,3 @@ def _with_problems(result: dict[str, Any], problems: tuple[str, ...]) -> dict[st
     return {**redact(result), "problems": [redact(p) for p in problems]} if problems else redact(result)
 
 
-def _iso(epoch: int) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

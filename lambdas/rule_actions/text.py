@@ -44,7 +44,7 @@ def plain(text: str, limit: int | None = None, multiline: bool = False) -> str:
     name can never start a line of its own), length capped."""
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate (JSON can carry one) becomes "?"
     text = _CONTROL.sub("", text) if multiline else " ".join(_CONTROL.sub("", text).split())
-    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
+    return text if limit is None else cap(text, limit)
 
 
 def one_line(text: str, limit: int | None = None) -> str:
@@ -59,6 +59,21 @@ def digest(text: str) -> str:
 
 def cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def arn_name(arn: str) -> str:
+    """The name at the end of a job's ARN (arn:...:training-job/<name>)."""
+    return arn.rpartition("/")[2]
+
+
+def iso_z(epoch: float) -> str:
+    """An epoch second as EventBridge writes a time: 2026-11-24T10:00:00Z."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def line(label: str, value: str) -> str:
+    """A body's `Label:   value` line, values aligned (a label too long to align keeps a space before its value)."""
+    return f"{label + ':':<15} {value}"
 
 
 def indented(text: str, limit: int = DETAILS_MAX) -> str:

@@ -31,10 +31,10 @@ from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap, Field, Texts
-from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG, arn_name
+from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG
 from rule_actions.ports import Configured
 from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Need, Transition
-from rule_actions.text import console_link, encoded, log_link, quoted, timestamp
+from rule_actions.text import arn_name, console_link, encoded, log_link, quoted, timestamp
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 NAME_RE = re.compile(JOB_NAME, re.ASCII)
@@ -177,8 +177,9 @@ class JobFamily:
         return []
 
     def json_details(self, event: JobEvent) -> dict[str, Any] | None:
-        """What the json webhook format says of the job besides its name and status (`job.details`)."""
-        return None
+        """What the json webhook format says of the job besides its name and status (`job.details`): the details
+        its family read, if any."""
+        return dict(event.details) or None
 
     def arn_of(self, event_arn: str, job_name: str) -> str:
         """The ARN of another job in the same account and region (SageMaker lower-cases names in ARNs)."""

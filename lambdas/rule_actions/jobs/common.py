@@ -69,11 +69,6 @@ def essence(reason: str) -> str:
     return last if len(lines) > 1 else reason.strip()
 
 
-def arn_name(arn: str) -> str:
-    """The name at the end of a job's ARN (arn:...:training-job/<name>)."""
-    return arn.rpartition("/")[2]
-
-
 def arn_resource(arn: str) -> str:
     """The resource type of a SageMaker ARN (training-job, hyper-parameter-tuning-job...), "" when it has none."""
     head = arn.split("/", 1)[0]

@@ -35,12 +35,11 @@ from rule_actions.jobs.common import (
     TRANSFORM_JOB,
     TUNING,
     TUNING_JOB,
-    arn_name,
     arn_resource,
     essence,
 )
 from rule_actions.records import FailedSteps, IgnoredEvent, Place, StepFailure, Unread
-from rule_actions.text import DETAILS_MAX, NAME_MAX, console_link, encoded, log_link, plain, quoted
+from rule_actions.text import DETAILS_MAX, NAME_MAX, arn_name, console_link, encoded, line, log_link, plain, quoted
 
 EXECUTION = "SageMaker Model Building Pipeline Execution Status Change"
 STEP = "SageMaker Model Building Pipeline Execution Step Status Change"
@@ -151,8 +150,8 @@ class Pipeline(JobFamily):
         if not d:
             return []
         display = f" ({d['display_name']})" if d.get("display_name") else ""
-        lines = [_line("Pipeline", plain(d["pipeline"], NAME_MAX)),
-                 _line("Execution", plain(d["execution"], NAME_MAX) + display)]
+        lines = [line("Pipeline", plain(d["pipeline"], NAME_MAX)),
+                 line("Execution", plain(d["execution"], NAME_MAX) + display)]
         steps = d.get("failed_steps")
         if steps is not None:
             lines += ["", f"Failed steps ({len(steps)}):" if steps else "Failed steps: none listed"]
@@ -182,9 +181,6 @@ class Pipeline(JobFamily):
                           console_link(region, f"/{CONSOLE_PATHS[resource]}/{encoded(job)}")))
             found.append((f"{step['name']}: its job's logs", log_link(region, LOG_GROUPS[resource], job)))
         return tuple(found)
-
-    def json_details(self, event):
-        return dict(event.details) or None
 
     def read_grants(self, config):
         if not any(dict(config[self.outcome_actions]).get(o) for o in (FAILED, WITH_FAILURES)):
@@ -216,10 +212,6 @@ def _step(found: StepFailure) -> dict[str, str]:
             "reason": plain(found.reason, DETAILS_MAX, multiline=True), "job_arn": plain(found.job_arn, 2048),
             "job_reason": plain(found.job_reason, DETAILS_MAX, multiline=True),
             "unread": plain(found.unread, STEP_REASON_MAX), "trial": plain(found.trial, NAME_MAX)}
-
-
-def _line(label: str, value: str) -> str:
-    return f"{label + ':':<15} {value}"
 
 
 FAMILY = Pipeline()

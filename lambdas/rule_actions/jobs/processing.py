@@ -16,9 +16,9 @@ from dataclasses import replace
 from rule_actions.contract import Grant, OutcomeCondition
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
-from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB, arn_name
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB
 from rule_actions.records import Described, Place, Unread
-from rule_actions.text import DETAILS_MAX, indented
+from rule_actions.text import DETAILS_MAX, arn_name, indented
 
 FAILED = "Failed"
 OUTCOMES = {
@@ -88,7 +88,7 @@ class Processing(JobFamily):
         return lines
 
     def json_details(self, event):
-        return {"exit_message": event.details.get("exit_message")} if event.details else {"exit_message": None}
+        return {"exit_message": event.details.get("exit_message")}
 
     def read_grants(self, config):
         if not dict(config[self.outcome_actions]).get(FAILED):

@@ -19,10 +19,10 @@ from rule_actions.jobs.common import (
     TRAINING_JOB,
     TUNING_JOB,
     TUNING_TRIALS_ALERT,
-    arn_name,
     is_trial_name,
 )
 from rule_actions.records import Capability, Described, Place, Unread
+from rule_actions.text import arn_name
 
 COMPLETED, FAILED, STOPPED = "Completed", "Failed", "Stopped"
 TIMEOUTS = ("MaxRuntimeExceeded", "MaxWaitTimeExceeded")

@@ -28,7 +28,7 @@ from rule_actions.jobs.common import (
     essence,
 )
 from rule_actions.records import Described, FailedTrials, Place, Unread
-from rule_actions.text import DETAILS_MAX, NAME_MAX, log_link, plain
+from rule_actions.text import DETAILS_MAX, NAME_MAX, line, log_link, plain
 
 FAILED = "Failed"
 OUTCOMES = {
@@ -97,9 +97,9 @@ class Tuning(JobFamily):
             return []
         jobs, objective, best = d.get("training_jobs"), d.get("objective"), d.get("best_training_job")
         lines = [
-            _line("Training jobs", _summary(jobs, COUNTERS) if jobs else "unknown"),
-            _line("Objective", _summary(objective, OBJECTIVE) if objective else "unknown"),
-            _line("Best job", _best_text(best) if best else "none (no training job reached its objective)"),
+            line("Training jobs", _summary(jobs, COUNTERS) if jobs else "unknown"),
+            line("Objective", _summary(objective, OBJECTIVE) if objective else "unknown"),
+            line("Best job", _best_text(best) if best else "none (no training job reached its objective)"),
         ]
         trials = d.get("failed_trials")
         if trials:
@@ -119,9 +119,6 @@ class Tuning(JobFamily):
             return f"{essence(trials[0]['reason'])} (trial {trials[0]['name']})"
         return event.failure_reason
 
-    def json_details(self, event):
-        return dict(event.details) or None
-
     def read_grants(self, config):
         outcomes = {outcome for outcome, actions in config[self.outcome_actions] if actions}
         if not outcomes:
@@ -133,10 +130,6 @@ class Tuning(JobFamily):
                    "failed training jobs of a failed one) under the configured tuning_job_prefixes (every tuning job "
                    "in the account and region when none are set), read-only, to word its message.",
         )]
-
-
-def _line(label: str, value: str) -> str:
-    return f"{label + ':':<15} {value}"
 
 
 def _counters(value: Any, keys: tuple[str, ...]) -> dict[str, int] | None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from rule_actions.readers.base import Reader
 from rule_actions.records import FailedSteps, StepFailure
-from rule_actions.text import error_text
+from rule_actions.text import arn_name, error_text
 
 
 class Steps(Reader):
@@ -38,7 +38,7 @@ class Steps(Reader):
 
 def _job_reason(ports, api, arn: str, tuning: bool) -> tuple[str, str, str]:
     """(the job's own FailureReason, why it could not be read, the trial it comes from)."""
-    name = arn.rpartition("/")[2]
+    name = arn_name(arn)
     try:
         reason = str(ports.jobs.describe(api, name).get("FailureReason") or "")
     except Exception as err:

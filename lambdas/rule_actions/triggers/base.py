@@ -39,7 +39,7 @@ from rule_actions.records import (
     TriggerFacts,
     Unread,
 )
-from rule_actions.text import SUBJECT_MAX, one_line, plain
+from rule_actions.text import SUBJECT_MAX, line, one_line, plain
 
 Entry = tuple[Action | Invalid | Unread, Origin]  # Unread: a list that could not be read (the action fails)
 FOOTER = "Sent by rule-actions"
@@ -112,11 +112,6 @@ def subject(event: JobEvent, name: str, what: str, job: str) -> str:
     room = SUBJECT_MAX - len(head) - len(what)
     job = one_line(job, max(room - len(name), room // 2))
     return head + one_line(name, room - len(job)) + what + job
-
-
-def line(label: str, value: str) -> str:
-    """A body's `Label:   value` line, values aligned (a label too long to align keeps a space before its value)."""
-    return f"{label + ':':<15} {value}"
 
 
 def account_lines(event: JobEvent) -> list[str]:

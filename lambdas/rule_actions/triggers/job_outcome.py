@@ -21,11 +21,12 @@ from rule_actions.text import (
     SMS_MAX,
     duration,
     indented,
+    line,
     one_line,
     plain,
     stamp,
 )
-from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, line, link_lines, subject, tag
+from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, link_lines, subject, tag
 
 LABEL_PREFIX = "job:"  # a job outcome's label: job:Failed
 STOPPED = "Stopped"

@@ -32,8 +32,19 @@ from rule_actions.records import (
     TriggerFacts,
     Unread,
 )
-from rule_actions.text import DETAILS_MAX, NAME_MAX, SMS_MAX, indented, log_link, one_line, plain, quoted, timestamp
-from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, line, link_lines, subject, tag
+from rule_actions.text import (
+    DETAILS_MAX,
+    NAME_MAX,
+    SMS_MAX,
+    indented,
+    line,
+    log_link,
+    one_line,
+    plain,
+    quoted,
+    timestamp,
+)
+from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, link_lines, subject, tag
 
 PATTERN_FAMILIES = ("Debug", "Profiler")  # SageMaker's: their statuses arrive on EventBridge
 RULE_FAMILIES = (*PATTERN_FAMILIES, MONITOR_RULE_FAMILY)
