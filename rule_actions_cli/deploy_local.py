@@ -175,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             step("bootstrap", ["make", "--no-print-directory", "bootstrap"], env)
             step("deploy", deploy, env)
             outputs(env, settings.stack_name)
-            step("destroy", ["make", "--no-print-directory", "destroy", "CONFIRM=yes"], env)
+            step("destroy", destroy, env)  # the configuration deployed names the stack to destroy
         else:
             central, member = settings.stack_name, settings.member_stack_name
             member_account = (org.accounts or (SAMPLE_MEMBER,))[0]

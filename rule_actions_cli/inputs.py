@@ -101,8 +101,8 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
     where = config_file or (FILE_NAME if (Path.cwd() / FILE_NAME).is_file() else "the default configuration")
     try:
         context = project_context(config_file)
-    except ConfigError as err:
-        return {}, [str(err) if str(err).startswith(f"{where}:") else f"{where}: {err}"]
+    except ConfigError as err:  # the file unreadable: the error names it
+        return {}, [str(err)]
     if dry_run:
         context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
     try:

@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from rule_actions.config import ConfigError
 from rule_actions_cli import check as check_command
 from rule_actions_cli import files, inputs, receiver, report, subscriptions, testnotify
 from rule_actions_cli import template as template_command
@@ -119,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "invoke":
         return run_invoke(events, args)
+    from rule_actions.config import ConfigError  # here: the other commands never load the plug-ins
+
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
             rows = run_replay(events, context, args.verbose, secrets)

@@ -17,7 +17,6 @@ import sys
 import uuid
 from typing import Any, TextIO
 
-from rule_actions.config import ConfigError
 from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
 from rule_actions_cli import inputs, receiver
@@ -77,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         for line in errors:
             print(f"rule-actions: {line}", file=sys.stderr)
         return 2
+    from rule_actions.config import ConfigError
     from rule_actions_cdk.app import read_context
     from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize

@@ -60,8 +60,9 @@ def test_organization_deploys_the_central_then_a_member_stack_and_destroys_both(
 def test_one_account_runs_the_readme_commands_as_printed(recorded):
     assert deploy_local.main([]) == 0
     steps, read = recorded
+    # (destroy with the same CONFIG: its "stack" block, not ./rule-actions.json's, names the stack)
     assert [s[0] for s in steps] == [["bootstrap"], ["deploy", "CONFIG=examples/demo-config.json", "APPROVE=never"],
-                                     ["destroy", "CONFIRM=yes"]]
+                                     ["destroy", "CONFIG=examples/demo-config.json", "CONFIRM=yes"]]
     assert {(account, region) for _, account, region in steps} == {("123456789012", "us-east-1")}
     assert read == ["RuleActions"]
 

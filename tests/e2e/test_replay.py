@@ -345,3 +345,16 @@ def test_the_embedded_account_deploys_and_acts_in_any_region(region):
 
     # Then its actions are done there
     assert row["matched"] and {a["outcome"] for a in row["actions"]} == {"done"}, row
+
+
+@pytest.mark.parametrize(("text", "says"), [("{bad", "not a readable JSON file"),
+                                            ('{"$schema": 5}', "$schema: 5 is not a string")])
+def test_an_unreadable_configuration_file_is_named_once(tmp_path, monkeypatch, capsys, text, says):
+    # Given a broken rule-actions.json in the current directory, found without --config
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rule-actions.json").write_text(text)
+    # When a replay starts
+    code = main(["replay", str(EVENTS / "custom-prefix-stop.json")])
+    # Then it refuses in one line that names the file once
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and says in err and err.count("rule-actions.json") == 1, err
