@@ -41,7 +41,6 @@ PRICE_METRIC = 0.01 / 1000  # GetMetricData, per metric requested
 PRICE_GB_SECOND = 0.0000133334  # Lambda, arm64
 PRICE_REQUEST = 0.20 / 1_000_000  # Lambda invocation
 PRICE_WRITE = 0.625 / 1_000_000  # DynamoDB on-demand write request unit
-PRICE_READ = 0.125 / 1_000_000  # DynamoDB on-demand read request unit
 MEMORY_GB = 0.5
 
 

@@ -19,7 +19,6 @@ configured or reached or refuses a call (one line, as `invoke`).
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Callable
@@ -204,7 +203,7 @@ def default_events() -> list[tuple[str, Any]]:
     from rule_actions_cli import inputs
 
     events, _ = inputs.load([str(samples_folder())])
-    return copy.deepcopy(events)
+    return events  # loaded afresh: the caller may change them
 
 
 EPILOG = """\

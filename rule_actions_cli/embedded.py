@@ -30,7 +30,7 @@ from rule_actions.text import iso_z, quoted
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
-from rule_actions_cli.template import zip_directory
+from rule_actions_cli.synth import asset_bytes, file_assets
 
 ACCOUNT = "123456789012"  # moto's default account
 BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
@@ -193,11 +193,9 @@ class EmbeddedAccount:
             sns.subscribe(TopicArn=topic_arn, Protocol=props["Protocol"], Endpoint=props["Endpoint"], Attributes=attributes)
 
     def _upload_assets(self) -> None:
-        manifest = json.loads((self.assembly_dir / f"{self.stack_name}.assets.json").read_text())
         s3 = self.client("s3")
-        for asset in manifest.get("files", {}).values():
-            source = self.assembly_dir / asset["source"]["path"]
-            body = zip_directory(source) if source.is_dir() else source.read_bytes()
+        for asset in file_assets(self.assembly_dir, self.stack_name):
+            body = asset_bytes(self.assembly_dir, asset)
             for destination in asset["destinations"].values():
                 bucket = _sub(destination["bucketName"], self.region)
                 if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:

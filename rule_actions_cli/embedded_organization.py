@@ -28,6 +28,7 @@ from rule_actions.text import quoted
 from rule_actions_cli import moto_organization
 from rule_actions_cli.embedded import ACCOUNT, EmbeddedAccount
 from rule_actions_cli.matcher import matches
+from rule_actions_cli.synth import stacks
 
 ADMIN_ROLE = "OrganizationAccountAccessRole"  # what Organizations creates in member accounts for their admins
 STATIC = {"aws_access_key_id": "embedded", "aws_secret_access_key": "embedded"}  # moto's default account
@@ -42,9 +43,7 @@ class EmbeddedOrganization(EmbeddedAccount):
         super().__init__(assembly_dir, stack_name, region=organization.central_region, secrets=secrets)
         self.organization = organization
         self.account = organization.central_account
-        manifest = json.loads((Path(assembly_dir) / "manifest.json").read_text())
-        [self.member_stack] = [name for name, artifact in manifest["artifacts"].items()
-                               if artifact["type"] == "aws:cloudformation:stack" and name != stack_name]
+        [self.member_stack] = [name for name in stacks(Path(assembly_dir)) if name != stack_name]
         self._forwarding: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (account, region) -> patterns
 
     def _deploy(self) -> None:

@@ -90,8 +90,6 @@ def _get_metric_data(self: CloudWatchBackend, queries: list[dict[str, Any]], sta
 
 
 _original_get_metric_data = CloudWatchBackend.get_metric_data
-_original_filter_log_events = LogsResponse.filter_log_events
-_original_search = SageMakerResponse.search
 
 
 def _filter_log_events(self: LogsResponse) -> Any:
@@ -128,13 +126,6 @@ def install() -> None:
                                 (LogsResponse, "filter_log_events", _filter_log_events),
                                 (SageMakerResponse, "search", _search)):
         setattr(function, _MARK, True)
-        setattr(cls, name, function)
-
-
-def uninstall() -> None:
-    for cls, name, function in ((CloudWatchBackend, "get_metric_data", _original_get_metric_data),
-                                (LogsResponse, "filter_log_events", _original_filter_log_events),
-                                (SageMakerResponse, "search", _original_search)):
         setattr(cls, name, function)
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
@@ -82,11 +84,45 @@ def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
         app.synth()
         shutil.rmtree(target, ignore_errors=True)
         work.rename(target)
-    manifest = json.loads((target / "manifest.json").read_text())
-    stacks = [name for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"]
-    if len(stacks) == 1:
-        return target, stacks[0]
+    names = stacks(target)
+    if len(names) == 1:
+        return target, names[0]
     from rule_actions_cdk.app import read_context
 
-    [stack] = [name for name in stacks if name == read_context(context)[1].stack_name]
+    [stack] = [name for name in names if name == read_context(context)[1].stack_name]
     return target, stack
+
+
+# A fixed timestamp and mode, so that one asset gives one zip byte for byte.
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+FILE_MODE = 0o644 << 16
+
+
+def stacks(assembly: Path) -> list[str]:
+    """The CloudFormation stacks of a synthesized assembly, in its manifest's order."""
+    manifest = json.loads((assembly / "manifest.json").read_text())
+    return [name for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"]
+
+
+def file_assets(assembly: Path, stack: str) -> list[dict[str, Any]]:
+    """The file assets a stack of the assembly names (its code, its template), as its assets manifest lists them."""
+    manifest = assembly / f"{stack}.assets.json"
+    return list(json.loads(manifest.read_text()).get("files", {}).values()) if manifest.is_file() else []
+
+
+def asset_bytes(assembly: Path, asset: Mapping[str, Any]) -> bytes:
+    """What is uploaded for a file asset: its directory zipped (`zip_directory`), or its file."""
+    source = assembly / asset["source"]["path"]
+    return zip_directory(source) if asset["source"]["packaging"] == "zip" else source.read_bytes()
+
+
+def zip_directory(source: Path) -> bytes:
+    """`source`'s files (no bytecode caches) as a zip Lambda reads: sorted, readable by all, with a fixed
+    timestamp, so that one directory gives one zip byte for byte."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            entry = zipfile.ZipInfo(path.relative_to(source).as_posix(), ZIP_TIME)
+            entry.external_attr, entry.compress_type = FILE_MODE, zipfile.ZIP_DEFLATED
+            archive.writestr(entry, path.read_bytes())
+    return buffer.getvalue()

@@ -15,18 +15,14 @@ synthesis does; deploying needs only the AWS CLI.
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import shutil
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
+from rule_actions_cli.synth import asset_bytes, file_assets, stacks
+
 CODE_FOLDER = "code"
-# A fixed timestamp and mode, so that one asset gives one zip byte for byte.
-ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-FILE_MODE = 0o644 << 16
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -41,18 +37,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           help="where to write the template(s) and code/ (default: ./rule-actions-template)")
 
 
-def zip_directory(source: Path) -> bytes:
-    """`source`'s files (no bytecode caches) as a zip Lambda reads: sorted, readable by all, with a fixed
-    timestamp, so that one directory gives one zip byte for byte."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            entry = zipfile.ZipInfo(path.relative_to(source).as_posix(), ZIP_TIME)
-            entry.external_attr, entry.compress_type = FILE_MODE, zipfile.ZIP_DEFLATED
-            archive.writestr(entry, path.read_bytes())
-    return buffer.getvalue()
-
-
 def write(assembly: Path, stacks: list[str], out: Path) -> list[Path]:
     """The stacks' templates and the code zips they name, from a synthesized assembly into `out`."""
     (out / CODE_FOLDER).mkdir(parents=True, exist_ok=True)
@@ -60,18 +44,12 @@ def write(assembly: Path, stacks: list[str], out: Path) -> list[Path]:
     for stack in stacks:
         template = f"{stack}.template.json"
         written.append(Path(shutil.copyfile(assembly / template, out / template)))
-        manifest = assembly / f"{stack}.assets.json"
-        files = json.loads(manifest.read_text()).get("files", {}) if manifest.is_file() else {}
-        for asset in files.values():
-            source = asset["source"]
-            if source["path"] == template:  # the template, which the CDK CLI would upload; written above
+        for asset in file_assets(assembly, stack):
+            if asset["source"]["path"] == template:  # the template, which the CDK CLI would upload; written above
                 continue
             [key] = {d["objectKey"] for d in asset["destinations"].values()}
             target = out / CODE_FOLDER / key
-            if source["packaging"] == "zip":
-                target.write_bytes(zip_directory(assembly / source["path"]))
-            else:
-                shutil.copyfile(assembly / source["path"], target)
+            target.write_bytes(asset_bytes(assembly, asset))
             written.append(target)
     return written
 
@@ -94,10 +72,9 @@ def run(args: argparse.Namespace) -> int:
         except (ConfigError, RuntimeError) as err:
             print(f"rule-actions: synthesis failed: {err}", file=sys.stderr)
             return 1
-        manifest = json.loads((Path(work) / "manifest.json").read_text())
-        stacks = [name for name, a in manifest["artifacts"].items() if a["type"] == "aws:cloudformation:stack"]
+        others = [name for name in stacks(Path(work)) if name != stack.stack_name]
         out = Path(args.out)
-        written = write(Path(work), [stack.stack_name, *(s for s in stacks if s != stack.stack_name)], out)
+        written = write(Path(work), [stack.stack_name, *others], out)
     for path in written:
         print(f"wrote {path}")
     name = stack.stack_name
@@ -106,8 +83,7 @@ deploy it with the AWS CLI, in the region and account it is for (BUCKET: an S3 b
   aws s3 cp --recursive {out / CODE_FOLDER} s3://BUCKET/
   aws cloudformation deploy --stack-name {name} --template-file {out / f'{name}.template.json'} --s3-bucket BUCKET \\
       --parameter-overrides {CODE_BUCKET}=BUCKET --capabilities CAPABILITY_NAMED_IAM""")
-    members = [s for s in stacks if s != name]
-    if members:
-        print(f"then, in each member account and region: aws cloudformation deploy --stack-name {members[0]} "
-              f"--template-file {out / f'{members[0]}.template.json'} --capabilities CAPABILITY_NAMED_IAM")
+    if others:
+        print(f"then, in each member account and region: aws cloudformation deploy --stack-name {others[0]} "
+              f"--template-file {out / f'{others[0]}.template.json'} --capabilities CAPABILITY_NAMED_IAM")
     return 0
