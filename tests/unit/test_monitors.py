@@ -328,6 +328,19 @@ def test_a_job_can_opt_out_of_the_stack_wide_rules_but_keep_its_own():
                     RULES)[0][0].rule.name == "LowGPUUtilization"
 
 
+def test_the_opt_out_is_honoured_whatever_job_tags_says():
+    # Given a job tagged to opt out, and a stack that does not read tags for rules (job_tags false)
+    opted_out = job(tags={"rule-actions:opt-out": "true", "rule-actions:StalledTraining": "stoptraining"})
+    # When its rules are chosen
+    applied, problems = rules_of(opted_out, STACK_WIDE._replace(job_tags=False), RULES)
+    # Then no stack-wide rule applies, and its own tag adds nothing either (job_tags is false)
+    assert applied == [] and problems == []
+    # and a malformed opt-out is still named, the stack-wide rules applying
+    applied, problems = rules_of(job(tags={"rule-actions:opt-out": "yes"}), STACK_WIDE._replace(job_tags=False), RULES)
+    assert [a.rule.name for a in applied] == ["LowGPUUtilization"]
+    assert problems == ['tag rule-actions:opt-out: "yes" is not true or false (the stack-wide rules apply)']
+
+
 @pytest.mark.parametrize(("tags", "problem"), [
     ({"rule-actions:VanishingGradient": "stoptraining"},
      'tag rule-actions:VanishingGradient: "VanishingGradient" cannot be computed without Debugger: it inspects the '

@@ -519,10 +519,11 @@ def refusal(name: str) -> str:
 
 def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> tuple[list[Applied], list[str]]:
     """The rules that apply to a job: the stack-wide ones (unless the job opts out), and those its tags attach
-    (when job_tags); with their parameters (the configuration's, then the job's parameters tag). Every tag that
+    (when job_tags); with their parameters (the configuration's, then the job's parameters tag). The opt-out tag is
+    read whatever job_tags says: job_tags only stops tags from adding rules, actions or parameters. Every tag that
     cannot be used is a problem naming the tag and its value; the job's other rules go on."""
     problems: list[str] = []
-    tags = {k: v for k, v in job.tags.items() if k.startswith(TAG_PREFIX)} if settings.job_tags else {}
+    tags = {k: v for k, v in job.tags.items() if k.startswith(TAG_PREFIX)}
     opted_out = False
     if TAG_PREFIX + OPT_OUT in tags:
         value = tags.pop(TAG_PREFIX + OPT_OUT)
@@ -530,6 +531,8 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
         if value.strip().lower() not in ("true", "false"):
             problems.append(f"tag {TAG_PREFIX}{OPT_OUT}: {quoted(value)} is not true or false (the stack-wide rules "
                             "apply)")
+    if not settings.job_tags:
+        tags = {}
     stack_wide = {} if opted_out else {name: dict(given) for name, given in settings.rules}
     tagged: dict[str, str] = {}
     overrides: dict[str, str] = {}
@@ -626,7 +629,9 @@ def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
             "every_minutes": {"type": "integer", "minimum": EVERY_MINUTES[0], "maximum": EVERY_MINUTES[1],
                               "description": "How often the evaluation runs (5 by default).", "default": 5},
             "job_tags": {"type": "boolean", "description": "Also evaluate the rules a job's tags attach "
-                                                           "(rule-actions:<Rule>), with their actions (true).",
+                                                           "(rule-actions:<Rule>), with their actions and "
+                                                           "parameters (true). A job tagged rule-actions:opt-out="
+                                                           "true is skipped by the stack-wide rules either way.",
                          "default": True},
             "shards": {"type": "integer", "minimum": SHARDS[0], "maximum": SHARDS[1],
                        "description": "Runs per schedule tick, each evaluating its share of the jobs (1).", "default": 1},
