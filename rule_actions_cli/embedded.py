@@ -30,6 +30,7 @@ from rule_actions.text import iso_z, quoted
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
+from rule_actions_cli.report import NOTABLE
 from rule_actions_cli.synth import asset_bytes, file_assets
 
 ACCOUNT = "123456789012"  # moto's default account
@@ -58,9 +59,9 @@ def _datetime(epoch: int) -> Any:
 
 
 def _shown(job: dict[str, Any]) -> set[Any]:
-    """What a row would show of an evaluated job: its rules that hold, cannot be computed or failed, its problems."""
-    return {(r["rule"], r["verdict"]) for r in job.get("rules", []) if r["verdict"] in ("IssuesFound", "Skipped",
-                                                                                         "Error")} | set(
+    """What a row would show of an evaluated job: its rules that hold, cannot be computed, do not judge its phase or
+    failed (report.NOTABLE), its problems."""
+    return {(r["rule"], r["verdict"]) for r in job.get("rules", []) if r["verdict"] in NOTABLE} | set(
         job.get("problems", []))
 
 

@@ -11,7 +11,7 @@ from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
 
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
-NOTABLE = ("IssuesFound", "Skipped", "Error")  # the monitor rules' verdicts a row shows
+NOTABLE = ("IssuesFound", "Skipped", "NotJudged", "Error")  # the monitor rules' verdicts a row shows
 
 
 TRAINING = "training"  # the family whose job "training_job" names (the key of the first releases)
@@ -22,7 +22,7 @@ def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | No
     """The JSON shape: {"source", "training_job", "job", "job_family", "matched", "actions"} (+ "account" /
     "account_alias" in organization mode, "ignored" / "error" / "problems" when present: "problems" names each part
     of the event that could not be read; for a timeline's evaluation, "rules": the monitor rules that hold, cannot
-    be computed or failed, with their reasons). "job" is the job of any family (training, tuning, processing,
+    be computed, do not judge the job's phase or failed, with their reasons). "job" is the job of any family (training, tuning, processing,
     pipeline, transform: "job_family"); "training_job" names it for a training event, as before, and is null
     otherwise."""
     family = (result or {}).get("job_family") or family

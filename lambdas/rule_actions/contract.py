@@ -63,6 +63,21 @@ class Outcome(StrEnum):
     DRY_RUN = "dry_run"  # dry_run: decided, nothing called
 
 
+# A training job's phases (SecondaryStatus: botocore's enum), in a row's words: what the monitor rules say of a phase
+# they do not judge, and why a stop is refused in one (docs/triggers.md, "Phases", says what each means for a stop).
+TRAINING_PHASE = "Training"
+PHASES = {
+    "Starting": "starting", "Pending": "waiting for capacity", "LaunchingMLInstances": "launching ML instances",
+    "PreparingTrainingStack": "preparing the training stack", "Downloading": "downloading input data",
+    "DownloadingTrainingImage": "downloading the training image", TRAINING_PHASE: "training",
+    "Uploading": "uploading artifacts", "Restarting": "restarting after a hardware failure (cluster repair)",
+    "Interrupted": "interrupted, waiting for spot capacity", "Updating": "updating", "Stopping": "stopping",
+}
+# The phases before training (re)starts, and the one during which training goes on (UpdateTrainingJob).
+STARTUP_PHASES = ("Starting", "Pending", "LaunchingMLInstances", "PreparingTrainingStack", "Downloading",
+                  "DownloadingTrainingImage")
+CONTINUING_PHASES = ("Updating",)
+
 # The function's environment.
 ENV_CONFIG = "RULE_ACTIONS_CONFIG"
 # A configuration too large for Lambda's 4 KB environment ships in the code asset instead: this variable names the

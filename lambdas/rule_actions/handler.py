@@ -163,7 +163,7 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
                                "rules": [{"rule": v.rule, "verdict": v.verdict, "reason": v.reason}
                                          for v in job.verdicts]}
         for verdict in job.verdicts:
-            if verdict.verdict not in ("NoIssuesFound", "Pending"):
+            if verdict.verdict not in ("NoIssuesFound", "Pending", "NotJudged"):  # the result says those each run
                 (logger.warning if verdict.verdict in ("Error", "Skipped") else logger.info)(
                     "rule evaluated", training_job=job.job, rule=verdict.rule, verdict=verdict.verdict,
                     reason=verdict.reason)

@@ -6,7 +6,7 @@
     Planned           one action for one trigger, with its fate once the plan decided it
     needs             what the plan asks the readers (readers/) before it can decide or word a message: Described,
                       InProgress, TeamAudience, StopRecord, FailedTrials, FailedSteps; and what a scheduled evaluation
-                      asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat); a
+                      asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat of Spans); a
                       read that failed is an Unread with its reason
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
@@ -312,14 +312,25 @@ class LogHeartbeat(_Question):
         self.group, self.prefix, self.start, self.end = group, prefix, start, end
 
 
+class Span(NamedTuple):
+    """What one log stream held in a window: its first and last event (epoch ms), how many events, and the longest
+    gap between two of its consecutive events (ms; 0 with fewer than two)."""
+
+    stream: str
+    first: int
+    last: int
+    events: int
+    gap: int = 0
+
+
 class Heartbeat(_Question):
-    """Per log stream, the first and last event seen and how many, in the window of one LogHeartbeat. `complete`:
-    every event of the window was seen (one page held them all); otherwise the streams' later events are unknown."""
+    """Per log stream, its Span in the window of one LogHeartbeat. `complete`: every event of the window was seen
+    (one page held them all); otherwise the streams' later events are unknown."""
 
     __slots__ = ("complete", "streams")
 
-    def __init__(self, streams: tuple[tuple[str, int, int, int], ...], complete: bool):
-        self.streams, self.complete = streams, complete  # streams: (name, first ms, last ms, events)
+    def __init__(self, streams: tuple[Span, ...], complete: bool):
+        self.streams, self.complete = streams, complete
 
 
 class FailedTrials(_Question):

@@ -15,16 +15,20 @@ from rule_actions.config import Config
 from rule_actions.messages import render
 from rule_actions.monitors.base import host_query
 from rule_actions.monitors.evaluation import NOT_REACHED, Request, request, shard_of
-from rule_actions.records import Heartbeat, IgnoredEvent
+from rule_actions.records import Heartbeat, IgnoredEvent, Span
 
 NOW = 1_795_514_400
 MIN = 60
 
 
-def record(name: str, instance_type="ml.p3.8xlarge", count=1, tags=None, started=NOW - 90 * MIN, metrics=()):
+def record(name: str, instance_type="ml.p3.8xlarge", count=1, tags=None, started=NOW - 90 * MIN, metrics=(),
+           then=()):
+    """A running job's Search record: training since `started`, then the phases `then` ((status, epoch s), ...)."""
+    phases = [("Training", started), *then]
     return {"TrainingJobName": name, "TrainingJobArn": f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}",
-            "TrainingJobStatus": "InProgress", "SecondaryStatus": "Training",
-            "SecondaryStatusTransitions": [{"Status": "Training", "StartTime": datetime.fromtimestamp(started, UTC)}],
+            "TrainingJobStatus": "InProgress", "SecondaryStatus": phases[-1][0],
+            "SecondaryStatusTransitions": [{"Status": phase, "StartTime": datetime.fromtimestamp(at, UTC)}
+                                           for phase, at in phases],
             "ResourceConfig": {"InstanceType": instance_type, "InstanceCount": count},
             "AlgorithmSpecification": {"MetricDefinitions": [{"Name": m, "Regex": "x"} for m in metrics]},
             "Tags": [{"Key": k, "Value": v} for k, v in (tags or {}).items()]}
@@ -35,7 +39,7 @@ class Ports:
 
     region = "us-east-1"
 
-    def __init__(self, records, series=None, beats=None, status=None, failing=()):
+    def __init__(self, records, series=None, beats=None, status=None, failing=(), described=None):
         self.calls: list[Any] = []
         outer = self
 
@@ -47,7 +51,8 @@ class Ports:
             def describe(self, api, name):
                 outer.calls.append(("DescribeTrainingJob", name))
                 found = next(r for r in records if r["TrainingJobName"] == name)
-                return {**found, "TrainingJobStatus": (status or {}).get(name, "InProgress")}
+                return {**found, "TrainingJobStatus": (status or {}).get(name, "InProgress"),
+                        **(described or {}).get(name, {})}
 
         class Metrics:
             def data(self, queries, start, end):
@@ -72,7 +77,7 @@ def evaluate(config: dict, ports: Ports, time_left=lambda: True, req=EVERYTHING)
 
 
 def silent_since(minutes: int) -> Heartbeat:
-    return Heartbeat((("x/algo-1-1", (NOW - 60 * MIN) * 1000, (NOW - minutes * MIN) * 1000, 50),), True)
+    return Heartbeat((Span("x/algo-1-1", (NOW - 60 * MIN) * 1000, (NOW - minutes * MIN) * 1000, 50, 60_000),), True)
 
 
 HUNG = {"rule-actions:StalledTraining": "stoptraining"}
@@ -131,6 +136,65 @@ def test_a_job_that_ended_is_never_acted_on():
     assert job.event is None
     assert job.verdicts[0].verdict == "Skipped" and "the job is Completed: a job that ended is not acted on" in \
         job.verdicts[0].reason
+
+
+def test_a_job_uploading_its_artifacts_is_not_judged_and_nothing_is_read_for_it():
+    # Given a job tagged with StalledTraining that finished training 38 minutes ago and uploads its model since
+    ports = Ports([record("big-1", tags=HUNG, then=(("Uploading", NOW - 38 * MIN),))])
+    # When the rules run over it
+    [job] = evaluate({"monitor": {"rules": {"LowGPUUtilization": {}}}}, ports).jobs
+    # Then no rule judges it, each saying why, nothing is read and nothing is acted on
+    assert [(v.rule, v.verdict, v.reason) for v in job.verdicts] == [
+        ("LowGPUUtilization", "NotJudged", "uploading artifacts for 38 min: not judged (LowGPUUtilization judges a "
+                                           "job while training)"),
+        ("StalledTraining", "NotJudged", "uploading artifacts for 38 min: not judged (StalledTraining judges a job "
+                                         "while training)")]
+    assert ports.calls == ["Search"] and job.event is None
+
+
+def test_a_finding_on_a_job_that_has_begun_uploading_is_not_acted_on():
+    # Given a job Search still lists as training (its index lags), silent for 40 minutes, that DescribeTrainingJob
+    # shows uploading its artifacts
+    uploading = {"SecondaryStatus": "Uploading", "SecondaryStatusTransitions": [
+        {"Status": "Training", "StartTime": datetime.fromtimestamp(NOW - 90 * MIN, UTC)},
+        {"Status": "Uploading", "StartTime": datetime.fromtimestamp(NOW - 40 * MIN, UTC)}]}
+    ports = Ports([record("big-2", tags=HUNG)], beats={"big-2": silent_since(40)}, described={"big-2": uploading})
+    [job] = evaluate({"monitor": {}}, ports).jobs
+    # Then the finding is reported with why it is not acted on
+    assert job.event is None and job.verdicts[0].verdict == "NotJudged"
+    assert job.verdicts[0].reason == (
+        "no log line from any host for 40 min (threshold 30 min) (not acted on: the job is now uploading artifacts "
+        "for 40 min: not judged (StalledTraining judges a job while training))")
+
+
+def host_beat(job: str, *hosts: tuple[int, int, int]) -> Heartbeat:
+    """Each host n's stream: (n, last line minutes ago, longest gap in minutes), since training began (90 min ago)."""
+    return Heartbeat(tuple(Span(f"{job}/algo-{n}-1", (NOW - 89 * MIN) * 1000, (NOW - last * MIN) * 1000, 50,
+                                gap * MIN * 1000) for n, last, gap in hosts), True)
+
+
+@pytest.mark.parametrize(("gap", "verdict"), [(1, "IssuesFound"), (40, "NoIssuesFound")])
+def test_a_silent_hosts_rhythm_is_read_in_the_same_run_before_the_rule_decides(gap, verdict):
+    # Given a two-host job whose algo-2 has been silent for 35 minutes while algo-1 logs
+    ports = Ports([record("dist-1", count=2, tags=HUNG)],
+                  beats={"dist-1": host_beat("dist-1", (1, 1, 1), (2, 35, gap)),
+                         "dist-1/algo-2-": host_beat("dist-1", (2, 35, gap))})
+    # When the rules run
+    report = evaluate({"monitor": {}}, ports)
+    [job] = report.jobs
+    # Then the job's window and then algo-2's history are read, in this run, and the host's rhythm decides
+    assert [c for c in ports.calls if c[0] == "FilterLogEvents"] == [("FilterLogEvents", "dist-1/"),
+                                                                     ("FilterLogEvents", "dist-1/algo-2-")]
+    assert job.verdicts[0].verdict == verdict and report.log_queries == 2
+    assert (job.event is not None) == (verdict == "IssuesFound")
+
+
+def test_a_rhythm_the_run_had_no_time_to_read_is_judged_later():
+    ports = Ports([record("dist-2", count=2, tags=HUNG)],
+                  beats={"dist-2": host_beat("dist-2", (1, 1, 1), (2, 35, 1))})
+    left = iter([True, False])
+    [job] = evaluate({"monitor": {}}, ports, time_left=lambda: next(left)).jobs
+    assert (job.verdicts[0].verdict, job.verdicts[0].reason) == ("Pending", NOT_REACHED) and job.event is None
 
 
 def test_one_job_whose_read_fails_is_reported_and_the_others_go_on():

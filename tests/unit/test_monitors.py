@@ -18,17 +18,21 @@ from rule_actions.monitors.base import (
     Host,
     Job,
     Needs,
+    NotJudged,
     Pending,
     Settings,
     Skipped,
+    clock,
     host_query,
+    in_phase,
     job_query,
     parameters,
     percentile,
     rules_of,
 )
 from rule_actions.monitors.instances import counts
-from rule_actions.records import Heartbeat
+from rule_actions.monitors.stalled_training import rhythm
+from rule_actions.records import Heartbeat, Span
 
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
 MIN = 60
@@ -56,12 +60,18 @@ def minutes(first: int, last: int, value, step: int = 1) -> tuple[tuple[int, flo
     return tuple((NOW - m * MIN, value(m) if callable(value) else float(value)) for m in range(first, last - 1, -step))
 
 
-def judged(rule: str, j: Job, series=None, heartbeat=None, **given):
+def judged(rule: str, j: Job, series=None, heartbeat=None, streams=None, **given):
+    """The rule's verdict as an evaluation reaches it: its needs, its judging, and when it asks for some streams'
+    windows, its judging again with them (`streams`: prefix -> Heartbeat; a window it lacks reads as empty)."""
     p = defaults(rule, **given)
     need = RULES[rule].needs(j, p, NOW)
     if not isinstance(need, Needs):
         return need
-    return RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat))
+    found = RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat))
+    if isinstance(found, Needs):
+        read = {prefix: (streams or {}).get(prefix, Heartbeat((), True)) for prefix, _start, _end in found.streams}
+        found = RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat, read))
+    return found
 
 
 # ---------------------------------------------------------------- percentiles, instances, the job
@@ -110,6 +120,59 @@ def test_a_record_missing_everything_is_a_job_without_rules_to_judge():
     assert isinstance(RULES["StalledTraining"].needs(found, defaults("StalledTraining"), NOW), Pending)
 
 
+# ---------------------------------------------------------------- phases
+
+
+def at(minute: int) -> int:
+    return NOW - minute * MIN
+
+
+def test_a_rules_clock_starts_again_when_training_restarts_but_not_after_an_update():
+    # A cluster repair, then training again: the clock starts at the second Training
+    repaired = (("Starting", at(300)), ("Training", at(290)), ("Restarting", at(100)), ("Training", at(80)))
+    assert clock(repaired, ("Training",)) == at(80)
+    # A spot interruption, the start-up after it, then training again
+    resumed = (("Training", at(300)), ("Interrupted", at(200)), ("Starting", at(150)), ("Downloading", at(148)),
+               ("Training", at(140)))
+    assert clock(resumed, ("Training",)) == at(140)
+    # An update (training goes on meanwhile) does not end the stretch
+    updated = (("Training", at(300)), ("Updating", at(200)), ("Training", at(190)))
+    assert clock(updated, ("Training",)) == at(300)
+    # While uploading, the clock is the stretch that ended; never in training: none
+    assert clock((*repaired, ("Uploading", at(5))), ("Training",)) == at(80)
+    assert clock((("Starting", at(5)),), ("Training",)) is None
+
+
+@pytest.mark.parametrize(("secondary", "verdict"), [
+    ("Uploading", NotJudged("uploading artifacts for 12 min: not judged (StalledTraining judges a job while "
+                            "training)")),
+    ("Restarting", NotJudged("restarting after a hardware failure (cluster repair) for 12 min: not judged "
+                             "(StalledTraining judges a job while training)")),
+    ("Interrupted", NotJudged("interrupted, waiting for spot capacity for 12 min: not judged (StalledTraining judges "
+                              "a job while training)")),
+    ("Updating", NotJudged("updating for 12 min: not judged (StalledTraining judges a job while training)")),
+    ("Downloading", Pending("training has not restarted yet (downloading input data for 12 min)")),
+    ("Pending", Pending("training has not restarted yet (waiting for capacity for 12 min)")),
+    ("Mystery", NotJudged('in phase "Mystery" for 12 min: not judged (StalledTraining judges a job while training)')),
+    ("Training", None),
+])
+def test_a_job_in_a_phase_the_rule_does_not_judge_says_which_and_since_when(secondary, verdict):
+    # Given a job that trained, then entered a phase 12 minutes ago
+    j = job()._replace(secondary=secondary, transitions=(("Training", at(120)), (secondary, at(12))))
+    # Then the rule does not judge it, saying why (before training: not yet)
+    assert in_phase(j, RULES["StalledTraining"], NOW) == verdict
+
+
+def test_a_job_that_never_trained_is_not_started_yet():
+    j = job(started=None)._replace(secondary="Downloading", transitions=(("Starting", at(5)), ("Downloading", at(3))))
+    assert in_phase(j, RULES["LowGPUUtilization"], NOW) == Pending(
+        "training has not started yet (downloading input data for 3 min)")
+
+
+def test_every_rule_judges_a_job_while_it_trains():
+    assert {name: rule.phases for name, rule in RULES.items()} == dict.fromkeys(RULES, ("Training",))
+
+
 # ---------------------------------------------------------------- the rules over instance metrics
 
 
@@ -125,9 +188,32 @@ def test_low_gpu_utilization_holds_on_an_idle_host_and_names_it():
 
 
 def test_low_gpu_utilization_holds_when_utilization_fluctuates():
+    # Given GPUs busy at 90% but idle one minute in four: 7 idle minutes in the 30-minute window
     j = job()
     verdict = judged("LowGPUUtilization", j, gpu(j, 0, minutes(40, 1, lambda m: 360 if m % 4 else 8)))
-    assert isinstance(verdict, Finding) and "fluctuates: p5 2% < 10% while p95 is 90%" in verdict.reason
+    assert verdict == Finding("GPU utilization fluctuates: 7 min below 10% (more than 6) while p95 is 90% over the "
+                              "last 30 min on algo-1 (4 GPUs)")
+
+
+@pytest.mark.parametrize(("every", "dip"), [(40, 3), (30, 3), (20, 3), (15, 3), (40, 5)])
+def test_low_gpu_utilization_is_clear_on_the_dips_of_checkpoint_saves(every, dip):
+    # Given GPUs at 85% that idle for `dip` minutes at each checkpoint save, every `every` minutes
+    j = job()
+    saving = gpu(j, 0, minutes(40, 1, lambda m: 4 * (2 if m % every < dip else 85)))
+    # Then the rule does not hold
+    assert judged("LowGPUUtilization", j, saving) == Clear()
+
+
+def test_debuggers_p5_test_would_have_fired_on_checkpoint_dips():
+    # Given checkpoint saves of 3 minutes every 15: 6 idle minutes in 30
+    j = job()
+    saving = gpu(j, 0, minutes(40, 1, lambda m: 4 * (2 if m % 15 < 3 else 85)))
+    window = [v / 4 for _t, v in saving[host_query(j, j.hosts[0], "GPUUtilization")][-30:]]
+    # Then p5 < 10% (the old test, Debugger's) holds, while the count of idle minutes does not exceed low_minutes
+    assert percentile(window, 5) < 10 and percentile(window, 95) >= 70
+    assert judged("LowGPUUtilization", j, saving) == Clear()
+    # and with low_minutes at 5 it would hold: the parameter is the team's to tune
+    assert isinstance(judged("LowGPUUtilization", j, saving, low_minutes=5), Finding)
 
 
 def test_low_gpu_utilization_is_clear_on_busy_gpus_and_waits_for_a_window():
@@ -187,8 +273,10 @@ def test_gpu_memory_increase_compares_two_consecutive_windows():
 # ---------------------------------------------------------------- heartbeats
 
 
-def beat(*streams, complete=True) -> Heartbeat:
-    return Heartbeat(tuple((name, first * 1000, last * 1000, 10) for name, first, last in streams), complete)
+def beat(*streams, complete=True, gap=MIN) -> Heartbeat:
+    """(stream, first, last[, longest gap]) in epoch seconds: a line every minute unless the gap is given."""
+    return Heartbeat(tuple(Span(name, first * 1000, last * 1000, 10, (rest[0] if rest else gap) * 1000)
+                           for name, first, last, *rest in streams), complete)
 
 
 def test_stalled_training_holds_when_no_host_logs_for_the_threshold():
@@ -201,11 +289,80 @@ def test_stalled_training_holds_when_no_host_logs_for_the_threshold():
 
 
 def test_stalled_training_names_the_one_host_of_four_that_fell_silent():
+    # Given four hosts logging every minute, algo-3 silent for 34 minutes
     j = job(hosts=(("ml.p3.16xlarge", 4),))
     streams = [(f"job-1/algo-{n}-1", NOW - 45 * MIN, NOW - 1 * MIN) for n in (1, 2, 4)]
     hb = beat(*streams, ("job-1/algo-3-1", NOW - 45 * MIN, NOW - 34 * MIN))
-    assert judged("StalledTraining", j, heartbeat=hb) == Finding(
-        "no log line from algo-3 for 34 min (threshold 30 min), while algo-1, algo-2, algo-4 still log")
+    # When its rhythm is read: a line a minute since training started, two hours ago
+    history = {"job-1/algo-3-": beat(("job-1/algo-3-1", NOW - 120 * MIN, NOW - 34 * MIN))}
+    # Then it is a stalled host, named with its silence and its rhythm
+    assert judged("StalledTraining", j, heartbeat=hb, streams=history) == Finding(
+        "no log line from algo-3 for 34 min (threshold 30 min; its longest gap before: 1 min), while algo-1, "
+        "algo-2, algo-4 still log")
+
+
+def test_stalled_training_reads_a_silent_hosts_rhythm_since_training_started_at_most_six_hours_back():
+    # Given a host silent past the threshold while another logs
+    j = job(hosts=(("ml.p3.16xlarge", 2),), started=NOW - 600 * MIN)
+    hb = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 45 * MIN, NOW - 33 * MIN))
+    p = defaults("StalledTraining")
+    # When the rule first judges it
+    asked = RULES["StalledTraining"].judge(j, p, NOW, Data({}, hb))
+    # Then it asks for that host's streams up to its last line, from six hours before it (training began earlier)
+    assert asked == Needs(streams=(("job-1/algo-2-", (NOW - 33 * MIN - 360 * MIN) * 1000, (NOW - 33 * MIN) * 1000),))
+    # and from when training (re)started when that is later
+    young = j._replace(started=NOW - 90 * MIN)
+    assert RULES["StalledTraining"].judge(young, p, NOW, Data({}, hb)).streams[0][1] == (NOW - 90 * MIN) * 1000
+
+
+def test_a_worker_that_writes_only_at_checkpoints_is_not_a_stalled_host():
+    # Given 8 hosts: rank 0 logs every minute, the workers write one line at each checkpoint, every 40 minutes
+    j = job(hosts=(("ml.p4d.24xlarge", 8),), started=NOW - 200 * MIN)
+    workers = [(f"job-1/algo-{n}-1", NOW - 45 * MIN, NOW - 38 * MIN) for n in range(2, 9)]
+    hb = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), *workers)
+    history = {f"job-1/algo-{n}-": beat((f"job-1/algo-{n}-1", NOW - 199 * MIN, NOW - 38 * MIN, 40 * MIN))
+               for n in range(2, 9)}
+    # When they have been silent for 38 minutes (past the 30-minute threshold)
+    verdict = judged("StalledTraining", j, heartbeat=hb, streams=history)
+    # Then no host is stalled: each is within its own rhythm, and the row says so
+    assert isinstance(verdict, Clear)
+    assert verdict.reason.startswith("algo-2 silent for 38 min, within its rhythm (a gap of 40 min before; stalled "
+                                     "after 1.5 times that)")
+    # But one silent for 61 minutes, past 1.5 times its longest gap, is stalled
+    late = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 61 * MIN, NOW - 61 * MIN),
+                *workers[1:])
+    history["job-1/algo-2-"] = beat(("job-1/algo-2-1", NOW - 199 * MIN, NOW - 61 * MIN, 40 * MIN))
+    stalled = judged("StalledTraining", j, heartbeat=late, streams=history)
+    assert isinstance(stalled, Finding) and stalled.reason.startswith(
+        "no log line from algo-2 for 1 h 01 min (threshold 30 min; its longest gap before: 40 min), while algo-1 "
+        "still logs")
+
+
+def test_a_job_whose_every_host_falls_silent_is_stalled_whatever_their_rhythms():
+    # Given checkpoint-only workers and a rank 0 that stopped too: the whole job is silent for 31 minutes
+    j = job(hosts=(("ml.p4d.24xlarge", 3),), started=NOW - 200 * MIN)
+    hb = beat(*[(f"job-1/algo-{n}-1", NOW - 45 * MIN, NOW - 31 * MIN) for n in (1, 2, 3)])
+    # Then it is stalled at the threshold, without reading any rhythm
+    p = defaults("StalledTraining")
+    assert RULES["StalledTraining"].judge(j, p, NOW, Data({}, hb)) == Finding(
+        "no log line from any host for 31 min (threshold 30 min)")
+
+
+def test_a_hosts_rhythm_counts_the_silence_before_its_first_line_and_between_its_streams():
+    # A host whose first line came 25 minutes into the window, then a line a minute
+    assert rhythm(beat(("s-1", NOW - 35 * MIN, NOW - 10 * MIN)), (NOW - 60 * MIN) * 1000) == 25 * MIN
+    # Two streams (the container restarted): the gap between them counts
+    two = beat(("s-1", NOW - 60 * MIN, NOW - 50 * MIN), ("s-2", NOW - 20 * MIN, NOW - MIN))
+    assert rhythm(two, (NOW - 60 * MIN) * 1000) == 30 * MIN
+    # No line in the window: unknown
+    assert rhythm(beat(), (NOW - 60 * MIN) * 1000) is None
+
+
+def test_a_silent_host_whose_history_shows_no_line_is_not_judged_yet():
+    j = job(hosts=(("ml.p3.16xlarge", 2),))
+    hb = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 45 * MIN, NOW - 34 * MIN))
+    verdict = judged("StalledTraining", j, heartbeat=hb, streams={})
+    assert isinstance(verdict, Pending) and "algo-2's log lines before its silence could not be read" in verdict.reason
 
 
 def test_stalled_training_does_not_watch_a_host_that_only_wrote_its_start_up_lines():
@@ -300,7 +457,7 @@ def test_parameters_are_checked_and_named():
     _, errors = parameters(RULES["LowGPUUtilization"], {"threshold_p95": 170, "window": 2.5, "x": 1}, "where")
     assert errors == ["where.threshold_p95: 170 is not a number from 0 to 100%",
                       "where.window: 2.5 is not a whole number from 5 to 180 min",
-                      "where.x: unknown parameter of LowGPUUtilization; allowed: threshold_p95, threshold_p5, "
+                      "where.x: unknown parameter of LowGPUUtilization; allowed: threshold_p95, threshold_p5, low_minutes, "
                       "window, patience"]
     assert parameters(RULES["StalledTraining"], {"threshold": "1800"}, "w")[1]  # text only from a tag
     assert parameters(RULES["StalledTraining"], {"threshold": "1200"}, "w", from_tag=True)[0]["threshold"] == 1200

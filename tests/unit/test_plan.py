@@ -300,6 +300,20 @@ def test_stop_is_skipped_when_the_job_is_not_in_progress(status):
     assert status in planned[0].reason
 
 
+@pytest.mark.parametrize(("secondary", "outcome"), [("Uploading", "skipped"), ("Training", None),
+                                                   ("Downloading", None), ("Interrupted", None)])
+def test_a_debugger_stop_never_stops_a_job_uploading_its_model(secondary, outcome):
+    # Given a Debugger rule whose action_json stops the job, and the job's event showing its phase
+    planned = run(TEAM_CONFIG, SDK_ACTIONS, status="InProgress", secondary=secondary)
+    # Then a job uploading its artifacts is not stopped (its training is over: a stop could lose the model); in any
+    # other phase the rule's request stands
+    assert rows(planned)[0] == ("stoptraining", JOB, "action_json", outcome)
+    if outcome:
+        assert planned[0].reason == ("the training job is uploading artifacts (SecondaryStatus Uploading): its "
+                                     "training is over and a stop now could lose the model; not stopped")
+    assert [row[3] for row in rows(planned)[1:]] == [None, None]  # the messages still go out
+
+
 # --- replays, dry run, allow-list, team ----------------------------------------------------------------------
 
 

@@ -2,7 +2,8 @@
 
 `lastEventTimestamp` (DescribeLogStreams) is not used: AWS updates it eventually ("typically in less than an hour"),
 which would hide a stall of 30 minutes. The window's events are read instead, one page (at most 10,000 events or
-1 MB): the first and last event of each stream in it, and whether that page held every event of the window.
+1 MB): the first and last event of each stream in it, how many, the longest gap between two of them (a host's
+rhythm), and whether that page held every event of the window.
 FilterLogEvents may answer an empty page with a token while it has not searched every stream: that page is
 incomplete, never evidence of silence.
 
@@ -16,9 +17,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
-from rule_actions.records import Heartbeat
+from rule_actions.records import Heartbeat, Span
 
 PAGE = 10_000  # FilterLogEvents' largest limit
 ENV_TPS = "RULE_ACTIONS_LOGS_TPS"
@@ -61,12 +63,17 @@ class Logs:
         self._pace()
         page = self.client.filter_log_events(logGroupName=group, logStreamNamePrefix=prefix, startTime=start,
                                              endTime=end, limit=PAGE)
-        streams: dict[str, list[int]] = {}
+        stamps: dict[str, list[int]] = {}
         for event in page.get("events", []):
             name, stamp = event.get("logStreamName"), event.get("timestamp")
-            if not isinstance(name, str) or not isinstance(stamp, int):
-                continue
-            seen = streams.setdefault(name, [stamp, stamp, 0])
-            seen[0], seen[1], seen[2] = min(seen[0], stamp), max(seen[1], stamp), seen[2] + 1
-        return Heartbeat(tuple((name, *seen) for name, seen in sorted(streams.items())),  # type: ignore[misc]
+            if isinstance(name, str) and isinstance(stamp, int) and not isinstance(stamp, bool):
+                stamps.setdefault(name, []).append(stamp)
+        return Heartbeat(tuple(span(name, found) for name, found in sorted(stamps.items())),
                          complete=not page.get("nextToken"))
+
+
+def span(stream: str, stamps: list[int]) -> Span:
+    """A stream's Span from its events' timestamps (in any order: a page interleaves streams)."""
+    ordered = sorted(stamps)
+    gap = max((b - a for a, b in pairwise(ordered)), default=0)
+    return Span(stream, ordered[0], ordered[-1], len(ordered), gap)

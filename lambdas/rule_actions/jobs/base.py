@@ -8,6 +8,8 @@
     parse                     the event -> JobEvent (what cannot be read is a named problem on it)
     held_back                 why its event's job never alerts on its own (a tuning job's trial, a Debugger rule
                               evaluation), or the Need to read first; None: it alerts
+    stop_refusal              why its job must not be stopped in the phase its event shows (a training job uploading
+                              its model), or None
     outcome_needs, learn      what an outcome's message needs read of the job (its failed trials, its failed
                               steps), and the event knowing it (JobEvent.details)
     outcome_lines, links      its words in an outcome's message (counters, steps...), its links
@@ -159,6 +161,10 @@ class JobFamily:
             return None
         return (f"a step's job of pipeline execution {arn_name(execution)}: the execution reports for it "
                 "(pipeline_outcomes; pipeline_step_jobs_alert is false)")
+
+    def stop_refusal(self, event: JobEvent) -> str | None:
+        """Why the event's job must not be stopped in the phase its event shows, or None (a stop may go ahead)."""
+        return None
 
     def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Need]:
         """What an outcome's message needs read of the job (nothing, unless the family says so)."""

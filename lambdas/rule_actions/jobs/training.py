@@ -10,7 +10,7 @@ its outcome acts, so that a trial is never mistaken for a job of its own.
 
 from __future__ import annotations
 
-from rule_actions.contract import OutcomeCondition
+from rule_actions.contract import PHASES, OutcomeCondition
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.jobs.common import (
@@ -27,6 +27,7 @@ from rule_actions.text import arn_name
 COMPLETED, FAILED, STOPPED = "Completed", "Failed", "Stopped"
 TIMEOUTS = ("MaxRuntimeExceeded", "MaxWaitTimeExceeded")
 INTERRUPTED = "Interrupted"
+UPLOADING = "Uploading"
 # A timeout or a spot interruption is told apart from a plain stop or failure by SecondaryStatus (a timeout ends
 # the job Stopped); the conditions exclude one another.
 _ENDED_OTHERWISE = (*TIMEOUTS, INTERRUPTED)
@@ -88,6 +89,13 @@ class Training(JobFamily):
             return None
         return (f"a trial of tuning job {arn_name(parent)}: its tuning job reports for it (tuning_job_outcomes; "
                 "tuning_trials_alert is false)")
+
+    def stop_refusal(self, event):
+        """Uploading: training is over and the model goes to S3; a stop now can lose it, and saves nothing."""
+        if event.secondary_status != UPLOADING:
+            return None
+        return (f"the training job is {PHASES[UPLOADING]} (SecondaryStatus {UPLOADING}): its training is over and a "
+                "stop now could lose the model; not stopped")
 
     def quiet_clause(self, config):
         """With outcomes to act on, a trial's events are not matched at all (a tuning job carries no Debugger rules:

@@ -3,8 +3,9 @@
 Policy (the SDK stops only when exactly one job matches; the rule container lower-cases everything):
 - no prefix, or the job's own name: stop the job itself, no listing;
 - a prefix that does not cover the event's job is denied unless `allow_cross_job_stop` (other teams' jobs);
-- only an InProgress job is stopped; a prefix must list the event's job among its InProgress matches (or
-  `allow_cross_job_stop`), and exactly one match unless `stop_all_matching`;
+- only an InProgress job is stopped, and never in a phase its family refuses (a training job uploading its model);
+  a prefix must list the event's job among its InProgress matches (or `allow_cross_job_stop`), and exactly one
+  match unless `stop_all_matching`;
 - "already Stopping/Stopped" counts as done. Each job this stack stops is recorded in the ledger, so its
   Stopped outcome does not alert a second time.
 
@@ -86,6 +87,9 @@ class Stop(Kind):
         if event.job_status != IN_PROGRESS:
             return item.decided(Outcome.SKIPPED, f"{event.family.noun} is {event.job_status}; only InProgress jobs "
                                                  "are stopped")
+        refused = event.family.stop_refusal(event)
+        if refused:
+            return item.decided(Outcome.SKIPPED, refused)
         prefix = item.target
         if prefix == event.job_name:
             return replace(item, jobs=(prefix,))

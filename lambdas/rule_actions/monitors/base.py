@@ -3,10 +3,13 @@ every training job without Debugger (instance metrics and the user's MetricDefin
 streams). One module per rule (monitors/<rule>.py), listed in rule_actions/registry.py.
 
     name, params, summary   the rule's name (as `rules` and the tags name it), its parameters, one line about it
+    phases                  the phases (SecondaryStatus) it judges (Training): in any other a job is NotJudged, never
+                            acted on, and the rule's clock (`Job.started`) starts again when such a phase does
     needs                   what it must read for one running job: metric series, a log window (or why it cannot be
                             computed for this job: Skipped; or why not yet: Pending)
     judge                   pure: the job, its parameters, the time and what was read -> Finding | Clear | Pending |
-                            Skipped, each with a reason a person can act on
+                            Skipped, each with a reason a person can act on; or Needs of some streams' windows to
+                            read before it can decide (StalledTraining: a silent host's own rhythm)
 
 Also here, shared by the rules and the evaluation: the running job as the rules see it (`Job`, from SageMaker's
 Search record), the parameters (`Param`) and how a configuration or a tag sets them, the job's tags (`rules_of`),
@@ -24,14 +27,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import Arn, Grant
+from rule_actions.contract import CONTINUING_PHASES, PHASES, STARTUP_PHASES, TRAINING_PHASE, Arn, Grant
 from rule_actions.fields import anchored
 from rule_actions.monitors.instances import counts
-from rule_actions.records import Heartbeat, MetricQuery, Unread
+from rule_actions.records import Heartbeat, MetricQuery, Span, Unread
 from rule_actions.text import quoted
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
-TRAINING = "Training"  # the SecondaryStatus whose start is "training started"
+TRAINING = TRAINING_PHASE  # the SecondaryStatus whose start is "training started"
 ISSUES_FOUND = "IssuesFound"
 # How long before `now` a series' latest datapoint may be and still end its window (CloudWatch publishes SageMaker's
 # metrics a few minutes late); a window's series must hold at least COVERAGE of its minutes.
@@ -97,7 +100,14 @@ class Skipped(NamedTuple):
     reason: str
 
 
-Verdict = Finding | Clear | Pending | Skipped
+class NotJudged(NamedTuple):
+    """The job is in a phase the rule does not judge (uploading its artifacts, waiting for spot capacity, a cluster
+    repair), or it opted out: nothing is read and it is never acted on; the reason says which."""
+
+    reason: str
+
+
+Verdict = Finding | Clear | Pending | Skipped | NotJudged
 NOT_STARTED = Pending("training has not started (no SecondaryStatus Training yet)")
 
 
@@ -117,14 +127,15 @@ class Job(NamedTuple):
     name: str
     arn: str
     status: str
-    secondary: str
-    started: int | None  # epoch seconds: the latest SecondaryStatus Training began (else TrainingStartTime)
+    secondary: str  # its phase (SecondaryStatus)
+    started: int | None  # epoch seconds: when its latest stretch of training began (the rules' clock; see `clock`)
     hosts: tuple[Host, ...]
     metrics: tuple[str, ...]  # the names of its MetricDefinitions
     tags: Mapping[str, str]
     # The latest log line per host that earlier runs of this execution environment read (epoch ms): a host heard at
     # L cannot have been silent for the threshold before L + threshold, so no log query is needed until then.
     heard: Mapping[str, int] = {}
+    transitions: tuple[tuple[str, int], ...] = ()  # (SecondaryStatus, its start in epoch seconds), in order
 
     @classmethod
     def of(cls, record: Mapping[str, Any]) -> Job:
@@ -136,9 +147,24 @@ class Job(NamedTuple):
         algorithm = record.get("AlgorithmSpecification") if isinstance(record.get("AlgorithmSpecification"), Mapping) else {}
         definitions = algorithm.get("MetricDefinitions") if isinstance(algorithm.get("MetricDefinitions"), list) else []
         metrics = tuple(d["Name"] for d in definitions if isinstance(d, Mapping) and isinstance(d.get("Name"), str))
+        secondary = str(record.get("SecondaryStatus", ""))
+        transitions = _transitions(record)
+        started = clock(transitions, (TRAINING,))
+        if started is None and secondary == TRAINING:  # no transitions: the job's own start of training
+            started = _epoch(record.get("TrainingStartTime"))
         return cls(name=str(record.get("TrainingJobName", "")), arn=str(record.get("TrainingJobArn", "")),
-                   status=str(record.get("TrainingJobStatus", "")), secondary=str(record.get("SecondaryStatus", "")),
-                   started=_training_start(record), hosts=_hosts(record), metrics=metrics, tags=tags)
+                   status=str(record.get("TrainingJobStatus", "")), secondary=secondary, started=started,
+                   hosts=_hosts(record), metrics=metrics, tags=tags, transitions=transitions)
+
+    def clocked(self, phases: Sequence[str]) -> Job:
+        """The job as a rule judging `phases` sees it: `started` is when its latest stretch of them began."""
+        found = clock(self.transitions, phases)
+        return self if found is None or found == self.started else self._replace(started=found)
+
+    def phase_since(self) -> int | None:
+        """When its current phase began (epoch seconds), if its transitions say."""
+        last = self.transitions[-1] if self.transitions else None
+        return last[1] if last and last[0] == self.secondary else None
 
     def host_of(self, stream: str) -> str:
         """The host a log stream belongs to: <job>/algo-<n>-<epoch> -> algo-<n>."""
@@ -146,12 +172,12 @@ class Job(NamedTuple):
         found = re.match(r"(algo-\d+)", rest)
         return found.group(1) if found else rest
 
-    def latest_per_host(self, streams: Any, into: Mapping[str, int] | None = None) -> dict[str, int]:
+    def latest_per_host(self, streams: Sequence[Span], into: Mapping[str, int] | None = None) -> dict[str, int]:
         """The latest log event (epoch ms) of each host in a heartbeat's `streams`, merged into `into`'s."""
         latest = dict(into or {})
-        for stream, _first, last, _count in streams:
-            host = self.host_of(stream)
-            latest[host] = max(last, latest.get(host, 0))
+        for found in streams:
+            host = self.host_of(found.stream)
+            latest[host] = max(found.last, latest.get(host, 0))
         return latest
 
 
@@ -165,14 +191,40 @@ def _epoch(value: Any) -> int | None:
     return None
 
 
-def _training_start(record: Mapping[str, Any]) -> int | None:
-    transitions = record.get("SecondaryStatusTransitions")
-    starts = [_epoch(t.get("StartTime")) for t in transitions if isinstance(t, Mapping) and t.get("Status") == TRAINING] \
-        if isinstance(transitions, list) else []
-    starts = [s for s in starts if s is not None]
-    if starts:
-        return max(starts)
-    return _epoch(record.get("TrainingStartTime")) if record.get("SecondaryStatus") == TRAINING else None
+def _transitions(record: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """SecondaryStatusTransitions as (status, start), in order; malformed entries are left out."""
+    found = record.get("SecondaryStatusTransitions")
+    pairs = [(t.get("Status"), _epoch(t.get("StartTime"))) for t in found if isinstance(t, Mapping)] \
+        if isinstance(found, list) else []
+    return tuple((status, start) for status, start in pairs if isinstance(status, str) and start is not None)
+
+
+def clock(transitions: Sequence[tuple[str, int]], phases: Sequence[str]) -> int | None:
+    """When the latest stretch of `phases` began: a rule's clock. A stretch ends with any other phase (Uploading, a
+    cluster repair's Restarting, a spot interruption and the start-up after it), so the clock starts again when
+    training does; only Updating, during which training goes on, does not end it. None: never in those phases."""
+    start = latest = None
+    for status, at in transitions:
+        if status in phases:
+            start = at if start is None else start
+            latest = start
+        elif status not in CONTINUING_PHASES:
+            start = None
+    return latest
+
+
+def in_phase(job: Job, rule: Monitor, now: int) -> Pending | NotJudged | None:
+    """None when `rule` judges the job's phase. Before training (re)starts, not yet (Pending); in any other phase
+    (Uploading, Restarting, Interrupted, Updating...), NotJudged, saying which and for how long."""
+    if job.secondary in rule.phases:
+        return None
+    words = PHASES.get(job.secondary, f"in phase {quoted(job.secondary or 'unknown')}")
+    since = job.phase_since()
+    words += f" for {ago(now - since)}" if since is not None and now >= since else ""
+    if job.secondary in STARTUP_PHASES:
+        return Pending(f"training has not {'re' if job.started else ''}started yet ({words})")
+    judged = " or ".join(PHASES.get(p, p) for p in rule.phases)
+    return NotJudged(f"{words}: not judged ({rule.name} judges a job while {judged})")
 
 
 def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
@@ -273,19 +325,24 @@ def parameters(rule: Monitor, given: Mapping[str, Any], where: str, base: Mappin
 
 class Needs(NamedTuple):
     """What a rule reads for one job: metric series from `start` (epoch seconds) to now, and a log window
-    (epoch ms) of the job's streams, or None."""
+    (epoch ms) of the job's streams, or None. A rule's `judge` may also return Needs of `streams` only: windows of
+    some of the job's streams to read before it can decide (stream name prefix, start ms, end ms), read in the same
+    run, after which it judges again with them in `Data.streams`."""
 
     queries: tuple[MetricQuery, ...] = ()
     start: int = 0
     logs: tuple[int, int] | None = None
+    streams: tuple[tuple[str, int, int], ...] = ()
 
 
 class Data(NamedTuple):
     """What was read for one job: each series' datapoints ((epoch seconds, value), oldest first), and its log window
-    (a Heartbeat; an Unread when the query failed or the run had no time left; None when not asked)."""
+    (a Heartbeat; an Unread when the query failed or the run had no time left; None when not asked); the stream
+    windows its judge asked for (prefix -> Heartbeat)."""
 
     series: Mapping[MetricQuery, tuple[tuple[int, float], ...]]
     heartbeat: Heartbeat | Unread | None = None
+    streams: Mapping[str, Heartbeat] = {}
 
     def points(self, query: MetricQuery) -> tuple[tuple[int, float], ...]:
         return self.series.get(query, ())
@@ -296,11 +353,14 @@ class Monitor:
     params: ClassVar[tuple[Param, ...]] = ()
     summary: ClassVar[str] = ""
     logs: ClassVar[bool] = False  # it may read the job's log streams (the stack grants FilterLogEvents)
+    # The phases (SecondaryStatus) it judges: in any other the job is never acted on by it, and its clock (the job's
+    # `started`) starts again when one of them does.
+    phases: ClassVar[tuple[str, ...]] = (TRAINING,)
 
     def needs(self, job: Job, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
         raise NotImplementedError
 
-    def judge(self, job: Job, p: Mapping[str, Any], now: int, data: Data) -> Verdict:
+    def judge(self, job: Job, p: Mapping[str, Any], now: int, data: Data) -> Verdict | Needs:
         raise NotImplementedError
 
 

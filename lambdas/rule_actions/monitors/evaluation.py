@@ -34,9 +34,11 @@ from rule_actions.monitors.base import (
     Job,
     Monitor,
     Needs,
+    NotJudged,
     Pending,
     Settings,
     Skipped,
+    in_phase,
     rules_of,
 )
 from rule_actions.ports import Configured, Ports
@@ -58,7 +60,7 @@ class Request(NamedTuple):
 
 class Verdict(NamedTuple):
     rule: str
-    verdict: str  # IssuesFound | NoIssuesFound | Pending | Skipped | Error
+    verdict: str  # IssuesFound | NoIssuesFound | Pending | Skipped | NotJudged | Error
     reason: str
 
 
@@ -129,10 +131,11 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
         if applied or problems:
             chosen.append((job, record, applied, problems))
 
-    needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear
+    needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear | NotJudged
     for job, _record, applied, _problems in chosen:
         for rule in applied:
-            needs[(job.name, rule.rule.name)] = rule.rule.needs(job, rule.params, now)
+            needs[(job.name, rule.rule.name)] = in_phase(job, rule.rule, now) or \
+                rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
     series = _series(needs, ports, read, now)
     heartbeats, unfinished = _heartbeats(chosen, needs, family.log_group, ports, read, now, time_left)
 
@@ -141,10 +144,22 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
         heard = job.latest_per_host(getattr(heartbeats.get(job.name), "streams", ()), job.heard)
         if heard:
             learned[job.name] = heard
+    found: dict[tuple[str, str], Any] = {}  # (job, rule) -> a verdict of the rule, or the streams it asks for
+    for job, _record, applied, _problems in chosen:
+        for rule in applied:
+            key = (job.name, rule.rule.name)
+            found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name))
+    more = {key: asked for key, asked in found.items() if isinstance(asked, Needs)}
+    streams, reached = _streams(more, family.log_group, ports, read, time_left)
     reports, confirm = [], []
     for job, record, applied, problems in chosen:
-        verdicts = [_verdict(rule, job, now, needs[(job.name, rule.rule.name)], series, heartbeats.get(job.name))
-                    for rule in applied]
+        verdicts = []
+        for rule in applied:
+            key = (job.name, rule.rule.name)
+            verdict = found[key]
+            if isinstance(verdict, Needs):  # judged again with the streams it asked for
+                verdict = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), streams[key])
+            verdicts.append(_named(rule.rule.name, verdict))
         reports.append(JobReport(job.name, tuple(verdicts), tuple(problems)))
         if any(v.verdict == ISSUES_FOUND for v in verdicts):
             confirm.append((len(reports) - 1, job, record, applied))
@@ -152,18 +167,32 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
     for index, job, record, applied in confirm:
         answer = described[Described(family.api, job.name)]
         report = reports[index]
-        if isinstance(answer, Unread) or answer.get(family.members.status) != IN_PROGRESS:
-            why = answer.reason if isinstance(answer, Unread) else \
-                f"the job is {answer.get(family.members.status)}: a job that ended is not acted on"
-            reports[index] = report._replace(verdicts=tuple(
-                v._replace(verdict="Error" if isinstance(answer, Unread) else "Skipped",
-                           reason=f"{v.reason} (not acted on: {why})") if v.verdict == ISSUES_FOUND else v
-                for v in report.verdicts))
-            continue
-        reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied, report,
-                                                             now))
+        now_job = Job.of({**record, **answer}) if not isinstance(answer, Unread) else job
+        rules = {item.rule.name: item.rule for item in applied}
+        reports[index] = report = report._replace(verdicts=tuple(
+            _confirmed(v, answer, family, now_job, rules[v.rule], now) if v.verdict == ISSUES_FOUND else v
+            for v in report.verdicts))
+        if any(v.verdict == ISSUES_FOUND for v in report.verdicts):
+            reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied,
+                                                                 report, now))
     return Report(now, len(listed), tuple(reports), unfinished, heard=learned,
-                  log_queries=len(heartbeats) - unfinished)  # a query for each job reached
+                  log_queries=len(heartbeats) - unfinished + reached)  # a query for each job and stream reached
+
+
+def _confirmed(verdict: Verdict, answer: Any, family: Any, job: Job, rule: Monitor, now: int) -> Verdict:
+    """A finding, once DescribeTrainingJob says the job still runs in a phase the rule judges; else why it is not
+    acted on (Search's index lags: the job may have ended, or begun uploading its artifacts)."""
+    if isinstance(answer, Unread):
+        return verdict._replace(verdict="Error", reason=f"{verdict.reason} (not acted on: {answer.reason})")
+    status = answer.get(family.members.status)
+    if status != IN_PROGRESS:
+        return verdict._replace(verdict="Skipped", reason=f"{verdict.reason} (not acted on: the job is {status}: a "
+                                                          "job that ended is not acted on)")
+    elsewhere = in_phase(job, rule, now)
+    if elsewhere is not None:
+        return verdict._replace(verdict="NotJudged", reason=f"{verdict.reason} (not acted on: the job is now "
+                                                            f"{elsewhere.reason})")
+    return verdict
 
 
 def _series(needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read, now: int) -> Mapping[Any, Any] | Unread:
@@ -199,23 +228,60 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
     return found, unfinished
 
 
-def _verdict(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbeat: Any) -> Verdict:
+def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbeat: Any,
+           streams: Mapping[str, Any] | None = None) -> Any:
+    """The rule's verdict for the job (a Verdict when a read failed or the rule did), or the Needs of the streams it
+    asks for before it can decide (only on the first judging: `streams` None)."""
     rule = applied.rule.name
-    if isinstance(need, (Pending, Skipped, Clear)):
-        return Verdict(rule, _name(need), need.reason)
+    if isinstance(need, (Pending, Skipped, Clear, NotJudged)):
+        return need
     if need.queries and isinstance(series, Unread):
         return Verdict(rule, "Error", series.reason)
     if need.logs and isinstance(heartbeat, Unread):
         return Verdict(rule, "Pending" if heartbeat.reason == NOT_REACHED else "Error", heartbeat.reason)
+    failed = next((answer for answer in (streams or {}).values() if isinstance(answer, Unread)), None)
+    if failed is not None:
+        return Verdict(rule, "Pending" if failed.reason == NOT_REACHED else "Error", failed.reason)
     try:
-        found = applied.rule.judge(job, applied.params, now, Data(series, heartbeat if need.logs else None))
+        found = applied.rule.judge(job.clocked(applied.rule.phases), applied.params, now,
+                                   Data(series, heartbeat if need.logs else None, streams or {}))
     except Exception as err:  # a rule that fails on one job's data is reported there; the others go on
         return Verdict(rule, "Error", f"the rule failed on this job's data ({type(err).__name__}: {err})")
-    return Verdict(rule, _name(found), found.reason)
+    if isinstance(found, Needs) and (streams is not None or not found.streams):
+        return Verdict(rule, "Error", "the rule asked for more reads after it was given them")
+    return found
+
+
+def _named(rule: str, verdict: Any) -> Verdict:
+    if isinstance(verdict, Verdict):
+        return verdict
+    return Verdict(rule, _name(verdict), verdict.reason)
 
 
 def _name(verdict: Any) -> str:
-    return {Finding: ISSUES_FOUND, Clear: "NoIssuesFound", Pending: "Pending", Skipped: "Skipped"}[type(verdict)]
+    return {Finding: ISSUES_FOUND, Clear: "NoIssuesFound", Pending: "Pending", Skipped: "Skipped",
+            NotJudged: "NotJudged"}[type(verdict)]
+
+
+def _streams(asked: Mapping[tuple[str, str], Needs], log_group: str, ports: Ports, read: Read,
+             time_left: Callable[[], bool]) -> tuple[dict[tuple[str, str], dict[str, Any]], int]:
+    """The stream windows rules asked for after a first judging (a silent host's rhythm), one FilterLogEvents each,
+    while the run has time: (job, rule) -> prefix -> Heartbeat or Unread; and how many were read."""
+    answers: dict[tuple[str, str, int, int], Any] = {}
+    for key in sorted(asked):
+        for prefix, start, end in asked[key].streams:
+            window = (key[0], prefix, start, end)
+            if window in answers:
+                continue
+            if not time_left():
+                answers[window] = Unread(NOT_REACHED)
+                continue
+            need = LogHeartbeat(log_group, prefix, start, end)
+            answers[window] = read(frozenset({need}), ports)[need]
+    found = {key: {prefix: answers[(key[0], prefix, start, end)] for prefix, start, end in need.streams}
+             for key, need in asked.items()}
+    return found, sum(1 for answer in answers.values() if not (isinstance(answer, Unread)
+                                                                and answer.reason == NOT_REACHED))
 
 
 def _state_change(family: Any, config: Configured, description: Mapping[str, Any], applied: list[Applied],

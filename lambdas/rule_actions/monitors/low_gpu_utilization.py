@@ -1,7 +1,14 @@
 """LowGPUUtilization: a host's GPUs idle or fluctuating. Per host, GPUUtilization divided by the instance type's GPU
-count, over a window of one-minute datapoints after a warm-up: it holds when p95 < threshold_p95, or when
-p95 >= threshold_p95 and p5 < threshold_p5 (Debugger's test). One idle GPU of eight is invisible: SageMaker
-publishes the sum over an instance's GPUs, not a series per GPU."""
+count, over a window of one-minute datapoints after a warm-up: it holds when p95 < threshold_p95 (idle), or when
+p95 >= threshold_p95 and the minutes below threshold_p5 add up to more than `low_minutes` (fluctuating). One idle
+GPU of eight is invisible: SageMaker publishes the sum over an instance's GPUs, not a series per GPU.
+
+Fluctuation differs from Debugger's test (p5 < threshold_p5), made for its 500 ms samples: there, a p5 under 10%
+means the GPUs wait for data a few percent of the time. A one-minute average hides such waits, and a minute under
+10% means the GPUs idled for nearly the whole minute: a checkpoint save or an evaluation pass, which a healthy job
+shows for a few minutes every half hour or so. A p5 over 30 such minutes is low as soon as two of them are, so the
+rule counts them instead: the GPUs fluctuate when they idle for more than `low_minutes` of the window.
+"""
 
 from __future__ import annotations
 
@@ -23,10 +30,13 @@ METRIC = "GPUUtilization"
 
 class LowGPUUtilization(Monitor):
     name = "LowGPUUtilization"
-    summary = "A host's GPUs are mostly idle (p95 below threshold_p95) or fluctuate (p5 below threshold_p5)."
+    summary = "A host's GPUs are mostly idle (p95 below threshold_p95) or fluctuate (more than low_minutes of the " \
+              "window below threshold_p5)."
     params = (Param("threshold_p95", 70.0, "p95 of per-GPU utilization below which the GPUs are underused", 0, 100, "%"),
-              Param("threshold_p5", 10.0, "p5 below which utilization fluctuates (when p95 is above threshold_p95)",
-                    0, 100, "%"),
+              Param("threshold_p5", 10.0, "Per-GPU utilization below which a minute counts as idle (when p95 is "
+                    "above threshold_p95)", 0, 100, "%"),
+              Param("low_minutes", 6, "Idle minutes in the window above which utilization fluctuates (a checkpoint "
+                    "save idles the GPUs for a few minutes: not a fluctuation)", 1, 180, "min", whole=True),
               WINDOW, PATIENCE)
 
     def needs(self, job, p, now):
@@ -37,13 +47,14 @@ class LowGPUUtilization(Monitor):
         found = []
         for host, values in series.values.items():
             per_gpu = [v / host.gpus for v in values]
-            p95, p5 = percentile(per_gpu, 95), percentile(per_gpu, 5)
+            p95 = percentile(per_gpu, 95)
+            low = sum(1 for v in per_gpu if v < p["threshold_p5"])
             where = f"over the last {p['window']} min on {host.name} ({gpus(host)})"
             if p95 < p["threshold_p95"]:
                 found.append(f"GPU utilization p95 {pct(p95)} < {pct(p['threshold_p95'])} {where}")
-            elif p5 < p["threshold_p5"]:
-                found.append(f"GPU utilization fluctuates: p5 {pct(p5)} < {pct(p['threshold_p5'])} while p95 is "
-                             f"{pct(p95)} {where}")
+            elif low > p["low_minutes"]:
+                found.append(f"GPU utilization fluctuates: {low} min below {pct(p['threshold_p5'])} (more than "
+                             f"{p['low_minutes']}) while p95 is {pct(p95)} {where}")
         return settle(found, series, METRIC, job, self.name)
 
 

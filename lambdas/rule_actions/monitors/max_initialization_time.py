@@ -58,7 +58,7 @@ class MaxInitializationTime(Monitor):
                 return Clear()
             return Finding(f"no datapoint of {metric} {limit}")
         beat = data.heartbeat
-        if any(last >= job.started * 1000 for _s, _f, last, _n in beat.streams):
+        if any(found.last >= job.started * 1000 for found in beat.streams):
             return Clear()
         if not beat.complete:
             return Pending("the log query did not search every stream in one page")

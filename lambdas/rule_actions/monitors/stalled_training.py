@@ -1,7 +1,16 @@
 """StalledTraining: the job stopped making progress. After training started, no new log line in any of the job's
 streams (or no datapoint of a named metric, `metric`) for `threshold` seconds; or one host that was logging fell
-silent for `threshold` while the others go on (one stalled host of four is a stalled job). NCCL hangs often keep
-the GPUs at 100%: only a heartbeat like this catches them.
+silent for `threshold` while the others go on (one stalled host of four is a stalled job), and for longer than its
+own rhythm allows. NCCL hangs often keep the GPUs at 100%: only a heartbeat like this catches them.
+
+A host's rhythm: many jobs log steadily on rank 0 only, while the other hosts write a line at each checkpoint or
+evaluation (every 30-60 minutes). A host that falls silent while others log is stalled only when its silence also
+exceeds `rhythm` times the longest gap between two of its log lines earlier in this stretch of training (the silence
+before its first line counts as a gap). The rhythm is learned when a host's silence first crosses the threshold: one
+FilterLogEvents call on that host's streams, from when training (re)started (at most RHYTHM_HOURS before its last
+line) to its last line, one page (a host that wrote more than 10,000 lines there is learned from the first 10,000).
+It is reset when training restarts (after a cluster repair or a spot interruption: the rule's clock). A job where
+every host falls silent is stalled at the threshold, whatever the rhythms.
 
 The logs are read as the window's events (one FilterLogEvents call per job and run), never as `lastEventTimestamp`,
 which AWS updates up to an hour late. The window reaches LOOKBACK minutes before the threshold, so the run in which a
@@ -18,6 +27,8 @@ instead of one per run; FilterLogEvents allows 5 calls a second per account and 
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from rule_actions.monitors.base import (
     NOT_STARTED,
     Clear,
@@ -30,8 +41,10 @@ from rule_actions.monitors.base import (
     job_query,
     user_metric,
 )
+from rule_actions.records import Heartbeat
 
 LOOKBACK = 15  # minutes before the threshold the window reaches back (three runs at the default schedule)
+RHYTHM_HOURS = 6  # how far before a silent host's last line its rhythm is learned (at most)
 
 
 class StalledTraining(Monitor):
@@ -44,7 +57,10 @@ class StalledTraining(Monitor):
               Param("metric", "", "A metric of the job's MetricDefinitions to watch instead of its log lines (one "
                     "series for the job: no per-host view)", text=True),
               Param("startup", 10, "Minutes after training starts whose log lines do not make a host watched",
-                    0, 120, "min", whole=True))
+                    0, 120, "min", whole=True),
+              Param("rhythm", 1.5, "A host silent while others log is stalled only when its silence also exceeds "
+                    "this many times its longest gap between two log lines earlier in this stretch of training",
+                    1, 10, "x"))
 
     def _since(self, job, p, now):
         return max(job.started, now - p["threshold"] - LOOKBACK * 60)
@@ -85,17 +101,57 @@ class StalledTraining(Monitor):
         watched_after = (job.started + p["startup"] * 60) * 1000
         silent = sorted((host, last) for host, last in lasts.items()
                         if last < (now - threshold) * 1000 and last >= watched_after)
-        if silent:
+        if not silent:
+            return Clear()
+        windows = {host: self._history(job, host, last) for host, last in silent}
+        unread = tuple(window for window in windows.values() if window[0] not in data.streams)
+        if unread:  # the silent hosts' rhythms, read in this run before the rule decides
+            return Needs(streams=unread)
+        stalled, within = [], []
+        for host, last in silent:
+            gap = rhythm(data.streams[windows[host][0]], windows[host][1])
+            silence = now - last / 1000
+            if gap is None:
+                return Pending(f"{host}'s log lines before its silence could not be read: judged at a later run")
+            if silence > p["rhythm"] * gap:
+                stalled.append(f"no log line from {host} for {ago(silence)} (threshold {ago(threshold)}; its "
+                               f"longest gap before: {span(gap)})")
+            else:
+                within.append(f"{host} silent for {ago(silence)}, within its rhythm (a gap of {span(gap)} before; "
+                              f"stalled after {p['rhythm']:g} times that)")
+        if stalled:
             alive = sorted(host for host, last in lasts.items() if last >= (now - threshold) * 1000)
-            named = "; ".join(f"no log line from {host} for {ago(now - last / 1000)}" for host, last in silent)
-            return Finding(f"{named} {limit}, while {', '.join(alive)} still log{'s' if len(alive) == 1 else ''}")
-        return Clear()
+            return Finding(f"{'; '.join(stalled)}, while {', '.join(alive)} still log{'s' if len(alive) == 1 else ''}")
+        return Clear("; ".join(within))
+
+    @staticmethod
+    def _history(job, host, last):
+        """The window a silent host's rhythm is learned from: its streams since training (re)started, at most
+        RHYTHM_HOURS before its last line, up to that line (epoch ms)."""
+        start = max(job.started * 1000, last - RHYTHM_HOURS * 3600 * 1000)
+        return f"{job.name}/{host}-", start, last
 
     @staticmethod
     def _before(job, start, now):
         if start <= job.started:
             return f"since training started {ago(now - job.started)} ago"
         return f"for more than {ago(now - start)}"
+
+
+def rhythm(beat: Heartbeat, start: int) -> float | None:
+    """A host's longest gap (seconds) between two of its log lines in a window beginning at `start` (epoch ms),
+    counting the silence before its first line; None when the window shows no line of it."""
+    spans = sorted(beat.streams, key=lambda found: found.first)
+    if not spans:
+        return None
+    gaps = [spans[0].first - start, *(found.gap for found in spans),
+            *(later.first - earlier.last for earlier, later in pairwise(spans))]
+    return max(0, *gaps) / 1000
+
+
+def span(seconds: float) -> str:
+    """A gap as people read it: 12 s, 41 min."""
+    return f"{int(seconds)} s" if seconds < 60 else ago(seconds)
 
 
 MONITOR = StalledTraining()
