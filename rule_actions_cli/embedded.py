@@ -71,9 +71,15 @@ def _notable(job: dict[str, Any], shown: set[Any], before: set[Any]) -> bool:
     return bool(shown - before or any(a["outcome"] != "duplicate" for a in job.get("actions", [])))
 
 
+def _tuning_job_arn(name: str, place: Mapping[str, str]) -> str:
+    return f"arn:aws:sagemaker:{place['region']}:{place.get('account_id', ACCOUNT)}:hyper-parameter-tuning-job/" \
+           f"{name.lower()}"
+
+
 def _state_change(name: str, status: str, secondary: str, when: int, account: str, region: str,
-                  tags: Mapping[str, str]) -> dict[str, Any]:
-    """The "SageMaker Training Job State Change" SageMaker sends when a timeline's job ends."""
+                  tags: Mapping[str, str], tuning_job: str | None = None) -> dict[str, Any]:
+    """The "SageMaker Training Job State Change" SageMaker sends when a timeline's job ends (a trial's names its
+    tuning job)."""
     return {"version": "0", "id": hashlib.sha256(f"{name}{when}{status}".encode()).hexdigest()[:32],
             "detail-type": "SageMaker Training Job State Change", "source": "aws.sagemaker", "account": account,
             "time": iso_z(when), "region": region,
@@ -81,7 +87,7 @@ def _state_change(name: str, status: str, secondary: str, when: int, account: st
             "detail": {"TrainingJobName": name,
                        "TrainingJobArn": f"arn:aws:sagemaker:{region}:{account}:training-job/{name.lower()}",
                        "TrainingJobStatus": status, "SecondaryStatus": secondary, "Tags": dict(tags),
-                       "LastModifiedTime": str(when * 1000)}}
+                       "LastModifiedTime": str(when * 1000), **({"TuningJobArn": tuning_job} if tuning_job else {})}}
 
 
 def _sub(value: str, region: str) -> str:
@@ -299,7 +305,7 @@ class EmbeddedAccount:
         main = LocalContext(self.function_name, self.function_arn)
         ours: dict[str, int] = {}  # job -> the tick at which this stack stopped it
         seen = self._evaluated  # job -> what its previous evaluation showed (rule verdicts, problems), for the run
-        ended: set[str] = set()
+        phases: dict[str, tuple[str, str]] = {}  # job -> its status and phase at the previous tick
         rows: list[dict[str, Any]] = []
         previous = 0
         for tick in timeline.ticks(every):
@@ -307,7 +313,7 @@ class EmbeddedAccount:
             changes = []
             for job in timeline.jobs:
                 place = self._timeline_place(job)
-                change = self._advance(timeline, job, tick, ours, ended, place)
+                change = self._advance(timeline, job, tick, ours, phases, place)
                 if change:
                     changes.append(change)
                 stop = min(tick, ours.get(job.name, tick))
@@ -369,10 +375,11 @@ class EmbeddedAccount:
             boto3.setup_default_session()
             handler.runtime.cache_clear()
 
-    def _advance(self, timeline: Any, job: Any, tick: int, ours: dict[str, int], ended: set[str],
+    def _advance(self, timeline: Any, job: Any, tick: int, ours: dict[str, int], phases: dict[str, tuple[str, str]],
                  place: dict[str, str]) -> dict[str, Any] | None:
-        """The job's status at `tick` in the embedded account; the state change to replay when it has just ended."""
-        if job.name in ended:
+        """The job's status at `tick` in the embedded account; the state change to replay when its status or phase
+        changed since the previous tick (SageMaker sends one at each: the stack's rule matches the outcomes)."""
+        if phases.get(job.name, ("",))[0] in ("Completed", "Failed", "Stopped"):
             return None
         if job.name in ours:  # stopped by this stack at an earlier tick: SageMaker ends it Stopped
             if tick == ours[job.name]:
@@ -384,20 +391,21 @@ class EmbeddedAccount:
                 return None
             status, secondary = phase[1], phase[2]
         transitions = [{"Status": p[2], "StartTime": _datetime(timeline.time(p[0])),
-                        "StatusMessage": ""} for p in job.phases if p[0] <= tick and p[1] == "InProgress"]
+                        "StatusMessage": p[3]} for p in job.phases if p[0] <= tick and p[1] == "InProgress"]
         training = [t["StartTime"] for t in transitions if t["Status"] == "Training"]
+        tuning_job = _tuning_job_arn(job.tuning_job, place) if job.tuning_job else None
         moto_sagemaker.put_training_job(
-            job.name, status, secondary_status=secondary, **place,
+            job.name, status, secondary_status=secondary, tuning_job_arn=tuning_job, **place,
             resource_config={"InstanceType": job.instance_type, "InstanceCount": job.instance_count,
                              "VolumeSizeInGB": 100},
             tags=job.tags, transitions=transitions,
             metric_definitions=[{"Name": m, "Regex": f"{m}=([0-9.eE+-]+)"} for m in job.metric_definitions],
             training_start_time=training[-1] if training else None)
-        if status == "InProgress":
+        if phases.get(job.name) == (status, secondary):
             return None
-        ended.add(job.name)
+        phases[job.name] = (status, secondary)
         return _state_change(job.name, status, secondary, timeline.time(tick), place.get("account_id", ACCOUNT),
-                             place["region"], job.tags)
+                             place["region"], job.tags, tuning_job)
 
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
         from rule_actions.pipeline import read_event

@@ -22,9 +22,9 @@ def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | No
     """The JSON shape: {"source", "training_job", "job", "job_family", "matched", "actions"} (+ "account" /
     "account_alias" in organization mode, "ignored" / "error" / "problems" when present: "problems" names each part
     of the event that could not be read; for a timeline's evaluation, "rules": the monitor rules that hold, cannot
-    be computed, do not judge the job's phase or failed, with their reasons). "job" is the job of any family (training, tuning, processing,
-    pipeline, transform: "job_family"); "training_job" names it for a training event, as before, and is null
-    otherwise."""
+    be computed, do not judge the job's phase or failed, with their reasons). "job" is the job of any family
+    (training, tuning, processing, pipeline, transform: "job_family"); "training_job" names it for a training
+    event, as before, and is null otherwise."""
     family = (result or {}).get("job_family") or family
     out: dict[str, Any] = {"source": source, "training_job": job if family == TRAINING else None, "job": job,
                            "job_family": family, "matched": matched, "actions": []}

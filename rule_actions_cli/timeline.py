@@ -25,7 +25,9 @@ STATUSES = ("InProgress", "Completed", "Failed", "Stopped")
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
-            "expect", "stream_epoch", "account")
+            "expect", "stream_epoch", "account", "tuning_job")
+PHASE_KEYS = ("at", "status", "secondary", "message")
+TUNING_JOB = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}")
 SERIES_KEYS = ("metric", "hosts", "from", "to", "value", "jitter", "every")
 LOG_KEYS = ("hosts", "from", "to", "every", "text")
 
@@ -67,19 +69,20 @@ class Job:
     instance_count: int
     tags: Mapping[str, str]
     metric_definitions: tuple[str, ...]
-    phases: tuple[tuple[int, str, str], ...]  # (minute, TrainingJobStatus, SecondaryStatus)
+    phases: tuple[tuple[int, str, str, str], ...]  # (minute, TrainingJobStatus, SecondaryStatus, StatusMessage)
     metrics: tuple[Series, ...]
     logs: tuple[Lines, ...]
     expect: tuple[Mapping[str, Any], ...]
     stream_epoch: int = 0
     account: str | None = None  # organization mode: the member account the job runs in
+    tuning_job: str | None = None  # the tuning job that launched it (it is a trial: its TuningJobArn)
 
     @property
     def hosts(self) -> tuple[str, ...]:
         return tuple(f"algo-{n}" for n in range(1, self.instance_count + 1))
 
-    def phase(self, minute: int) -> tuple[int, str, str] | None:
-        """The job's (start minute, status, secondary status) at `minute`; None before it exists."""
+    def phase(self, minute: int) -> tuple[int, str, str, str] | None:
+        """The job's (start minute, status, secondary status, message) at `minute`; None before it exists."""
         found = [p for p in self.phases if p[0] <= minute]
         return found[-1] if found else None
 
@@ -179,9 +182,11 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     for index, phase in enumerate(item.get("phases") or []):
         at, status = (phase.get("at"), phase.get("status", "InProgress")) if isinstance(phase, Mapping) else (None, None)
         secondary = phase.get("secondary", status) if isinstance(phase, Mapping) else None
-        if need(isinstance(at, int) and status in STATUSES and isinstance(secondary, str),
-                f"{where}.phases[{index}]", f"must be {{at: minutes, status: {'|'.join(STATUSES)}, secondary}}"):
-            phases.append((at, status, secondary))
+        message = phase.get("message", "") if isinstance(phase, Mapping) else None
+        if need(isinstance(at, int) and status in STATUSES and isinstance(secondary, str) and isinstance(message, str)
+                and set(phase) <= set(PHASE_KEYS), f"{where}.phases[{index}]",
+                f"must be {{at: minutes, status: {'|'.join(STATUSES)}, secondary, message}}"):
+            phases.append((at, status, secondary, message))
     ok &= need(bool(phases) and phases == sorted(phases, key=lambda p: p[0]), f"{where}.phases",
                "must be a non-empty list in time order")
     hosts = tuple(f"algo-{n}" for n in range(1, (count if isinstance(count, int) else 1) + 1))
@@ -216,7 +221,10 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     account = item.get("account")
     ok &= need(account is None or (isinstance(account, str) and re.fullmatch(r"\d{12}", account) is not None),
                f"{where}.account", "must be an AWS account id (12 digits)")
+    tuning_job = item.get("tuning_job")
+    ok &= need(tuning_job is None or (isinstance(tuning_job, str) and TUNING_JOB.fullmatch(tuning_job) is not None),
+               f"{where}.tuning_job", "must be a tuning job name (letters, digits and '-', at most 32)")
     if not ok:
         return None
     return Job(name, item["instance_type"], count, dict(tags), tuple(definitions), tuple(phases), tuple(series),
-               tuple(lines), tuple(expect), int(item.get("stream_epoch", 0)), account)
+               tuple(lines), tuple(expect), int(item.get("stream_epoch", 0)), account, tuning_job)

@@ -71,12 +71,14 @@ PHASES = {
     "PreparingTrainingStack": "preparing the training stack", "Downloading": "downloading input data",
     "DownloadingTrainingImage": "downloading the training image", TRAINING_PHASE: "training",
     "Uploading": "uploading artifacts", "Restarting": "restarting after a hardware failure (cluster repair)",
-    "Interrupted": "interrupted, waiting for spot capacity", "Updating": "updating", "Stopping": "stopping",
+    "Interrupted": "interrupted, waiting for spot capacity", "Updating": "updating (training goes on)",
+    "Stopping": "stopping",
 }
-# The phases before training (re)starts, and the one during which training goes on (UpdateTrainingJob).
+# The phases in which a job trains (Updating: UpdateTrainingJob applies while training goes on), and those before
+# training (re)starts.
+TRAINING_PHASES = (TRAINING_PHASE, "Updating")
 STARTUP_PHASES = ("Starting", "Pending", "LaunchingMLInstances", "PreparingTrainingStack", "Downloading",
                   "DownloadingTrainingImage")
-CONTINUING_PHASES = ("Updating",)
 
 # The function's environment.
 ENV_CONFIG = "RULE_ACTIONS_CONFIG"

@@ -63,6 +63,10 @@ def test_make_demo_shows_the_hung_job_stopped_and_the_team_told(demo):
                and "IssuesFound  no log line from any host for 30" in line for line in table.splitlines())
 
 
+STOPPED = {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "notify", "done"),
+           ("job:Stopped", "notify", "skipped")}  # and its Stopped outcome alerts nobody a second time
+
+
 @pytest.mark.parametrize(("timeline", "expected"), [
     ("idle-gpu-job", {("LowGPUUtilization", "notify", "done")}),
     ("slow-start", {("MaxInitializationTime", "notify", "done"), ("LowGPUUtilization", "notify", "done")}),
@@ -72,6 +76,13 @@ def test_make_demo_shows_the_hung_job_stopped_and_the_team_told(demo):
                           ("StalledTraining", "notify", "done"), ("LowGPUUtilization", "notify", "done"),
                           ("job:Stopped", "notify", "skipped")}),
     ("healthy-gpu-job", set()), ("healthy-multi-host", set()),
+    # the phases a job goes through, and the rhythms real jobs show: nothing is judged, found or stopped
+    ("healthy-long-upload", set()), ("healthy-cluster-repair", set()), ("healthy-waiting-phases", set()),
+    ("healthy-checkpoint-workers", set()), ("healthy-checkpoint-dips", set()),
+    ("opt-out-job", {("job:Stopped", "notify", "done")}),  # its owner stops it: the team is told
+    ("healthy-spot-resume", {("job:Interrupted", "notify", "done")}),  # the team is told it lost its capacity
+    # a real hang after a repair; a hung trial and a hung pipeline step's job under their outcome switches
+    ("repair-then-hang", STOPPED), ("hung-trial", STOPPED), ("hung-pipeline-step", STOPPED),
 ])
 def test_each_timeline_finds_what_it_expects_once_and_nothing_else(demo, timeline, expected):
     rows = rows_of(demo[0], timeline)
@@ -83,11 +94,36 @@ def test_each_timeline_finds_what_it_expects_once_and_nothing_else(demo, timelin
     assert found == expect
 
 
+@pytest.mark.parametrize("timeline", ["hung-job", "multi-host-stall", "repair-then-hang", "hung-trial",
+                                      "hung-pipeline-step"])
+def test_a_hung_job_is_stopped_once_within_the_threshold_plus_one_run(demo, timeline):
+    # Given a timeline whose job hangs at a known minute
+    [job] = json.loads((TIMELINES / f"{timeline}.json").read_text())["jobs"]
+    begins = next(e["begins"] for e in job["expect"] if e["rule"] == "StalledTraining")
+    # Then exactly one stop was carried out, at the first run after the threshold (30 min) passed
+    stops = [int(r["source"].rsplit("#+", 1)[1].rstrip("m")) for r in rows_of(demo[0], timeline)
+             for a in r["actions"] if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+    assert len(stops) == 1 and begins + 30 <= stops[0] <= begins + 30 + 5
+
+
+@pytest.mark.parametrize(("timeline", "phase"), [("healthy-long-upload", "uploading artifacts"),
+                                                 ("healthy-cluster-repair", "restarting after a hardware failure"),
+                                                 ("healthy-spot-resume", "interrupted, waiting for spot capacity")])
+def test_a_job_in_a_phase_no_rule_judges_says_so_once(demo, timeline, phase):
+    # Given a job that spends longer than any threshold in a phase no rule judges
+    rows = [r for r in rows_of(demo[0], timeline) if r.get("rules")]
+    # Then one row says which phase, for every rule, and nothing is acted on
+    [row] = rows
+    assert {v["verdict"] for v in row["rules"]} == {"NotJudged"} and not row["actions"]
+    assert all(v["reason"].startswith(phase) and ": not judged (" in v["reason"] for v in row["rules"])
+
+
 def test_the_multi_host_stall_names_the_silent_host(demo):
     [row] = [r for r in rows_of(demo[0], "multi-host-stall") if any(v["rule"] == "StalledTraining"
                                                                    for v in r.get("rules", []))]
     [finding] = [v["reason"] for v in row["rules"] if v["rule"] == "StalledTraining"]
-    assert finding == "no log line from algo-3 for 30 min (threshold 30 min), while algo-1, algo-2, algo-4 still log"
+    assert finding == ("no log line from algo-3 for 30 min (threshold 30 min; its longest gap before: 1 min), while "
+                       "algo-1, algo-2, algo-4 still log")
 
 
 def test_getting_started_shows_what_make_demo_prints(demo):

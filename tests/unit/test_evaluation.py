@@ -145,10 +145,10 @@ def test_a_job_uploading_its_artifacts_is_not_judged_and_nothing_is_read_for_it(
     [job] = evaluate({"monitor": {"rules": {"LowGPUUtilization": {}}}}, ports).jobs
     # Then no rule judges it, each saying why, nothing is read and nothing is acted on
     assert [(v.rule, v.verdict, v.reason) for v in job.verdicts] == [
-        ("LowGPUUtilization", "NotJudged", "uploading artifacts for 38 min: not judged (LowGPUUtilization judges a "
-                                           "job while training)"),
-        ("StalledTraining", "NotJudged", "uploading artifacts for 38 min: not judged (StalledTraining judges a job "
-                                         "while training)")]
+        ("LowGPUUtilization", "NotJudged", "uploading artifacts for 38 min: not judged (LowGPUUtilization judges "
+                                           "Training and Updating only)"),
+        ("StalledTraining", "NotJudged", "uploading artifacts for 38 min: not judged (StalledTraining judges Training "
+                                         "and Updating only)")]
     assert ports.calls == ["Search"] and job.event is None
 
 
@@ -164,7 +164,7 @@ def test_a_finding_on_a_job_that_has_begun_uploading_is_not_acted_on():
     assert job.event is None and job.verdicts[0].verdict == "NotJudged"
     assert job.verdicts[0].reason == (
         "no log line from any host for 40 min (threshold 30 min) (not acted on: the job is now uploading artifacts "
-        "for 40 min: not judged (StalledTraining judges a job while training))")
+        "for 40 min: not judged (StalledTraining judges Training and Updating only))")
 
 
 def host_beat(job: str, *hosts: tuple[int, int, int]) -> Heartbeat:
@@ -195,6 +195,18 @@ def test_a_rhythm_the_run_had_no_time_to_read_is_judged_later():
     left = iter([True, False])
     [job] = evaluate({"monitor": {}}, ports, time_left=lambda: next(left)).jobs
     assert (job.verdicts[0].verdict, job.verdicts[0].reason) == ("Pending", NOT_REACHED) and job.event is None
+
+
+@pytest.mark.parametrize("job_tags", [True, False])
+def test_an_opted_out_job_is_reported_not_judged_and_never_stopped(job_tags):
+    # Given a hung job tagged to opt out, and StalledTraining stack-wide (the job's tags read or not)
+    ports = Ports([record("mine-1", tags={"rule-actions:opt-out": "true"})], beats={"mine-1": silent_since(50)})
+    [job] = evaluate({"monitor": {"rules": {"StalledTraining": {}}, "job_tags": job_tags}}, ports).jobs
+    # Then the rule does not judge it, the row says why, and nothing is read or acted on
+    assert [(v.rule, v.verdict, v.reason) for v in job.verdicts] == [
+        ("StalledTraining", "NotJudged", "opted out (tag rule-actions:opt-out=true): not judged by the stack-wide "
+                                         "rules")]
+    assert ports.calls == ["Search"] and job.event is None
 
 
 def test_one_job_whose_read_fails_is_reported_and_the_others_go_on():

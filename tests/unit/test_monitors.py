@@ -130,31 +130,32 @@ def at(minute: int) -> int:
 def test_a_rules_clock_starts_again_when_training_restarts_but_not_after_an_update():
     # A cluster repair, then training again: the clock starts at the second Training
     repaired = (("Starting", at(300)), ("Training", at(290)), ("Restarting", at(100)), ("Training", at(80)))
-    assert clock(repaired, ("Training",)) == at(80)
+    training = ("Training", "Updating")
+    assert clock(repaired, training) == at(80)
     # A spot interruption, the start-up after it, then training again
     resumed = (("Training", at(300)), ("Interrupted", at(200)), ("Starting", at(150)), ("Downloading", at(148)),
                ("Training", at(140)))
-    assert clock(resumed, ("Training",)) == at(140)
+    assert clock(resumed, training) == at(140)
     # An update (training goes on meanwhile) does not end the stretch
     updated = (("Training", at(300)), ("Updating", at(200)), ("Training", at(190)))
-    assert clock(updated, ("Training",)) == at(300)
+    assert clock(updated, training) == at(300)
     # While uploading, the clock is the stretch that ended; never in training: none
-    assert clock((*repaired, ("Uploading", at(5))), ("Training",)) == at(80)
-    assert clock((("Starting", at(5)),), ("Training",)) is None
+    assert clock((*repaired, ("Uploading", at(5))), training) == at(80)
+    assert clock((("Starting", at(5)),), training) is None
 
 
 @pytest.mark.parametrize(("secondary", "verdict"), [
-    ("Uploading", NotJudged("uploading artifacts for 12 min: not judged (StalledTraining judges a job while "
-                            "training)")),
+    ("Uploading", NotJudged("uploading artifacts for 12 min: not judged (StalledTraining judges Training and Updating "
+                            "only)")),
     ("Restarting", NotJudged("restarting after a hardware failure (cluster repair) for 12 min: not judged "
-                             "(StalledTraining judges a job while training)")),
+                             "(StalledTraining judges Training and Updating only)")),
     ("Interrupted", NotJudged("interrupted, waiting for spot capacity for 12 min: not judged (StalledTraining judges "
-                              "a job while training)")),
-    ("Updating", NotJudged("updating for 12 min: not judged (StalledTraining judges a job while training)")),
+                              "Training and Updating only)")),
     ("Downloading", Pending("training has not restarted yet (downloading input data for 12 min)")),
     ("Pending", Pending("training has not restarted yet (waiting for capacity for 12 min)")),
-    ("Mystery", NotJudged('in phase "Mystery" for 12 min: not judged (StalledTraining judges a job while training)')),
-    ("Training", None),
+    ("Mystery", NotJudged('in phase "Mystery" for 12 min: not judged (StalledTraining judges Training and Updating '
+                          'only)')),
+    ("Training", None), ("Updating", None),
 ])
 def test_a_job_in_a_phase_the_rule_does_not_judge_says_which_and_since_when(secondary, verdict):
     # Given a job that trained, then entered a phase 12 minutes ago
@@ -170,7 +171,7 @@ def test_a_job_that_never_trained_is_not_started_yet():
 
 
 def test_every_rule_judges_a_job_while_it_trains():
-    assert {name: rule.phases for name, rule in RULES.items()} == dict.fromkeys(RULES, ("Training",))
+    assert {name: rule.phases for name, rule in RULES.items()} == dict.fromkeys(RULES, ("Training", "Updating"))
 
 
 # ---------------------------------------------------------------- the rules over instance metrics

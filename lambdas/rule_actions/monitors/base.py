@@ -3,8 +3,9 @@ every training job without Debugger (instance metrics and the user's MetricDefin
 streams). One module per rule (monitors/<rule>.py), listed in rule_actions/registry.py.
 
     name, params, summary   the rule's name (as `rules` and the tags name it), its parameters, one line about it
-    phases                  the phases (SecondaryStatus) it judges (Training): in any other a job is NotJudged, never
-                            acted on, and the rule's clock (`Job.started`) starts again when such a phase does
+    phases                  the phases (SecondaryStatus) it judges (Training, and Updating, during which training goes
+                            on): in any other a job is NotJudged, never acted on, and the rule's clock
+                            (`Job.started`) starts again when such a phase does
     needs                   what it must read for one running job: metric series, a log window (or why it cannot be
                             computed for this job: Skipped; or why not yet: Pending)
     judge                   pure: the job, its parameters, the time and what was read -> Finding | Clear | Pending |
@@ -27,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import CONTINUING_PHASES, PHASES, STARTUP_PHASES, TRAINING_PHASE, Arn, Grant
+from rule_actions.contract import PHASES, STARTUP_PHASES, TRAINING_PHASE, TRAINING_PHASES, Arn, Grant
 from rule_actions.fields import anchored
 from rule_actions.monitors.instances import counts
 from rule_actions.records import Heartbeat, MetricQuery, Span, Unread
@@ -149,7 +150,7 @@ class Job(NamedTuple):
         metrics = tuple(d["Name"] for d in definitions if isinstance(d, Mapping) and isinstance(d.get("Name"), str))
         secondary = str(record.get("SecondaryStatus", ""))
         transitions = _transitions(record)
-        started = clock(transitions, (TRAINING,))
+        started = clock(transitions, TRAINING_PHASES)
         if started is None and secondary == TRAINING:  # no transitions: the job's own start of training
             started = _epoch(record.get("TrainingStartTime"))
         return cls(name=str(record.get("TrainingJobName", "")), arn=str(record.get("TrainingJobArn", "")),
@@ -202,13 +203,13 @@ def _transitions(record: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
 def clock(transitions: Sequence[tuple[str, int]], phases: Sequence[str]) -> int | None:
     """When the latest stretch of `phases` began: a rule's clock. A stretch ends with any other phase (Uploading, a
     cluster repair's Restarting, a spot interruption and the start-up after it), so the clock starts again when
-    training does; only Updating, during which training goes on, does not end it. None: never in those phases."""
+    training does. None: never in those phases."""
     start = latest = None
     for status, at in transitions:
         if status in phases:
             start = at if start is None else start
             latest = start
-        elif status not in CONTINUING_PHASES:
+        else:
             start = None
     return latest
 
@@ -220,11 +221,11 @@ def in_phase(job: Job, rule: Monitor, now: int) -> Pending | NotJudged | None:
         return None
     words = PHASES.get(job.secondary, f"in phase {quoted(job.secondary or 'unknown')}")
     since = job.phase_since()
-    words += f" for {ago(now - since)}" if since is not None and now >= since else ""
+    if since is not None and now >= since:
+        words += f" for {ago(now - since)}" if now - since >= 60 else " for less than a minute"
     if job.secondary in STARTUP_PHASES:
         return Pending(f"training has not {'re' if job.started else ''}started yet ({words})")
-    judged = " or ".join(PHASES.get(p, p) for p in rule.phases)
-    return NotJudged(f"{words}: not judged ({rule.name} judges a job while {judged})")
+    return NotJudged(f"{words}: not judged ({rule.name} judges {' and '.join(rule.phases)} only)")
 
 
 def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
@@ -355,7 +356,7 @@ class Monitor:
     logs: ClassVar[bool] = False  # it may read the job's log streams (the stack grants FilterLogEvents)
     # The phases (SecondaryStatus) it judges: in any other the job is never acted on by it, and its clock (the job's
     # `started`) starts again when one of them does.
-    phases: ClassVar[tuple[str, ...]] = (TRAINING,)
+    phases: ClassVar[tuple[str, ...]] = TRAINING_PHASES
 
     def needs(self, job: Job, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
         raise NotImplementedError
@@ -577,6 +578,14 @@ def refusal(name: str) -> str:
     return f"cannot be computed without Debugger: {reason}" if reason else "is not a rule rule-actions evaluates"
 
 
+OPTED_OUT = f"opted out (tag {TAG_PREFIX}{OPT_OUT}=true): not judged by the stack-wide rules"
+
+
+def is_opted_out(job: Job) -> bool:
+    """The job's tag opts it out of the stack-wide rules (read whatever job_tags says)."""
+    return job.tags.get(TAG_PREFIX + OPT_OUT, "").strip().lower() == "true"
+
+
 def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> tuple[list[Applied], list[str]]:
     """The rules that apply to a job: the stack-wide ones (unless the job opts out), and those its tags attach
     (when job_tags); with their parameters (the configuration's, then the job's parameters tag). The opt-out tag is
@@ -584,10 +593,9 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
     cannot be used is a problem naming the tag and its value; the job's other rules go on."""
     problems: list[str] = []
     tags = {k: v for k, v in job.tags.items() if k.startswith(TAG_PREFIX)}
-    opted_out = False
+    opted_out = is_opted_out(job)
     if TAG_PREFIX + OPT_OUT in tags:
         value = tags.pop(TAG_PREFIX + OPT_OUT)
-        opted_out = value.strip().lower() == "true"
         if value.strip().lower() not in ("true", "false"):
             problems.append(f"tag {TAG_PREFIX}{OPT_OUT}: {quoted(value)} is not true or false (the stack-wide rules "
                             "apply)")

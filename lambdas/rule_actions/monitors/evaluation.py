@@ -26,6 +26,7 @@ from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MONITOR_RULE_FAMI
 from rule_actions.monitors.base import (
     ISSUES_FOUND,
     LOOKBACK_MAX,
+    OPTED_OUT,
     STALE_AFTER,
     Applied,
     Clear,
@@ -39,6 +40,7 @@ from rule_actions.monitors.base import (
     Settings,
     Skipped,
     in_phase,
+    is_opted_out,
     rules_of,
 )
 from rule_actions.ports import Configured, Ports
@@ -128,7 +130,7 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
                 or shard_of(job.name, req.shards) != req.shard:
             continue
         applied, problems = rules_of(job, settings, monitors)
-        if applied or problems:
+        if applied or problems or (settings.rules and is_opted_out(job)):
             chosen.append((job, record, applied, problems))
 
     needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear | NotJudged
@@ -153,7 +155,9 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
     streams, reached = _streams(more, family.log_group, ports, read, time_left)
     reports, confirm = [], []
     for job, record, applied, problems in chosen:
-        verdicts = []
+        own = {item.rule.name for item in applied}
+        verdicts = [Verdict(name, "NotJudged", OPTED_OUT) for name, _ in settings.rules
+                    if name not in own and is_opted_out(job)]
         for rule in applied:
             key = (job.name, rule.rule.name)
             verdict = found[key]
