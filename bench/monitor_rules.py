@@ -2,9 +2,12 @@
 with the evaluator run at every tick of the simulated clock.
 
     detection latency   per timeline, job and expected rule: from the minute its condition begins (the timeline's
-                        `expect`) to the run that acted on it; goal: at most the rule's window plus one run
-    false positives     every rule the timelines do not expect, found on any job; the healthy timelines replayed
-                        with all nine rules stack-wide; goal: 0
+                        `expect`) to the run that acted on it, with the phases the job went through besides starting
+                        and training; goal: at most the rule's window plus one run
+    false positives     every rule the timelines do not expect, found on any job; the healthy timelines (one for
+                        each phase a job goes through and each rhythm real jobs show) replayed with all nine rules
+                        stack-wide; per rule: its judgements, its findings (goal: 0), the runs it did not judge a
+                        job's phase, and the silences past StalledTraining's threshold that a host's rhythm held
 
 The configuration is the demo's (examples/demo-config.json, a team to notify) with the monitor rules: the timelines'
 own tags, plus LowGPUUtilization stack-wide (as in the demo), or all nine stack-wide for the false positives.
@@ -86,7 +89,8 @@ def budget(rule: str, job: dict[str, Any], begins: int) -> int:
 
 def latency() -> tuple[list[str], bool]:
     lines, ok = [], True
-    lines.append(f"{'timeline':<24}{'rule':<24}{'begins':>7}{'found':>7}{'acted':>7}{'latency':>9}{'budget':>8}")
+    lines.append(f"{'timeline':<28}{'rule':<22}{'begins':>7}{'found':>7}{'acted':>7}{'latency':>9}{'budget':>8}"
+                 "  phases besides training")
     unexpected = []
     for path in sorted(TIMELINES.glob("*.json")):
         data = json.loads(path.read_text())
@@ -101,8 +105,8 @@ def latency() -> tuple[list[str], bool]:
             limit = budget(e["rule"], job, e["begins"])
             late = None if done is None else done - e["begins"]
             ok &= late is not None and late <= limit
-            lines.append(f"{path.stem:<24}{e['rule']:<24}{e['begins']:>7}{first or '-':>7}{done or '-':>7}"
-                         f"{late if late is not None else 'never':>9}{limit:>8}")
+            lines.append(f"{path.stem:<28}{e['rule']:<22}{e['begins']:>7}{first or '-':>7}{done or '-':>7}"
+                         f"{late if late is not None else 'never':>9}{limit:>8}  {in_play(job) or '-'}")
         wanted = {(job["name"], e["rule"]) for job, e in expected}
         unexpected += [f"  {path.stem}: {rule} on {job} at +{hits[0][0]}m: {hits[0][1]}"
                        for (job, rule), hits in found.items() if (job, rule) not in wanted]
@@ -113,21 +117,39 @@ def latency() -> tuple[list[str], bool]:
     return lines, ok and not unexpected
 
 
+def in_play(job: dict[str, Any]) -> str:
+    """The phases a timeline's job goes through besides starting up and training (Uploading, Restarting...)."""
+    from rule_actions.contract import STARTUP_PHASES, TRAINING_PHASE
+
+    quiet = {*STARTUP_PHASES, TRAINING_PHASE}
+    return ", ".join(dict.fromkeys(p["secondary"] for p in job["phases"] if p.get("status", "InProgress") == "InProgress"
+                                   and p.get("secondary") not in quiet))
+
+
 def false_positives() -> tuple[list[str], int]:
     from rule_actions import registry
 
     every_rule = {name: {} for name in registry.monitors()}
     lines, count = [], 0
+    per_rule = {name: [0, 0, 0, 0] for name in every_rule}  # judged, found, not judged (phase), held by rhythm
     for path in sorted(TIMELINES.glob("healthy-*.json")):
         kept = replay(path, every_rule)
         found = findings(kept)
-        runs = len(kept)
-        judged = sum(1 for run in kept for job in run["result"].get("jobs", []) for r in job.get("rules", [])
-                     if r["verdict"] in ("IssuesFound", "NoIssuesFound"))
+        verdicts = [r for run in kept for job in run["result"].get("jobs", []) for r in job.get("rules", [])]
+        for r in verdicts:
+            tally = per_rule[r["rule"]]
+            tally[0] += r["verdict"] in ("IssuesFound", "NoIssuesFound")
+            tally[1] += r["verdict"] == "IssuesFound"
+            tally[2] += r["verdict"] == "NotJudged"
+            tally[3] += r["verdict"] == "NoIssuesFound" and "within its rhythm" in r["reason"]
         count += sum(len(hits) for hits in found.values())
-        lines.append(f"  {path.stem}: {runs} runs, {judged} judgements by the nine rules, "
-                     f"{sum(len(h) for h in found.values())} IssuesFound")
+        phases = ", ".join(dict.fromkeys(in_play(job) for job in json.loads(path.read_text())["jobs"] if in_play(job)))
+        lines.append(f"  {path.stem}: {len(kept)} runs, {sum(r['verdict'] in ('IssuesFound', 'NoIssuesFound') for r in verdicts)} "
+                     f"judgements by the nine rules, {sum(len(h) for h in found.values())} IssuesFound"
+                     + (f" (phases: {phases})" if phases else ""))
         lines += [f"    {rule} on {job} at +{hits[0][0]}m: {hits[0][1]}" for (job, rule), hits in found.items()]
+    lines.append(f"  {'rule':<22}{'judged':>8}{'found':>7}{'not judged (phase)':>20}{'held by rhythm':>16}")
+    lines += [f"  {name:<22}{t[0]:>8}{t[1]:>7}{t[2]:>20}{t[3]:>16}" for name, t in per_rule.items()]
     return lines, count
 
 
