@@ -71,6 +71,7 @@ def test_make_demo_shows_the_hung_job_stopped_and_the_team_told(demo):
     ("multi-host-stall", {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "email", "done"),
                           ("StalledTraining", "notify", "done"), ("LowGPUUtilization", "notify", "done"),
                           ("job:Stopped", "notify", "skipped")}),
+    ("watch-mode", {("StalledTraining", "stoptraining", "watched"), ("StalledTraining", "notify", "done")}),
     ("healthy-gpu-job", set()), ("healthy-multi-host", set()),
 ])
 def test_each_timeline_finds_what_it_expects_once_and_nothing_else(demo, timeline, expected):
@@ -81,6 +82,26 @@ def test_each_timeline_finds_what_it_expects_once_and_nothing_else(demo, timelin
     expect = {e["rule"] for job in json.loads((TIMELINES / f"{timeline}.json").read_text())["jobs"]
               for e in job["expect"]}
     assert found == expect
+
+
+def test_a_rule_in_watch_mode_says_what_it_would_stop_and_stops_nothing(demo):
+    # Given the timeline whose job tags StalledTraining with stoptraining and mode=watch, hung from minute 50
+    rows, table = demo
+    found = [r for r in rows_of(rows, "watch-mode") if r.get("rules")]
+    job = "mistral-ft-watch-2026-11-24-08-00-00-404"
+    # Then its first finding (+80m) reports the stop as watched, naming the job, and the team is told
+    first = found[0]
+    assert first["source"].endswith("watch-mode.json#+80m")
+    stop = first["actions"][0]
+    assert (stop["kind"], stop["outcome"], stop["reason"]) == (
+        "stoptraining", "watched", f"watch mode: would stop {job}; nothing was changed")
+    assert [a["outcome"] for r in found for a in r["actions"] if a["kind"] == "notify"] == ["done"] + ["duplicate"] * 4
+    # and the job is never stopped: it is found again at every run to the end, and no Stopped outcome follows
+    assert [r["source"].rsplit("#", 1)[1] for r in found] == ["+80m", "+85m", "+90m", "+95m", "+100m"]
+    assert not [a for r in found for a in r["actions"] if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+    assert not [a for r in rows_of(rows, "watch-mode") for a in r["actions"] if a["trigger"].startswith("job:")]
+    assert any(line.split()[1:4] == ["stoptraining", "mistral-ft-watch-2026-11-...", "watched"]
+               and "watch mode: would stop mistral-ft-watch" in line for line in table.splitlines())
 
 
 def test_the_multi_host_stall_names_the_silent_host(demo):
