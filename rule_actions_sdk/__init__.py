@@ -201,9 +201,11 @@ def monitor_tags(rule: str, actions: _Base | None = None, **parameters: Any) -> 
     """The tags that attach monitor rule `rule` to a training job (`[{"Key", "Value"}]`, as `tags=` takes them):
     `rule-actions:<rule>`, whose value is its actions in the tag form (`stoptraining email=ml@example.com`; a
     StopTraining without a prefix stops the job itself; no actions: the stack's `rules` alone decide), and
-    `rule-actions:<rule>:parameters` (`threshold=1200`) when parameters are given. Raises ValueError for an unknown
-    rule, one that cannot be computed without Debugger, a parameter out of range, or a value over SageMaker's 256
-    characters or outside its tag characters; TypeError when `actions` is not one of this module's classes."""
+    `rule-actions:<rule>:parameters` (`threshold=1200`) when parameters are given (`mode="watch"`: its stops are
+    reported as "would stop <job>" and nothing is stopped; a rule a tag attaches acts by default). Raises ValueError
+    for an unknown rule, one that cannot be computed without Debugger, a parameter out of range or not one of its
+    values, or a value over SageMaker's 256 characters or outside its tag characters; TypeError when `actions` is
+    not one of this module's classes."""
     if actions is not None and not isinstance(actions, _Base):
         raise TypeError(f"rule {rule!r}: actions must be a rule_actions_sdk StopTraining, Email, SMS or ActionList, "
                         f"not {type(actions).__module__}.{type(actions).__qualname__}")

@@ -84,6 +84,18 @@ def event(
     }
 
 
+def monitor_event(mode: str | None, family: str = "Monitor", rule: str = "StalledTraining",
+                  **event_args: Any) -> dict[str, Any]:
+    """A state change carrying one IssuesFound rule of `family` whose RuleParameters hold `mode` (None: no mode), as
+    a scheduled evaluation hands a monitor rule over (for Debug or Profiler: as a user could write them)."""
+    raw = event(**event_args)
+    params = {"rule_to_invoke": rule, **({"mode": mode} if mode else {})}
+    raw["detail"][f"{family}RuleEvaluationStatuses"] = [rule_status(rule, job=raw["detail"]["TrainingJobName"],
+                                                                    StatusDetails="no log line from any host for 34 min")]
+    raw["detail"][f"{family}RuleConfigurations"] = [{"RuleConfigurationName": rule, "RuleParameters": params}]
+    return raw
+
+
 def sample(name: str) -> Any:
     return json.loads((EVENTS / name).read_text())
 

@@ -61,6 +61,7 @@ class Outcome(StrEnum):
     INVALID = "invalid"  # malformed
     FAILED = "failed"  # an AWS call failed: the invocation fails and is retried
     DRY_RUN = "dry_run"  # dry_run: decided, nothing called
+    WATCHED = "watched"  # a stop of a rule in watch mode: reported as what it would do, nothing called
 
 
 # A training job's phases (SecondaryStatus: botocore's enum), in a row's words: what the monitor rules say of a phase
@@ -96,6 +97,9 @@ EVALUATION_KEY = "rule_actions_evaluation"
 # The rule family of the statuses an evaluation finds (beside Debugger's Debug and Profiler): its events carry
 # MonitorRuleEvaluationStatuses and MonitorRuleConfigurations.
 MONITOR_RULE_FAMILY = "Monitor"
+# A monitor rule's mode (its parameter `mode`, which an evaluation carries in the rule's RuleParameters): ACT, its
+# stops stop the job; WATCH, each stop is reported as what it would do ("would stop <job>") and nothing is stopped.
+MODE_KEY, ACT, WATCH = "mode", "act", "watch"
 
 # A test notification (`rule-actions test-notify`): an invocation whose payload is {TEST_EVENT_KEY: {...}}, never
 # an EventBridge event. Its fields: "id" (one per request: its ledger keys), "emails" and "sms" (lists).

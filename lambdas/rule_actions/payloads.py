@@ -5,8 +5,8 @@
                   message
     slack         Slack incoming webhooks: `text` and Block Kit `blocks`
     teams         Teams workflows: the message envelope around one Adaptive Card
-    json          ours, versioned (JSON_VERSION; docs/destinations.md, "The json payload", documents every field; `job.family` and
-                  `job.details` were added to version 1, as it allows)
+    json          ours, versioned (JSON_VERSION; docs/destinations.md, "The json payload", documents every field; `job.family`,
+                  `job.details` and `trigger.watch` were added to version 1, as it allows)
 
 The words come from the trigger family (its Message and its TriggerFacts); untrusted names and reasons arrive as
 plain text (control characters removed, capped). Where a format parses markup they are placed where it does
@@ -131,7 +131,7 @@ def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: Tri
         "id": delivery,
         "test": not facts.about_job,
         "time": plain(event.time, 64) or None,
-        "trigger": {"label": _label(trigger, facts), "type": facts.type, **facts.fields},
+        "trigger": {"label": _label(trigger, facts), "type": facts.type, **facts.fields, "watch": facts.watch},
         "job": job,
         "reason": facts.reason,
         "message": {"subject": message.subject, "text": _text(message), "short": message.short},

@@ -11,6 +11,8 @@ order, for each action of each trigger:
     skipped    an archive replay (unless act_on_replays); the trigger family's check of what was read (the Stopped
                outcome of a job this stack stopped); the kind's (job not InProgress, no or several prefix
                matches, no team subscriber)
+    watched    an action that acts on jobs (a stop) of a trigger that only watches (a monitor rule in watch mode):
+               what it would do; its other actions (the messages) go on
     dry_run    dry_run is on: what it would do
     (none)     to be carried out, on the jobs the check resolved
 
@@ -74,16 +76,20 @@ class Plan:
         return decided
 
     def _finish(self, item: Planned) -> Planned:
-        """The decisions that need what was read, then the dry run."""
+        """The decisions that need what was read, then watch mode, then the dry run."""
         if item.outcome is not None:
             return item
-        item = registry.trigger_family(item.trigger).check(item, self.event, dict(self.facts))
+        family = registry.trigger_family(item.trigger)
+        item = family.check(item, self.event, dict(self.facts))
         if item.outcome is not None:
             return item
         kind = registry.kind(item.kind)
         item = kind.check(item, self.event, self.config, self.facts)
         if item.outcome is not None:
             return item
+        watched = family.watched(item.trigger) if kind.acts_on_jobs else None
+        if watched:
+            return item.decided(Outcome.WATCHED, f"{watched}: {kind.preview(item)}; nothing was changed")
         if self.config.dry_run:
             return item.decided(Outcome.DRY_RUN, f"dry_run is true: {kind.preview(item)}; nothing was changed")
         return item

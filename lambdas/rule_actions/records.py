@@ -434,3 +434,4 @@ class TriggerFacts(NamedTuple):
     reason: str | None  # why, as plain text: the rule's status details, the job's failure reason
     mark: str  # the title's emoji
     about_job: bool = True  # False for a test: no job, no thread of a job
+    watch: bool = False  # the trigger only watches: its stops are reported as what they would do (TriggerFamily.watched)

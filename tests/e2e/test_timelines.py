@@ -75,6 +75,7 @@ STOPPED = {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "not
     ("multi-host-stall", {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "email", "done"),
                           ("StalledTraining", "notify", "done"), ("LowGPUUtilization", "notify", "done"),
                           ("job:Stopped", "notify", "skipped")}),
+    ("watch-mode", {("StalledTraining", "stoptraining", "watched"), ("StalledTraining", "notify", "done")}),
     ("healthy-gpu-job", set()), ("healthy-multi-host", set()),
     # the phases a job goes through, and the rhythms real jobs show: nothing is judged, found or stopped
     ("healthy-long-upload", set()), ("healthy-cluster-repair", set()), ("healthy-waiting-phases", set()),
@@ -116,6 +117,26 @@ def test_a_job_in_a_phase_no_rule_judges_says_so_once(demo, timeline, phase):
     [row] = rows
     assert {v["verdict"] for v in row["rules"]} == {"NotJudged"} and not row["actions"]
     assert all(v["reason"].startswith(phase) and ": not judged (" in v["reason"] for v in row["rules"])
+
+
+def test_a_rule_in_watch_mode_says_what_it_would_stop_and_stops_nothing(demo):
+    # Given the timeline whose job tags StalledTraining with stoptraining and mode=watch, hung from minute 50
+    rows, table = demo
+    found = [r for r in rows_of(rows, "watch-mode") if r.get("rules")]
+    job = "mistral-ft-watch-2026-11-24-08-00-00-404"
+    # Then its first finding (+80m) reports the stop as watched, naming the job, and the team is told
+    first = found[0]
+    assert first["source"].endswith("watch-mode.json#+80m")
+    stop = first["actions"][0]
+    assert (stop["kind"], stop["outcome"], stop["reason"]) == (
+        "stoptraining", "watched", f"watch mode: would stop {job}; nothing was changed")
+    assert [a["outcome"] for r in found for a in r["actions"] if a["kind"] == "notify"] == ["done"] + ["duplicate"] * 4
+    # and the job is never stopped: it is found again at every run to the end, and no Stopped outcome follows
+    assert [r["source"].rsplit("#", 1)[1] for r in found] == ["+80m", "+85m", "+90m", "+95m", "+100m"]
+    assert not [a for r in found for a in r["actions"] if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+    assert not [a for r in rows_of(rows, "watch-mode") for a in r["actions"] if a["trigger"].startswith("job:")]
+    assert any(line.split()[1:4] == ["stoptraining", "mistral-ft-watch-2026-11-...", "watched"]
+               and "watch mode: would stop mistral-ft-watch" in line for line in table.splitlines())
 
 
 def test_the_multi_host_stall_names_the_silent_host(demo):

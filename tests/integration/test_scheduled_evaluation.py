@@ -84,6 +84,62 @@ def test_a_hung_job_is_stopped_and_the_team_told_once(monitored):
                                                    "log_queries": 2, "unfinished": 0}
 
 
+WATCHING = {"notify": {"emails": ["team@example.com"]}, "rules": {"StalledTraining": ["stoptraining", "notify"]}}
+
+
+def test_a_stack_wide_rule_watches_a_hung_job_and_tells_the_team_what_it_would_stop(monitored, capsys):
+    # Given StalledTraining turned on for every job by the configuration, whose rules stop and notify, and a job
+    # silent for 34 minutes
+    monitored.configure(**WATCHING, monitor={"rules": {"StalledTraining": {}}})
+    running("hung-7", {})
+    logs("hung-7", "algo-1", range(60, 33, -1))
+    # When the evaluator runs
+    result = evaluate(monitored)
+    # Then the stop is watched, saying what it would have stopped; the job still runs; the team is told so
+    [stop, notify] = result["jobs"][0]["actions"]
+    assert (stop["kind"], stop["outcome"], stop["reason"], stop["jobs"]) == (
+        "stoptraining", "watched", "watch mode: would stop hung-7; nothing was changed", [])
+    assert (notify["kind"], notify["outcome"]) == ("notify", "done")
+    assert moto_sagemaker.training_job_status("hung-7") == "InProgress"
+    assert "StopTrainingJob" not in monitored.calls
+    [message] = monitored.inbox("team@example.com")
+    assert "Watch mode: the rule would have stopped hung-7; nothing was stopped" in message["email"]
+    assert "  - stoptraining hung-7: watched (watch mode: would stop hung-7; nothing was changed)" in message["email"]
+    assert message["sms"].endswith("would stop hung-7 (watch mode)")
+    # and the Actions metric counts the stop with the outcome watched (EMF, on stdout)
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+    assert [m["Actions"] for m in emitted if (m.get("kind"), m.get("outcome")) == ("stoptraining", "watched")] == [
+        [1.0]]
+
+
+def test_a_stack_wide_rule_set_to_act_stops_the_hung_job(monitored):
+    # Given the same configuration with the rule's mode set to act
+    monitored.configure(**WATCHING, monitor={"rules": {"StalledTraining": {"mode": "act"}}})
+    running("hung-8", {})
+    logs("hung-8", "algo-1", range(60, 33, -1))
+    # When the evaluator runs / Then the job is stopped and the team told
+    assert outcomes(evaluate(monitored)) == [("hung-8", "StalledTraining", "stoptraining", "done"),
+                                             ("hung-8", "StalledTraining", "notify", "done")]
+    assert moto_sagemaker.training_job_status("hung-8") == "Stopping"
+    [message] = monitored.inbox("team@example.com")
+    assert "Watch mode" not in message["email"] and "stoptraining hung-8: done" in message["email"]
+
+
+def test_a_watching_rule_set_to_act_later_stops_the_job_and_says_so(monitored):
+    # Given a hung job a stack-wide rule watched (the team told what it would stop)
+    monitored.configure(**WATCHING, monitor={"rules": {"StalledTraining": {}}})
+    running("hung-9", {})
+    logs("hung-9", "algo-1", range(60, 33, -1))
+    evaluate(monitored)
+    # When the team sets the rule to act and the evaluator runs again
+    monitored.configure(**WATCHING, monitor={"rules": {"StalledTraining": {"mode": "act"}}})
+    # Then the job is stopped, and the team told that too: what watched was recorded apart from what acts
+    assert outcomes(evaluate(monitored, 5)) == [("hung-9", "StalledTraining", "stoptraining", "done"),
+                                                ("hung-9", "StalledTraining", "notify", "done")]
+    assert moto_sagemaker.training_job_status("hung-9") == "Stopping"
+    assert len(monitored.inbox("team@example.com")) == 2
+
+
 def test_a_finding_that_persists_acts_once_and_is_a_duplicate_after(monitored):
     monitored.configure(notify={"emails": ["team@example.com"]}, monitor={"rules": {"LowGPUUtilization": {}}})
     running("idle-1", {})

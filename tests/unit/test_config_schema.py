@@ -75,6 +75,8 @@ def test_the_schema_is_a_json_schema_and_documents_every_key():
     (lambda s: s["properties"]["dedup_ttl_hours"].update(maximum=100), {"dedup_ttl_hours": 200}),
     (lambda s: s["$defs"]["job_outcomes"]["anyOf"][0]["anyOf"].pop(0),  # the email variant
      {"job_outcomes": {"Failed": {"name": "email", "endpoint": "a@example.com"}}}),
+    (lambda s: s["properties"]["monitor"]["properties"]["rules"]["properties"]["StalledTraining"]["properties"]["mode"]
+     .update(enum=["act", "watch", "wtch"]), {"monitor": {"rules": {"StalledTraining": {"mode": "wtch"}}}}),
 ])
 def test_a_planted_difference_is_caught(change, data):
     # Given a copy of the schema made laxer or stricter than the validator in one place
@@ -166,6 +168,8 @@ TEAMS = {"tenant_id": "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", "team_id": "1f1e2d
     {"monitor": {"rules": {"StalledTraining": {"metric": "train:loss"}}}},
     {"monitor": {"rules": {"StalledTraining": {"metric": "train loss"}}}},
     {"monitor": {"rules": {"StalledTraining": {"x": 1}}}}, {"monitor": {"rules": {"StalledTraining": []}}},
+    {"monitor": {"rules": {"StalledTraining": {"mode": "act"}, "Overfit": {"mode": "watch"}}}},
+    {"monitor": {"rules": {"StalledTraining": {"mode": "wtch"}}}}, {"monitor": {"rules": {"Overfit": {"mode": None}}}},
     {"monitor": {"every_minutes": 0}}, {"monitor": {"every_minutes": 61}}, {"monitor": {"shards": 21}},
     {"monitor": {"job_tags": "yes"}}, {"monitor": {"regions": ["us-east-1"]}}, {"monitor": {"regions": ["mars"]}},
     {"monitor": {"unknown": 1}},
@@ -232,9 +236,11 @@ FIELDS = {
     "monitor": st.one_of(JUNK, st.fixed_dictionaries({}, optional={
         "rules": st.one_of(JUNK, st.dictionaries(
             st.sampled_from(["LowGPUUtilization", "StalledTraining", "VanishingGradient", "Nope"]),
-            st.one_of(JUNK, st.dictionaries(st.sampled_from(["window", "threshold", "threshold_p95", "metric", "x"]),
+            st.one_of(JUNK, st.dictionaries(st.sampled_from(["window", "threshold", "threshold_p95", "metric", "mode",
+                                                             "x"]),
                                             st.sampled_from([0, 20, 70, 1800, 1e9, -1, "70", "train:loss", "a b",
-                                                             True, None, 20.0, 20.5]), max_size=2)),
+                                                             True, None, 20.0, 20.5, "act", "watch", "Act"]),
+                                            max_size=2)),
             max_size=2)),
         "every_minutes": st.sampled_from([0, 1, 5, 60, 61, 5.0, "5", True]),
         "job_tags": st.sampled_from([True, False, "true", None]),

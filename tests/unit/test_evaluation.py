@@ -128,6 +128,23 @@ def test_a_finding_becomes_the_monitor_rule_status_the_pipeline_acts_on():
     assert facts.fields["rule_family"] == "Monitor" and facts.keywords == ("Monitor rule", "IssuesFound")
 
 
+def test_the_state_change_carries_each_rules_mode_in_its_rule_parameters():
+    # Given a hung job that a stack-wide StalledTraining judges, and another whose own tag attaches it
+    ports = Ports([record("wide-1"), record("own-1", tags={"rule-actions:StalledTraining": ""})],
+                  beats={"wide-1": silent_since(34), "own-1": silent_since(34)})
+    # When the evaluation finds both stalled
+    report = evaluate({"monitor": {"rules": {"StalledTraining": {}}}}, ports)
+    # Then each state change carries the rule's mode beside rule_to_invoke: the stack-wide rule watches, the
+    # tag's acts (and reads back as the Monitor status the route decides on)
+    modes = {}
+    for job in report.jobs:
+        [configuration] = job.event["detail"]["MonitorRuleConfigurations"]
+        modes[job.job] = configuration["RuleParameters"]["mode"]
+        _event, found = pipeline.read_event(job.event)
+        assert found[0].watch is (modes[job.job] == "watch")
+    assert modes == {"wide-1": "watch", "own-1": "act"}
+
+
 def test_a_job_that_ended_is_never_acted_on():
     # Given a job Search still lists as running, whose DescribeTrainingJob says Completed
     ports = Ports([record("done-1", tags=HUNG)], beats={"done-1": silent_since(40)}, status={"done-1": "Completed"})

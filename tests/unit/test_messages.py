@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from builders import event, rule_status
-from planning import parse_event, renamed
+from builders import event, monitor_event, rule_status
+from planning import parse_event, plan_all, renamed
 from wording import (
     body,
     duration,
@@ -23,6 +23,7 @@ from wording import (
     subject,
 )
 
+from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
 from rule_actions.triggers.job_outcome import JobOutcome
 
@@ -323,6 +324,44 @@ def test_sms_does_not_claim_a_stop_that_was_not_done():
     # When the SMS text is written
     # Then it does not say anything was stopped
     assert "stopped" not in sms(parsed, rule, denied)
+
+
+def watched_rule(mode: str = "watch"):
+    """A monitor rule's event in `mode`, its trigger, and the result of its stop as the pipeline reports it."""
+    raw = monitor_event(mode)
+    [stop, _notify] = plan_all(raw, {"notify": {"emails": ["team@example.com"]},
+                                     "rules": {"StalledTraining": ["stoptraining", "notify"]}},
+                               running=("demo-job-001",), team_subscribed=True)
+    parsed = parse_event(raw)
+    return parsed, parsed.rules[0], [stop.result(stop.outcome or Outcome.DONE, stop.reason or "stopped demo-job-001",
+                                                 () if stop.outcome else ("demo-job-001",))]
+
+
+def test_a_watched_rules_email_says_what_it_would_have_stopped():
+    # Given a monitor rule in watch mode whose stop was watched
+    parsed, rule, taken = watched_rule()
+    # When its email is written
+    lines = body(parsed, rule, REGION, taken).splitlines()
+    # Then its second line says the rule watches and what it would have stopped, and the actions list the stop
+    assert lines[1] == ("Watch mode: the rule would have stopped demo-job-001; nothing was stopped (set the rule's "
+                        "mode to act to let it stop jobs).")
+    assert ("  - stoptraining demo-job-001: watched (watch mode: would stop demo-job-001; nothing was changed)"
+            in lines)
+
+
+def test_a_watched_rules_sms_says_would_stop():
+    parsed, rule, taken = watched_rule()
+    assert sms(parsed, rule, taken) == ("rule-actions: StalledTraining issues found in demo-job-001 (InProgress); "
+                                        "would stop demo-job-001 (watch mode)")
+
+
+def test_an_acting_rules_messages_say_nothing_of_watch_mode():
+    # Given the same rule in act mode, its stop done
+    parsed, rule, taken = watched_rule("act")
+    # Then its messages say it stopped the job, and nothing of a watch
+    text = body(parsed, rule, REGION, taken)
+    assert "Watch mode" not in text and "would stop" not in text and "stoptraining demo-job-001: done" in text
+    assert sms(parsed, rule, taken).endswith("(InProgress); stopped demo-job-001")
 
 
 # --- plain text helpers --------------------------------------------------------------------------------------

@@ -458,8 +458,8 @@ def test_parameters_are_checked_and_named():
     _, errors = parameters(RULES["LowGPUUtilization"], {"threshold_p95": 170, "window": 2.5, "x": 1}, "where")
     assert errors == ["where.threshold_p95: 170 is not a number from 0 to 100%",
                       "where.window: 2.5 is not a whole number from 5 to 180 min",
-                      "where.x: unknown parameter of LowGPUUtilization; allowed: threshold_p95, threshold_p5, low_minutes, "
-                      "window, patience"]
+                      "where.x: unknown parameter of LowGPUUtilization; allowed: threshold_p95, threshold_p5, "
+                      "low_minutes, window, patience, mode"]
     assert parameters(RULES["StalledTraining"], {"threshold": "1800"}, "w")[1]  # text only from a tag
     assert parameters(RULES["StalledTraining"], {"threshold": "1200"}, "w", from_tag=True)[0]["threshold"] == 1200
 
@@ -517,6 +517,78 @@ def test_a_tag_that_cannot_be_used_is_a_problem_naming_it_and_the_rest_goes_on(t
     applied, problems = rules_of(job(tags=tags), STACK_WIDE, RULES)
     assert any(problem in p for p in problems), problems
     assert "LowGPUUtilization" in [a.rule.name for a in applied]  # the stack-wide rule still applies
+
+
+# ---------------------------------------------------------------- watch mode
+
+
+def test_the_mode_is_act_or_watch_wherever_it_is_set():
+    # Given a mode spelled right and wrong, in a configuration and in a tag (where every value is text)
+    rule = RULES["StalledTraining"]
+    # When each is read / Then only act and watch pass, and a wrong one names the allowed values
+    assert parameters(rule, {"mode": "act"}, "w")[0]["mode"] == "act"
+    assert parameters(rule, {"mode": "watch"}, "w", from_tag=True)[0]["mode"] == "watch"
+    assert parameters(rule, {"mode": "wtch"}, "monitor.rules.StalledTraining")[1] == [
+        'monitor.rules.StalledTraining.mode: "wtch" is not one of act, watch']
+    assert parameters(rule, {"mode": "Watch"}, "w", from_tag=True)[1] == ['w.mode: "Watch" is not one of act, watch']
+    assert parameters(rule, {"mode": True}, "w")[1] == ["w.mode: true is not one of act, watch"]
+    # and in a job's parameters tag the rule is then not evaluated, the problem naming the tag
+    applied, problems = rules_of(job(tags={"rule-actions:StalledTraining": "stoptraining",
+                                           "rule-actions:StalledTraining:parameters": "mode=wtch"}), Settings(), RULES)
+    assert applied == [] and problems == ['tag rule-actions:StalledTraining:parameters.mode: "wtch" is not one of '
+                                          "act, watch; StalledTraining is not evaluated for this job"]
+
+
+def test_every_rule_has_a_mode_in_the_configuration_and_its_schema():
+    from rule_actions.monitors.base import settings_schema
+
+    # Given every rule's block in the schema / Then each has the mode, its two values and watch for its default
+    schema = settings_schema(RULES)["properties"]["rules"]["properties"]
+    assert {name: (rule["properties"]["mode"]["enum"], rule["properties"]["mode"]["default"])
+            for name, rule in schema.items()} == {name: (["act", "watch"], "watch") for name in RULES}
+    # and a configuration's wrong mode fails naming the field and the value
+    assert config_errors({"monitor": {"rules": {"Overfit": {"mode": "wtch"}}}}) == [
+        'rule_actions.monitor.rules["Overfit"].mode: "wtch" is not one of act, watch']
+
+
+CONFIGURED = {"rule-actions:StalledTraining": ""}  # the job's own tag attaches the rule
+
+
+@pytest.mark.parametrize(("configured", "tags", "mode"), [
+    ({}, {}, "watch"),  # turned on for every job by the configuration: it watches
+    (None, CONFIGURED, "act"),  # attached by the job's own tag: its owner asked for it, it acts
+    ({}, CONFIGURED, "act"),  # both: the tag's request wins
+    ({"mode": "act"}, {}, "act"),  # an explicit mode wins ...
+    ({"mode": "watch"}, CONFIGURED, "watch"),  # ... over the tag's default too
+    (None, {**CONFIGURED, "rule-actions:StalledTraining:parameters": "mode=watch"}, "watch"),
+    ({"mode": "act"}, {**CONFIGURED, "rule-actions:StalledTraining:parameters": "mode=watch"}, "watch"),  # tag first
+    ({"mode": "watch"}, {"rule-actions:StalledTraining:parameters": "mode=act threshold=1200"}, "act"),
+])
+def test_a_rules_mode_is_the_one_set_else_who_turned_it_on_decides(configured, tags, mode):
+    # Given StalledTraining turned on by the configuration (its parameters), by the job's tag, or both
+    settings = Settings(rules=(("StalledTraining", tuple(configured.items())),)) if configured is not None else \
+        Settings()
+    # When the job's rules are chosen
+    applied, problems = rules_of(job(tags=tags), settings, RULES)
+    # Then the rule has the mode set (the tag's over the configuration's), else act when the job's tag attaches
+    # it and watch when only the configuration does
+    assert problems == [] and [(a.rule.name, a.params["mode"]) for a in applied] == [("StalledTraining", mode)]
+
+
+def test_an_opted_out_job_keeps_its_own_rules_acting():
+    settings = Settings(rules=(("StalledTraining", ()),))
+    applied, _ = rules_of(job(tags={"rule-actions:opt-out": "true", **CONFIGURED}), settings, RULES)
+    assert [(a.source, a.params["mode"]) for a in applied] == [("tag", "act")]
+
+
+def test_the_client_sets_a_rules_mode_in_its_parameters_tag():
+    from rule_actions_sdk import StopTraining, monitor_tags
+
+    assert monitor_tags("StalledTraining", StopTraining(), mode="watch") == [
+        {"Key": "rule-actions:StalledTraining", "Value": "stoptraining"},
+        {"Key": "rule-actions:StalledTraining:parameters", "Value": "mode=watch"}]
+    with pytest.raises(ValueError, match=r'parameters\.mode: "wtch" is not one of act, watch'):
+        monitor_tags("StalledTraining", StopTraining(), mode="wtch")
 
 
 # ---------------------------------------------------------------- the configuration block, the tag helper, the grammar

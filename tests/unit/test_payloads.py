@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from builders import event, rule_status, sample
+from builders import event, monitor_event, rule_status, sample
 from planning import parse_event
 from slack_sdk.models.blocks import Block
 from wording import chat, json_payload, render, thread_id, webhook_body
@@ -37,8 +37,8 @@ CHAT, TEAMS, JSON_V1 = (schema(n) for n in ("chat-custom-notification.schema.jso
 
 
 def cases():
-    """(id, event, trigger): a rule status, each kind of job outcome from the sample lifecycles, a test, and
-    hostile names in a rule and a failure reason."""
+    """(id, event, trigger): a rule status, each kind of job outcome from the sample lifecycles, a monitor rule in
+    watch mode, a test, and hostile names in a rule and a failure reason."""
     issues = parse_event(event(debug=[rule_status("VanishingGradient")]))
     failed = parse_event(sample("lifecycle-failed-algorithm-error.json")[5])
     hostile_rule = parse_event(event(debug=[rule_status(HOSTILE * 3, StatusDetails=HOSTILE * 50)]))
@@ -51,6 +51,8 @@ def cases():
     # (a job name is letters, digits and "-": a surrogate in one is refused when the event is read)
     surrogate = parse_event(event(debug=[rule_status("Overfit\ud800")]))
     yield "lone surrogates", surrogate, surrogate.rules[0]
+    watching = parse_event(monitor_event("watch"))
+    yield "monitor rule in watch mode", watching, watching.rules[0]
     yield "test", issues, TestNotification("0f1e2d3c-4b5a-6978")
 
 
@@ -126,10 +128,46 @@ def test_json_payload_of_a_failure_names_the_job_the_outcome_and_the_reason():
     body = json.loads(webhook_body("json", render(parsed, parsed.outcome, REGION), parsed, parsed.outcome, REGION, [],
                                    "a" * 32))
     assert body["trigger"] == {"label": "job:Failed", "type": "job_outcome", "outcome": "Failed", "rule": None,
-                               "rule_family": None, "rule_status": None}
+                               "rule_family": None, "rule_status": None, "watch": False}
     assert body["job"]["name"] == parsed.job_name and body["job"]["arn"] == parsed.job_arn
     assert body["reason"] == parsed.failure_reason
     assert [link["label"] for link in body["links"]] == ["Training job in the console", "Training job logs"]
+
+
+WATCHED = [{"kind": "stoptraining", "target": "demo-job-001", "jobs": ["demo-job-001"], "origin": "config",
+            "outcome": "watched", "reason": "watch mode: would stop demo-job-001; nothing was changed"}]
+
+
+def test_a_watched_rule_is_said_in_the_json_payload():
+    # Given a monitor rule in watch mode whose stop was watched, and the same rule acting
+    watching = parse_event(monitor_event("watch"))
+    acting = parse_event(monitor_event("act"))
+    # When the json payload is written
+    body = json.loads(webhook_body("json", render(watching, watching.rules[0], REGION, WATCHED), watching,
+                                   watching.rules[0], REGION, WATCHED, "d" * 32))
+    # Then its trigger says it watches, and its stop is in actions_taken as watched, saying what it would stop
+    JSON_V1.validate(body)
+    assert body["trigger"] == {"label": "StalledTraining", "type": "rule_status", "outcome": None,
+                               "rule": "StalledTraining", "rule_family": "Monitor", "rule_status": "IssuesFound",
+                               "watch": True}
+    assert body["actions_taken"] == [{"kind": "stoptraining", "target": "demo-job-001", "outcome": "watched",
+                                      "reason": "watch mode: would stop demo-job-001; nothing was changed"}]
+    assert body["message"]["short"].endswith("would stop demo-job-001 (watch mode)")
+    assert json.loads(webhook_body("json", render(acting, acting.rules[0], REGION), acting, acting.rules[0], REGION,
+                                   [], "e" * 32))["trigger"]["watch"] is False
+
+
+def test_a_watched_rule_is_said_in_chat_slack_and_teams():
+    watching = parse_event(monitor_event("watch"))
+    message = render(watching, watching.rules[0], REGION, WATCHED)
+    # Then chat's summary and keywords, and the text of every chat format, say so
+    payload = chat(message, watching, watching.rules[0], REGION)
+    assert payload["metadata"]["summary"].endswith("would stop demo-job-001 (watch mode)")
+    assert "watch mode" in payload["content"]["keywords"]
+    line = "Watch mode: the rule would have stopped demo-job-001; nothing was stopped"
+    for fmt in ("slack", "teams"):
+        assert line in webhook_body(fmt, message, watching, watching.rules[0], REGION, WATCHED, "f" * 32).decode()
+    assert line in payload["content"]["description"]
 
 
 @pytest.mark.parametrize("fmt", ["slack", "teams", "json"])

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from builders import SDK_ACTIONS, event, rule_config, rule_status
+from builders import SDK_ACTIONS, event, monitor_event, rule_config, rule_status
 from planning import find, first_needs, parse_event
 from planning import plan_all as plan_with
 from smdebug_rulesconfig.actions.actions import ActionList, Email, StopTraining
@@ -312,6 +312,55 @@ def test_a_debugger_stop_never_stops_a_job_uploading_its_model(secondary, outcom
         assert planned[0].reason == ("the training job is uploading artifacts (SecondaryStatus Uploading): its "
                                      "training is over and a stop now could lose the model; not stopped")
     assert [row[3] for row in rows(planned)[1:]] == [None, None]  # the messages still go out
+
+
+# --- watch mode ----------------------------------------------------------------------------------------------
+
+WATCHED_STOP = ["stoptraining", "notify"]
+
+
+def test_a_stop_of_a_monitor_rule_in_watch_mode_is_watched_and_its_messages_go_out():
+    # Given a monitor rule in watch mode whose configured actions stop the job and notify the team
+    config = {**TEAM_CONFIG, "rules": {"StalledTraining": WATCHED_STOP}}
+    # When it is planned
+    planned = plan_all(monitor_event("watch"), config, team_subscribed=True)
+    # Then the stop is decided as watched, saying what it would have stopped; the team is still told
+    assert rows(planned) == [("stoptraining", JOB, "config", "watched"), ("notify", "team", "config", None)]
+    assert planned[0].reason == f"watch mode: would stop {JOB}; nothing was changed"
+    # And in act mode, or with no mode carried, the same rule's stop is to be carried out
+    for mode in ("act", None):
+        assert rows(plan_all(monitor_event(mode), config, team_subscribed=True)) == [
+            ("stoptraining", JOB, "config", None), ("notify", "team", "config", None)]
+
+
+@pytest.mark.parametrize("family", ["Debug", "Profiler"])
+def test_a_debugger_rules_parameters_are_not_read_as_a_mode(family):
+    # Given a Debugger rule whose RuleParameters happen to say mode=watch (the user's, not ours to interpret)
+    config = {**TEAM_CONFIG, "rules": {"StalledTraining": WATCHED_STOP}}
+    # When it is planned / Then its stop is carried out as any Debugger rule's
+    assert [p.outcome for p in plan_all(monitor_event("watch", family), config, team_subscribed=True)] == [None, None]
+
+
+def test_a_watched_stop_keeps_the_refusals_decided_before_it():
+    config = {**TEAM_CONFIG, "rules": {"StalledTraining": WATCHED_STOP}}
+    # Given a watched rule on a job that is no longer InProgress: the stop is skipped for that reason
+    [stop, _] = plan_all(monitor_event("watch", status="Completed", secondary="Completed"), config,
+                         team_subscribed=True)
+    assert (stop.outcome, stop.reason) == ("skipped", "training job is Completed; only InProgress jobs are stopped")
+    # and a prefix of the job's own that matches several jobs is skipped too, not watched
+    config = {**TEAM_CONFIG, "rules": {"StalledTraining": [{"name": "stoptraining", "training_job_prefix": "demo-"},
+                                                           "notify"]}}
+    [stop, _] = plan_all(monitor_event("watch"), config, running=(JOB, "demo-job-002"), team_subscribed=True)
+    assert stop.outcome == "skipped" and "stop_all_matching is false" in stop.reason
+    # while a policy refusal stays denied
+    config = {**TEAM_CONFIG, "rules": {"StalledTraining": [{"name": "stoptraining", "training_job_prefix": "other-"}]}}
+    assert [p.outcome for p in plan_all(monitor_event("watch"), config)] == ["denied"]
+
+
+def test_watch_mode_is_decided_before_dry_run():
+    config = {**TEAM_CONFIG, "dry_run": True, "rules": {"StalledTraining": WATCHED_STOP}}
+    planned = plan_all(monitor_event("watch"), config, team_subscribed=True)
+    assert [(p.kind, p.outcome) for p in planned] == [("stoptraining", "watched"), ("notify", "dry_run")]
 
 
 # --- replays, dry run, allow-list, team ----------------------------------------------------------------------

@@ -28,7 +28,17 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import PHASES, STARTUP_PHASES, TRAINING_PHASE, TRAINING_PHASES, Arn, Grant
+from rule_actions.contract import (
+    ACT,
+    MODE_KEY,
+    PHASES,
+    STARTUP_PHASES,
+    TRAINING_PHASE,
+    TRAINING_PHASES,
+    WATCH,
+    Arn,
+    Grant,
+)
 from rule_actions.fields import anchored
 from rule_actions.monitors.instances import counts
 from rule_actions.records import Heartbeat, MetricQuery, Span, Unread
@@ -248,7 +258,8 @@ def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
 
 
 class Param(NamedTuple):
-    """A rule parameter: a number from `low` to `high` in `unit` (whole when `whole`), or a metric name (`text`)."""
+    """A rule parameter: a number from `low` to `high` in `unit` (whole when `whole`), a metric name (`text`), or
+    one of `choices`."""
 
     key: str
     default: Any
@@ -258,9 +269,14 @@ class Param(NamedTuple):
     unit: str = ""
     whole: bool = False
     text: bool = False
+    choices: tuple[str, ...] = ()
 
     def read(self, value: Any, from_tag: bool = False) -> tuple[Any, str | None]:
         """(the value, or None and why it is refused); a tag gives every value as text."""
+        if self.choices:
+            if isinstance(value, str) and value in self.choices:
+                return value, None
+            return None, f"{quoted(value)} is not one of {', '.join(self.choices)}"
         if self.text:
             if isinstance(value, str) and (value == "" or NAME_RE.fullmatch(value)):
                 return value, None
@@ -278,6 +294,8 @@ class Param(NamedTuple):
         return (int(number) if self.whole else float(number)), None
 
     def schema(self) -> dict[str, Any]:
+        if self.choices:
+            return {"type": "string", "enum": list(self.choices), "description": self.doc, "default": self.default}
         if self.text:
             return {"type": "string", "anyOf": [{"maxLength": 0}, {"pattern": anchored(NAME_RE.pattern)}],
                     "description": self.doc, "default": self.default}
@@ -301,12 +319,26 @@ PATIENCE = Param("patience", 9, "Minutes skipped after training starts (Debugger
                  0, 120, "min", whole=True)
 
 
+# Every rule has a mode. Its default depends on who turned the rule on (rules_of): watch for a rule the configuration
+# turns on for every job, act for one a job's own tag attaches; a mode set in a tag or the configuration wins.
+MODE = Param(MODE_KEY, WATCH, "act: the rule's stops stop the job; watch: each stop is reported as \"would stop "
+             "<job>\" and nothing is stopped (the rule's messages go out). Default: watch for a rule this block turns "
+             "on for every job; act for a rule a job's own tag attaches (rule-actions:<Rule>), unless a mode is set "
+             f"here. A job's parameters tag ({MODE_KEY}={ACT} or {MODE_KEY}={WATCH}) wins over both",
+             choices=(ACT, WATCH))
+
+
+def params_of(rule: Monitor) -> tuple[Param, ...]:
+    """The rule's parameters: its own, then those every rule has (its mode)."""
+    return (*rule.params, MODE)
+
+
 def parameters(rule: Monitor, given: Mapping[str, Any], where: str, base: Mapping[str, Any] | None = None,
                from_tag: bool = False) -> tuple[dict[str, Any], list[str]]:
     """The rule's parameters: `base` (its defaults when None), overridden by `given` (each checked; errors name
     `where` and the key)."""
-    values = dict(base) if base is not None else {p.key: p.default for p in rule.params}
-    known = {p.key: p for p in rule.params}
+    values = dict(base) if base is not None else {p.key: p.default for p in params_of(rule)}
+    known = {p.key: p for p in params_of(rule)}
     errors = []
     for key, value in given.items():
         param = known.get(key)
@@ -548,8 +580,8 @@ def loss_needs(job: Job, p: Mapping[str, Any], rule: str, now: int) -> Needs | P
 
 
 class Applied(NamedTuple):
-    """A rule for one job: its parameters and, when a tag attaches it, the tag's actions (the action grammar's tag
-    form, or None: the configuration's `rules` alone)."""
+    """A rule for one job: its parameters (its mode resolved among them) and, when a tag attaches it, the tag's
+    actions (the action grammar's tag form, or None: the configuration's `rules` alone)."""
 
     rule: Monitor
     params: Mapping[str, Any]
@@ -588,9 +620,11 @@ def is_opted_out(job: Job) -> bool:
 
 def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> tuple[list[Applied], list[str]]:
     """The rules that apply to a job: the stack-wide ones (unless the job opts out), and those its tags attach
-    (when job_tags); with their parameters (the configuration's, then the job's parameters tag). The opt-out tag is
-    read whatever job_tags says: job_tags only stops tags from adding rules, actions or parameters. Every tag that
-    cannot be used is a problem naming the tag and its value; the job's other rules go on."""
+    (when job_tags); with their parameters (the configuration's, then the job's parameters tag) and their mode:
+    the one set (the tag's over the configuration's), else act for a rule the job's tag attaches (its owner asked
+    for it, even when the rule is stack-wide too) and watch for a rule only the configuration turns on. The opt-out
+    tag is read whatever job_tags says: job_tags only stops tags from adding rules, actions or parameters. Every tag
+    that cannot be used is a problem naming the tag and its value; the job's other rules go on."""
     problems: list[str] = []
     tags = {k: v for k, v in job.tags.items() if k.startswith(TAG_PREFIX)}
     opted_out = is_opted_out(job)
@@ -619,7 +653,8 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
     applied = []
     for name in dict.fromkeys([*stack_wide, *tagged]):
         rule = monitors[name]
-        params, errors = parameters(rule, stack_wide.get(name, {}), f"monitor.rules[{json.dumps(name)}]")
+        configured, given = stack_wide.get(name, {}), {}
+        params, errors = parameters(rule, configured, f"monitor.rules[{json.dumps(name)}]")
         if name in overrides:
             given, malformed = _pairs(overrides[name])
             where = f"tag {TAG_PREFIX}{name}{PARAMETERS_SUFFIX}"
@@ -629,6 +664,8 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
         if errors:
             problems += [f"{error}; {name} is not evaluated for this job" for error in errors]
             continue
+        if MODE.key not in configured and MODE.key not in given:  # no mode set: who turned the rule on decides
+            params[MODE.key] = ACT if name in tagged else WATCH  # the job's own tag asked for it: it acts
         applied.append(Applied(rule, params, tagged.get(name), "tag" if name in tagged else "config"))
     for name in overrides:
         if name not in stack_wide and name not in tagged:
@@ -686,7 +723,7 @@ def write_settings(settings: Settings | None) -> Any:
 def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
     """The block's JSON Schema, the rules' parameters with their ranges."""
     rule_schemas = {name: {"type": "object", "additionalProperties": False, "description": rule.summary,
-                           "properties": {p.key: p.schema() for p in rule.params}}
+                           "properties": {p.key: p.schema() for p in params_of(rule)}}
                     for name, rule in monitors.items()}
     return {
         "type": ["object", "null"], "additionalProperties": False,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MONITOR_RULE_FAMILY
+from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR_RULE_FAMILY
 from rule_actions.monitors.base import (
     ISSUES_FOUND,
     LOOKBACK_MAX,
@@ -290,8 +290,9 @@ def _streams(asked: Mapping[tuple[str, str], Needs], log_group: str, ports: Port
 
 def _state_change(family: Any, config: Configured, description: Mapping[str, Any], applied: list[Applied],
                   report: JobReport, now: int) -> dict[str, Any]:
-    """The job's state change carrying its rules that hold as Monitor rule statuses; a rule a tag attaches carries
-    the tag's actions as its action_json (the tag form made the objects action_json holds)."""
+    """The job's state change carrying its rules that hold as Monitor rule statuses; each rule's RuleParameters
+    carry its mode (act or watch), and those of a rule a tag attaches the tag's actions as its action_json (the tag
+    form made the objects action_json holds)."""
     stamp = str(now * 1000)
     found = {v.rule: v for v in report.verdicts if v.verdict == ISSUES_FOUND}
     statuses, configurations = [], []
@@ -301,7 +302,7 @@ def _state_change(family: Any, config: Configured, description: Mapping[str, Any
             continue
         statuses.append({"RuleConfigurationName": name, "RuleEvaluationStatus": ISSUES_FOUND,
                          "StatusDetails": found[name].reason, "LastModifiedTime": stamp})
-        parameters = {"rule_to_invoke": name}
+        parameters = {"rule_to_invoke": name, MODE_KEY: item.params[MODE_KEY]}
         if item.actions is not None:
             parameters["action_json"] = json.dumps(config.grammar.tag_entries(item.actions))
         configurations.append({"RuleConfigurationName": name, "RuleParameters": parameters})

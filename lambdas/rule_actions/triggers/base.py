@@ -7,6 +7,7 @@
     request                an invocation that is no event but one of its own (a test request), if it has one
     entries                the actions declared for a trigger: (action, origin) pairs, or the Need to read first
     needs, check           what a planned action of its triggers needs read, then its decision given that
+    watched                why a trigger only watches (its actions that act on jobs are reported, not carried out)
     words, facts           its message (subject, body, text, links) and what payloads say of it
     clauses                its EventBridge detail clauses for a job family's events (none: it never triggers there)
     places                 where its actions are declared (the kinds declared there act on the families it fires on)
@@ -69,6 +70,11 @@ class TriggerFamily:
 
     def check(self, item: Planned, event: JobEvent, facts: dict[Need, Any]) -> Planned:
         return item
+
+    def watched(self, trigger: Any) -> str | None:
+        """Why the trigger's actions that act on jobs (a stop) are to be reported as what they would do and not
+        carried out (a monitor rule in watch mode), or None: they are carried out."""
+        return None
 
     def words(self, occasion: Occasion) -> Message:
         raise NotImplementedError

@@ -6,7 +6,9 @@ hands over as a state change carrying MonitorRuleEvaluationStatuses (never match
 A rule's status is a trigger when it is IssuesFound, or Error with `notify_on_rule_error`. Its actions: the
 rule's `action_json` when `honor_action_json` (from the event's rule configurations, else DescribeTrainingJob),
 then what `rules` attaches to the rule by name or glob (its exact name first, else the first glob in file order,
-`*` last). An Error notifies the team and runs nothing else.
+`*` last). An Error notifies the team and runs nothing else. A monitor rule in watch mode (its RuleParameters'
+`mode`, which the evaluation writes; a Debugger rule's are the user's, never read so) is `watched`: its stops are
+reported as what they would do, and its messages say so.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from rule_actions.contract import MONITOR_RULE_FAMILY
+from rule_actions.contract import MODE_KEY, MONITOR_RULE_FAMILY, WATCH, Outcome
 from rule_actions.fields import ActionMap, Flag
 from rule_actions.records import (
     Action,
@@ -94,8 +96,16 @@ class RuleStatus(Trigger):
         return self.name
 
     @property
+    def watch(self) -> bool:
+        """A monitor rule in watch mode (the mode the evaluation carries in its RuleParameters)."""
+        return (self.rule_family == MONITOR_RULE_FAMILY and isinstance(self.parameters, Mapping)
+                and self.parameters.get(MODE_KEY) == WATCH)
+
+    @property
     def ledger_fields(self) -> dict[str, str]:
-        return {"family": self.rule_family, "rule": self.name}  # unchanged since the first release
+        found = {"family": self.rule_family, "rule": self.name}  # unchanged since the first release
+        # A watching rule's actions are its own: once it acts, its stop and the message saying so are not duplicates.
+        return {**found, MODE_KEY: WATCH} if self.watch else found
 
     @property
     def metric(self) -> str:
@@ -211,6 +221,9 @@ class RuleStatuses(TriggerFamily):
                 entries += [(item, Origin.ACTION_JSON) for item in (*actions, *invalid)]
         return entries + [(action, Origin.CONFIGURATION) for action in actions_for(config, trigger.name)]
 
+    def watched(self, trigger):
+        return "watch mode" if trigger.watch else None
+
     def words(self, occasion):
         event, rule, region = occasion.event, occasion.trigger, occasion.region
         links = [event.family.console(region, event.job_name)] if event.family else []
@@ -222,6 +235,8 @@ class RuleStatuses(TriggerFamily):
         what = "rule error" if rule.status == RULE_ERROR else "issues found"
         stopped = [job for result in occasion.stops for job in result.stopped]
         tail = f"; stopped {', '.join(stopped)}" if stopped else ""
+        would = would_stop(occasion.stops)
+        tail += f"; would stop {', '.join(would)} (watch mode)" if would else ""
         return _message(event, rule, region, occasion.stops, tuple(links),
                         subject(event, rule.name, f" {what} in ", event.job_name),
                         one_line(f"{tag(event)}: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}",
@@ -233,9 +248,11 @@ class RuleStatuses(TriggerFamily):
             type=self.type,
             fields={"outcome": None, "rule": plain(trigger.name, NAME_MAX), "rule_family": trigger.rule_family,
                     "rule_status": status},
-            keywords=(f"{trigger.rule_family} rule", "IssuesFound" if status == ISSUES_FOUND else "rule error"),
+            keywords=(f"{trigger.rule_family} rule", "IssuesFound" if status == ISSUES_FOUND else "rule error",
+                      *(("watch mode",) if trigger.watch else ())),
             reason=plain(trigger.details.strip(), DETAILS_MAX, multiline=True) or None,
             mark="\u26a0\ufe0f",
+            watch=trigger.watch,
         )
 
     def clauses(self, config, family):
@@ -272,6 +289,11 @@ def _with(rule: RuleStatus, parameters: Any) -> RuleStatus:
     return replace(rule, parameters=parameters)
 
 
+def would_stop(stops: Any) -> list[str]:
+    """The jobs the trigger's watched stops would have stopped."""
+    return [job for result in stops if result.outcome == Outcome.WATCHED for job in result.planned.jobs or ()]
+
+
 def _message(event, rule, region, stops, links, subject_line, short) -> Message:
     """The email body: what happened, what was done, where to look."""
     when = rule.last_modified.isoformat() if rule.last_modified else event.time or "unknown"
@@ -282,8 +304,12 @@ def _message(event, rule, region, stops, links, subject_line, short) -> Message:
     first = (f"rule-actions found that rule {name} holds for {noun} {job} (evaluated from its CloudWatch metrics and "
              "logs, without Debugger)." if monitor else
              f"SageMaker Debugger rule {name} reported {plain(rule.status, 64)} for {noun} {job}.")
+    would = would_stop(stops)
+    watching = [f"Watch mode: the rule would have stopped {', '.join(plain(j, NAME_MAX) for j in would)}; nothing was "
+                "stopped (set the rule's mode to act to let it stop jobs)."] if would else []
     lines = [
         first,
+        *watching,
         "",
         line(event.family.label if event.family else "Job", job),
         *account_lines(event),
