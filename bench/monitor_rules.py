@@ -167,7 +167,8 @@ def reads_per_rule() -> list[str]:
         need = rule.needs(young if name == "MaxInitializationTime" else job, {p.key: p.default for p in rule.params},
                           now)
         if isinstance(need, Needs):
-            logs = "one log query (StalledTraining: only when its silence could reach the threshold)" if need.logs \
+            logs = ("one log query (StalledTraining: only when its silence could reach the threshold; and one per "
+                    "host silent past it while others log, its rhythm)") if need.logs \
                 else "no log query"
             lines.append(f"  {name:<22} {len(need.queries)} metric(s) ({', '.join(q.name for q in need.queries)}), "
                          f"{logs}")
