@@ -6,7 +6,8 @@
     select                 which of those count under the configuration
     request                an invocation that is no event but one of its own (a test request), if it has one
     entries                the actions declared for a trigger: (action, origin) pairs, or the Need to read first
-    needs, check           what a planned action of its triggers needs read, then its decision given that
+    needs, check           what a planned action of its triggers needs read, then its decision given that (and
+                           the configuration)
     words, facts           its message (subject, body, text, links) and what payloads say of it
     clauses                its EventBridge detail clauses for a job family's events (none: it never triggers there)
     places                 where its actions are declared (the kinds declared there act on the families it fires on)
@@ -67,7 +68,7 @@ class TriggerFamily:
     def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
         return frozenset()
 
-    def check(self, item: Planned, event: JobEvent, facts: dict[Need, Any]) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
         return item
 
     def words(self, occasion: Occasion) -> Message:
