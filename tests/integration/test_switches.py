@@ -13,6 +13,9 @@ pattern (registry.event_pattern, what the stack synthesizes; the project's match
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import boto3
@@ -36,14 +39,14 @@ HELD = {
     "step job": "a step's job of pipeline execution k3j9x7a2b1c0: the execution reports for it (pipeline_outcomes; "
                 "pipeline_step_jobs_alert is false)",
 }
-NOW = 1795500000  # the evaluation's time (epoch seconds)
+NOW = 1795500000  # the evaluation's time (epoch seconds): 2026-11-24T06:00:00Z
 
 
 class Job(NamedTuple):
     kind: str  # trial | step job | plain job
     name: str
     tuning_job_arn: str | None = None
-    tags: dict[str, str] = {}
+    tags: Mapping[str, str] = MappingProxyType({})
 
 
 JOBS = (
@@ -165,3 +168,33 @@ def test_the_cases_cover_every_switch_trigger_family_and_job():
     assert len(CASES) == 2 * 2 * 2 * len(TRIGGERS) * len(JOBS) == 96
     outcomes = {expected(*case.values)[1][0][1] for case in CASES if case.values[1] == "job:Failed"}
     assert outcomes == {"done", "skipped"}
+
+
+def test_a_hung_trial_and_a_hung_step_job_are_stopped_by_the_scheduled_evaluation(aws):
+    # Given the tuning job and the pipeline execution reporting for their jobs, both switches false (their outcomes
+    # held back), and a trial and a step job whose tag attaches StalledTraining with a stop, silent for 34 minutes
+    from rule_actions import handler
+    from rule_actions.contract import EVALUATION_KEY
+    from rule_actions_cli import moto_monitoring
+
+    moto_monitoring.install()
+    aws.configure(**configuration(trials_alert=False, steps_alert=False, parents=True))
+    start = datetime.fromtimestamp(NOW - 90 * 60, UTC)
+    for job in JOBS[:2]:
+        moto_sagemaker.put_training_job(job.name, "InProgress", tuning_job_arn=job.tuning_job_arn,
+                                        tags={**job.tags, **MONITOR_TAGS},
+                                        resource_config={"InstanceType": "ml.p3.8xlarge", "InstanceCount": 1},
+                                        transitions=[{"Status": "Training", "StartTime": start}],
+                                        training_start_time=start)
+        moto_monitoring.put_log_lines("/aws/sagemaker/TrainingJobs", f"{job.name}/algo-1-1795490000",
+                                      [(NOW - minutes * 60, f"step {minutes}") for minutes in range(60, 33, -1)])
+    handler._evaluating(aws.effects())  # the evaluator's ports
+
+    # When the evaluator runs
+    result = aws.invoke({EVALUATION_KEY: {"time": "2026-11-24T06:00:00Z"}})
+
+    # Then each is stopped and the team told, as any training job would be
+    assert sorted((row["training_job"], a["trigger"], a["kind"], a["outcome"]) for row in result["jobs"]
+                  for a in row["actions"]) == sorted((job.name, MONITOR_RULE, kind, "done") for job in JOBS[:2]
+                                                     for kind in ("stoptraining", "notify"))
+    assert [moto_sagemaker.training_job_status(job.name) for job in JOBS[:2]] == ["Stopping", "Stopping"]
