@@ -189,7 +189,8 @@ class Config:
     def warnings(self, where: str = WHERE) -> list[str]:
         """What is valid but probably not meant: each plug-in's warnings, and organization mode's; what nobody
         receives first, then what the configuration allows, then the rest."""
-        found = [w for plugin in (*registry.KINDS.values(), *registry.TRIGGERS) for w in plugin.warnings(self, where)]
+        found = [w for plugin in (*registry.KINDS.values(), *registry.TRIGGERS, *registry.JOBS)
+                 for w in plugin.warnings(self, where)]
         size = len(json.dumps(registry.event_pattern(self), separators=(",", ":")))
         if size > PATTERN_MAX:
             found.append(f"the rule's event pattern is {size} characters: EventBridge refuses a pattern over "

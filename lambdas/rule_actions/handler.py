@@ -120,9 +120,6 @@ def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
     if not family.in_scope(config, event.job_name):
         return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family,
                         _account(event))
-    held = family.held_back(event, config, {})
-    if isinstance(held, str):  # another report covers this job (a tuning job's trial, a Debugger rule evaluation)
-        return _ignored(event.job_name, held, event.problems, family, _account(event))
     actions = _act(event, pipeline.select(event, found, config), settings, ports)
     return _with_problems({**_job(event.job_name, family), **_account(event), "actions": actions}, event.problems)
 

@@ -8,9 +8,9 @@ order, for each action of each trigger:
     invalid    the entry is malformed (the reason names the field)
     failed     the trigger's list could not be read (its describe failed)
     denied     the kind's policy refuses it (an endpoint outside allowed_endpoints, a cross-job prefix)
-    skipped    an archive replay (unless act_on_replays); the trigger family's check of what was read (the Stopped
-               outcome of a job this stack stopped); the kind's (job not InProgress, no or several prefix
-               matches, no team subscriber)
+    skipped    an archive replay (unless act_on_replays); the trigger family's check of what was read (an outcome
+               its job family holds back: a trial's, a step job's; the Stopped outcome of a job this stack
+               stopped); the kind's (job not InProgress, no or several prefix matches, no team subscriber)
     watched    an action that acts on jobs (a stop) of a trigger that only watches (a monitor rule in watch mode):
                what it would do; its other actions (the messages) go on
     dry_run    dry_run is on: what it would do
@@ -80,7 +80,7 @@ class Plan:
         if item.outcome is not None:
             return item
         family = registry.trigger_family(item.trigger)
-        item = family.check(item, self.event, dict(self.facts))
+        item = family.check(item, self.event, self.config, dict(self.facts))
         if item.outcome is not None:
             return item
         kind = registry.kind(item.kind)

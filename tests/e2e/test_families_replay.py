@@ -52,8 +52,11 @@ def test_every_event_has_its_row_and_each_failure_acts_once(families):
         ("transform", "churn-batch-scoring-2026-11-24-13-05-11-402", "job:Failed", "notify"): 1,
         ("transform", "churn-batch-scoring-2026-11-24-13-05-11-402", "job:Failed", "webhook"): 1,
     })
-    # And every other action is a duplicate of one of them
-    assert {a["outcome"] for r in rows for a in r["actions"]} == {"done", "duplicate"}
+    # And every other action is a duplicate of one of them, or a Debugger rule evaluation's outcome, skipped naming
+    # its training job (it is that job's rule status)
+    assert {a["outcome"] for r in rows for a in r["actions"]} == {"done", "duplicate", "skipped"}
+    assert all("debugger-rule-evaluations" in r["source"] and a["reason"].startswith("a Debugger rule evaluation of ")
+               for r in rows for a in r["actions"] if a["outcome"] == "skipped")
 
 
 def test_trials_step_jobs_steps_and_rule_evaluations_never_act_on_their_own(families):
@@ -64,9 +67,11 @@ def test_trials_step_jobs_steps_and_rule_evaluations_never_act_on_their_own(fami
         if row["job_family"] == "training":  # a trial, or a pipeline step's job: never matched
             assert not row["matched"], source
         if "debugger-rule-evaluations" in source:  # matched only when its event does not name its training job
-            assert row["actions"] == []
-            if row["matched"]:
-                assert row["ignored"].startswith("a Debugger rule evaluation")
+            if not row["matched"]:
+                assert row["actions"] == []
+            else:  # its outcome's actions on its row, each skipped naming why
+                assert row["actions"] and all(a["outcome"] == "skipped" and a["reason"].startswith(
+                    "a Debugger rule evaluation") for a in row["actions"])
         if row["job_family"] == "pipeline" and "Step" in json.dumps(row):
             assert row["actions"] == []
         if name.startswith("pipelines-"):  # the jobs a pipeline's steps launched (pipeline_step_jobs_alert false)

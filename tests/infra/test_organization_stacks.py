@@ -182,22 +182,31 @@ def test_the_executor_role_may_describe_and_stop_training_jobs_here_and_list_the
     ]
 
 
-def test_without_prefix_stops_the_executor_role_cannot_list_and_prefixes_narrow_it(tmp_path):
+@pytest.mark.parametrize(("extra", "sid", "actions"), [
+    # job outcomes act, and no tuning job reports for its trials: a trial alerts as any job, nothing is described
+    ({}, "StopTrainingJobs", "sagemaker:StopTrainingJob"),
+    # a tuning job reports for its trials (tuning_trials_alert false): a job whose name has a trial's form is
+    # described before its outcome acts
+    ({"tuning_job_outcomes": {"Failed": ["notify"]}}, "StopAndDescribeTrainingJobs",
+     ["sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob"]),
+])
+def test_without_prefix_stops_the_executor_role_cannot_list_and_prefixes_narrow_it(tmp_path, extra, sid, actions):
     # Given a configuration that never honors action_json, stops only the event's own job, under two prefixes
     ctx = context(BOTH, honor_action_json=False, training_job_prefixes=["nlp-", "CV-"],
-                  rules={"*": ["stoptraining", "notify"]})
+                  rules={"*": ["stoptraining", "notify"]}, **extra)
     app, _ = build_app(ctx, outdir=str(tmp_path))
     app.synth()
     template = Template.from_stack(app.node.find_child("RuleActionsMember"))
 
-    # Then the executor role stops those jobs and describes them, but never lists: no action_json to read, but a job
-    # outcome may act, and a job whose name has a tuning trial's form is described first (tuning_trials_alert false)
+    # Then the executor role stops those jobs, describes them only to tell a trial held back, and never lists: no
+    # action_json to read
     policies = template.find_resources("AWS::IAM::Policy")
     executor = [p for p in policies.values() if "sagemaker" in json.dumps(p)]
-    [[granted]] = [p["Properties"]["PolicyDocument"]["Statement"] for p in executor]
+    found = [s for p in executor for s in p["Properties"]["PolicyDocument"]["Statement"]]
+    assert [s["Sid"] for s in found if "Training" not in s["Sid"]] == (["ReadHyperparameterTuningJobs"] if extra else [])
+    [granted] = [s for s in found if "Training" in s["Sid"]]
     jobs = granted.pop("Resource")
-    assert granted == {"Sid": "StopAndDescribeTrainingJobs", "Effect": "Allow",
-                       "Action": ["sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob"]}
+    assert granted == {"Sid": sid, "Effect": "Allow", "Action": actions}
     expected = [arn("sagemaker", f"training-job/{p}*") for p in ("nlp-", "cv-", "CV-")]
     assert sorted(jobs, key=json.dumps) == sorted(expected, key=json.dumps)
 

@@ -195,3 +195,73 @@ def test_sample_events_with_every_outcome_configured(name):
     events = sample(name)
     for position, raw in enumerate(events if isinstance(events, list) else [events]):
         assert matches(event_pattern(ALL_OUTCOMES), raw) is can_act(raw, ALL_OUTCOMES), f"{name}[{position}]"
+
+
+# --- the outcome switches: what they quiet is outcomes, never rule statuses -----------------------------------
+
+DEBUG = {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}}
+PROFILER = {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}}
+FAILED = {"TrainingJobStatus": ["Failed"],
+          "SecondaryStatus": [{"anything-but": ["MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Interrupted"]}]}
+QUIET = {"Tags": {"sagemaker:pipeline-execution-arn": [{"exists": False}]}, "TuningJobArn": [{"exists": False}]}
+PARENTS = {"tuning_job_outcomes": {"Failed": ["notify"]}, "pipeline_outcomes": {"Failed": ["notify"]},
+           "pipeline_step_jobs_alert": False}
+
+
+def detail_of(config: Config, detail_type: str = "SageMaker Training Job State Change") -> dict:
+    """The detail clause of one family's branch of the stack's pattern (validated as EventBridge would)."""
+    pattern = event_pattern(config)
+    validate(pattern)
+    [branch] = [p for p in pattern.get("$or", [pattern]) if p["detail-type"] == [detail_type]]
+    return branch["detail"]
+
+
+def test_while_the_parents_report_the_quiet_clauses_stand_on_the_outcome_clauses_only():
+    # Given the tuning job and the pipeline execution reporting for their jobs, both switches false, a prefix
+    config = Config.from_dict({**PARENTS, "job_outcomes": {"Failed": ["notify"]}, "training_job_prefixes": ["exp-"]})
+    # Then the one outcome clause carries them, the rule statuses' clauses never do; the scope is on the whole
+    assert detail_of(config) == {"$or": [DEBUG, PROFILER, {**FAILED, **QUIET}], "TrainingJobName": [{"prefix": "exp-"}]}
+    # And with two outcomes they stand once, around a nested $or of the outcome clauses
+    two = Config.from_dict({**PARENTS, "job_outcomes": {"Failed": ["notify"], "Interrupted": ["notify"]}})
+    assert detail_of(two) == {"$or": [DEBUG, PROFILER, {"$or": [FAILED, {"SecondaryStatus": ["Interrupted"]}],
+                                                        **QUIET}]}
+
+
+def test_a_trial_s_or_step_job_s_rule_status_is_matched_and_its_held_back_outcome_is_not():
+    # Given both parents reporting, both switches false, and job_outcomes on failures and interruptions
+    pattern = event_pattern(Config.from_dict({**PARENTS, "job_outcomes": {"Failed": ["notify"], "Interrupted": ["notify"]}}))
+    trial = {"TuningJobArn": "arn:aws:sagemaker:us-east-1:123456789012:hyper-parameter-tuning-job/hpo-1"}
+    step = {"Tags": {"sagemaker:pipeline-execution-arn": "arn:aws:sagemaker:us-east-1:123456789012:pipeline/p/execution/e"}}
+    for member in (trial, step):
+        issues = event(job="hpo-1-001-0a1b2c3d", debug=[rule_status("Overfit", job="hpo-1-001-0a1b2c3d")])
+        failed = job_event("Failed", "Failed", job="hpo-1-001-0a1b2c3d")
+        interrupted = job_event("InProgress", "Interrupted", job="hpo-1-001-0a1b2c3d")
+        for raw in (issues, failed, interrupted):
+            raw["detail"].update(member)
+        # Then its rule status is matched (and it would be acted on), its outcomes are not (their parent reports)
+        assert matches(pattern, issues)
+        assert not matches(pattern, failed) and not matches(pattern, interrupted)
+        # And a job of its own's outcomes still are
+        assert matches(pattern, job_event("Failed", "Failed")) and matches(pattern, job_event("InProgress", "Interrupted"))
+
+
+@pytest.mark.parametrize("settings", [
+    {"pipeline_step_jobs_alert": False},  # no parent reports: the switch has nothing to quiet
+    {"tuning_job_outcomes": {"Failed": ["notify"]}, "tuning_trials_alert": True},
+    {"pipeline_outcomes": {"Failed": ["notify"]}},  # pipeline_step_jobs_alert true (the default)
+])
+def test_no_quiet_clause_while_no_parent_reports_or_the_switches_let_the_jobs_alert(settings):
+    config = Config.from_dict({**settings, "job_outcomes": {"Failed": ["notify"]}})
+    assert detail_of(config) == {"$or": [DEBUG, PROFILER, FAILED]}
+
+
+def test_a_family_without_rule_statuses_keeps_one_clause_standing_alone_or_a_nested_or():
+    # Given processing outcomes while the pipeline execution reports for its steps' jobs
+    one = Config.from_dict({**PARENTS, "processing_job_outcomes": {"Failed": ["notify"]}})
+    two = Config.from_dict({**PARENTS, "processing_job_outcomes": {"Failed": ["notify"], "Stopped": ["notify"]}})
+    quiet = {"TrainingJobArn": [{"exists": False}], "Tags": {"sagemaker:pipeline-execution-arn": [{"exists": False}]}}
+    # Then one outcome stands alone (EventBridge's $or takes two alternatives or more), two are a $or: the quiet
+    # clauses (a Debugger rule evaluation's TrainingJobArn, a step's tag) beside them
+    assert detail_of(one, "SageMaker Processing Job State Change") == {"ProcessingJobStatus": ["Failed"], **quiet}
+    assert detail_of(two, "SageMaker Processing Job State Change") == {
+        "$or": [{"ProcessingJobStatus": ["Failed"]}, {"ProcessingJobStatus": ["Stopped"]}], **quiet}

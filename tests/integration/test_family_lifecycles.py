@@ -137,7 +137,9 @@ def test_a_hundred_trial_tuning_job_sends_one_message(aws):
     aws.configure(**config)
     for raw in events:
         seed(raw)
-        assert aws.invoke(raw)["ignored"].startswith("a trial of tuning job xgb-churn-hpo-1124")
+        [skipped] = aws.invoke(raw)["actions"]  # said on its row, never sent
+        assert (skipped["trigger"], skipped["kind"], skipped["outcome"]) == ("job:Failed", "notify", "skipped")
+        assert skipped["reason"].startswith("a trial of tuning job xgb-churn-hpo-1124: its tuning job reports for it")
     seed(final)
     result = aws.invoke(final)
 

@@ -624,6 +624,42 @@ def test_can_text_when_a_number_is_configured_any_is_allowed_or_the_allowlist_ma
         assert can_text(Config.from_dict(data)), data
 
 
+SWITCHES_QUIET = {"notify": {"emails": ["ml@example.com"]}, "allowed_endpoints": ["*@example.com"]}  # no other warning
+TRIALS_FAIL_SILENTLY = (
+    "rule_actions.job_outcomes.Failed has actions, but a tuning job's trials report through their tuning job "
+    "(rule_actions.tuning_trials_alert is false and rule_actions.tuning_job_outcomes attaches actions) and "
+    "rule_actions.tuning_job_outcomes.Failed attaches nothing: a tuning job whose trials fail reports nothing on "
+    "failure. Give tuning_job_outcomes.Failed actions (one message per tuning job, naming its failed trials), or set "
+    "tuning_trials_alert true (every trial's failure alerts through job_outcomes).")
+STEPS_ALERT_ALONE = (
+    "rule_actions.pipeline_step_jobs_alert is false, but rule_actions.pipeline_outcomes attaches no actions: no "
+    "pipeline execution reports for the jobs its steps launch, so they report their outcomes on their own, through "
+    "their family's outcomes (job_outcomes, processing_job_outcomes...). Give pipeline_outcomes actions (Failed, "
+    "CompletedWithFailures: one message per execution, naming every failed step) for only the execution to report "
+    "them, or set pipeline_step_jobs_alert true.")
+
+
+@pytest.mark.parametrize(("settings", "warned"), [
+    # a failed trial is held back for its tuning job, which says nothing when it fails
+    ({"job_outcomes": {"Failed": ["notify"]}, "tuning_job_outcomes": {"Completed": ["notify"]}}, [TRIALS_FAIL_SILENTLY]),
+    # the fixes: the tuning job reports its failure, the trials alert on their own, or the tuning family is off
+    ({"job_outcomes": {"Failed": ["notify"]}, "tuning_job_outcomes": {"Completed": ["notify"], "Failed": ["notify"]}}, []),
+    ({"job_outcomes": {"Failed": ["notify"]}, "tuning_job_outcomes": {"Completed": ["notify"]},
+      "tuning_trials_alert": True}, []),
+    ({"job_outcomes": {"Failed": ["notify"]}}, []),
+    # nothing to lose: job_outcomes says nothing of failures
+    ({"job_outcomes": {"Completed": ["notify"]}, "tuning_job_outcomes": {"Completed": ["notify"]}}, []),
+    # pipeline_step_jobs_alert false with nothing reporting for the step jobs
+    ({"pipeline_step_jobs_alert": False}, [STEPS_ALERT_ALONE]),
+    ({"pipeline_step_jobs_alert": False, "job_outcomes": {"Failed": ["notify"]},
+      "pipeline_outcomes": {"Succeeded": []}}, [STEPS_ALERT_ALONE]),
+    ({"pipeline_step_jobs_alert": False, "pipeline_outcomes": {"Failed": ["notify"]}}, []),
+    ({"pipeline_outcomes": {"Failed": ["notify"]}}, []),
+])
+def test_synth_warns_where_an_outcome_switch_would_surprise(settings, warned):
+    assert Config.from_dict({**SWITCHES_QUIET, **settings}).warnings() == warned
+
+
 # --- chat channels and webhooks --------------------------------------------------------------------------------
 
 SLACK = {"workspace_id": "T0123ABCD", "channel_id": "C0123ABCD"}

@@ -253,35 +253,54 @@ def test_each_family_s_outcome_keys_are_its_own():
 # ------------------------------------------------------------------------------------------------ held back
 
 
-def test_a_trial_never_alerts_on_its_own_unless_configured():
-    # Given job_outcomes that notify Failed, and a failed trial of a tuning job (its event names the tuning job)
-    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}}
+HELD_TRIAL = "a trial of tuning job xgb-churn-hpo-1124: its tuning job reports for it (tuning_job_outcomes; " \
+             "tuning_trials_alert is false)"
+
+
+def test_a_trial_s_outcome_is_held_back_while_its_tuning_job_reports_unless_configured():
+    # Given job_outcomes that notify Failed, the tuning job reporting (tuning_job_outcomes), and a failed trial of
+    # that tuning job (its event names the tuning job)
+    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}, "tuning_job_outcomes": {"Failed": ["notify"]}}
     pattern = registry.event_pattern(Config.from_dict(config))
     family = FAMILIES["training"]
-    # Then the rule never matches it, and the function, asked anyway, holds it back naming its tuning job
+    # Then the rule never matches it, and the function, asked anyway, skips its notify naming its tuning job
     assert not matches(pattern, TRIAL_FAILED)
-    held = family.held_back(parse_event(TRIAL_FAILED).event, Config.from_dict(config), {})
-    assert held.startswith("a trial of tuning job xgb-churn-hpo-1124:")
+    assert family.held_back(parse_event(TRIAL_FAILED).event, Config.from_dict(config), {}) == HELD_TRIAL
+    decided, _, _ = plan(TRIAL_FAILED, config)
+    assert [(p.trigger.label, p.kind, p.outcome, p.reason) for p in decided] == [
+        ("job:Failed", "notify", "skipped", HELD_TRIAL)]
     # And with tuning_trials_alert it alerts as any training job
     alert = {**config, "tuning_trials_alert": True}
     assert matches(registry.event_pattern(Config.from_dict(alert)), TRIAL_FAILED)
     decided, _, _ = plan(TRIAL_FAILED, alert)
-    assert [(p.trigger.label, p.kind) for p in decided] == [("job:Failed", "notify")]
+    assert [(p.trigger.label, p.kind, p.outcome) for p in decided] == [("job:Failed", "notify", None)]
+
+
+def test_a_trial_alerts_on_its_own_while_its_tuning_job_reports_nothing():
+    # Given job_outcomes that notify Failed, and no tuning_job_outcomes (the tuning family off), as in 0.1.0
+    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}}
+    # Then a failed trial is matched and told to the team through job_outcomes, as any training job
+    assert matches(registry.event_pattern(Config.from_dict(config)), TRIAL_FAILED)
+    assert FAMILIES["training"].held_back(parse_event(TRIAL_FAILED).event, Config.from_dict(config), {}) is None
+    decided, _, asked = plan(TRIAL_FAILED, config)
+    assert [(p.trigger.label, p.kind, p.outcome) for p in decided] == [("job:Failed", "notify", None)]
+    assert not [n for n in asked if isinstance(n, Described)]  # nothing to tell apart: nothing is described
 
 
 def test_a_trial_whose_event_does_not_name_its_tuning_job_is_described_once_before_it_acts():
-    # Given a failed trial's event without TuningJobArn (should SageMaker leave it out), under job_outcomes
+    # Given a failed trial's event without TuningJobArn (should SageMaker leave it out), under job_outcomes, the
+    # tuning job reporting
     raw = with_detail(TRIAL_FAILED, TuningJobArn=None)
-    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}}
+    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}, "tuning_job_outcomes": {"Failed": ["notify"]}}
     tuning_arn = TRIAL_FAILED["detail"]["TuningJobArn"]
     # When the plan is built: DescribeTrainingJob says it is a trial
     decided, _, asked = plan(raw, config, lambda n: {"TuningJobArn": tuning_arn} if isinstance(n, Described) else None)
-    # Then it is described once, and it acts on nothing
+    # Then it is described once, and its notify is skipped naming its tuning job
     assert [n for n in asked if isinstance(n, Described)] == [Described(FAMILIES["training"].api, raw["detail"]["TrainingJobName"])]
-    assert decided == []
+    assert [(p.kind, p.outcome, p.reason) for p in decided] == [("notify", "skipped", HELD_TRIAL)]
     # And a job of its own of the same form (DescribeTrainingJob names no tuning job) acts
     decided, _, _ = plan(raw, config, lambda n: {} if isinstance(n, Described) else None)
-    assert [(p.trigger.label, p.kind) for p in decided] == [("job:Failed", "notify")]
+    assert [(p.trigger.label, p.kind, p.outcome) for p in decided] == [("job:Failed", "notify", None)]
     # And an unreadable description lets it act (better twice than never)
     decided, _, _ = plan(raw, config, lambda n: Unread("AccessDenied") if isinstance(n, Described) else None)
     assert [(p.kind, p.outcome) for p in decided] == [("notify", None)]
@@ -306,15 +325,21 @@ def test_a_debugger_rule_evaluation_is_never_reported_as_a_processing_job(raw):
 def test_a_pipeline_step_s_job_alerts_on_its_own_only_as_configured():
     [training_step_job] = [e for e in lifecycle("pipelines/lifecycle-pipeline-parallel-steps-failed.json")
                            if e["detail"].get("TrainingJobStatus") == "Failed"][:1]
-    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}}
+    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}, "pipeline_outcomes": {"Failed": ["notify"]}}
     # By default it alerts as before (pipeline_step_jobs_alert is true)
     assert matches(registry.event_pattern(Config.from_dict(config)), training_step_job)
-    # With pipeline_step_jobs_alert false, the execution reports for it: never matched, held back naming it
-    quiet = Config.from_dict({**config, "pipeline_step_jobs_alert": False})
-    assert not matches(registry.event_pattern(quiet), training_step_job)
-    parsed = parse_event(training_step_job)
-    assert parsed.event.family.held_back(parsed.event, quiet, {}).startswith(
-        "a step's job of pipeline execution k3j9x7a2b1c0:")
+    # With pipeline_step_jobs_alert false, the execution reports for it: never matched, skipped naming it
+    quiet = {**config, "pipeline_step_jobs_alert": False}
+    assert not matches(registry.event_pattern(Config.from_dict(quiet)), training_step_job)
+    decided, _, _ = plan(training_step_job, quiet)
+    assert [(p.kind, p.outcome) for p in decided] == [("notify", "skipped")]
+    assert decided[0].reason == ("a step's job of pipeline execution k3j9x7a2b1c0: the execution reports for it "
+                                 "(pipeline_outcomes; pipeline_step_jobs_alert is false)")
+    # And with no pipeline_outcomes (nothing reports for it) it alerts on its own whatever the switch says
+    alone = {key: value for key, value in quiet.items() if key != "pipeline_outcomes"}
+    assert matches(registry.event_pattern(Config.from_dict(alone)), training_step_job)
+    decided, _, _ = plan(training_step_job, alone)
+    assert [(p.kind, p.outcome) for p in decided] == [("notify", None)]
 
 
 # ------------------------------------------------------------------------------------------------ reads and words

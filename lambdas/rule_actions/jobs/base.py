@@ -6,8 +6,9 @@
     outcomes                  its job outcomes: conditions on status and secondary status, and their words
     scope, outcome_actions    its configuration: the name prefixes acted on, the actions each outcome gets
     parse                     the event -> JobEvent (what cannot be read is a named problem on it)
-    held_back                 why its event's job never alerts on its own (a tuning job's trial, a Debugger rule
-                              evaluation), or the Need to read first; None: it alerts
+    held_back                 why its event's job's outcomes are not its own to report (another report covers
+                              them: a tuning job's trial, a pipeline step's job, a Debugger rule evaluation), or the
+                              Need to read first; None: they are (its rule statuses never are held back)
     stop_refusal              why its job must not be stopped in the phase its event shows (a training job uploading
                               its model), or None
     outcome_needs, learn      what an outcome's message needs read of the job (its failed trials, its failed
@@ -15,6 +16,8 @@
     outcome_lines, links      its words in an outcome's message (counters, steps...), its links
     json_details              what the json webhook format says of the job besides its name and status
     pattern                   its EventBridge pattern around the clauses the trigger families give
+    quiet_clause              what its outcome clauses add so that the outcomes it holds back are never matched
+    warnings                  what its switches make valid but probably not meant (printed at synth)
     grants                    the IAM statements for what the other plug-ins need of it (describe, stop, list,
                               search) and for its own reads
     state_change              a state change of one of its jobs, from its description (a scheduled evaluation's)
@@ -33,7 +36,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap, Field, Texts
-from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG
+from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG, step_jobs_held_back
 from rule_actions.ports import Configured
 from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Need, Transition
 from rule_actions.text import arn_name, console_link, encoded, log_link, quoted, timestamp
@@ -153,11 +156,11 @@ class JobFamily:
                      if condition.holds(event.job_status, event.secondary_status)), None)
 
     def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
-        """Why the event's job does not alert on its own (another report covers it), the Need to read before that
-        is known, or None (it alerts). `facts`: what was read so far. Here: a job a pipeline's step launched, when
-        pipeline_step_jobs_alert is false (its tag names the execution)."""
+        """Why the event's job's outcomes are not its own to report (another report covers them), the Need to read
+        before that is known, or None (they are). `facts`: what was read so far. Here: a job a pipeline's step
+        launched (its tag names the execution), while the execution reports and pipeline_step_jobs_alert is false."""
         execution = event.tags.get(PIPELINE_TAG)
-        if not execution or config[PIPELINE_STEP_JOBS_ALERT]:
+        if not execution or not step_jobs_held_back(config):
             return None
         return (f"a step's job of pipeline execution {arn_name(execution)}: the execution reports for it "
                 "(pipeline_outcomes; pipeline_step_jobs_alert is false)")
@@ -208,7 +211,7 @@ class JobFamily:
     def pattern(self, clauses: list[dict[str, Any]], config: Configured) -> dict[str, Any]:
         """Its events that can have a trigger: one of the clauses holds, on a job in scope (one clause stands alone:
         EventBridge's $or takes two alternatives or more)."""
-        detail: dict[str, Any] = {**({"$or": clauses} if len(clauses) > 1 else clauses[0]), **self.quiet_clause(config)}
+        detail: dict[str, Any] = {"$or": clauses} if len(clauses) > 1 else dict(clauses[0])
         prefixes = config[self.scope]
         if prefixes:
             detail.update(self.scope_clause(prefixes))
@@ -238,9 +241,13 @@ class JobFamily:
         return self.outcomes[outcome].pattern(self.members.status, self.members.secondary or "")
 
     def quiet_clause(self, config: Configured) -> dict[str, Any]:
-        """What its pattern adds so that the rule never matches the events of jobs it holds back whatever their
-        triggers (a member that must not exist: the parent their event names, a pipeline's tag)."""
-        return {} if config[PIPELINE_STEP_JOBS_ALERT] else {"Tags": {PIPELINE_TAG: [{"exists": False}]}}
+        """What each of its outcome clauses adds so that the rule never matches the outcomes it holds back (a member
+        that must not exist: the parent their event names, a pipeline's tag); never its rule statuses' clauses."""
+        return {"Tags": {PIPELINE_TAG: [{"exists": False}]}} if step_jobs_held_back(config) else {}
+
+    def warnings(self, config: Configured, where: str) -> list[str]:
+        """What its settings make valid but probably not meant (printed at synth)."""
+        return []
 
     def own_capabilities(self, config: Configured) -> frozenset[Capability]:
         """What the family itself needs of its jobs (a describe before it knows whether a job alerts)."""

@@ -1,14 +1,20 @@
 """What the job families share besides base.py: SageMaker's operation names for each job type (a family's own API,
 and the jobs another family's events lead to: a pipeline step's job, a tuning job's trials), and the settings
-that one family documents and others obey: `tuning_trials_alert` (the training family holds a tuning job's trials
-back), `pipeline_step_jobs_alert` (every family may hold back the jobs a pipeline's steps launched)."""
+that one family documents and others obey: a parent's outcome field (`tuning_job_outcomes`, `pipeline_outcomes`)
+and its switch (`tuning_trials_alert`: the training family holds a tuning job's trials' outcomes back;
+`pipeline_step_jobs_alert`: every family may hold back the outcomes of the jobs a pipeline's steps launched).
+
+A switch governs job outcomes only, and only while the parent reports (its outcome field attaches actions): then
+the child's outcome is held back (shown skipped, naming the parent), else the child reports on its own. A rule
+status of a trial or a step job is acted on like any job's, whatever the switches say."""
 
 from __future__ import annotations
 
 import re
 
-from rule_actions.fields import Flag
-from rule_actions.records import JobApi
+from rule_actions.fields import ActionMap, Flag
+from rule_actions.ports import Configured
+from rule_actions.records import JobApi, Place
 
 TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
                   name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob")
@@ -34,14 +40,35 @@ CONSOLE_PATHS = {TRAINING_JOB: "jobs", TUNING_JOB: "hyper-tuning-jobs", PROCESSI
 LOG_GROUPS = {TRAINING_JOB: "/aws/sagemaker/TrainingJobs", TUNING_JOB: "/aws/sagemaker/TrainingJobs",
               PROCESSING_JOB: "/aws/sagemaker/ProcessingJobs", TRANSFORM_JOB: "/aws/sagemaker/TransformJobs"}
 
+# The parents' outcome fields (declared here: their children obey them) and their outcomes, in their order.
+TUNING_OUTCOME_NAMES = ("Failed", "Stopped", "Completed")
+PIPELINE_OUTCOME_NAMES = ("Failed", "CompletedWithFailures", "Stopped", "Succeeded")
+TUNING_JOB_OUTCOMES = ActionMap(
+    "tuning_job_outcomes", (), "Hyperparameter tuning job outcome (" + ", ".join(TUNING_OUTCOME_NAMES) + ") -> actions "
+    "(notify, email, sms, webhook): one message per tuning job, with its counters, its best training job and, "
+    "when it failed, its failed trials' reasons. None by default. While it attaches actions, its trials' outcomes "
+    "are held back unless tuning_trials_alert.",
+    Place.JOB_OUTCOMES, "tuning job outcome", TUNING_OUTCOME_NAMES)
+PIPELINE_OUTCOMES = ActionMap(
+    "pipeline_outcomes", (), "Pipeline execution outcome (" + ", ".join(PIPELINE_OUTCOME_NAMES) + ") -> actions "
+    "(notify, email, sms, webhook): one message per execution, naming every failed step, its type and its job's "
+    "own failure reason. None by default. While it attaches actions and pipeline_step_jobs_alert is false, the "
+    "outcomes of the jobs its steps launch are held back.",
+    Place.JOB_OUTCOMES, "pipeline outcome", PIPELINE_OUTCOME_NAMES)
 TUNING_TRIALS_ALERT = Flag(
     "tuning_trials_alert", False,
-    "A tuning job's training jobs (its trials) also alert on their own through job_outcomes (false: only the "
-    "tuning job reports, once, through tuning_job_outcomes).")
+    "A tuning job's training jobs (its trials) also report their outcomes on their own, through job_outcomes. "
+    "False: while tuning_job_outcomes attaches actions, only the tuning job reports, once for all its trials (a "
+    "trial's outcome is shown skipped, naming its tuning job); with tuning_job_outcomes empty, trials report "
+    "through job_outcomes as any training job. Job outcomes only: a trial's rule statuses (Debugger, Profiler, "
+    "monitor rules) are acted on whatever this says.")
 PIPELINE_STEP_JOBS_ALERT = Flag(
     "pipeline_step_jobs_alert", True,
-    "The jobs a pipeline's steps launch (tagged sagemaker:pipeline-execution-arn) also alert on their own through "
-    "their family's outcomes (false: only the pipeline execution reports them, through pipeline_outcomes).")
+    "The jobs a pipeline's steps launch (tagged sagemaker:pipeline-execution-arn) also report their outcomes on "
+    "their own, through their family's outcomes. False: while pipeline_outcomes attaches actions, only the "
+    "pipeline execution reports them (a step job's outcome is shown skipped, naming its execution); with "
+    "pipeline_outcomes empty, they report on their own. Job outcomes only: a step job's rule statuses (Debugger, "
+    "Profiler, monitor rules) are acted on whatever this says.")
 PIPELINE_TAG = "sagemaker:pipeline-execution-arn"  # the tag SageMaker Pipelines puts on every job a step launches
 # A trial's name: the tuning job's name (the prefix of every training job it launches, as the API documents it),
 # the trial's three-digit number and eight hex digits (tuning-name-001-0a1b2c3d).
@@ -51,6 +78,22 @@ TRIAL_NAME = r"(?P<tuning>[A-Za-z0-9](?:-*[A-Za-z0-9]){0,31})-[0-9]{3}-[0-9a-f]{
 # The lines of a FailureReason that only frame the cause (a traceback's frames, the command, the exit code). The
 # patterns here are compiled on first use (re's cache), not at import: a cold start never pays for them.
 _FRAME = r"\s*(Traceback \(most recent call last\)|File \"|Command \"|, exit code|ExitCode \d|\^+$)"
+
+
+def reports(config: Configured, outcomes: ActionMap) -> bool:
+    """The family whose outcome field this is reports: some outcome of it attaches actions."""
+    return any(actions for _, actions in config[outcomes])
+
+
+def trials_held_back(config: Configured) -> bool:
+    """A trial's outcomes are held back: its tuning job reports for it, and tuning_trials_alert is false."""
+    return not config[TUNING_TRIALS_ALERT] and reports(config, TUNING_JOB_OUTCOMES)
+
+
+def step_jobs_held_back(config: Configured) -> bool:
+    """A pipeline step's job's outcomes are held back: the execution reports for it, and pipeline_step_jobs_alert
+    is false."""
+    return not config[PIPELINE_STEP_JOBS_ALERT] and reports(config, PIPELINE_OUTCOMES)
 
 
 def is_trial_name(name: str) -> bool:

@@ -20,13 +20,14 @@ from dataclasses import replace
 from typing import Any
 
 from rule_actions.contract import Arn, Grant, OutcomeCondition
-from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, job_name_patterns, scope_field
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
     LIST_TRIALS,
     LOG_GROUPS,
     PIPELINE_EXECUTION,
+    PIPELINE_OUTCOMES,
+    PIPELINE_STEP_JOBS_ALERT,
     PROCESSING,
     PROCESSING_JOB,
     TRAINING,
@@ -37,8 +38,9 @@ from rule_actions.jobs.common import (
     TUNING_JOB,
     arn_resource,
     essence,
+    reports,
 )
-from rule_actions.records import FailedSteps, IgnoredEvent, Place, StepFailure, Unread
+from rule_actions.records import FailedSteps, IgnoredEvent, StepFailure, Unread
 from rule_actions.text import DETAILS_MAX, NAME_MAX, arn_name, console_link, encoded, line, log_link, plain, quoted
 
 EXECUTION = "SageMaker Model Building Pipeline Execution Status Change"
@@ -91,11 +93,7 @@ class Pipeline(JobFamily):
     step_statuses = ("Starting", "Executing", "Stopping", "Stopped", "Failed", "Succeeded")
     outcomes = OUTCOMES
     scope = scope_field("pipeline_prefixes", "pipeline")
-    outcome_actions = ActionMap(
-        "pipeline_outcomes", (), "Pipeline execution outcome (" + ", ".join(OUTCOMES) + ") -> actions (notify, "
-        "email, sms, webhook): one message per execution, naming every failed step, its type and its job's own "
-        "failure reason. None by default.",
-        Place.JOB_OUTCOMES, "pipeline outcome", tuple(OUTCOMES))
+    outcome_actions = PIPELINE_OUTCOMES
 
     @property
     def detail_types(self):
@@ -181,6 +179,17 @@ class Pipeline(JobFamily):
                           console_link(region, f"/{CONSOLE_PATHS[resource]}/{encoded(job)}")))
             found.append((f"{step['name']}: its job's logs", log_link(region, LOG_GROUPS[resource], job)))
         return tuple(found)
+
+    def warnings(self, config, where):
+        """pipeline_step_jobs_alert false says nothing while no execution reports: its step jobs report on their own."""
+        if config[PIPELINE_STEP_JOBS_ALERT] or reports(config, self.outcome_actions):
+            return []
+        return [f"{where}.{PIPELINE_STEP_JOBS_ALERT.key} is false, but {where}.{self.outcome_actions.key} attaches no "
+                "actions: no pipeline execution reports for the jobs its steps launch, so they report their outcomes "
+                "on their own, through their family's outcomes (job_outcomes, processing_job_outcomes...). Give "
+                f"{self.outcome_actions.key} actions (Failed, CompletedWithFailures: one message per execution, naming "
+                f"every failed step) for only the execution to report them, or set {PIPELINE_STEP_JOBS_ALERT.key} "
+                "true."]
 
     def read_grants(self, config):
         if not any(dict(config[self.outcome_actions]).get(o) for o in (FAILED, WITH_FAILURES)):

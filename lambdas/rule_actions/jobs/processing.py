@@ -4,8 +4,9 @@ scope (`processing_job_prefixes`).
 
 Debugger and Profiler rules are evaluated in processing jobs that their training job launches. Those are reported as
 the training job's rule statuses (triggers/rule_status.py) and never as processing jobs: DescribeProcessingJob, which
-the event mirrors, names that training job (TrainingJobArn), so the rule never matches their events, and an event
-that reaches the function anyway is ignored; a rule evaluator's image (sagemaker-debugger-rules) is recognized too.
+the event mirrors, names that training job (TrainingJobArn), so the rule's outcome clauses never match their events,
+and an event that reaches the function anyway has its outcome's actions skipped, naming that training job; a rule
+evaluator's image (sagemaker-debugger-rules) is recognized too.
 """
 
 from __future__ import annotations

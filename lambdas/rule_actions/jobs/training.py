@@ -1,11 +1,13 @@
 """SageMaker training jobs: the "SageMaker Training Job State Change" event, Describe/List/StopTrainingJob, their
 console page and logs, their job outcomes (`job_outcomes`) and their scope (`training_job_prefixes`).
 
-A training job launched by a hyperparameter tuning job (a trial) does not alert on its own unless
-`tuning_trials_alert` is true: its tuning job reports once for all its trials (jobs/tuning.py). The event names
-the tuning job (TuningJobArn, as DescribeTrainingJob does): the rule does not even match such events. A job whose
-name has a trial's form (<tuning job>-NNN-xxxxxxxx) and whose event names no tuning job is described once before
-its outcome acts, so that a trial is never mistaken for a job of its own.
+The outcomes of a training job launched by a hyperparameter tuning job (a trial) are held back while its tuning job
+reports (`tuning_job_outcomes` attaches actions) unless `tuning_trials_alert` is true: the tuning job reports once
+for all its trials (jobs/tuning.py), and the trial's outcome is shown skipped, naming it. The event names the tuning
+job (TuningJobArn, as DescribeTrainingJob does): the rule's outcome clauses do not even match such events. A job
+whose name has a trial's form (<tuning job>-NNN-xxxxxxxx) and whose event names no tuning job is described once
+before its outcome acts, so that a trial is never mistaken for a job of its own. A trial's rule statuses are acted
+on as any training job's.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from rule_actions.jobs.common import (
     TRAINING,
     TRAINING_JOB,
     TUNING_JOB,
+    TUNING_JOB_OUTCOMES,
     TUNING_TRIALS_ALERT,
     is_trial_name,
+    reports,
+    trials_held_back,
 )
 from rule_actions.records import Capability, Described, Place, Unread
 from rule_actions.text import arn_name
@@ -65,17 +70,17 @@ class Training(JobFamily):
     scope = scope_field("training_job_prefixes", noun)
     outcome_actions = ActionMap(
         "job_outcomes", (), "Training job outcome (" + ", ".join(OUTCOMES) + ") -> actions (notify, email, sms, "
-        "webhook; not stoptraining: the job has ended, or SageMaker is resuming it). None by default; a tuning "
-        "job's trials only with tuning_trials_alert.",
+        "webhook; not stoptraining: the job has ended, or SageMaker is resuming it). None by default. A tuning "
+        "job's trials: while tuning_job_outcomes attaches actions, only with tuning_trials_alert.",
         Place.JOB_OUTCOMES, "job outcome", tuple(OUTCOMES))
     settings = (TUNING_TRIALS_ALERT,)
     stoppable = True
 
     def held_back(self, event, config, facts):
-        """A trial of a tuning job (unless tuning_trials_alert): its tuning job reports for it; a pipeline step's
-        job (unless pipeline_step_jobs_alert)."""
+        """A trial of a tuning job, while its tuning job reports for it (unless tuning_trials_alert); a pipeline
+        step's job, while the execution reports for it (unless pipeline_step_jobs_alert)."""
         step = super().held_back(event, config, facts)
-        if step is not None or config[TUNING_TRIALS_ALERT]:
+        if step is not None or not trials_held_back(config):
             return step
         parent = event.parent
         if not parent and is_trial_name(event.job_name):  # a trial's name, and the event names no parent
@@ -98,17 +103,29 @@ class Training(JobFamily):
                 "stop now could lose the model; not stopped")
 
     def quiet_clause(self, config):
-        """With outcomes to act on, a trial's events are not matched at all (a tuning job carries no Debugger rules:
-        its trials have no rule statuses either)."""
+        """A trial's outcomes are not matched while they are held back (its rule statuses are)."""
         quiet = super().quiet_clause(config)
-        if config[TUNING_TRIALS_ALERT] or not any(actions for _, actions in config[self.outcome_actions]):
-            return quiet
-        return {**quiet, PARENT: [{"exists": False}]}
+        return {**quiet, PARENT: [{"exists": False}]} if trials_held_back(config) else quiet
 
     def own_capabilities(self, config):
-        """Describe, to tell a trial from a job of its own when the event does not say (when an outcome may act)."""
-        acts = any(actions for _, actions in config[self.outcome_actions])
-        return frozenset({Capability.DESCRIBE}) if acts and not config[TUNING_TRIALS_ALERT] else frozenset()
+        """Describe, to tell a trial from a job of its own when the event does not say (when an outcome may act
+        and a trial's is held back)."""
+        held = reports(config, self.outcome_actions) and trials_held_back(config)
+        return frozenset({Capability.DESCRIBE}) if held else frozenset()
+
+    def warnings(self, config, where):
+        """A failed trial reaches nobody: job_outcomes.Failed acts, but a trial's outcome is held back for its
+        tuning job, and tuning_job_outcomes.Failed attaches nothing."""
+        if not (trials_held_back(config) and dict(config[self.outcome_actions]).get(FAILED)
+                and not dict(config[TUNING_JOB_OUTCOMES]).get(FAILED)):
+            return []
+        return [f"{where}.{self.outcome_actions.key}.{FAILED} has actions, but a tuning job's trials report through "
+                f"their tuning job ({where}.{TUNING_TRIALS_ALERT.key} is false and {where}."
+                f"{TUNING_JOB_OUTCOMES.key} attaches actions) and {where}.{TUNING_JOB_OUTCOMES.key}.{FAILED} attaches "
+                "nothing: a tuning job whose trials fail reports nothing on failure. Give "
+                f"{TUNING_JOB_OUTCOMES.key}.{FAILED} actions (one message per tuning job, naming its failed trials), "
+                f"or set {TUNING_TRIALS_ALERT.key} true (every trial's failure alerts through "
+                f"{self.outcome_actions.key})."]
 
 
 FAMILY = Training()

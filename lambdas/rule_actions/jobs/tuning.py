@@ -1,8 +1,9 @@
 """SageMaker hyperparameter tuning jobs: the "SageMaker HyperParameter Tuning Job State Change" event, their outcomes
 (`tuning_job_outcomes`: Failed, Stopped, Completed) and their scope (`tuning_job_prefixes`).
 
-One message per tuning job, however many training jobs (trials) it launched: a trial does not alert on its own
-unless `tuning_trials_alert` is true (jobs/training.py). Every message carries the tuning job's facts: its
+One message per tuning job, however many training jobs (trials) it launched: while `tuning_job_outcomes` attaches
+actions, a trial's outcome is held back unless `tuning_trials_alert` is true (jobs/training.py; its rule statuses are
+acted on whatever the switch says). Every message carries the tuning job's facts: its
 training jobs' status counters, its objective counters, its best training job and that job's objective value
 (from the event, else one DescribeHyperParameterTuningJob); a Failed one also the failure reasons of at most
 TRIALS_SHOWN failed trials (one ListTrainingJobsForHyperParameterTuningJob): a tuning job's own reason ("No
@@ -16,7 +17,6 @@ from dataclasses import replace
 from typing import Any
 
 from rule_actions.contract import Grant, OutcomeCondition
-from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
@@ -24,10 +24,11 @@ from rule_actions.jobs.common import (
     LOG_GROUPS,
     TUNING,
     TUNING_JOB,
+    TUNING_JOB_OUTCOMES,
     TUNING_TRIALS_ALERT,
     essence,
 )
-from rule_actions.records import Described, FailedTrials, Place, Unread
+from rule_actions.records import Described, FailedTrials, Unread
 from rule_actions.text import DETAILS_MAX, NAME_MAX, line, log_link, plain
 
 FAILED = "Failed"
@@ -56,11 +57,7 @@ class Tuning(JobFamily):
     console_path = CONSOLE_PATHS[TUNING_JOB]
     log_group = LOG_GROUPS[TUNING_JOB]  # its trials' streams start with its name
     scope = scope_field("tuning_job_prefixes", noun)
-    outcome_actions = ActionMap(
-        "tuning_job_outcomes", (), "Hyperparameter tuning job outcome (" + ", ".join(OUTCOMES) + ") -> actions "
-        "(notify, email, sms, webhook): one message per tuning job, with its counters, its best training job and, "
-        "when it failed, its failed trials' reasons. None by default.",
-        Place.JOB_OUTCOMES, "tuning job outcome", tuple(OUTCOMES))
+    outcome_actions = TUNING_JOB_OUTCOMES
     settings = (TUNING_TRIALS_ALERT,)
 
     def logs(self, region, job_name):

@@ -6,7 +6,8 @@
     select                 which of those count under the configuration
     request                an invocation that is no event but one of its own (a test request), if it has one
     entries                the actions declared for a trigger: (action, origin) pairs, or the Need to read first
-    needs, check           what a planned action of its triggers needs read, then its decision given that
+    needs, check           what a planned action of its triggers needs read, then its decision given that (and
+                           the configuration)
     watched                why a trigger only watches (its actions that act on jobs are reported, not carried out)
     words, facts           its message (subject, body, text, links) and what payloads say of it
     clauses                its EventBridge detail clauses for a job family's events (none: it never triggers there)
@@ -68,7 +69,7 @@ class TriggerFamily:
     def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
         return frozenset()
 
-    def check(self, item: Planned, event: JobEvent, facts: dict[Need, Any]) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
         return item
 
     def watched(self, trigger: Any) -> str | None:

@@ -3,10 +3,12 @@
 Each job family declares its outcomes (conditions on its status and secondary status, with their words) and the
 field that attaches actions to them (`job_outcomes` for training jobs, `tuning_job_outcomes`...): an outcome is a
 trigger when that field gives it actions. A job this stack stopped ends Stopped; that outcome is skipped (read from
-the ledger's stop record), so one stop does not alert twice. A job its family holds back (a tuning job's trial) has
-no outcome of its own; when the family must read before it knows, the outcome's actions wait for that read. What the
-family reads for an outcome's message (a tuning job's failed trials, a pipeline's failed steps) is read with the
-rest of the plan, and the family words it.
+the ledger's stop record), so one stop does not alert twice. The outcome of a job its family holds back (a tuning
+job's trial, a pipeline step's job: another report covers it) is skipped too, each action naming that report;
+when the family must read before it knows, the outcome's actions wait for that read. Only outcomes are held back:
+the family's outcome clauses carry its quiet clause, the other trigger families' clauses never do. What the family
+reads for an outcome's message (a tuning job's failed trials, a pipeline's failed steps) is read with the rest of
+the plan, and the family words it.
 """
 
 from __future__ import annotations
@@ -96,8 +98,8 @@ class JobOutcomes(TriggerFamily):
 
     def entries(self, trigger, event, config, facts):
         held = event.family.held_back(event, config, facts)
-        if held is not None:  # a Need to read first (its actions wait), or held back: no actions of its own
-            return held if not isinstance(held, str) else []
+        if held is not None and not isinstance(held, str):  # a Need: its actions wait for it (check decides)
+            return held
         return [(action, Origin.CONFIGURATION) for action in actions_for(config, event.family, trigger.outcome)]
 
     def needs(self, item, event):
@@ -105,7 +107,10 @@ class JobOutcomes(TriggerFamily):
         stop = {StopRecord(event.job_arn)} if outcome == STOPPED and family.stoppable else set()
         return frozenset(stop) | family.outcome_needs(event, outcome)
 
-    def check(self, item, event, facts):
+    def check(self, item, event, config, facts):
+        held = event.family.held_back(event, config, facts)
+        if isinstance(held, str):  # another report covers the job's outcomes: said on each action, never dropped
+            return item.decided(Outcome.SKIPPED, held)
         by = facts.get(StopRecord(event.job_arn)) if item.trigger.outcome == STOPPED else None
         if isinstance(by, str):  # an Unread record lets the message go out: better twice than never
             return item.decided(Outcome.SKIPPED, f"stopped by this stack ({by}): no second alert")
@@ -165,7 +170,14 @@ class JobOutcomes(TriggerFamily):
         )
 
     def clauses(self, config, family):
-        return [family.outcome_clause(outcome) for outcome, actions in config[family.outcome_actions] if actions]
+        """Each outcome that has actions, on the jobs whose outcomes the family does not hold back: its quiet clause,
+        once, around the outcome clauses (a nested $or: EventBridge's takes two alternatives or more, so one clause
+        stands alone), never around the other trigger families' clauses (the rule statuses of those jobs)."""
+        outcomes = [family.outcome_clause(o) for o, actions in config[family.outcome_actions] if actions]
+        quiet = family.quiet_clause(config)
+        if not (outcomes and quiet):
+            return outcomes
+        return [{**({"$or": outcomes} if len(outcomes) > 1 else outcomes[0]), **quiet}]
 
 
 FAMILY = JobOutcomes()
