@@ -80,6 +80,8 @@ class Embedded:
     def reset(self) -> None:
         sagemaker_backends[ACCOUNT][REGION].training_jobs.clear()
         dynamodb_backends[ACCOUNT][REGION].tables[TABLE].items.clear()
+        ledger = self.effects.ledger  # and the records the execution environment keeps (Powertools' local cache)
+        ledger.__init__(ledger.table_name, ledger.ttl_seconds // 3600, ledger.client)
         sns = sns_backends[ACCOUNT][REGION]
         sns.subscriptions.clear()
         sns.topics[self.topic_arn].sent_notifications.clear()
@@ -438,6 +440,7 @@ def mutated(draw, raw: dict[str, Any]) -> Any:
 # --------------------------------------------------------------------------- the oracle
 
 READ_ONLY = {"DescribeTrainingJob", "ListTrainingJobs", "ListSubscriptionsByTopic", "GetSubscriptionAttributes", "GetItem"}
+SAID = {"PutItem", "UpdateItem"}  # the ledger's records of decisions reported (each said once)
 INVALID_FIELD = re.compile(r"action_json(\[\d+\])?([.:]|$)")
 
 
@@ -610,7 +613,7 @@ def check(account: Embedded, case: Case) -> None:
         assert any((kind, redact(endpoint)) in pairs for pairs in allowed.values() for kind in (EMAIL, SMS))
         assert allowlisted(config, endpoint)
     if config.dry_run:
-        assert set(calls) <= READ_ONLY, calls
+        assert set(calls) <= READ_ONLY | SAID, calls
 
 
 # --------------------------------------------------------------------------- handler properties
