@@ -442,6 +442,7 @@ def mutated(draw, raw: dict[str, Any]) -> Any:
 READ_ONLY = {"DescribeTrainingJob", "ListTrainingJobs", "ListSubscriptionsByTopic", "GetSubscriptionAttributes", "GetItem"}
 SAID = {"PutItem", "UpdateItem"}  # the ledger's records of decisions reported (each said once)
 INVALID_FIELD = re.compile(r"action_json(\[\d+\])?([.:]|$)")
+SAID_INVALID = re.compile(r"already reported: invalid \((.*)\); ledger record until \S+$", re.DOTALL)
 
 
 def declared(event: JobEvent, config: Config, described: Mapping[tuple[str, str], Any] | str | None):
@@ -567,13 +568,17 @@ def check(account: Embedded, case: Case) -> None:
             described = "failed"
     allowed, invalid = declared(event, config, described)
 
-    # (c) every invalid outcome names its field, and they are exactly the grammar's
+    # (c) every invalid outcome names its field, and they are exactly the grammar's (one said twice in the event,
+    # as by a rule listed twice, is said once: the second is a duplicate naming it)
     got_invalid: dict[str, list[str]] = {}
     for a in actions:
         assert a["rule"] in allowed, a
         if a["outcome"] == "invalid":
             assert a["origin"] == "action_json" and INVALID_FIELD.match(a["reason"]), a
             got_invalid.setdefault(a["rule"], []).append(a["reason"])
+        elif a["outcome"] == "duplicate" and (said := SAID_INVALID.match(a["reason"])):
+            assert said[1] in got_invalid.get(a["rule"], []), a
+            got_invalid[a["rule"]].append(said[1])
     assert {r: Counter(v) for r, v in got_invalid.items()} == {r: Counter(v) for r, v in invalid.items() if v}
 
     # (b) every done action was validly declared and permitted

@@ -206,3 +206,16 @@ def test_a_refusal_is_said_per_job():
 
     # Then that job's refusal is said too
     assert [o for _, o, _ in carried(other, ports)] == ["denied"]
+
+
+def test_a_rule_listed_twice_in_one_event_says_its_refusal_once():
+    # Given an event that lists the same rule status twice (found by the fuzz tests), whose action_json is not JSON
+    raw = event(debug=[rule_status("VanishingGradient")] * 2,
+                debug_configs=[rule_config("VanishingGradient", "[{oops")])
+
+    # When it is carried out
+    said = carried(raw, Ports(Ledger()))
+
+    # Then the refusal is said once, the second a duplicate of it (as a done action of a rule listed twice is)
+    assert [(kind, outcome) for kind, outcome, _ in said] == [("action_json", "invalid"), ("action_json", "duplicate")]
+    assert said[1][2] == f"already reported: invalid ({said[0][2]}); ledger record until {EXPIRES}"
