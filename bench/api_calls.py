@@ -9,7 +9,8 @@ rest repeats). An event costs, at most:
                                  + 1 for a stop: the record that keeps the job's Stopped outcome from alerting twice
     per action already done      1 ledger call (the read that finds it done; none when the execution environment
                                  remembers it), and no action call
-    per skipped stop             nothing (the event says the job is not InProgress)
+    per decision not to act      2 ledger calls the first time it is said (a skipped stop: the event says the job
+                                 is not InProgress), then as an action already done: it is said once
     + 1 DescribeTrainingJob      only when the event lacks its rule configurations
     + 2 for the team audience    the first team message of an execution environment (a topic of < 100
                                  subscriptions: one page, one filter read)
@@ -54,7 +55,8 @@ class Case:
     event: dict[str, Any]
     describe: int  # DescribeTrainingJob calls expected: 0 when the event carries the rule configurations
     new: tuple[str, ...] = ()  # actions carried out now (ACTION_CALLS keys)
-    repeats: int = 0  # actions already done
+    repeats: int = 0  # actions already done (or decisions already said)
+    said: int = 0  # decisions not to act, said now
     team_check: bool = False  # the execution environment's first team message
     seed: dict[str, Any] = field(default_factory=dict)  # the job as SageMaker knows it (put_training_job kwargs)
 
@@ -62,7 +64,7 @@ class Case:
     def budget(self) -> int:
         """The stated budget of this event: see the module's doc."""
         stops = sum(1 for action in self.new if action.startswith("stop"))
-        return (sum(ACTION_CALLS[a] + LEDGER_NEW for a in self.new) + STOP_RECORD * stops
+        return (sum(ACTION_CALLS[a] + LEDGER_NEW for a in self.new) + STOP_RECORD * stops + LEDGER_NEW * self.said
                 + LEDGER_REPEAT * self.repeats + DESCRIBE * self.describe + TEAM_CHECK * self.team_check)
 
 
@@ -111,7 +113,7 @@ def cases() -> list[Case]:
              repeats=3),
         Case("later change still IssuesFound (job Stopping)",
              gen.event("bench-calls-a-001", "Stopping", "Stopping", issue, t + 60_000, email="a-team@example.org"), 0,
-             repeats=2),
+             repeats=2, said=1),
         Case("first IssuesFound, event without DebugRuleConfigurations", bare, 1, new=("stop", "email", "notify"),
              seed={"debug_rule_configurations": gen.debug_configs(bare_job, "b-team@example.org")}),
         Case("duplicate copy of it, still without configurations", {**bare, "id": "00000000-0000-4000-8000-000000000002"}, 1,
@@ -208,6 +210,7 @@ def run() -> list[str]:
 def _budget_text(case: Case) -> str:
     parts = [f"{a} {ACTION_CALLS[a]}+{LEDGER_NEW}" + (f"+{STOP_RECORD}" if a.startswith("stop") else "")
              for a in case.new]
+    parts += [f"{case.said} said x {LEDGER_NEW}"] if case.said else []
     parts += [f"{case.repeats} done x {LEDGER_REPEAT}"] if case.repeats else []
     parts += ["describe 1"] if case.describe else []
     parts += [f"team audience {TEAM_CHECK}"] if case.team_check else []

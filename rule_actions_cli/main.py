@@ -62,7 +62,7 @@ def parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
     replay.add_argument("--config", metavar="FILE", help="the configuration file (default: ./rule-actions.json if "
                         "there is one, else the defaults)")
-    replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, call nothing")
+    replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, change nothing")
     replay.add_argument("--verbose", action="store_true", help="show the handler's structured logs (stderr)")
     receiver.add_options(replay)
     invoke = commands.add_parser(

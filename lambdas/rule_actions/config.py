@@ -37,10 +37,11 @@ WHERE = "rule_actions"
 MAX_TTL_HOURS = 24 * 365
 PATTERN_MAX = 2048  # EventBridge's default quota on an event pattern's size, in characters (adjustable to 4096)
 DEDUP_TTL_HOURS = Whole("dedup_ttl_hours", 72, "How long the ledger remembers an action (each is done once in "
-                        "that time).", 1, MAX_TTL_HOURS, "hours")
+                        "that time) and a decision not to act (each is reported once).", 1, MAX_TTL_HOURS, "hours")
 ACT_ON_REPLAYS = Flag("act_on_replays", False, "Act on events replayed from an EventBridge archive (false: they "
                       "are decided and skipped).")
-DRY_RUN = Flag("dry_run", False, "Decide and report every action, call nothing.")
+DRY_RUN = Flag("dry_run", False, "Decide and report every action, change nothing (the ledger records what was "
+               "reported).")
 CORE = (DEDUP_TTL_HOURS, ACT_ON_REPLAYS, DRY_RUN, ORGANIZATION)
 # The canonical form keeps the keys of the first releases in their order (a deployed function's environment stays
 # what it was); keys added since follow, in registry order.

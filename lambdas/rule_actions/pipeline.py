@@ -97,16 +97,19 @@ class _Unrecorded(Exception):
 
 
 def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Ports) -> list[Result]:
-    """Each action still open, at most once (the ledger), every one attempted; the others as decided."""
+    """Each action still open, at most once (the ledger), every one attempted; each decision not to carry one out
+    said once (the ledger too); a failed one as decided, never recorded (a retry reads it again)."""
     results: list[Result] = []
     for item in planned:
-        if item.outcome:
+        if item.outcome == Outcome.FAILED:  # never recorded: the retry it causes decides again
             results.append(item.result(item.outcome, item.reason))
+            continue
+        if item.outcome:
+            results.append(_said(item, _key(event, item), ports))
             continue
         kind = registry.kind(item.kind)
         stops = tuple(r for r in results if r.planned.trigger == item.trigger and r.jobs is not None)
         occasion = Occasion(config, event, item.trigger, ports.region, stops)
-        key = {"job": event.job_arn, **item.trigger.ledger_fields, "kind": item.kind, "target": kind.identity(item.target)}
 
         def work(item: Planned = item, occasion: Occasion = occasion, kind: Any = kind) -> dict[str, Any]:
             done = kind.carry_out(item, occasion, ports)
@@ -114,8 +117,36 @@ def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Po
                 raise _Unrecorded(done)
             return {"reason": redact(done.reason), "jobs": list(done.jobs)}  # the ledger keeps it: redacted
 
-        results.append(_once(item, key, work, ports))
+        results.append(_once(item, _key(event, item), work, ports))
     return results
+
+
+def _key(event: JobEvent, item: Planned) -> dict[str, str]:
+    """The ledger key of carrying the action out (never change a released one), or of a decision not to: the same
+    with the outcome added, so that a recorded refusal never stands for the action done (allowed later, it runs
+    once). An invalid entry, which may name no kind or target, is told apart by its reason (it names the field)."""
+    kind = registry.KINDS.get(item.kind)
+    key = {"job": event.job_arn, **item.trigger.ledger_fields, "kind": item.kind,
+           "target": kind.identity(item.target) if kind else item.target}
+    if item.outcome is None:
+        return key
+    return {**key, "decided": str(item.outcome), **({"entry": item.reason} if item.outcome == Outcome.INVALID else {})}
+
+
+def _said(item: Planned, key: dict[str, str], ports: Ports) -> Result:
+    """A decision not to act, reported once per (job, trigger, action, outcome) while its record lasts; when the
+    ledger cannot tell, reported again rather than failed (a failed action is retried and alarms)."""
+    try:
+        record = ports.ledger.once(key, lambda: {"reason": redact(item.reason)})
+    except InProgressElsewhere:
+        return item.result(item.outcome, f"{item.reason} (its ledger record is in progress: reported here too)")
+    except Exception as err:  # whatever the ledger raises, a decision stays a decision
+        cause = err.cause if isinstance(err, LedgerUnavailable) else error_text(err)
+        return item.result(item.outcome, f"{item.reason} (not recorded as reported: {cause})")
+    if record.get("duplicate"):
+        return item.result(Outcome.DUPLICATE, f"already reported: {item.outcome} ({record['reason']}); ledger record "
+                                              f"until {record['ledger_expires']}")
+    return item.result(item.outcome, item.reason)
 
 
 def _once(item: Planned, key: dict[str, str], work: Any, ports: Ports) -> Result:

@@ -184,3 +184,40 @@ def test_organization_mode_evaluates_and_acts_in_the_members_account(capsys, tmp
     assert (found["account"], found["account_alias"]) == ("111122223333", "team-a-prod")
     assert [(a["kind"], a["outcome"]) for a in found["actions"]] == [("stoptraining", "done"), ("notify", "done")]
     assert not [r for r in rows if r.get("error")]
+
+
+def test_a_refusal_is_one_row_over_a_timeline(tmp_path):
+    # Given a job that hangs at minute 10 whose tag attaches StalledTraining with a text to a number the
+    # configuration does not name (denied: allow_any_sms is false), replayed for 90 minutes, a run every 5
+    from rule_actions_cdk.app import project_context, quiet_node
+    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.report import summary
+    from rule_actions_cli.synth import synthesize
+
+    timeline = {
+        "timeline": "A hung job whose tag texts a number the configuration does not name", "minutes": 90,
+        "start": "2026-11-24T08:00:00Z",
+        "jobs": [{"name": "llm-sms-denied-2026-11-24-08-00-00-404", "instance_type": "ml.g5.2xlarge",
+                  "tags": {"rule-actions:StalledTraining": "sms=+15555550199"},
+                  "phases": [{"at": 0, "secondary": "Starting"}, {"at": 2, "secondary": "Training"}],
+                  "metrics": [{"metric": "GPUUtilization", "hosts": "all", "from": 3, "to": 90, "value": 95}],
+                  "logs": [{"hosts": "all", "from": 2, "to": 10, "every": 1, "text": "step {minute}00 loss ok"}]}],
+    }
+    quiet_node()
+    assembly, stack = synthesize({**project_context(), "rule_actions": {"rules": {}, "monitor": {}}})
+    kept: list[dict] = []
+
+    # When it is replayed as `rule-actions replay` does
+    with EmbeddedAccount(assembly, stack) as account:
+        rows = account.replay_timeline("sms-denied.json", timeline, keep=kept)
+
+    # Then the finding holds at every run from minute 40 (11 runs) and the text is refused at each ...
+    runs = [(run["tick"], outcomes) for run in kept
+            if (outcomes := [a["outcome"] for job in run["result"]["jobs"] for a in job.get("actions", [])])]
+    assert [tick for tick, _ in runs] == list(range(40, 91, 5))
+    # ... said by the first run, a duplicate at every later one
+    assert [outcome for _, outcome in runs] == [["denied"]] + [["duplicate"]] * 10
+    # and the table shows it once: one row, one denied
+    assert [(row["source"], [a["outcome"] for a in row["actions"]]) for row in rows] == [
+        ("sms-denied.json#+40m", ["denied"])]
+    assert summary(rows).endswith("actions: 1 denied")

@@ -80,6 +80,8 @@ class Embedded:
     def reset(self) -> None:
         sagemaker_backends[ACCOUNT][REGION].training_jobs.clear()
         dynamodb_backends[ACCOUNT][REGION].tables[TABLE].items.clear()
+        ledger = self.effects.ledger  # and the records the execution environment keeps (Powertools' local cache)
+        ledger.__init__(ledger.table_name, ledger.ttl_seconds // 3600, ledger.client)
         sns = sns_backends[ACCOUNT][REGION]
         sns.subscriptions.clear()
         sns.topics[self.topic_arn].sent_notifications.clear()
@@ -438,7 +440,9 @@ def mutated(draw, raw: dict[str, Any]) -> Any:
 # --------------------------------------------------------------------------- the oracle
 
 READ_ONLY = {"DescribeTrainingJob", "ListTrainingJobs", "ListSubscriptionsByTopic", "GetSubscriptionAttributes", "GetItem"}
+SAID = {"PutItem", "UpdateItem"}  # the ledger's records of decisions reported (each said once)
 INVALID_FIELD = re.compile(r"action_json(\[\d+\])?([.:]|$)")
+SAID_INVALID = re.compile(r"already reported: invalid \((.*)\); ledger record until \S+$", re.DOTALL)
 
 
 def declared(event: JobEvent, config: Config, described: Mapping[tuple[str, str], Any] | str | None):
@@ -564,13 +568,17 @@ def check(account: Embedded, case: Case) -> None:
             described = "failed"
     allowed, invalid = declared(event, config, described)
 
-    # (c) every invalid outcome names its field, and they are exactly the grammar's
+    # (c) every invalid outcome names its field, and they are exactly the grammar's (one said twice in the event,
+    # as by a rule listed twice, is said once: the second is a duplicate naming it)
     got_invalid: dict[str, list[str]] = {}
     for a in actions:
         assert a["rule"] in allowed, a
         if a["outcome"] == "invalid":
             assert a["origin"] == "action_json" and INVALID_FIELD.match(a["reason"]), a
             got_invalid.setdefault(a["rule"], []).append(a["reason"])
+        elif a["outcome"] == "duplicate" and (said := SAID_INVALID.match(a["reason"])):
+            assert said[1] in got_invalid.get(a["rule"], []), a
+            got_invalid[a["rule"]].append(said[1])
     assert {r: Counter(v) for r, v in got_invalid.items()} == {r: Counter(v) for r, v in invalid.items() if v}
 
     # (b) every done action was validly declared and permitted
@@ -610,7 +618,7 @@ def check(account: Embedded, case: Case) -> None:
         assert any((kind, redact(endpoint)) in pairs for pairs in allowed.values() for kind in (EMAIL, SMS))
         assert allowlisted(config, endpoint)
     if config.dry_run:
-        assert set(calls) <= READ_ONLY, calls
+        assert set(calls) <= READ_ONLY | SAID, calls
 
 
 # --------------------------------------------------------------------------- handler properties

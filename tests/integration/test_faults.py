@@ -289,9 +289,10 @@ def test_ledger_write_failing_after_the_action_blocks_the_repeat_while_the_recor
     # When the event arrives
     result, _ = failed_result(aws, issues_found(action_json='[{"name": "email", "endpoint": "ml@example.com"}]'))
 
-    # Then the email was sent (the action ran), the outcome is failed, the invocation fails
-    assert outcomes(result)[0] == ("email", "failed") and len(aws.inbox("ml@example.com")) == 1
-    assert fault.attempts == ATTEMPTS
+    # Then the email was sent (the action ran), the outcome is failed, the invocation fails; the team's notify,
+    # skipped (no subscriber), stays skipped though its record could not be completed either
+    assert outcomes(result) == [("email", "failed"), ("notify", "skipped")] and len(aws.inbox("ml@example.com")) == 1
+    assert fault.attempts == 2 * ATTEMPTS
 
     # When Lambda redelivers within the invocation's time, even with the ledger healthy again
     fault.clear()
@@ -357,6 +358,42 @@ def test_ledger_delete_failing_after_a_failed_action_loses_nothing(aws):
 
     # Then the email is sent, once
     assert outcomes(retry)[0] == ("email", "done") and len(aws.inbox("ml@example.com")) == 1
+
+
+def test_a_refusal_is_reported_as_decided_whatever_the_ledger_does_and_said_once_when_it_recovers(aws):
+    # Given a rule whose only action is denied (a text to a number only action_json names), and DynamoDB throttling
+    # every PutItem
+    aws.configure(rules={})
+    aws.put_job("demo-job-001")
+    denied = issues_found(action_json='[{"name": "sms", "endpoint": "+15555550100"}]')
+    fault = Fault(aws.effects().ledger.client, "PutItem", "ProvisionedThroughputExceededException")
+
+    # When the event arrives
+    throttled = aws.invoke(denied)
+
+    # Then the refusal is reported as decided, with a note, and the invocation does not fail (nothing to retry)
+    [action] = throttled["actions"]
+    assert action["outcome"] == "denied" and fault.attempts == ATTEMPTS
+    assert action["reason"].endswith("(not recorded as reported: ProvisionedThroughputExceededException: Rate exceeded)")
+
+    # When the table recovers but a record cannot be completed (UpdateItem refused), then is left in progress
+    fault.clear()
+    update = Fault(aws.effects().ledger.client, "UpdateItem", "ProvisionedThroughputExceededException")
+    unfinished = aws.invoke(denied)
+    update.clear()
+    held = aws.invoke(denied)
+
+    # Then each is still a refusal, never failed
+    assert [unfinished["actions"][0]["outcome"], held["actions"][0]["outcome"]] == ["denied", "denied"]
+    assert held["actions"][0]["reason"].endswith("(its ledger record is in progress: reported here too)")
+
+    # When that record's time has run out, and the event arrives twice more
+    expire_in_progress_records()
+    said, again = aws.invoke(denied), aws.invoke(denied)
+
+    # Then the refusal is said once more, then a duplicate
+    assert [said["actions"][0]["outcome"], again["actions"][0]["outcome"]] == ["denied", "duplicate"]
+    assert "Publish" not in aws.calls and "Subscribe" not in aws.calls
 
 
 # --------------------------------------------------------------------------- SageMaker
@@ -520,12 +557,13 @@ def test_outcomes_a_retry_cannot_help_never_fail_the_invocation_even_with_every_
     replayed = aws.invoke(issues_found(**{"replay-name": "outage-replay"}))
     completed = aws.invoke(issues_found(rule="Overfit", status="Completed", action_json='[{"name": "stoptraining"}]'))
 
-    # Then no invocation failed, no faulty service was even called, and each outcome says why
+    # Then no invocation failed, no faulty service was even called, and each outcome says why (the team's notify,
+    # skipped for want of a subscriber, was said by the first delivery)
     assert sorted(outcomes(result)) == sorted(
         [("stoptraining", "denied"), ("email", "denied"), ("email", "invalid"), ("stoptraining", "duplicate"),
-         ("email", "duplicate"), ("notify", "skipped")]
+         ("email", "duplicate"), ("notify", "duplicate")]
     )
-    assert {o for _, o in outcomes(replayed)} == {"skipped"}
+    assert outcomes(replayed) == [("stoptraining", "skipped"), ("email", "skipped"), ("notify", "duplicate")]
     assert {o for _, o in outcomes(completed)} == {"skipped"}
     assert sum(f.attempts for f in faults) == 0
     assert aws.status("other-team-job") == "InProgress"

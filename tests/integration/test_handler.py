@@ -198,13 +198,13 @@ def test_archive_replay_acts_only_with_act_on_replays(aws):
     assert result["actions"][0]["outcome"] == "done" and aws.status("demo-job-001") == "Stopping"
 
 
-def test_dry_run_reports_and_calls_nothing(aws):
+def test_dry_run_reports_and_calls_nothing_that_acts(aws):
     aws.configure(dry_run=True, notify={"emails": ["team@example.com"]})
     aws.put_job("demo-job-001")
     result = aws.invoke(issues_found())
     assert {a["outcome"] for a in result["actions"]} == {"dry_run"}
     assert aws.status("demo-job-001") == "InProgress" and aws.published == []
-    assert not {"StopTrainingJob", "Publish", "Subscribe", "PutItem"} & set(aws.calls)
+    assert not {"StopTrainingJob", "Publish", "Subscribe"} & set(aws.calls)  # the ledger records what was said
 
 
 @pytest.mark.parametrize("notify_on_error", [True, False])
@@ -481,3 +481,46 @@ def test_a_repeat_in_the_same_execution_environment_is_answered_without_the_ledg
     # records): no DynamoDB call and no action call
     assert {a["outcome"] for a in again["actions"]} == {"duplicate"}
     assert aws.calls[before:] == []
+
+
+def test_a_refusal_is_said_once_and_its_redelivery_is_a_duplicate(aws):
+    # Given a rule whose action_json stops another team's prefix and texts a number only it names (both denied),
+    # and holds two entries that cannot run (invalid)
+    aws.configure(rules={})
+    aws.put_job("demo-job-001")
+    aws.put_job("other-team-job")
+    refused = ('[{"name": "stoptraining", "training_job_prefix": "other-team"}, {"name": "sms", "endpoint": '
+               '"+15555550100"}, {"name": "reboot"}, {"name": "email", "endpoint": "not-an-email"}]')
+
+    # When the same event is delivered twice
+    first = aws.invoke(issues_found(action_json=refused))
+    second = aws.invoke(issues_found(action_json=refused))
+
+    # Then each refusal is reported once, then as a duplicate saying what was said; neither invocation fails
+    assert [(a["kind"], a["outcome"]) for a in first["actions"]] == [
+        ("stoptraining", "denied"), ("sms", "denied"), ("action_json", "invalid"), ("email", "invalid")]
+    assert [a["outcome"] for a in second["actions"]] == ["duplicate"] * 4
+    for said, again in zip(first["actions"], second["actions"], strict=True):
+        assert again["reason"].startswith(f"already reported: {said['outcome']} ({said['reason']}); ledger record until ")
+    assert aws.status("other-team-job") == "InProgress" and aws.published == []
+    # and the ledger holds the reasons redacted, as it holds done actions'
+    items = boto3.client("dynamodb", region_name=REGION).scan(TableName="rule-actions-ledger")["Items"]
+    assert len(items) == 4 and "+*******0100" in str(items) and "5555550100" not in str(items)
+
+
+def test_a_skipped_stop_runs_once_the_configuration_allows_it(aws):
+    # Given two InProgress jobs under a rule's prefix: with stop_all_matching false the stop is skipped, and said once
+    for name in ("exp-a-1", "exp-a-2"):
+        aws.put_job(name)
+    prefix = issues_found(job="exp-a-1", action_json='[{"name": "stoptraining", "training_job_prefix": "exp-a-"}]')
+    skipped, said = aws.invoke(prefix), aws.invoke(prefix)
+    assert [skipped["actions"][0]["outcome"], said["actions"][0]["outcome"]] == ["skipped", "duplicate"]
+
+    # When the configuration allows stopping every match, and the event is delivered twice more
+    aws.configure(stop_all_matching=True)
+    done, again = aws.invoke(prefix), aws.invoke(prefix)
+
+    # Then the recorded skip hides nothing: both jobs are stopped, once
+    assert (done["actions"][0]["outcome"], done["actions"][0]["jobs"]) == ("done", ["exp-a-1", "exp-a-2"])
+    assert again["actions"][0]["outcome"] == "duplicate"
+    assert aws.calls.count("StopTrainingJob") == 2 and {aws.status(n) for n in ("exp-a-1", "exp-a-2")} == {"Stopping"}

@@ -5,6 +5,7 @@ moto differs (a lagging lastEventTimestamp, a page without events but with a tok
 
 from __future__ import annotations
 
+import io
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from rule_actions.contract import EVALUATION_KEY
+from rule_actions.observability import logger
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
@@ -161,13 +163,62 @@ def test_the_trust_rules_of_action_json_apply_to_a_tags_actions(monitored):
     assert moto_sagemaker.training_job_status("hung-2") == "InProgress"
 
 
-def test_dry_run_decides_and_calls_nothing_that_changes(monitored):
+def test_a_refusal_is_said_once_while_the_finding_holds(monitored, capsys, monkeypatch):
+    # Given a hung job whose tag texts a number the configuration does not name (denied by policy), and the
+    # handler's log lines and metrics captured
+    running("hung-4", {"rule-actions:StalledTraining": "sms=+15555550199"})
+    logs("hung-4", "algo-1", range(60, 40, -1))
+    lines = io.StringIO()
+    monkeypatch.setattr(logger.registered_handler, "stream", lines)
+    capsys.readouterr()
+
+    # When the evaluator runs three times while the job stays hung
+    runs = [evaluate(monitored, minutes) for minutes in (0, 5, 10)]
+    printed = [json.loads(line) for line in (lines.getvalue() + capsys.readouterr().out).splitlines()
+               if line.startswith("{")]
+
+    # Then the refusal (and the team's notify) is said by the first run; the later runs are duplicates naming it
+    assert outcomes(runs[0]) == [("hung-4", "StalledTraining", "sms", "denied"),
+                                 ("hung-4", "StalledTraining", "notify", "done")]
+    for later in runs[1:]:
+        assert outcomes(later) == [("hung-4", "StalledTraining", "sms", "duplicate"),
+                                   ("hung-4", "StalledTraining", "notify", "duplicate")]
+        reason = later["jobs"][0]["actions"][0]["reason"]
+        assert reason.startswith("already reported: denied (+*******0199 is not a number the configuration names")
+        assert "; ledger record until 20" in reason and "+15555550199" not in reason
+    # and the log lines and the Actions metric count the repeats as duplicates (a warning once)
+    assert [(line["level"], line["outcome"]) for line in printed if line.get("kind") == "sms" and "level" in line] == [
+        ("WARNING", "denied"), ("INFO", "duplicate"), ("INFO", "duplicate")]
+    assert [line["outcome"] for line in printed if line.get("kind") == "sms" and "Actions" in line] == [
+        "denied", "duplicate", "duplicate"]
+
+
+def test_dry_run_decides_once_calls_nothing_that_acts_and_hides_nothing_from_the_real_run(monitored):
+    # Given a hung job whose tag attaches StalledTraining with a stop, under dry_run
     monitored.configure(notify={"emails": ["team@example.com"]}, dry_run=True, monitor={})
     running("hung-3", {"rule-actions:StalledTraining": "stoptraining"})
     logs("hung-3", "algo-1", range(60, 40, -1))
-    assert {a["outcome"] for a in evaluate(monitored)["jobs"][0]["actions"]} == {"dry_run"}
+
+    # When the evaluator runs twice
+    first, second = evaluate(monitored), evaluate(monitored, 5)
+
+    # Then the dry run is said once, the later run a duplicate naming it, and nothing acted
+    assert {a["outcome"] for a in first["jobs"][0]["actions"]} == {"dry_run"}
+    [stop, _] = second["jobs"][0]["actions"]
+    assert (stop["outcome"], stop["reason"].split(";")[0]) == (
+        "duplicate", "already reported: dry_run (dry_run is true: would stop hung-3")
     assert moto_sagemaker.training_job_status("hung-3") == "InProgress"
-    assert not {"StopTrainingJob", "Publish", "PutItem"} & set(monitored.calls)
+    assert not {"StopTrainingJob", "Publish"} & set(monitored.calls)
+
+    # When dry_run is turned off and the evaluator runs again, twice
+    monitored.configure(notify={"emails": ["team@example.com"]}, monitor={})
+    real = evaluate(monitored, 10)
+
+    # Then the recorded dry run stands for nothing: the job is stopped and the team told, once
+    assert outcomes(real) == [("hung-3", "StalledTraining", "stoptraining", "done"),
+                              ("hung-3", "StalledTraining", "notify", "done")]
+    assert moto_sagemaker.training_job_status("hung-3") == "Stopping"
+    assert monitored.calls.count("StopTrainingJob") == 1 and len(monitored.inbox("team@example.com")) == 1
 
 
 def test_what_cannot_be_used_is_reported_on_the_jobs_row(monitored):

@@ -13,8 +13,9 @@ import unicodedata
 from collections import Counter
 from urllib.parse import quote
 
+import boto3
 import pytest
-from builders import EVENTS, event, rule_config, rule_status
+from builders import EVENTS, REGION, event, rule_config, rule_status
 
 from rule_actions.config import Config, ConfigError
 from rule_actions_cli.inputs import load
@@ -331,15 +332,24 @@ def test_the_whole_corpus_replayed_from_an_archive_stops_and_sends_nothing(aws):
     # When they are replayed
     results = [aws.invoke({**raw, "replay-name": "corpus-replay"}) for _, raw in events]
 
-    # Then no job was stopped, no message sent, and every decision says why
+    # Then no job was stopped, no message sent, and every decision says why (once: a repeat is a duplicate of it)
     outcomes = [a["outcome"] for r in results for a in r["actions"]]
-    assert outcomes and set(outcomes) <= {"skipped", "denied", "invalid"}
+    assert outcomes and set(outcomes) <= {"skipped", "denied", "invalid", "duplicate"}
     assert "skipped" in outcomes
     assert not {"StopTrainingJob", "ListTrainingJobs", "Publish", "Subscribe"} & set(aws.calls)
     assert {aws.status(job) for job in jobs} == {"InProgress"} and aws.published == []
+    assert only_decisions_recorded()
 
 
 READ_ONLY = {"DescribeTrainingJob", "ListTrainingJobs", "ListSubscriptionsByTopic", "GetSubscriptionAttributes", "GetItem"}
+SAID = {"PutItem", "UpdateItem"}  # the ledger's records of decisions reported (said once)
+
+
+def only_decisions_recorded() -> bool:
+    """The ledger holds records of decisions reported and nothing else: no record of an action done (which names
+    the jobs it stopped), none of our stops; each under a key of its own, so that none stands for the action."""
+    items = boto3.client("dynamodb", region_name=REGION).scan(TableName="rule-actions-ledger")["Items"]
+    return bool(items) and all("data" in item and json.loads(item["data"]["S"]).keys() == {"reason"} for item in items)
 
 
 def test_dry_run_changes_nothing_across_the_whole_corpus(aws):
@@ -360,11 +370,13 @@ def test_dry_run_changes_nothing_across_the_whole_corpus(aws):
     # When every sample event arrives
     results = [aws.invoke(raw) for _, raw in events]
 
-    # Then everything is decided and reported with what it would do, and only reads were made (action_json, the
-    # jobs under a prefix, the team audience, the stop records): nothing stopped, sent, subscribed or recorded
+    # Then everything is decided and reported with what it would do (once: a repeat is a duplicate of it), and only
+    # reads were made (action_json, the jobs under a prefix, the team audience, the stop records) besides the
+    # records of what was said: nothing stopped, sent or subscribed
     actions = [a for r in results for a in r["actions"]]
     assert "dry_run" in {a["outcome"] for a in actions}
-    assert {a["outcome"] for a in actions} <= {"dry_run", "skipped", "denied", "invalid"}
+    assert {a["outcome"] for a in actions} <= {"dry_run", "skipped", "denied", "invalid", "duplicate"}
     assert any(a["reason"].startswith("dry_run is true: would stop ") for a in actions)
-    assert set(aws.calls) <= READ_ONLY, set(aws.calls) - READ_ONLY
+    assert set(aws.calls) <= READ_ONLY | SAID, set(aws.calls) - READ_ONLY - SAID
     assert {aws.status(job) for job in jobs} == {"InProgress"} and aws.published == []
+    assert only_decisions_recorded()

@@ -1,5 +1,5 @@
-"""The exactly-once ledger: Powertools idempotency on DynamoDB, keyed per action; and the record of each job
-this stack stopped.
+"""The exactly-once ledger: Powertools idempotency on DynamoDB, keyed per action (and per decision not to carry
+one out: said once); and the record of each job this stack stopped.
 
 `once(key, work)` runs `work` unless a record for `key` exists: a done action returns its stored result,
 marked duplicate; an action that raises leaves no record, so the next delivery runs it again; an action in
