@@ -352,6 +352,10 @@ class EmbeddedAccount:
                 if found["matched"] or found.get("problems"):
                     rows.append(found)
             previous = tick
+        for job in timeline.jobs:  # the timeline is over: its jobs leave the account's running jobs, quietly, so that
+            if phases.get(job.name, ("InProgress",))[0] == "InProgress":  # a later timeline sees only its own
+                moto_sagemaker.put_training_job(job.name, "Stopped", secondary_status="Stopped",
+                                                **self._timeline_place(job))
         return rows
 
     def _schedule_minutes(self) -> int:
