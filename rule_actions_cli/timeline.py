@@ -21,7 +21,7 @@ from typing import Any
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
-STATUSES = ("InProgress", "Completed", "Failed", "Stopped")
+STATUSES = ("InProgress", "Stopping", "Completed", "Failed", "Stopped")
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",

@@ -78,7 +78,8 @@ STOPPED = {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "not
     ("watch-mode", {("StalledTraining", "stoptraining", "watched"), ("StalledTraining", "notify", "done")}),
     ("healthy-gpu-job", set()), ("healthy-multi-host", set()),
     # the phases a job goes through, and the rhythms real jobs show: nothing is judged, found or stopped
-    ("healthy-long-upload", set()), ("healthy-cluster-repair", set()), ("healthy-waiting-phases", set()),
+    ("healthy-long-upload", set()), ("healthy-cluster-repair", set()),
+    ("healthy-waiting-phases", {("job:Stopped", "notify", "done")}),  # one is stopped by its owner: the team is told
     ("healthy-checkpoint-workers", set()), ("healthy-checkpoint-dips", set()),
     ("opt-out-job", {("job:Stopped", "notify", "done")}),  # its owner stops it: the team is told
     ("healthy-spot-resume", {("job:Interrupted", "notify", "done")}),  # the team is told it lost its capacity
@@ -141,6 +142,29 @@ def test_a_rule_in_watch_mode_says_what_it_would_stop_and_stops_nothing(demo):
     assert not [a for r in rows_of(rows, "watch-mode") for a in r["actions"] if a["trigger"].startswith("job:")]
     assert any(line.split()[1:4] == ["stoptraining", "mistral-ft-watch-2026-11-...", "watched"]
                and "watch mode: would stop mistral-ft-watch" in line for line in table.splitlines())
+
+
+def test_an_opted_out_job_is_never_stopped_even_when_the_stack_reads_no_tags(tmp_path):
+    # Given a stack whose StalledTraining (acting) and LowGPUUtilization apply to every job, with monitor.job_tags
+    # false, and rules that stop on a stall
+    config = {**json.loads(DEMO.read_text()), "rules": {"StalledTraining": ["stoptraining", "notify"], "*": ["notify"]},
+              "monitor": {"rules": {"StalledTraining": {"mode": "act"}, "LowGPUUtilization": {}}, "job_tags": False}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    out = io.StringIO()
+    saved, sys.stdout = sys.stdout, out
+    try:  # When the opted-out job's timeline is replayed: its GPUs idle from minute 20, its log silent from 30
+        assert main(["replay", "--json", "--config", str(tmp_path / "config.json"), "--secrets", str(DEMO_SECRETS),
+                     str(TIMELINES / "opt-out-job.json")]) == 0
+    finally:
+        sys.stdout = saved
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    # Then its row says, once, that the stack-wide rules do not judge it, and nothing but its owner's stop happens
+    [judged] = [r for r in rows if r.get("rules")]
+    assert {(v["rule"], v["verdict"]) for v in judged["rules"]} == {("StalledTraining", "NotJudged"),
+                                                                    ("LowGPUUtilization", "NotJudged")}
+    assert all(v["reason"].startswith("opted out (tag rule-actions:opt-out=true)") for v in judged["rules"])
+    assert [(a["trigger"], a["kind"], a["outcome"]) for r in rows for a in r["actions"]] == [
+        ("job:Stopped", "notify", "done")]
 
 
 def test_the_multi_host_stall_names_the_silent_host(demo):
