@@ -45,7 +45,6 @@ from rule_actions.records import Heartbeat, MetricQuery, Span, Unread
 from rule_actions.text import quoted
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
-TRAINING = TRAINING_PHASE  # the SecondaryStatus whose start is "training started"
 ISSUES_FOUND = "IssuesFound"
 # How long before `now` a series' latest datapoint may be and still end its window (CloudWatch publishes SageMaker's
 # metrics a few minutes late); a window's series must hold at least COVERAGE of its minutes.
@@ -161,7 +160,7 @@ class Job(NamedTuple):
         secondary = str(record.get("SecondaryStatus", ""))
         transitions = _transitions(record)
         started = clock(transitions, TRAINING_PHASES)
-        if started is None and secondary == TRAINING:  # no transitions: the job's own start of training
+        if started is None and secondary == TRAINING_PHASE:  # no transitions: the job's own start of training
             started = _epoch(record.get("TrainingStartTime"))
         return cls(name=str(record.get("TrainingJobName", "")), arn=str(record.get("TrainingJobArn", "")),
                    status=str(record.get("TrainingJobStatus", "")), secondary=secondary, started=started,
@@ -226,7 +225,7 @@ def clock(transitions: Sequence[tuple[str, int]], phases: Sequence[str]) -> int 
 
 def in_phase(job: Job, rule: Monitor, now: int) -> Pending | NotJudged | None:
     """None when `rule` judges the job's phase. Before training (re)starts, not yet (Pending); in any other phase
-    (Uploading, Restarting, Interrupted, Updating...), NotJudged, saying which and for how long."""
+    (Uploading, Restarting, Interrupted...), NotJudged, saying which and for how long."""
     if job.secondary in rule.phases:
         return None
     words = PHASES.get(job.secondary, f"in phase {quoted(job.secondary or 'unknown')}")
