@@ -337,7 +337,7 @@ class EmbeddedAccount:
                 if keep is not None:
                     keep.append({"tick": tick, "result": result})
                 for job in result.get("jobs", []):
-                    stopped = [a for a in job.get("actions", []) if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+                    stopped = [a for a in job.get("actions", []) if a["kind"] in ("stoptraining", "stop") and a["outcome"] == "done"]
                     if stopped and job["training_job"] not in ours:
                         ours[job["training_job"]] = tick
                     shown = _shown(job)

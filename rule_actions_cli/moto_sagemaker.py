@@ -207,11 +207,118 @@ def _response_list_steps(self: SageMakerResponse) -> Any:
         next_token=self._get_param("NextToken"), max_results=self._get_int_param("MaxResults")))
 
 
+# --------------------------------------------------------------------------- the other families' stops
+# StopProcessingJob (moto's sets Stopped at once, whatever the status), StopTransformJob, StopHyperParameterTuningJob
+# and StopPipelineExecution (missing in moto), as SageMaker documents them: only a running job is stopped and goes
+# Stopping (the embedded replay ends it Stopped later, as SageMaker would); a tuning job's running trials stop with
+# it; a job that is not running is refused with a ValidationException naming its status.
+
+
+def _refuse_unless(status: str, running: str, noun: str) -> None:
+    if status != running:
+        raise ValidationError(message=f"The request was rejected because the {noun} is in status {status}.")
+
+
+def _backend_stop_processing_job(self: SageMakerModelBackend, processing_job_name: str) -> None:
+    job = self.processing_jobs.get(processing_job_name)
+    if job is None:
+        self.describe_processing_job(processing_job_name)  # moto's own not-found error
+        raise ValidationError(message="Requested resource not found.")
+    _refuse_unless(job.processing_job_status, "InProgress", "processing job")
+    job.processing_job_status = "Stopping"
+    job.last_modified_time = utcnow()
+
+
+def _backend_stop_transform_job(self: SageMakerModelBackend, transform_job_name: str) -> None:
+    job = self.transform_jobs.get(transform_job_name)
+    if job is None:
+        raise ValidationError(message=f"Could not find transform job '{transform_job_name}'.")
+    _refuse_unless(job.transform_job_status, "InProgress", "transform job")
+    job.transform_job_status = "Stopping"
+    job.last_modified_time = utcnow()
+
+
+def _backend_stop_tuning_job(self: SageMakerModelBackend, hyper_parameter_tuning_job_name: str) -> None:
+    job = self.hyper_parameter_tuning_jobs.get(hyper_parameter_tuning_job_name)
+    if job is None:
+        raise ResourceNotFound(message=f"Amazon SageMaker can't find a tuning job with name "
+                                       f"{hyper_parameter_tuning_job_name}")
+    _refuse_unless(job.hyper_parameter_tuning_job_status, "InProgress", "tuning job")
+    job.hyper_parameter_tuning_job_status = "Stopping"
+    job.last_modified_time = utcnow()
+    for trial in self.training_jobs.values():  # its running training jobs stop with it
+        if getattr(trial, "tuning_job_arn", None) == job.arn and trial.training_job_status == "InProgress":
+            trial.training_job_status = trial.secondary_status = "Stopping"
+            trial.last_modified_time = utcnow()
+
+
+_EXECUTIONS = "rule_actions_pipeline_executions"  # backend attribute: execution ARN -> its status and token
+
+
+def _executions(backend: SageMakerModelBackend) -> dict[str, dict[str, Any]]:
+    if not hasattr(backend, _EXECUTIONS):
+        setattr(backend, _EXECUTIONS, {})
+    return getattr(backend, _EXECUTIONS)
+
+
+def _backend_stop_pipeline_execution(self: SageMakerModelBackend, pipeline_execution_arn: str,
+                                     client_request_token: str) -> dict[str, Any]:
+    """Idempotent by its ClientRequestToken: the same token again answers as the first call did."""
+    execution = _executions(self).get(pipeline_execution_arn)
+    if execution is None:
+        raise ResourceNotFound(message=f"Pipeline execution '{pipeline_execution_arn}' does not exist.")
+    if execution.get("token") != client_request_token:
+        _refuse_unless(execution["status"], "Executing", "pipeline execution")
+        execution.update(status="Stopping", token=client_request_token)
+    return {"PipelineExecutionArn": pipeline_execution_arn}
+
+
+def _backend_describe_pipeline_execution(self: SageMakerModelBackend, pipeline_execution_arn: str) -> Any:
+    """A seeded execution (put_pipeline_execution) as DescribePipelineExecution returns it; moto's own otherwise."""
+    execution = _executions(self).get(pipeline_execution_arn)
+    if execution is None:
+        return _MOTO_DESCRIBE_EXECUTION(self, pipeline_execution_arn)
+    pipeline = pipeline_execution_arn.split(":pipeline/")[1].split("/")[0]
+    return {"PipelineArn": pipeline_execution_arn.split("/execution/")[0], "PipelineExecutionArn": pipeline_execution_arn,
+            "PipelineExecutionDisplayName": pipeline, "PipelineExecutionStatus": execution["status"],
+            **({"FailureReason": execution["failure_reason"]} if execution.get("failure_reason") else {})}
+
+
+def _stop_response(member: str, backend_name: str) -> Any:
+    def respond(self: SageMakerResponse) -> Any:
+        getattr(self.sagemaker_backend, backend_name)(self._get_param(member))
+        return _empty_response()
+    return respond
+
+
+def _response_stop_pipeline_execution(self: SageMakerResponse) -> Any:
+    from moto.core.responses import ActionResult
+
+    return ActionResult(self.sagemaker_backend.stop_pipeline_execution(
+        self._get_param("PipelineExecutionArn"), self._get_param("ClientRequestToken")))
+
+
+def _response_describe_pipeline_execution(self: SageMakerResponse) -> Any:
+    from moto.core.responses import ActionResult
+
+    return ActionResult(self.sagemaker_backend.describe_pipeline_execution(self._get_param("PipelineExecutionArn")))
+
+
+_MOTO_DESCRIBE_EXECUTION = SageMakerModelBackend.describe_pipeline_execution
+
+
 # The calls added (name, backend method, response method): each installed on both classes.
 ADDED = (
     ("stop_training_job", _backend_stop_training_job, _response_stop_training_job),
     ("list_training_jobs_for_hyper_parameter_tuning_job", _backend_list_trials, _response_list_trials),
     ("list_pipeline_execution_steps", _backend_list_steps, _response_list_steps),
+    ("stop_processing_job", _backend_stop_processing_job,
+     _stop_response("ProcessingJobName", "stop_processing_job")),
+    ("stop_transform_job", _backend_stop_transform_job, _stop_response("TransformJobName", "stop_transform_job")),
+    ("stop_hyper_parameter_tuning_job", _backend_stop_tuning_job,
+     _stop_response("HyperParameterTuningJobName", "stop_hyper_parameter_tuning_job")),
+    ("stop_pipeline_execution", _backend_stop_pipeline_execution, _response_stop_pipeline_execution),
+    ("describe_pipeline_execution", _backend_describe_pipeline_execution, _response_describe_pipeline_execution),
 )
 
 
@@ -411,6 +518,9 @@ def put_processing_job(name: str, status: str, *, failure_reason: str | None = N
             processing_inputs=[], processing_job_name=name, processing_output_config=None,  # type: ignore[arg-type]
             role_arn=f"arn:aws:iam::{backend.account_id}:role/SageMakerRole", tags=[],
             stopping_condition={"MaxRuntimeInSeconds": 3600})
+        # moto drops ProcessingResources, which DescribeProcessingJob's model requires: one instance by default
+        job.processing_resources = {"ClusterConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.xlarge",
+                                                      "VolumeSizeInGB": 30}}
     job.processing_job_status = status
     job.last_modified_time = utcnow()
     _set(job, failure_reason=failure_reason, exit_message=exit_message, training_job_arn=training_job_arn)
@@ -442,7 +552,9 @@ def put_pipeline_execution(execution_arn: str, status: str, *, account_id: str =
                            region: str = "us-east-1") -> str:
     """Record a pipeline execution (ListPipelineExecutionSteps then answers for it); return its ARN."""
     _check(status, PIPELINE_EXECUTION_STATUSES)
-    _steps(_backend(account_id, region)).setdefault(execution_arn, {})
+    backend = _backend(account_id, region)
+    _steps(backend).setdefault(execution_arn, {})
+    _executions(backend).setdefault(execution_arn, {})["status"] = status
     return execution_arn
 
 

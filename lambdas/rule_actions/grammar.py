@@ -3,7 +3,9 @@
 An action list is a JSON object or a list of objects, each with a case-insensitive `name`; each kind
 (kinds/<kind>.py, through the registry) says which keys it takes and where it may be declared:
 
-    stoptraining  [training_job_prefix]   stop the job (or the InProgress jobs starting with the prefix)
+    stoptraining  [training_job_prefix]   stop the training job (or the InProgress jobs starting with the prefix)
+    stop           [job]                  stop the job the trigger is about, whatever its family (or its owner:
+                                          job tuning_job | pipeline_execution)
     email          endpoint               an email address
     sms            endpoint               an E.164 phone number
     notify                                the stack's team audience (configuration only)

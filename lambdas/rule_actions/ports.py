@@ -82,8 +82,9 @@ class Jobs(Protocol):
         """Every InProgress job of the family, each as Search returns it (its description and its tags)."""
         ...
 
-    def stop(self, api: JobApi, job_name: str) -> str:
-        """"stopped", "already Stopping" / "already Stopped", or the status of a job that is not running."""
+    def stop(self, api: JobApi, key: str, token: str | None = None) -> str:
+        """"stopped", "already Stopping" / "already Stopped", or the status of a job that is not running (`key`: the
+        API's name for the job; `token`: a pipeline execution stop's ClientRequestToken)."""
         ...
 
 

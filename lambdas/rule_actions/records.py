@@ -90,6 +90,30 @@ class JobApi(NamedTuple):
     search: str = ""  # TrainingJob: its Search resource (a listing with every member, tags included); "" none
 
 
+class JobRef(NamedTuple):
+    """A job an action may stop: the event's own, or the tuning job or pipeline execution it belongs to (a family's
+    `jobs_of`). `key` is what the API names it by (its name; a pipeline execution's ARN)."""
+
+    api: JobApi
+    noun: str  # "processing job"
+    name: str  # as results and messages name it
+    key: str
+    arn: str
+    running: str  # the status of a running job of its family (InProgress; a pipeline execution's Executing)
+    status_member: str  # its status in its Describe output
+    scope: Any  # its family's scope field (fields.Texts): the name prefixes the stack acts on
+    insensitive: bool = False  # its scope's prefixes compare without case (pipeline names)
+    status: str = ""  # its status, when the event says it (the event's own job)
+
+    def covered(self, prefixes: tuple[str, ...]) -> bool:
+        """Under one of the scope's prefixes (every job when none)."""
+        if not prefixes:
+            return True
+        if self.insensitive:
+            return self.name.lower().startswith(tuple(p.lower() for p in prefixes))
+        return self.name.startswith(prefixes)
+
+
 class Capability(StrEnum):
     """What a plug-in may need of a job family's jobs (the family grants the matching calls)."""
 
@@ -110,6 +134,10 @@ class JobFamily(Protocol):
     outcomes: Mapping[str, OutcomeCondition]
     outcome_actions: Any  # its fields.ActionMap: outcome -> actions
     stoppable: bool  # this stack may stop its jobs (its Stopped outcome may be our own stop)
+    owner_key: str  # how a stop names this family's jobs as another's owner ("tuning_job"), "" when none
+
+    def jobs_of(self, event: JobEvent) -> dict[str, JobRef]: ...
+    def stop_refusal(self, event: JobEvent) -> str | None: ...
 
     def arn_of(self, event_arn: str, job_name: str) -> str: ...
     def console(self, region: str, job_name: str) -> tuple[str, str]: ...

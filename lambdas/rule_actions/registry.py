@@ -21,7 +21,7 @@ from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant, Schedule
 from rule_actions.fields import Custom, Field
 from rule_actions.jobs import pipeline, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
-from rule_actions.kinds import email, notify, sms, stop, webhook
+from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured
 from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, team
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipeline.FAMILY, transform.FAMILY)
 TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
 READERS: dict[type, Reader] = {reader.need: reader for reader in (describe.READER, in_progress.READER, team.READER,
                                                                   stop_record.READER, failed_trials.READER,
                                                                   failed_steps.READER)}
@@ -142,17 +142,28 @@ def config_checks(config: Configured, where: str) -> list[str]:
 
 def capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
     """What the trigger families and kinds of this configuration need of a job family: the triggers that fire on
-    its events, and the kinds declared where those triggers take their actions from (a stop is declared for rule
-    statuses, which only training jobs have: no other family is ever stopped)."""
+    its events, and the kinds declared where those triggers take their actions from; and what the kinds need of it
+    as the owner of other families' jobs (a trial's stop naming its tuning job)."""
     firing = [trigger for trigger in TRIGGERS if trigger.clauses(config, family)]
+    return _capabilities(config, firing) | owner_capabilities(config, family)
+
+
+def _capabilities(config: Configured, firing: list[TriggerFamily]) -> frozenset[Capability]:
     places = frozenset(place for trigger in firing for place in trigger.places)
     kinds = [kind for kind in KINDS.values() if kind.places & places]
     return frozenset(c for plugin in (*firing, *kinds) for c in plugin.capabilities(config))
 
 
+def owner_capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
+    """What the kinds need of a family's jobs as owners of other jobs (none when it owns none)."""
+    if not family.owner_key:
+        return frozenset()
+    return frozenset(c for kind in KINDS.values() for c in kind.owner_capabilities(config, family.owner_key))
+
+
 def job_grants(config: Configured) -> list[Grant]:
     """The job families' IAM statements (the function's role; in organization mode, each member's executor role)."""
-    return [grant for family in JOBS if enabled(config, family)
+    return [grant for family in JOBS if enabled(config, family) or owner_capabilities(config, family)
             for grant in family.grants(config, capabilities(config, family))]
 
 
@@ -172,10 +183,19 @@ def evaluation_grants(config: Configured) -> list[Grant]:
     """The evaluator's IAM statements: what the job families grant any trigger (it acts as the function does), plus
     listing the running jobs with their tags, describing them, and reading their metrics and logs."""
     family = monitored_family()
-    needed = capabilities(config, family) | {Capability.SEARCH, Capability.DESCRIBE}
+    needed = monitor_capabilities(config) | {Capability.SEARCH, Capability.DESCRIBE}
     settings = monitoring(config)
     logs = settings is not None and (settings.job_tags or any(monitors()[name].logs for name, _ in settings.rules))
-    return [*family.grants(config, needed), *_base().read_grants(family.log_group, logs)]
+    owners = [grant for owner in JOBS if owner is not family and owner_capabilities(config, owner)
+              for grant in owner.grants(config, owner_capabilities(config, owner), reads=False)]
+    return [*family.grants(config, needed), *owners, *_base().read_grants(family.log_group, logs)]
+
+
+def monitor_capabilities(config: Configured) -> frozenset[Capability]:
+    """What acting on a monitor rule's finding needs of the evaluated family's jobs: the rule statuses' trigger
+    and the kinds declared where it takes its actions from (whether or not its events are matched on EventBridge:
+    the evaluation hands its findings over itself)."""
+    return _capabilities(config, [rule_status.FAMILY])
 
 
 def evaluation_request(raw: Any) -> Any:

@@ -1,7 +1,7 @@
 """The stacks of a configuration with every job family on (examples/families-config.json, under prefixes, and in
 organization mode): one rule whose pattern is the registry's whole (a branch per family), the IAM statements each
-family's reads need and nothing more (no family but training is ever stopped), cdk-nag clean, and the member stack
-forwarding and granting every family."""
+family's reads need and nothing more (a family's stop only when the configuration can ask for it), cdk-nag clean,
+and the member stack forwarding and granting every family."""
 
 from __future__ import annotations
 
@@ -69,6 +69,29 @@ def test_each_family_is_granted_its_reads_under_its_prefixes_and_only_training_i
                                      ("training-job", "processing-job", "transform-job", "hyper-parameter-tuning-job"))
     # Transform jobs are read from their event alone: no statement of theirs
     assert not [s for s in found.values() if "Transform" in s["Sid"]]
+
+
+@pytest.mark.parametrize(("owner", "sid", "call", "resource"), [
+    ("tuning_job", "StopAndDescribeHyperparameterTuningJobs", "sagemaker:StopHyperParameterTuningJob",
+     "hyper-parameter-tuning-job/hpo-*"),
+    ("pipeline_execution", "StopAndDescribePipelineExecutions", "sagemaker:StopPipelineExecution", "pipeline/churn-*"),
+])
+def test_a_stop_naming_an_owner_grants_stopping_that_family_under_its_prefixes_only(tmp_path, owner, sid, call,
+                                                                                    resource):
+    # Given the families' configuration whose rules stop a job's owner
+    config = {**PREFIXED, "rules": {"StalledTraining": [{"name": "stop", "job": owner}], "*": ["notify"]}}
+    # When it is synthesized (cdk-nag raises on a finding)
+    found = {s["Sid"]: s for s in statements(synthesize(context(config), tmp_path))}
+    # Then that family's jobs under its prefixes may be stopped and described, and no other family's but training's
+    assert sorted(actions_of(found[sid])) == sorted([call, call.replace("Stop", "Describe")])
+    assert found[sid]["Resource"] == arn("sagemaker", resource)
+    stops = sorted(a for s in found.values() for a in actions_of(s) if a.startswith("sagemaker:Stop"))
+    assert stops == sorted({call, "sagemaker:StopTrainingJob"})
+
+
+def test_without_a_stop_naming_an_owner_no_owner_is_granted_a_stop(prefixed):
+    stops = [a for s in statements(prefixed) for a in actions_of(s) if a.startswith("sagemaker:Stop")]
+    assert stops == ["sagemaker:StopTrainingJob"]
 
 
 def test_a_family_without_outcomes_adds_no_branch_and_no_statement(tmp_path):

@@ -30,6 +30,9 @@ def valid(operation: str, request: dict[str, Any], response: dict[str, Any]) -> 
     report = ParamValidator().validate(request, op.input_shape)
     assert not report.has_errors(), report.generate_report()
     answer = {k: v for k, v in response.items() if k != "ResponseMetadata"}
+    if op.output_shape is None:  # an operation that answers nothing (StopProcessingJob...)
+        assert answer == {}
+        return
     report = ParamValidator().validate(answer, op.output_shape)
     assert not report.has_errors(), report.generate_report()
     _enums(answer, op.output_shape, operation)
@@ -179,3 +182,66 @@ def test_the_seeded_jobs_are_described_with_what_the_function_reads(sagemaker, o
             "DescribeProcessingJob": ("FailureReason", "ExitMessage"), "DescribeTransformJob": ("FailureReason",),
             "DescribeTrainingJob": ("FailureReason", "TuningJobArn")}[operation]
     assert all(response.get(key) for key in read)
+
+
+def _statuses(sagemaker: Any, operation: str, key: str, member: str) -> str:
+    request = {("PipelineExecutionArn" if operation == "DescribePipelineExecution" else member): key}
+    answer = getattr(sagemaker, botocore.xform_name(operation))(**request)
+    valid(operation, request, answer)
+    return answer[member.replace("Name", "Status").replace("Arn", "Status")]
+
+
+STOPS = [  # (the stop, its request, the describe that shows it, the status member's request key, seed)
+    ("StopProcessingJob", {"ProcessingJobName": "prep-1"}, "DescribeProcessingJob", "ProcessingJobName",
+     lambda status: moto_sagemaker.put_processing_job("prep-1", status)),
+    ("StopTransformJob", {"TransformJobName": "batch-1"}, "DescribeTransformJob", "TransformJobName",
+     lambda status: moto_sagemaker.put_transform_job("batch-1", status)),
+    ("StopHyperParameterTuningJob", {"HyperParameterTuningJobName": TUNING}, "DescribeHyperParameterTuningJob",
+     "HyperParameterTuningJobName", lambda status: moto_sagemaker.put_tuning_job(TUNING, status)),
+    ("StopPipelineExecution", {"PipelineExecutionArn": EXECUTION, "ClientRequestToken": "t" * 32},
+     "DescribePipelineExecution", "PipelineExecutionArn",
+     lambda status: moto_sagemaker.put_pipeline_execution(EXECUTION, "Executing" if status == "InProgress" else status)),
+]
+
+
+@pytest.mark.parametrize(("operation", "request_", "describe", "member", "seed"), STOPS, ids=[s[0] for s in STOPS])
+def test_a_running_job_of_each_family_stops_as_the_model_says(sagemaker, operation, request_, describe, member, seed):
+    # Given a running job of the family
+    seed("InProgress")
+    # When it is stopped with a request valid for the model
+    answer = getattr(sagemaker, botocore.xform_name(operation))(**request_)
+    # Then the answer is the model's, and the job is Stopping (the describe valid too)
+    valid(operation, request_, answer)
+    key = request_[member]
+    assert _statuses(sagemaker, describe, key, member) == "Stopping"
+
+
+@pytest.mark.parametrize(("operation", "request_", "describe", "member", "seed"), STOPS, ids=[s[0] for s in STOPS])
+def test_a_finished_job_of_each_family_refuses_a_stop_and_the_function_says_its_status(sagemaker, operation, request_,
+                                                                                      describe, member, seed):
+    # Given a job that completed (a pipeline execution that succeeded)
+    ended = "Succeeded" if operation == "StopPipelineExecution" else "Completed"
+    seed(ended)
+    # When it is stopped directly, and through the function's SageMaker adapter
+    with pytest.raises(ClientError) as refused:
+        getattr(sagemaker, botocore.xform_name(operation))(**request_)
+    from rule_actions.jobs.common import PIPELINE_EXECUTION, PROCESSING, TRANSFORM
+    from rule_actions.jobs.common import TUNING as TUNING_API
+
+    api = {"StopProcessingJob": PROCESSING, "StopTransformJob": TRANSFORM, "StopHyperParameterTuningJob": TUNING_API,
+           "StopPipelineExecution": PIPELINE_EXECUTION}[operation]
+    said = SageMaker(sagemaker).stop(api, request_[member], request_.get("ClientRequestToken"))
+    # Then SageMaker's refusal is a model error, and the adapter answers with the job's status, not an error
+    assert refused.value.response["Error"]["Code"] in {e.name for e in MODEL.operation_model(operation).error_shapes} | {
+        "ValidationException"}
+    assert said == ended
+
+
+def test_a_pipeline_stop_repeated_with_its_token_is_the_same_call(sagemaker):
+    moto_sagemaker.put_pipeline_execution(EXECUTION, "Executing")
+    request = {"PipelineExecutionArn": EXECUTION, "ClientRequestToken": "a" * 40}
+    first = sagemaker.stop_pipeline_execution(**request)
+    again = sagemaker.stop_pipeline_execution(**request)
+    assert first["PipelineExecutionArn"] == again["PipelineExecutionArn"] == EXECUTION
+    with pytest.raises(ClientError):  # another token is another call: the execution is no longer Executing
+        sagemaker.stop_pipeline_execution(PipelineExecutionArn=EXECUTION, ClientRequestToken="b" * 40)

@@ -456,11 +456,14 @@ def test_an_execution_s_steps_that_cannot_be_listed_still_give_a_message():
     JSON_V1.validate(body)
 
 
-def test_a_stopped_or_succeeded_execution_reads_nothing():
-    for status in ("Stopped", "Succeeded"):
+def test_a_stopped_or_succeeded_execution_reads_no_steps():
+    # Given an execution that was stopped or succeeded, whose outcome notifies
+    for status, expected in (("Stopped", [StopRecord]), ("Succeeded", [])):
         raw = with_detail(PIPELINE_FAILED, currentPipelineExecutionStatus=status)
+        # When it is planned
         _, _, asked = plan(raw, {**TEAM, "pipeline_outcomes": {status: ["notify"]}})
-        assert [n for n in asked if not isinstance(n, TeamAudience)] == []
+        # Then no step is read; a stopped one only looks up whether this stack stopped it
+        assert [type(n) for n in asked if not isinstance(n, TeamAudience)] == expected
 
 
 def test_a_failed_transform_job_says_its_failure_reason_and_reads_nothing():
@@ -475,13 +478,17 @@ def test_a_failed_transform_job_says_its_failure_reason_and_reads_nothing():
     JSON_V1.validate(body)
 
 
-def test_only_training_jobs_are_stopped_and_only_the_stack_s_own_stops_are_looked_up():
-    # A Stopped outcome of another family never reads the ledger's stop records (nothing of this stack stops them)
+def test_every_family_s_stopped_outcome_looks_up_whether_this_stack_stopped_it():
+    # Given a Stopped outcome of each family that `stop` can stop, and its Completed outcome
     for family, raw in (("tuning", TUNING_FAILED), ("processing", PROCESSING_FAILED), ("transform", TRANSFORM_FAILED)):
         fam = FAMILIES[family]
-        stopped = with_detail(raw, **{fam.members.status: "Stopped"})
-        _, _, asked = plan(stopped, {**TEAM, fam.outcome_actions.key: {"Stopped": ["notify"]}})
-        assert not [n for n in asked if isinstance(n, StopRecord)], family
+        for status, looked_up in (("Stopped", True), ("Completed", False)):
+            ended = with_detail(raw, **{fam.members.status: status})
+            # When it is planned
+            _, _, asked = plan(ended, {**TEAM, fam.outcome_actions.key: {status: ["notify"]}})
+            # Then only the Stopped one reads the ledger's record of this stack's stop of that very job
+            records = [n for n in asked if isinstance(n, StopRecord)]
+            assert records == ([StopRecord(parse_event(ended).event.job_arn)] if looked_up else []), (family, status)
 
 
 @pytest.mark.parametrize("reason", [

@@ -309,8 +309,8 @@ JOB_TAGS_NEED = '''
 def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp_path):
     # Given a `page` kind and the reader of the Need it asks (its Need in records.py): modules and registry lines
     lambdas = with_plugin(tmp_path, "kinds/page.py", PAGE, {
-        "from rule_actions.kinds import email, notify, sms, stop, webhook\n":
-            "from rule_actions.kinds import email, notify, page, sms, stop, webhook\n",
+        "from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook\n":
+            "from rule_actions.kinds import email, notify, page, sms, stop, stop_job, webhook\n",
         "notify.KIND, webhook.KIND)}": "notify.KIND, webhook.KIND, page.KIND)}",
         "from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, team\n":
             "from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, tags, "

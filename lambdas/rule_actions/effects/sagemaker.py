@@ -16,6 +16,7 @@ from rule_actions.text import error_code, error_message
 
 _NOT_RUNNING = re.compile(r"is in status (\w+)")
 ALREADY_STOPPING = ("Stopping", "Stopped")
+REFUSALS = ("ValidationException", "ConflictException")  # a stop refused for the job's state
 SEARCH_PAGE = 100  # Search's largest MaxResults
 
 
@@ -63,15 +64,30 @@ class SageMaker:
                 return found
             request["NextToken"] = token
 
-    def stop(self, api: JobApi, job_name: str) -> str:
-        """Stop a job. Returns "stopped", "already Stopping" / "already Stopped", or the status of a job that is
-        not running (Completed, Failed) as SageMaker names it; raises on any other error."""
+    def stop(self, api: JobApi, key: str, token: str | None = None) -> str:
+        """Stop a job (`key`: what the API names it by; a pipeline execution's ARN, with its ClientRequestToken).
+        Returns "stopped", "already Stopping" / "already Stopped", or the status of a job that is not running
+        (Completed, Failed) as SageMaker names it; raises on any other error. A refusal that does not say the job's
+        status (each family words it its own way) is answered by describing the job: a job that is not running is
+        not an error, a running one re-raises the refusal."""
+        request = {api.name: key, **({"ClientRequestToken": token} if token else {})}
         try:
-            getattr(self.client, xform_name(api.stop))(**{api.name: job_name})
+            getattr(self.client, xform_name(api.stop))(**request)
         except ClientError as err:
-            found = _NOT_RUNNING.search(error_message(err)) if error_code(err) == "ValidationException" else None
-            if not found:
+            if error_code(err) not in REFUSALS:
                 raise
-            status = found.group(1)
+            found = _NOT_RUNNING.search(error_message(err))
+            status = found.group(1) if found else self._status(api, key)
+            if status is None:
+                raise
             return f"already {status}" if status in ALREADY_STOPPING else status
         return "stopped"
+
+    def _status(self, api: JobApi, key: str) -> str | None:
+        """The status of a job whose stop was refused, when it is not running (None: running, or unknown)."""
+        try:
+            described = self.describe(api, key)
+        except ClientError:
+            return None
+        status = described.get(re.sub(r"(Name|Arn)$", "Status", api.name))  # TrainingJobName -> TrainingJobStatus
+        return None if not isinstance(status, str) or status in (IN_PROGRESS, "Executing") else status

@@ -34,11 +34,19 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap, Field, Texts
-from rule_actions.jobs.common import PIPELINE_STEP_JOBS_ALERT, PIPELINE_TAG, step_jobs_held_back
+from rule_actions.jobs.common import (
+    OWN_JOB,
+    PIPELINE_OWNER,
+    PIPELINE_STEP_JOBS_ALERT,
+    PIPELINE_TAG,
+    execution_ref,
+    scope_field,
+    step_jobs_held_back,
+)
 from rule_actions.ports import Configured
-from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, Need, Transition
+from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, JobRef, Need, Transition
 from rule_actions.text import arn_name, console_link, encoded, log_link, quoted, timestamp
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
@@ -79,7 +87,9 @@ class JobFamily:
     scope: ClassVar[Texts]  # its name prefixes (empty: every job)
     outcome_actions: ClassVar[ActionMap]  # outcome -> actions
     settings: ClassVar[tuple[Field[Any], ...]] = ()  # its other configuration fields
-    stoppable: ClassVar[bool] = False  # this stack may stop its jobs (a stop kind acts on its events)
+    stoppable: ClassVar[bool] = True  # this stack may stop its jobs (a stop kind acts on its events)
+    running: ClassVar[str] = IN_PROGRESS  # the status of a running job
+    owner_key: ClassVar[str] = ""  # how a stop names its jobs as the owner of another's ("tuning_job"), or ""
 
     @property
     def label(self) -> str:
@@ -164,6 +174,21 @@ class JobFamily:
             return None
         return (f"a step's job of pipeline execution {arn_name(execution)}: the execution reports for it "
                 "(pipeline_outcomes; pipeline_step_jobs_alert is false)")
+
+    def own_ref(self, event: JobEvent) -> JobRef:
+        """The event's own job, as a stop names it."""
+        return JobRef(self.api, self.noun, event.job_name, event.job_name, event.job_arn, self.running,
+                      self.members.status, self.scope, status=event.job_status)
+
+    def jobs_of(self, event: JobEvent) -> dict[str, JobRef]:
+        """The jobs a stop may name for this event: its own ("job"; and under its family's owner_key, as the owner of
+        others), and the pipeline execution whose step launched it (its tag)."""
+        own = self.own_ref(event)
+        found = {OWN_JOB: own, **({self.owner_key: own} if self.owner_key else {})}
+        execution = execution_ref(event.tags.get(PIPELINE_TAG, ""))
+        if execution is not None and PIPELINE_OWNER not in found:
+            found[PIPELINE_OWNER] = execution
+        return found
 
     def stop_refusal(self, event: JobEvent) -> str | None:
         """Why the event's job must not be stopped in the phase its event shows, or None (a stop may go ahead)."""
@@ -257,9 +282,10 @@ class JobFamily:
         """The IAM statements of its own reads (its outcome_needs), when the configuration can make them."""
         return []
 
-    def grants(self, config: Configured, needed: frozenset[Capability]) -> list[Grant]:
+    def grants(self, config: Configured, needed: frozenset[Capability], reads: bool = True) -> list[Grant]:
         """What the other plug-ins need of its jobs, as IAM statements: describe and stop on the jobs in scope (in
-        the stack's account and region), and the listing when a stop may name a prefix; then its own reads."""
+        the stack's account and region), and the listing when a stop may name a prefix; then its own reads (unless
+        `reads` is false: a role that never words its outcomes)."""
         needed = needed | self.own_capabilities(config)
         verbs = [str(verb) for verb in (Capability.STOP, Capability.DESCRIBE) if verb in needed]
         plural = f"{self.label}s"
@@ -288,7 +314,7 @@ class JobFamily:
                 reason=f"sagemaker:{self.api.list} supports no resource-level permissions; IAM requires Resource "
                        "\"*\" for it (the only action in that statement).",
             ))
-        return grants + self.read_grants(config)
+        return grants + (self.read_grants(config) if reads else [])
 
     def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]:
         """Its jobs in scope (or the jobs of another resource type under its prefixes), as IAM resources."""
@@ -296,10 +322,7 @@ class JobFamily:
                      for pattern in job_name_patterns(config[self.scope]))
 
 
-def scope_field(key: str, noun: str) -> Texts:
-    return Texts(key, f"Act only on {noun}s whose names start with one of these (the EventBridge pattern and IAM "
-                      "narrow to them); empty: every job.", pattern=JOB_NAME_PREFIX,
-                 hint=f"a {noun} name prefix (letters, digits, '-'; at most 63)", check=PREFIX_RE.fullmatch)
+__all__ = ["JobFamily", "Members", "job_name_patterns", "scope_field"]
 
 
 def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:

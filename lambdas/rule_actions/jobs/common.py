@@ -11,10 +11,12 @@ status of a trial or a step job is acted on like any job's, whatever the switche
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from rule_actions.fields import ActionMap, Flag
+from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX
+from rule_actions.fields import ActionMap, Flag, Texts
 from rule_actions.ports import Configured
-from rule_actions.records import JobApi, Place
+from rule_actions.records import JobApi, JobRef, Place
 
 TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
                   name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob")
@@ -39,6 +41,47 @@ CONSOLE_PATHS = {TRAINING_JOB: "jobs", TUNING_JOB: "hyper-tuning-jobs", PROCESSI
                  TRANSFORM_JOB: "transform-jobs"}
 LOG_GROUPS = {TRAINING_JOB: "/aws/sagemaker/TrainingJobs", TUNING_JOB: "/aws/sagemaker/TrainingJobs",
               PROCESSING_JOB: "/aws/sagemaker/ProcessingJobs", TRANSFORM_JOB: "/aws/sagemaker/TransformJobs"}
+
+
+
+def scope_field(key: str, noun: str) -> Texts:
+    return Texts(key, f"Act only on {noun}s whose names start with one of these (the EventBridge pattern and IAM "
+                      "narrow to them); empty: every job.", pattern=JOB_NAME_PREFIX,
+                 hint=f"a {noun} name prefix (letters, digits, '-'; at most 63)",
+                 check=re.compile(JOB_NAME_PREFIX, re.ASCII).fullmatch)
+
+
+# The parents' scopes (declared here: a child's stop may name its parent: `stop` with job tuning_job or
+# pipeline_execution) and how a stop names them.
+TUNING_SCOPE = scope_field("tuning_job_prefixes", "hyperparameter tuning job")
+PIPELINE_SCOPE = scope_field("pipeline_prefixes", "pipeline")
+OWN_JOB, TUNING_OWNER, PIPELINE_OWNER = "job", "tuning_job", "pipeline_execution"
+EXECUTION_ARN = (r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:pipeline/(?P<pipeline>[^/]+)"
+                 r"/execution/(?P<id>[^/]+)")  # compiled on first use (re's cache)
+PIPELINE_RUNNING = "Executing"
+
+
+def execution_name(arn: Any) -> str | None:
+    """<pipeline>/<execution id> of a pipeline execution's ARN, None when it is not one."""
+    found = re.fullmatch(EXECUTION_ARN, arn, re.ASCII) if isinstance(arn, str) else None
+    return f"{found['pipeline']}/{found['id']}" if found else None
+
+
+def tuning_ref(arn: str, status: str = "") -> JobRef:
+    """A tuning job, by its ARN."""
+    name = arn.rpartition("/")[2]
+    return JobRef(TUNING, "hyperparameter tuning job", name, name, arn, IN_PROGRESS, "HyperParameterTuningJobStatus",
+                  TUNING_SCOPE, status=status)
+
+
+def execution_ref(arn: str, status: str = "") -> JobRef | None:
+    """A pipeline execution, by its ARN (None when `arn` is not one)."""
+    name = execution_name(arn)
+    if name is None:
+        return None
+    return JobRef(PIPELINE_EXECUTION, "pipeline execution", name, arn, arn, PIPELINE_RUNNING,
+                  "PipelineExecutionStatus", PIPELINE_SCOPE, insensitive=True, status=status)
+
 
 # The parents' outcome fields (declared here: their children obey them) and their outcomes, in their order.
 TUNING_OUTCOME_NAMES = ("Failed", "Stopped", "Completed")

@@ -14,19 +14,20 @@ execution's. The job is the execution, named <pipeline>/<execution id>; its ARN 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from rule_actions.contract import Arn, Grant, OutcomeCondition
-from rule_actions.jobs.base import JobFamily, Members, job_name_patterns, scope_field
+from rule_actions.jobs.base import JobFamily, Members, job_name_patterns
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
     LIST_TRIALS,
     LOG_GROUPS,
     PIPELINE_EXECUTION,
     PIPELINE_OUTCOMES,
+    PIPELINE_OWNER,
+    PIPELINE_RUNNING,
+    PIPELINE_SCOPE,
     PIPELINE_STEP_JOBS_ALERT,
     PROCESSING,
     PROCESSING_JOB,
@@ -38,6 +39,8 @@ from rule_actions.jobs.common import (
     TUNING_JOB,
     arn_resource,
     essence,
+    execution_name,
+    execution_ref,
     reports,
 )
 from rule_actions.records import FailedSteps, IgnoredEvent, StepFailure, Unread
@@ -63,8 +66,6 @@ OTHER_STEPS = {"AutoMLJob": "AutoML", "Model": "Model", "RegisterModel": "Regist
 STEPS_DESCRIBED = 10  # failed steps whose job is described (a bound on the calls of one message)
 STEP_LINKS = 3  # failed steps whose job's console page and logs are linked
 STEP_REASON_MAX = 400
-EXECUTION_ARN = (r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:pipeline/(?P<pipeline>[^/]+)"
-                 r"/execution/(?P<id>[^/]+)")  # compiled on first use (re's cache)
 STEP_STATUS = "currentStepStatus"
 EXECUTION_MEMBERS = Members(name="pipelineExecutionArn", arn="pipelineExecutionArn",
                             status="currentPipelineExecutionStatus", secondary=None, failure_reason="failureReason",
@@ -76,10 +77,7 @@ STEP_MEMBERS = Members(name="pipelineExecutionArn", arn="pipelineExecutionArn", 
                        last_modified="stepEndTime")
 
 
-def execution_name(arn: Any) -> str | None:
-    """<pipeline>/<execution id> of a pipeline execution's ARN, None when it is not one."""
-    found = re.fullmatch(EXECUTION_ARN, arn, re.ASCII) if isinstance(arn, str) else None
-    return f"{found['pipeline']}/{found['id']}" if found else None
+__all__ = ["FAMILY", "execution_name"]
 
 
 class Pipeline(JobFamily):
@@ -92,8 +90,15 @@ class Pipeline(JobFamily):
     statuses = ("Executing", "Stopping", "Stopped", "Failed", "Succeeded", "CompletedWithFailures")
     step_statuses = ("Starting", "Executing", "Stopping", "Stopped", "Failed", "Succeeded")
     outcomes = OUTCOMES
-    scope = scope_field("pipeline_prefixes", "pipeline")
+    scope = PIPELINE_SCOPE
     outcome_actions = PIPELINE_OUTCOMES
+    running = PIPELINE_RUNNING
+    owner_key = PIPELINE_OWNER
+
+    def own_ref(self, event):
+        """The execution, named by its ARN (StopPipelineExecution and DescribePipelineExecution take the ARN)."""
+        found = execution_ref(event.job_arn, event.job_status)
+        return found if found is not None else super().own_ref(event)
 
     @property
     def detail_types(self):

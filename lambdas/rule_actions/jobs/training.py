@@ -21,10 +21,12 @@ from rule_actions.jobs.common import (
     TRAINING_JOB,
     TUNING_JOB,
     TUNING_JOB_OUTCOMES,
+    TUNING_OWNER,
     TUNING_TRIALS_ALERT,
     is_trial_name,
     reports,
     trials_held_back,
+    tuning_ref,
 )
 from rule_actions.records import Capability, Described, Place, Unread
 from rule_actions.text import arn_name
@@ -94,6 +96,13 @@ class Training(JobFamily):
             return None
         return (f"a trial of tuning job {arn_name(parent)}: its tuning job reports for it (tuning_job_outcomes; "
                 "tuning_trials_alert is false)")
+
+    def jobs_of(self, event):
+        """Also its tuning job, when the event names the one that launched it (a trial)."""
+        found = super().jobs_of(event)
+        if f":{TUNING_JOB}/" in event.parent:
+            found[TUNING_OWNER] = tuning_ref(event.parent)
+        return found
 
     def stop_refusal(self, event):
         """Uploading: training is over and the model goes to S3; a stop now can lose it, and saves nothing."""

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from rule_actions.contract import Grant, OutcomeCondition
-from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.base import JobFamily, Members
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
     LIST_TRIALS,
@@ -25,6 +25,8 @@ from rule_actions.jobs.common import (
     TUNING,
     TUNING_JOB,
     TUNING_JOB_OUTCOMES,
+    TUNING_OWNER,
+    TUNING_SCOPE,
     TUNING_TRIALS_ALERT,
     essence,
 )
@@ -56,7 +58,8 @@ class Tuning(JobFamily):
     outcomes = OUTCOMES
     console_path = CONSOLE_PATHS[TUNING_JOB]
     log_group = LOG_GROUPS[TUNING_JOB]  # its trials' streams start with its name
-    scope = scope_field("tuning_job_prefixes", noun)
+    scope = TUNING_SCOPE
+    owner_key = TUNING_OWNER  # a trial's stop may name it: StopHyperParameterTuningJob also stops its running trials
     outcome_actions = TUNING_JOB_OUTCOMES
     settings = (TUNING_TRIALS_ALERT,)
 

@@ -11,7 +11,7 @@
     needs, check          what it needs read, then its decision given what was read (skipped, failed, or ready)
     preview               what it would do (the dry run's reason)
     carry_out             do it, through the ports it is handed: Done, or NothingDone (nothing recorded)
-    check_config, warnings, test_actions, capabilities, stack_parts
+    check_config, warnings, test_actions, capabilities, owner_capabilities, stack_parts
                           what it checks across the configuration, warns of, reaches with a test notification,
                           needs of the job families, and asks of the stack (subscriptions, channels, grants)
 
@@ -37,6 +37,7 @@ from rule_actions.records import (
     Place,
     Planned,
 )
+from rule_actions.text import one_line
 
 
 class Kind:
@@ -89,9 +90,25 @@ class Kind:
     def capabilities(self, config: Configured) -> frozenset[Capability]:
         return frozenset()
 
+    def owner_capabilities(self, config: Configured, owner_key: str) -> frozenset[Capability]:
+        """What it needs of the jobs that own others (tuning jobs, pipeline executions: a family's owner_key) when
+        it may act on them through their children's events."""
+        return frozenset()
+
     def stack_parts(self, config: Configured) -> list[Any]:
         return []
 
     def declared(self, config: Configured) -> list[Any]:
         """The configuration's own declarations of this kind (Declared records)."""
         return [d for d in config.declared if d.action.kind == self.name]
+
+
+def record_stop(item: Planned, event: Any, ports: Any, job: str, arn: str) -> list[str]:
+    """Record that this stack stopped `job` (its ARN), so its Stopped outcome does not alert twice. The job is
+    stopped whatever happens here: a record that cannot be written is a note on the stop, not a failure of it."""
+    by = one_line(f"rule {item.trigger.label} of {event.job_name}", 200)
+    try:
+        ports.ledger.mark_stopped(arn, by)
+    except Exception as err:
+        return [f"the record of {job}'s stop could not be written ({type(err).__name__}): its Stopped outcome may alert"]
+    return []

@@ -22,11 +22,12 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
 from rule_actions.fields import Flag, anchored
-from rule_actions.kinds.base import Kind
+from rule_actions.kinds.base import Kind, record_stop
 from rule_actions.records import Action, Capability, Done, InProgress, Invalid, NothingDone, Place, Planned, Unread
-from rule_actions.text import one_line, quoted
+from rule_actions.text import quoted
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
+TRAINING = "training"  # the family stoptraining stops (stop: any family)
 MAX_NAMED_JOBS = 10
 STOP_ALL_MATCHING = Flag("stop_all_matching", False, "A stop's prefix stops every InProgress job it matches "
                          "(false: only when exactly one matches, as the SDK does).")
@@ -74,6 +75,9 @@ class Stop(Kind):
         return (action.target or event.job_name,)
 
     def deny(self, target, event, config):
+        if event.family is not None and event.family.name != TRAINING:
+            return (f"stoptraining stops training jobs, and this is a {event.family.noun}: use stop (the job the "
+                    "trigger is about, whatever its family)")
         if event.job_name.startswith(target) or config[ALLOW_CROSS_JOB_STOP]:
             return None
         return (f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
@@ -117,7 +121,7 @@ class Stop(Kind):
             status = ports.jobs.stop(event.family.api, job)
             if status == "stopped":
                 stopped.append(job)
-                not_running += _record(item, event, ports, job)
+                not_running += record_stop(item, event, ports, job, event.arn_of(job))
             elif status.startswith("already"):
                 already.append(f"{job} {status}")  # "already Stopping/Stopped" from SageMaker is success
             else:
@@ -136,17 +140,6 @@ class Stop(Kind):
         if config.reads_action_json or any(action.target for action in declared):
             needed.add(Capability.LIST)
         return frozenset(needed)
-
-
-def _record(item: Planned, event: Any, ports: Any, job: str) -> list[str]:
-    """Record that this stack stopped `job`, so its Stopped outcome does not alert twice. The job is stopped
-    whatever happens here: a record that cannot be written is a note on the stop, not a failure of it."""
-    by = one_line(f"rule {item.trigger.label} of {event.job_name}", 200)
-    try:
-        ports.ledger.mark_stopped(event.arn_of(job), by)
-    except Exception as err:
-        return [f"the record of {job}'s stop could not be written ({type(err).__name__}): its Stopped outcome may alert"]
-    return []
 
 
 KIND = Stop()

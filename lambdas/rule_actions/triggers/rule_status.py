@@ -1,7 +1,8 @@
 """Debugger and Profiler rule statuses: a training job's DebugRuleEvaluationStatuses and
-ProfilerRuleEvaluationStatuses (training-specific: no other job family carries rules); and the statuses of the
+ProfilerRuleEvaluationStatuses (training-specific: no other job family carries them); and the statuses of the
 Monitor family, the rules rule-actions evaluates itself on a schedule (monitors/), which a scheduled evaluation
-hands over as a state change carrying MonitorRuleEvaluationStatuses (never matched on EventBridge: no clause).
+hands over as a state change of the job's family (any) carrying MonitorRuleEvaluationStatuses (never matched on
+EventBridge: no clause).
 
 A rule's status is a trigger when it is IssuesFound, or Error with `notify_on_rule_error`. Its actions: the
 rule's `action_json` when `honor_action_json` (from the event's rule configurations, else DescribeTrainingJob),
@@ -66,7 +67,8 @@ BUILTIN_RULES = (
 
 RULES = ActionMap(
     "rules", (("*", (Action("notify"),)),),
-    "Rule name or glob -> actions (notify, stoptraining, {name: email|sms, endpoint}, {name: webhook, endpoint}): "
+    "Rule name or glob -> actions (notify, stoptraining, stop, {name: email|sms, endpoint}, {name: webhook, "
+    "endpoint}): "
     "a rule's exact name first, else the first glob in file order, '*' last.",
     Place.RULES, "rule name or glob")
 HONOR_ACTION_JSON = Flag("honor_action_json", True, "Also run the actions a rule's action_json declares "
@@ -187,10 +189,12 @@ class RuleStatuses(TriggerFamily):
     places = frozenset({Place.ACTION_JSON, Place.RULES})
 
     def observe(self, event):
-        if event.family is None or event.family.name != APPLIES_TO:
+        if event.family is None:
             return [], []
+        # Debugger and Profiler statuses come with training jobs only; the monitor rules' with any family's job.
+        families = RULE_FAMILIES if event.family.name == APPLIES_TO else (MONITOR_RULE_FAMILY,)
         problems: list[str] = []
-        found = [rule for family in RULE_FAMILIES
+        found = [rule for family in families
                  for rule in _statuses(event.detail.get(f"{family}RuleEvaluationStatuses"), family, problems)]
         given = configurations(event.detail, problems)
         found = [_with(rule, given.get((rule.rule_family, rule.name), NOT_GIVEN)) for rule in found]

@@ -1,0 +1,160 @@
+"""stop [job]: stop the job this trigger is about, whatever its family; or the job that owns it.
+
+    stop                          the event's own job: a training, processing, transform or hyperparameter tuning
+                                  job, or a pipeline execution (StopTrainingJob, StopProcessingJob, StopTransformJob,
+                                  StopHyperParameterTuningJob, StopPipelineExecution)
+    stop job=tuning_job           the tuning job that launched the event's training job (a trial); it stops its
+                                  running trials too
+    stop job=pipeline_execution   the pipeline execution whose step launched the event's job (its tag
+                                  sagemaker:pipeline-execution-arn)
+
+`stoptraining` keeps the SDK's meaning (training jobs, by name or prefix); `stop` never takes a prefix: it stops
+exactly one job, named by the event. The same safety as stoptraining: only a running job (the event's status, or a
+describe of the owner), never in a phase its family refuses (a training job uploading its model), never a job
+outside its family's scope; exactly once (the ledger), every refusal on its row. An owner may be named only by the
+stack's configuration, or by an action_json or tag when the configuration names the same owner somewhere (the
+stack grants stopping an owner's family only then). A pipeline execution's stop carries a ClientRequestToken made
+from the execution and the trigger; SageMaker does not interrupt a running Callback or Lambda step: the execution
+stays Stopping until that step ends (a Lambda step at its timeout), then Stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from rule_actions.contract import Outcome
+from rule_actions.kinds.base import Kind, record_stop
+from rule_actions.records import (
+    Action,
+    Capability,
+    Described,
+    Done,
+    Invalid,
+    JobRef,
+    NothingDone,
+    Origin,
+    Place,
+    Planned,
+    Unread,
+)
+from rule_actions.text import digest, quoted
+
+OWN = "job"
+OWNERS = ("tuning_job", "pipeline_execution")  # the families' owner_key values
+PIPELINE_NOTE = ("SageMaker does not interrupt a running Callback or Lambda step: the execution stays Stopping until "
+                 "it ends")
+
+
+class StopJob(Kind):
+    name = "stop"
+    keys = ("job",)
+    key_schemas: ClassVar = {"job": {"type": "string", "enum": list(OWNERS)}}
+    places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
+    acts_on_jobs = True
+
+    def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
+        which = entry.get("job")
+        if which is None:
+            return Action(self.name)
+        if which not in OWNERS:
+            return Invalid(f"{where}.job", f"{quoted(which)} is not one of {', '.join(OWNERS)} (leave it out to stop "
+                                           "the job the trigger is about)", self.name,
+                           which if isinstance(which, str) else "")
+        return Action(self.name, which)
+
+    def as_dict(self, action):
+        return {"name": self.name} if action.target is None else {"name": self.name, "job": action.target}
+
+    def targets(self, action, event, config):
+        ref = _ref(action.target, event)
+        return (ref.name if isinstance(ref, JobRef) else f"the {action.target} of {event.job_name}",)
+
+    def deny(self, target, event, config):
+        ref = _named(target, event)
+        if ref is None or ref.covered(config[ref.scope]):
+            return None
+        return (f"{ref.noun} {ref.name} is outside the stack's scope ({ref.scope.key}: "
+                f"{', '.join(config[ref.scope])}): not stopped")
+
+    def needs(self, item, event, config):
+        ref = _named(item.target, event)
+        if ref is None or ref.status:
+            return frozenset()
+        return frozenset({Described(ref.api, ref.key)})
+
+    def check(self, item: Planned, event, config, facts) -> Planned:
+        which, ref = _owner(item.target, event)
+        if ref is None:
+            return item.decided(Outcome.SKIPPED, f"{event.family.noun} {event.job_name} was not launched by a "
+                                                 f"{item.target.split()[1].replace('_', ' ')}: nothing to stop")
+        if item.origin != Origin.CONFIGURATION and which != OWN and which not in _named_owners(config):
+            return item.decided(Outcome.DENIED, f"the stack may stop a {ref.noun} named as a job's owner only when its "
+                                                "configuration declares such a stop (it grants the call then)")
+        status = ref.status
+        if not status:
+            described = facts.get(Described(ref.api, ref.key), Unread(f"{ref.api.describe} was not read"))
+            if isinstance(described, Unread):
+                return item.decided(Outcome.FAILED, described.reason)
+            found = described.get(ref.status_member)
+            status = found if isinstance(found, str) else "unknown"
+        if status != ref.running:
+            return item.decided(Outcome.SKIPPED, f"{ref.noun} {ref.name} is {status}; only a {ref.running} "
+                                                 f"{ref.noun} is stopped")
+        refused = event.family.stop_refusal(event) if ref.name == event.job_name else None
+        if refused:
+            return item.decided(Outcome.SKIPPED, refused)
+        return replace(item, jobs=(ref.name,))
+
+    def preview(self, item):
+        return f"would stop {', '.join(item.jobs or ())}"
+
+    def carry_out(self, item, occasion, ports):
+        event = occasion.event
+        ref = _named(item.target, event)
+        if ref is None:  # check() has refused it already
+            return NothingDone(Outcome.SKIPPED, "nothing to stop")
+        token = digest(f"{ref.arn}|{item.trigger.label}")[:64] if ref.key == ref.arn else None
+        status = ports.jobs.stop(ref.api, ref.key, token)
+        if status == "stopped":
+            notes = [f"stopped {ref.name}" + (f" ({PIPELINE_NOTE})" if token else "")]
+            notes += record_stop(item, event, ports, ref.name, ref.arn)
+            return Done("; ".join(notes), (ref.name,))
+        if status.startswith("already"):
+            return Done(f"{ref.name} {status}", ())
+        return NothingDone(Outcome.SKIPPED, f"nothing to stop: {ref.name} is {status}")
+
+    def capabilities(self, config):
+        """Stop (and describe, to read the status of a job that refuses a stop) the event's own family, when a stop
+        may be declared."""
+        if config.reads_action_json or self.declared(config):
+            return frozenset({Capability.STOP, Capability.DESCRIBE})
+        return frozenset()
+
+    def owner_capabilities(self, config, owner_key: str) -> frozenset[Capability]:
+        """Stop and describe the owners the configuration names (`stop` with job tuning_job or
+        pipeline_execution): those jobs' family is granted even when none of its events is matched."""
+        named = any(d.action.target == owner_key for d in self.declared(config))
+        return frozenset({Capability.STOP, Capability.DESCRIBE}) if named else frozenset()
+
+
+def _ref(which: str | None, event: Any) -> JobRef | None:
+    return event.family.jobs_of(event).get(which or OWN)
+
+
+def _owner(target: str, event: Any) -> tuple[str, JobRef | None]:
+    """The job a planned stop's target names, and how (the event's own first, then its owners)."""
+    return next(((which, ref) for which, ref in event.family.jobs_of(event).items() if ref.name == target), (OWN, None))
+
+
+def _named(target: str, event: Any) -> JobRef | None:
+    return _owner(target, event)[1]
+
+
+def _named_owners(config: Any) -> set[str]:
+    """The owners the configuration's stops name (the stack grants stopping them)."""
+    return {d.action.target for d in config.declared if d.action.kind == "stop" and d.action.target}
+
+
+KIND = StopJob()
