@@ -7,6 +7,9 @@ moto (5.1/5.2) lacks what the rule-action tests and the local replay need:
   pipeline execution's steps) are not implemented: both are added here, over the training jobs seeded with the
   ARN of their tuning job and over the steps seeded from a pipeline's step events. The tests check each one's
   request and response against botocore's service model.
+* ``DescribePipelineExecution`` answers only for executions of pipelines created through moto (and always with an
+  empty ``FailureReason``): it is extended here to answer for the executions seeded from events too, with the
+  FailureReason seeded for them (``put_pipeline_execution(..., failure_reason=...)``).
 * ``CreateTrainingJob`` always makes a job that is already ``Completed``; there is no way to get an
   ``InProgress`` job through the API.
 * ``ProfilerRuleConfigurations`` is ignored by ``CreateTrainingJob``, and nothing ever sets
@@ -37,7 +40,10 @@ Caveats:
 Seeding (``SEEDERS``, one per job family, each from an event's detail): training jobs (their status, rules, the
 tuning job that launched them, their FailureReason), tuning jobs, processing jobs and transform jobs through moto's
 own create calls and then their attributes (moto builds each describe from them), pipeline executions and their
-steps in a store of this module's on moto's backend (reset with it).
+steps in a store of this module's on moto's backend (reset with it). A tuning job's best training job is what
+SageMaker makes it: the trial that completed with the best value of its objective (the trials' events carry
+FinalMetricDataList; the tuning job's events carry no BestTrainingJob), and for a warm start, its
+OverallBestTrainingJob among its parents' trials too.
 """
 
 from __future__ import annotations
@@ -207,17 +213,56 @@ def _response_list_steps(self: SageMakerResponse) -> Any:
         next_token=self._get_param("NextToken"), max_results=self._get_int_param("MaxResults")))
 
 
+# --------------------------------------------------------------------------- DescribePipelineExecution
+
+_EXECUTIONS = "rule_actions_pipeline_executions"  # backend attribute: execution ARN -> what was seeded of it
+
+
+def _executions(backend: SageMakerModelBackend) -> dict[str, dict[str, Any]]:
+    if not hasattr(backend, _EXECUTIONS):
+        setattr(backend, _EXECUTIONS, {})
+    return getattr(backend, _EXECUTIONS)
+
+
+_MOTO_DESCRIBE_EXECUTION = SageMakerModelBackend.describe_pipeline_execution
+
+
+def _backend_describe_execution(self: SageMakerModelBackend, pipeline_execution_arn: str) -> dict[str, Any]:
+    """DescribePipelineExecution of a seeded execution (its status and FailureReason as seeded); moto's own answer
+    for an execution of a pipeline created through moto."""
+    seeded = _executions(self).get(pipeline_execution_arn)
+    if seeded is None:
+        return _MOTO_DESCRIBE_EXECUTION(self, pipeline_execution_arn)
+    pipeline = pipeline_execution_arn.split("/execution/")[0]
+    out = {"PipelineArn": pipeline, "PipelineExecutionArn": pipeline_execution_arn,
+           "PipelineExecutionStatus": seeded["status"], "CreationTime": seeded["created"],
+           "LastModifiedTime": seeded["modified"]}
+    if seeded.get("failure_reason"):
+        out["FailureReason"] = seeded["failure_reason"]
+    if seeded.get("display_name"):
+        out["PipelineExecutionDisplayName"] = seeded["display_name"]
+    return out
+
+
+def _response_describe_execution(self: SageMakerResponse) -> Any:
+    from moto.core.responses import ActionResult
+
+    return ActionResult(self.sagemaker_backend.describe_pipeline_execution(self._get_param("PipelineExecutionArn")))
+
+
 # The calls added (name, backend method, response method): each installed on both classes.
 ADDED = (
     ("stop_training_job", _backend_stop_training_job, _response_stop_training_job),
     ("list_training_jobs_for_hyper_parameter_tuning_job", _backend_list_trials, _response_list_trials),
     ("list_pipeline_execution_steps", _backend_list_steps, _response_list_steps),
+    ("describe_pipeline_execution", _backend_describe_execution, _response_describe_execution),
 )
 
 
 def install() -> None:
     """Add StopTrainingJob, ListTrainingJobsForHyperParameterTuningJob and ListPipelineExecutionSteps to moto's
-    SageMaker (in-process ``mock_aws`` and ``ThreadedMotoServer``).
+    SageMaker, and extend DescribePipelineExecution to the seeded executions (in-process ``mock_aws`` and
+    ``ThreadedMotoServer``).
 
     Idempotent. Registers each on ``SageMakerModelBackend`` and on ``SageMakerResponse``; an implementation moto
     may ship later is replaced, so behaviour stays the one documented here (and matching real SageMaker).
@@ -438,11 +483,20 @@ def put_transform_job(name: str, status: str, *, failure_reason: str | None = No
     return job.arn
 
 
-def put_pipeline_execution(execution_arn: str, status: str, *, account_id: str = DEFAULT_ACCOUNT_ID,
+def put_pipeline_execution(execution_arn: str, status: str, *, failure_reason: str | None = None,
+                           display_name: str | None = None, account_id: str = DEFAULT_ACCOUNT_ID,
                            region: str = "us-east-1") -> str:
-    """Record a pipeline execution (ListPipelineExecutionSteps then answers for it); return its ARN."""
+    """Record a pipeline execution (ListPipelineExecutionSteps and DescribePipelineExecution then answer for it, the
+    latter with ``failure_reason`` as its FailureReason: a Failed execution's events carry none); return its ARN."""
     _check(status, PIPELINE_EXECUTION_STATUSES)
-    _steps(_backend(account_id, region)).setdefault(execution_arn, {})
+    backend = _backend(account_id, region)
+    _steps(backend).setdefault(execution_arn, {})
+    now = utcnow()
+    seeded = _executions(backend).setdefault(execution_arn, {"created": now})
+    seeded.update(status=status, modified=now)
+    for key, value in (("failure_reason", failure_reason), ("display_name", display_name)):
+        if value is not None:
+            seeded[key] = value
     return execution_arn
 
 
@@ -535,7 +589,8 @@ def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
     if detail_type != STEP_EVENT:
         problems = _status(detail, "currentPipelineExecutionStatus", PIPELINE_EXECUTION_STATUSES)
         if not problems:
-            put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], **place)
+            display = _text(detail, "pipelineExecutionDisplayName")
+            put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], display_name=display, **place)
         return problems
     problems = _status(detail, "currentStepStatus", STEP_STATUSES)
     name = _text(detail, "stepName")

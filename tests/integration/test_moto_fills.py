@@ -179,3 +179,47 @@ def test_the_seeded_jobs_are_described_with_what_the_function_reads(sagemaker, o
             "DescribeProcessingJob": ("FailureReason", "ExitMessage"), "DescribeTransformJob": ("FailureReason",),
             "DescribeTrainingJob": ("FailureReason", "TuningJobArn")}[operation]
     assert all(response.get(key) for key in read)
+
+
+def test_a_seeded_execution_is_described_with_its_failure_reason_as_the_model_says(sagemaker):
+    # Given an execution seeded as failed before any step ran (its events carry no FailureReason: seeded apart)
+    moto_sagemaker.put_pipeline_execution(EXECUTION, "Executing", display_name="nightly-2026-11-24")
+    moto_sagemaker.put_pipeline_execution(EXECUTION, "Failed", failure_reason="Step train: parameter Epochs is no int")
+
+    # When the function's adapter describes it (effects/sagemaker.py, the execution's JobApi)
+    request_ = {"PipelineExecutionArn": EXECUTION}
+    response = sagemaker.describe_pipeline_execution(**request_)
+
+    # Then the answer is the model's, with the seeded reason and status
+    valid("DescribePipelineExecution", request_, response)
+    assert (response["PipelineExecutionStatus"], response["FailureReason"]) == (
+        "Failed", "Step train: parameter Epochs is no int")
+    assert response["PipelineExecutionDisplayName"] == "nightly-2026-11-24"
+    from rule_actions.jobs.common import PIPELINE_EXECUTION
+    assert SageMaker(sagemaker).describe(PIPELINE_EXECUTION, EXECUTION)["FailureReason"].startswith("Step train")
+    # And an execution nothing seeded is still moto's to answer (not found)
+    with pytest.raises(ClientError):
+        sagemaker.describe_pipeline_execution(PipelineExecutionArn=EXECUTION.replace("k3j9", "zzzz"))
+
+
+def test_a_job_s_real_name_is_found_from_its_lower_cased_one_with_one_listing(sagemaker):
+    # Given a processing job and a training job whose names have capitals, and others sharing their fragment
+    moto_sagemaker.put_processing_job("pipelines-k3j9x7a2b1c0-Prep-q7w2e9r4t1", "Failed")
+    moto_sagemaker.put_processing_job("pipelines-k3j9x7a2b1c0-other-a1b2c3d4e5", "Failed")
+    moto_sagemaker.put_training_job("pipelines-k3j9x7a2b1c0-TrainModel-m3n8b2v6c0", "Failed")
+    jobs = SageMaker(sagemaker)
+    from rule_actions.jobs.common import PROCESSING, TRAINING
+
+    # When the adapter looks each up by its lower-cased name and the generated head of it
+    calls: list[str] = []
+    sagemaker.meta.events.register("before-call.sagemaker.*", lambda model, **_: calls.append(model.name))
+    found = [jobs.real_name(PROCESSING, "pipelines-k3j9x7a2b1c0-prep-q7w2e9r4t1", "pipelines-k3j9x7a2b1c0-"),
+             jobs.real_name(TRAINING, "pipelines-k3j9x7a2b1c0-trainmodel-m3n8b2v6c0", "pipelines-k3j9x7a2b1c0-"),
+             jobs.real_name(TRAINING, "pipelines-k3j9x7a2b1c0-gone-m3n8b2v6c0", "pipelines-k3j9x7a2b1c0-")]
+
+    # Then each is its name as created (one listing each), and a job no listing has is None
+    assert found == ["pipelines-k3j9x7a2b1c0-Prep-q7w2e9r4t1", "pipelines-k3j9x7a2b1c0-TrainModel-m3n8b2v6c0", None]
+    assert calls == ["ListProcessingJobs", "ListTrainingJobs", "ListTrainingJobs"]
+    request_ = {"NameContains": "pipelines-k3j9x7a2b1c0-", "SortBy": "CreationTime", "SortOrder": "Descending",
+                "MaxResults": 100}
+    valid("ListProcessingJobs", request_, sagemaker.list_processing_jobs(**request_))
