@@ -70,6 +70,7 @@ __all__ = [
     "put_processing_job",
     "put_training_job",
     "put_transform_job",
+    "put_trial_result",
     "put_tuning_job",
     "training_job_status",
 ]
@@ -417,9 +418,13 @@ def _check(status: str, allowed: tuple[str, ...]) -> None:
 def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapping[str, int] | None = None,
                    objective_status_counters: Mapping[str, int] | None = None,
                    best_training_job: Mapping[str, Any] | None = None, failure_reason: str | None = None,
+                   config: Mapping[str, Any] | None = None, warm_start_config: Mapping[str, Any] | None = None,
                    account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
-    """Create (if missing) or update tuning job ``name``; return its ARN. Its best training job is the one given
-    (none until then: moto's made-up one is removed)."""
+    """Create (if missing) or update tuning job ``name``; return its ARN. Its best training job is the one given, or
+    the best of its completed trials (:func:`put_trial_result`); none until then (moto's made-up one is removed).
+    ``config`` (HyperParameterTuningJobConfig: its objective) and ``warm_start_config`` replace the job's when
+    given; a warm start's OverallBestTrainingJob is the best of its own and its parents' best (the parents seeded
+    here)."""
     _check(status, TUNING_JOB_STATUSES)
     backend = _backend(account_id, region)
     job = backend.hyper_parameter_tuning_jobs.get(name)
@@ -436,9 +441,78 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
     job.hyper_parameter_tuning_job_status = status
     job.last_modified_time = utcnow()
     _set(job, training_job_status_counters=training_job_status_counters,
-         objective_status_counters=objective_status_counters, best_training_job=best_training_job,
-         failure_reason=failure_reason)
+         objective_status_counters=objective_status_counters, best_training_job=_summary_times(best_training_job),
+         failure_reason=failure_reason, hyper_parameter_tuning_job_config=config, warm_start_config=warm_start_config)
+    _overall_best(backend, job)
     return job.arn
+
+
+def _summary_times(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A HyperParameterTrainingJobSummary with its times as the API's timestamps (an event writes epoch-millisecond
+    strings, which moto's serializer cannot read)."""
+    if summary is None:
+        return None
+    times = ("CreationTime", "TrainingStartTime", "TrainingEndTime")
+    return {key: (_time(value) if key in times else value) for key, value in summary.items()
+            if key not in times or _time(value) is not None}
+
+
+def _better(objective: Mapping[str, Any], value: float, than: Mapping[str, Any] | None) -> bool:
+    if not than:
+        return True
+    best = (than.get("FinalHyperParameterTuningJobObjectiveMetric") or {}).get("Value")
+    if not isinstance(best, (int, float)):
+        return True
+    return value < best if objective.get("Type") == "Minimize" else value > best
+
+
+def put_trial_result(tuning_job_arn: str, trial: Mapping[str, Any], account_id: str = DEFAULT_ACCOUNT_ID,
+                     region: str = "us-east-1") -> bool:
+    """A trial that Completed (its event's detail: TrainingJobName, FinalMetricDataList...) becomes its tuning job's
+    BestTrainingJob when its final value of the tuning job's objective metric is the best so far, as SageMaker
+    makes it. Returns whether it did (False: no such tuning job seeded, no objective, or not better)."""
+    backend = _backend(account_id, region)
+    job = next((j for j in backend.hyper_parameter_tuning_jobs.values() if j.arn == tuning_job_arn), None)
+    objective = ((job.hyper_parameter_tuning_job_config or {}).get("HyperParameterTuningJobObjective") or {}
+                 if job else {})
+    metrics = trial.get("FinalMetricDataList") if isinstance(trial.get("FinalMetricDataList"), list) else []
+    value = next((m.get("Value") for m in metrics if isinstance(m, Mapping)
+                  and m.get("MetricName") == objective.get("MetricName")), None)
+    if job is None or not isinstance(value, (int, float)) or not _better(objective, value, job.best_training_job):
+        return False
+    job.best_training_job = _summary_times({
+        "TrainingJobName": trial.get("TrainingJobName"), "TrainingJobArn": trial.get("TrainingJobArn"),
+        "TuningJobName": job.hyper_parameter_tuning_job_name, "CreationTime": trial.get("CreationTime"),
+        "TrainingStartTime": trial.get("TrainingStartTime"), "TrainingEndTime": trial.get("TrainingEndTime"),
+        "TrainingJobStatus": "Completed", "TunedHyperParameters": {
+            k: v for k, v in (trial.get("HyperParameters") or {}).items() if not k.startswith(("_", "sagemaker_"))},
+        "FinalHyperParameterTuningJobObjectiveMetric": {"Type": objective.get("Type", "Maximize"),
+                                                        "MetricName": objective["MetricName"], "Value": value},
+        "ObjectiveStatus": "Succeeded"})
+    _overall_best(backend, job)
+    for other in backend.hyper_parameter_tuning_jobs.values():  # the warm starts this job is a parent of
+        if other is not job:
+            _overall_best(backend, other)
+    return True
+
+
+def _overall_best(backend: SageMakerModelBackend, job: Any) -> None:
+    """A warm start's OverallBestTrainingJob: the best of its own best and its seeded parents' (none without a warm
+    start: the member is absent, as the API leaves it)."""
+    parents = [p.get("HyperParameterTuningJobName") for p in
+               (job.warm_start_config or {}).get("ParentHyperParameterTuningJobs", []) if isinstance(p, Mapping)]
+    if not parents:
+        job.OverallBestTrainingJob = None
+        return
+    objective = (job.hyper_parameter_tuning_job_config or {}).get("HyperParameterTuningJobObjective") or {}
+    best = job.best_training_job
+    for name in parents:
+        parent = backend.hyper_parameter_tuning_jobs.get(name)
+        candidate = parent.best_training_job if parent else None
+        value = ((candidate or {}).get("FinalHyperParameterTuningJobObjectiveMetric") or {}).get("Value")
+        if isinstance(value, (int, float)) and _better(objective, value, best):
+            best = candidate
+    job.OverallBestTrainingJob = copy.deepcopy(best)
 
 
 def put_processing_job(name: str, status: str, *, failure_reason: str | None = None, exit_message: str | None = None,
@@ -544,6 +618,8 @@ def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
         put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
                          secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
                          failure_reason=_text(detail, "FailureReason"), **place, **first)
+        if detail["TrainingJobStatus"] == "Completed" and _text(detail, "TuningJobArn"):
+            put_trial_result(detail["TuningJobArn"], detail, **place)  # the tuning job's best, as SageMaker keeps it
     return problems
 
 
@@ -551,11 +627,13 @@ def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str,
     problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
     if not problems:
         counters = {key: detail.get(key) if isinstance(detail.get(key), dict) else None
-                    for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob")}
+                    for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob",
+                                "HyperParameterTuningJobConfig", "WarmStartConfig")}
         put_tuning_job(detail["HyperParameterTuningJobName"], detail["HyperParameterTuningJobStatus"],
                        training_job_status_counters=counters["TrainingJobStatusCounters"],
                        objective_status_counters=counters["ObjectiveStatusCounters"],
                        best_training_job=counters["BestTrainingJob"], failure_reason=_text(detail, "FailureReason"),
+                       config=counters["HyperParameterTuningJobConfig"], warm_start_config=counters["WarmStartConfig"],
                        **place)
     return problems
 
