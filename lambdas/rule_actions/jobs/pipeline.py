@@ -180,9 +180,10 @@ class Pipeline(JobFamily):
                 whose = _whose(s)
                 if whose:
                     lines.append(f"      {'Reason:':<11} {plain(essence(s['cause']), STEP_REASON_MAX)}  ({whose})")
-                if whose == EXIT_MESSAGE and s["job_reason"].strip():
+                job_said = whose == EXIT_MESSAGE and s["job_reason"].strip()
+                if job_said:
                     lines.append(f"      {'Job said:':<11} {plain(essence(s['job_reason']), STEP_REASON_MAX)}")
-                if s["reason"] and s["reason"] != s["cause"]:
+                if s["reason"] and s["reason"] != s["cause"] and not (job_said and s["reason"] == s["job_reason"]):
                     lines.append(f"      {'Step said:':<11} {plain(essence(s['reason']), STEP_REASON_MAX)}")
                 if s["stopped_by"]:
                     lines.append(f"      {'Stopped by rule-actions:':<11} {plain(s['stopped_by'], STEP_REASON_MAX)}")
