@@ -104,6 +104,14 @@ def test_a_reason_that_only_points_at_the_logs_is_generic(reason, expected):
     assert generic(reason) is expected
 
 
+def test_a_traceback_s_cause_is_its_last_line_even_when_only_frames_precede_it():
+    from rule_actions.jobs.common import essence
+
+    # Given an exit message whose other lines are all a traceback's frames; Then its cause is its last line
+    assert essence(EXIT) == "FileNotFoundError: [Errno 2] No such file or directory: '/opt/ml/processing/input/data/churn.csv'"
+    assert essence("ClientError: one line") == "ClientError: one line"
+
+
 # ------------------------------------------------------------------------------------------------ the reader
 
 
