@@ -7,6 +7,9 @@ moto (5.1/5.2) lacks what the rule-action tests and the local replay need:
   pipeline execution's steps) are not implemented: both are added here, over the training jobs seeded with the
   ARN of their tuning job and over the steps seeded from a pipeline's step events. The tests check each one's
   request and response against botocore's service model.
+* ``DescribePipelineExecution`` answers only for executions of pipelines created through moto (and always with an
+  empty ``FailureReason``): it is extended here to answer for the executions seeded from events too, with the
+  FailureReason seeded for them (``put_pipeline_execution(..., failure_reason=...)``).
 * ``CreateTrainingJob`` always makes a job that is already ``Completed``; there is no way to get an
   ``InProgress`` job through the API.
 * ``ProfilerRuleConfigurations`` is ignored by ``CreateTrainingJob``, and nothing ever sets
@@ -37,7 +40,10 @@ Caveats:
 Seeding (``SEEDERS``, one per job family, each from an event's detail): training jobs (their status, rules, the
 tuning job that launched them, their FailureReason), tuning jobs, processing jobs and transform jobs through moto's
 own create calls and then their attributes (moto builds each describe from them), pipeline executions and their
-steps in a store of this module's on moto's backend (reset with it).
+steps in a store of this module's on moto's backend (reset with it). A tuning job's best training job is what
+SageMaker makes it: the trial that completed with the best value of its objective (the trials' events carry
+FinalMetricDataList; the tuning job's events carry no BestTrainingJob), and for a warm start, its
+OverallBestTrainingJob among its parents' trials too.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ __all__ = [
     "put_processing_job",
     "put_training_job",
     "put_transform_job",
+    "put_trial_result",
     "put_tuning_job",
     "training_job_status",
 ]
@@ -252,7 +259,7 @@ def _backend_stop_tuning_job(self: SageMakerModelBackend, hyper_parameter_tuning
             trial.last_modified_time = utcnow()
 
 
-_EXECUTIONS = "rule_actions_pipeline_executions"  # backend attribute: execution ARN -> its status and token
+_EXECUTIONS = "rule_actions_pipeline_executions"  # backend attribute: execution ARN -> what was seeded, a stop token
 
 
 def _executions(backend: SageMakerModelBackend) -> dict[str, dict[str, Any]]:
@@ -273,17 +280,6 @@ def _backend_stop_pipeline_execution(self: SageMakerModelBackend, pipeline_execu
     return {"PipelineExecutionArn": pipeline_execution_arn}
 
 
-def _backend_describe_pipeline_execution(self: SageMakerModelBackend, pipeline_execution_arn: str) -> Any:
-    """A seeded execution (put_pipeline_execution) as DescribePipelineExecution returns it; moto's own otherwise."""
-    execution = _executions(self).get(pipeline_execution_arn)
-    if execution is None:
-        return _MOTO_DESCRIBE_EXECUTION(self, pipeline_execution_arn)
-    pipeline = pipeline_execution_arn.split(":pipeline/")[1].split("/")[0]
-    return {"PipelineArn": pipeline_execution_arn.split("/execution/")[0], "PipelineExecutionArn": pipeline_execution_arn,
-            "PipelineExecutionDisplayName": pipeline, "PipelineExecutionStatus": execution["status"],
-            **({"FailureReason": execution["failure_reason"]} if execution.get("failure_reason") else {})}
-
-
 def _stop_response(member: str, backend_name: str) -> Any:
     def respond(self: SageMakerResponse) -> Any:
         getattr(self.sagemaker_backend, backend_name)(self._get_param(member))
@@ -298,13 +294,30 @@ def _response_stop_pipeline_execution(self: SageMakerResponse) -> Any:
         self._get_param("PipelineExecutionArn"), self._get_param("ClientRequestToken")))
 
 
-def _response_describe_pipeline_execution(self: SageMakerResponse) -> Any:
+_MOTO_DESCRIBE_EXECUTION = SageMakerModelBackend.describe_pipeline_execution
+
+
+def _backend_describe_execution(self: SageMakerModelBackend, pipeline_execution_arn: str) -> dict[str, Any]:
+    """DescribePipelineExecution of a seeded execution (its status and FailureReason as seeded); moto's own answer
+    for an execution of a pipeline created through moto."""
+    seeded = _executions(self).get(pipeline_execution_arn)
+    if seeded is None:
+        return _MOTO_DESCRIBE_EXECUTION(self, pipeline_execution_arn)
+    pipeline = pipeline_execution_arn.split("/execution/")[0]
+    out = {"PipelineArn": pipeline, "PipelineExecutionArn": pipeline_execution_arn,
+           "PipelineExecutionStatus": seeded["status"], "CreationTime": seeded["created"],
+           "LastModifiedTime": seeded["modified"]}
+    if seeded.get("failure_reason"):
+        out["FailureReason"] = seeded["failure_reason"]
+    if seeded.get("display_name"):
+        out["PipelineExecutionDisplayName"] = seeded["display_name"]
+    return out
+
+
+def _response_describe_execution(self: SageMakerResponse) -> Any:
     from moto.core.responses import ActionResult
 
     return ActionResult(self.sagemaker_backend.describe_pipeline_execution(self._get_param("PipelineExecutionArn")))
-
-
-_MOTO_DESCRIBE_EXECUTION = SageMakerModelBackend.describe_pipeline_execution
 
 
 # The calls added (name, backend method, response method): each installed on both classes.
@@ -318,13 +331,14 @@ ADDED = (
     ("stop_hyper_parameter_tuning_job", _backend_stop_tuning_job,
      _stop_response("HyperParameterTuningJobName", "stop_hyper_parameter_tuning_job")),
     ("stop_pipeline_execution", _backend_stop_pipeline_execution, _response_stop_pipeline_execution),
-    ("describe_pipeline_execution", _backend_describe_pipeline_execution, _response_describe_pipeline_execution),
+    ("describe_pipeline_execution", _backend_describe_execution, _response_describe_execution),
 )
 
 
 def install() -> None:
     """Add StopTrainingJob, ListTrainingJobsForHyperParameterTuningJob and ListPipelineExecutionSteps to moto's
-    SageMaker (in-process ``mock_aws`` and ``ThreadedMotoServer``).
+    SageMaker, and extend DescribePipelineExecution to the seeded executions (in-process ``mock_aws`` and
+    ``ThreadedMotoServer``).
 
     Idempotent. Registers each on ``SageMakerModelBackend`` and on ``SageMakerResponse``; an implementation moto
     may ship later is replaced, so behaviour stays the one documented here (and matching real SageMaker).
@@ -479,9 +493,13 @@ def _check(status: str, allowed: tuple[str, ...]) -> None:
 def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapping[str, int] | None = None,
                    objective_status_counters: Mapping[str, int] | None = None,
                    best_training_job: Mapping[str, Any] | None = None, failure_reason: str | None = None,
+                   config: Mapping[str, Any] | None = None, warm_start_config: Mapping[str, Any] | None = None,
                    account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
-    """Create (if missing) or update tuning job ``name``; return its ARN. Its best training job is the one given
-    (none until then: moto's made-up one is removed)."""
+    """Create (if missing) or update tuning job ``name``; return its ARN. Its best training job is the one given, or
+    the best of its completed trials (:func:`put_trial_result`); none until then (moto's made-up one is removed).
+    ``config`` (HyperParameterTuningJobConfig: its objective) and ``warm_start_config`` replace the job's when
+    given; a warm start's OverallBestTrainingJob is the best of its own and its parents' best (the parents seeded
+    here)."""
     _check(status, TUNING_JOB_STATUSES)
     backend = _backend(account_id, region)
     job = backend.hyper_parameter_tuning_jobs.get(name)
@@ -498,9 +516,78 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
     job.hyper_parameter_tuning_job_status = status
     job.last_modified_time = utcnow()
     _set(job, training_job_status_counters=training_job_status_counters,
-         objective_status_counters=objective_status_counters, best_training_job=best_training_job,
-         failure_reason=failure_reason)
+         objective_status_counters=objective_status_counters, best_training_job=_summary_times(best_training_job),
+         failure_reason=failure_reason, hyper_parameter_tuning_job_config=config, warm_start_config=warm_start_config)
+    _overall_best(backend, job)
     return job.arn
+
+
+def _summary_times(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A HyperParameterTrainingJobSummary with its times as the API's timestamps (an event writes epoch-millisecond
+    strings, which moto's serializer cannot read)."""
+    if summary is None:
+        return None
+    times = ("CreationTime", "TrainingStartTime", "TrainingEndTime")
+    return {key: (_time(value) if key in times else value) for key, value in summary.items()
+            if key not in times or _time(value) is not None}
+
+
+def _better(objective: Mapping[str, Any], value: float, than: Mapping[str, Any] | None) -> bool:
+    if not than:
+        return True
+    best = (than.get("FinalHyperParameterTuningJobObjectiveMetric") or {}).get("Value")
+    if not isinstance(best, (int, float)):
+        return True
+    return value < best if objective.get("Type") == "Minimize" else value > best
+
+
+def put_trial_result(tuning_job_arn: str, trial: Mapping[str, Any], account_id: str = DEFAULT_ACCOUNT_ID,
+                     region: str = "us-east-1") -> bool:
+    """A trial that Completed (its event's detail: TrainingJobName, FinalMetricDataList...) becomes its tuning job's
+    BestTrainingJob when its final value of the tuning job's objective metric is the best so far, as SageMaker
+    makes it. Returns whether it did (False: no such tuning job seeded, no objective, or not better)."""
+    backend = _backend(account_id, region)
+    job = next((j for j in backend.hyper_parameter_tuning_jobs.values() if j.arn == tuning_job_arn), None)
+    objective = ((job.hyper_parameter_tuning_job_config or {}).get("HyperParameterTuningJobObjective") or {}
+                 if job else {})
+    metrics = trial.get("FinalMetricDataList") if isinstance(trial.get("FinalMetricDataList"), list) else []
+    value = next((m.get("Value") for m in metrics if isinstance(m, Mapping)
+                  and m.get("MetricName") == objective.get("MetricName")), None)
+    if job is None or not isinstance(value, (int, float)) or not _better(objective, value, job.best_training_job):
+        return False
+    job.best_training_job = _summary_times({
+        "TrainingJobName": trial.get("TrainingJobName"), "TrainingJobArn": trial.get("TrainingJobArn"),
+        "TuningJobName": job.hyper_parameter_tuning_job_name, "CreationTime": trial.get("CreationTime"),
+        "TrainingStartTime": trial.get("TrainingStartTime"), "TrainingEndTime": trial.get("TrainingEndTime"),
+        "TrainingJobStatus": "Completed", "TunedHyperParameters": {
+            k: v for k, v in (trial.get("HyperParameters") or {}).items() if not k.startswith(("_", "sagemaker_"))},
+        "FinalHyperParameterTuningJobObjectiveMetric": {"Type": objective.get("Type", "Maximize"),
+                                                        "MetricName": objective["MetricName"], "Value": value},
+        "ObjectiveStatus": "Succeeded"})
+    _overall_best(backend, job)
+    for other in backend.hyper_parameter_tuning_jobs.values():  # the warm starts this job is a parent of
+        if other is not job:
+            _overall_best(backend, other)
+    return True
+
+
+def _overall_best(backend: SageMakerModelBackend, job: Any) -> None:
+    """A warm start's OverallBestTrainingJob: the best of its own best and its seeded parents' (none without a warm
+    start: the member is absent, as the API leaves it)."""
+    parents = [p.get("HyperParameterTuningJobName") for p in
+               (job.warm_start_config or {}).get("ParentHyperParameterTuningJobs", []) if isinstance(p, Mapping)]
+    if not parents:
+        job.OverallBestTrainingJob = None
+        return
+    objective = (job.hyper_parameter_tuning_job_config or {}).get("HyperParameterTuningJobObjective") or {}
+    best = job.best_training_job
+    for name in parents:
+        parent = backend.hyper_parameter_tuning_jobs.get(name)
+        candidate = parent.best_training_job if parent else None
+        value = ((candidate or {}).get("FinalHyperParameterTuningJobObjectiveMetric") or {}).get("Value")
+        if isinstance(value, (int, float)) and _better(objective, value, best):
+            best = candidate
+    job.OverallBestTrainingJob = copy.deepcopy(best)
 
 
 def put_processing_job(name: str, status: str, *, failure_reason: str | None = None, exit_message: str | None = None,
@@ -548,13 +635,20 @@ def put_transform_job(name: str, status: str, *, failure_reason: str | None = No
     return job.arn
 
 
-def put_pipeline_execution(execution_arn: str, status: str, *, account_id: str = DEFAULT_ACCOUNT_ID,
+def put_pipeline_execution(execution_arn: str, status: str, *, failure_reason: str | None = None,
+                           display_name: str | None = None, account_id: str = DEFAULT_ACCOUNT_ID,
                            region: str = "us-east-1") -> str:
-    """Record a pipeline execution (ListPipelineExecutionSteps then answers for it); return its ARN."""
+    """Record a pipeline execution (ListPipelineExecutionSteps and DescribePipelineExecution then answer for it, the
+    latter with ``failure_reason`` as its FailureReason: a Failed execution's events carry none); return its ARN."""
     _check(status, PIPELINE_EXECUTION_STATUSES)
     backend = _backend(account_id, region)
     _steps(backend).setdefault(execution_arn, {})
-    _executions(backend).setdefault(execution_arn, {})["status"] = status
+    now = utcnow()
+    seeded = _executions(backend).setdefault(execution_arn, {"created": now})
+    seeded.update(status=status, modified=now)
+    for key, value in (("failure_reason", failure_reason), ("display_name", display_name)):
+        if value is not None:
+            seeded[key] = value
     return execution_arn
 
 
@@ -602,6 +696,8 @@ def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
         put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
                          secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
                          failure_reason=_text(detail, "FailureReason"), **place, **first)
+        if detail["TrainingJobStatus"] == "Completed" and _text(detail, "TuningJobArn"):
+            put_trial_result(detail["TuningJobArn"], detail, **place)  # the tuning job's best, as SageMaker keeps it
     return problems
 
 
@@ -609,11 +705,13 @@ def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str,
     problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
     if not problems:
         counters = {key: detail.get(key) if isinstance(detail.get(key), dict) else None
-                    for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob")}
+                    for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob",
+                                "HyperParameterTuningJobConfig", "WarmStartConfig")}
         put_tuning_job(detail["HyperParameterTuningJobName"], detail["HyperParameterTuningJobStatus"],
                        training_job_status_counters=counters["TrainingJobStatusCounters"],
                        objective_status_counters=counters["ObjectiveStatusCounters"],
                        best_training_job=counters["BestTrainingJob"], failure_reason=_text(detail, "FailureReason"),
+                       config=counters["HyperParameterTuningJobConfig"], warm_start_config=counters["WarmStartConfig"],
                        **place)
     return problems
 
@@ -647,7 +745,8 @@ def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
     if detail_type != STEP_EVENT:
         problems = _status(detail, "currentPipelineExecutionStatus", PIPELINE_EXECUTION_STATUSES)
         if not problems:
-            put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], **place)
+            display = _text(detail, "pipelineExecutionDisplayName")
+            put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], display_name=display, **place)
         return problems
     problems = _status(detail, "currentStepStatus", STEP_STATUSES)
     name = _text(detail, "stepName")

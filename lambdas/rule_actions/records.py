@@ -373,27 +373,48 @@ class FailedTrials(_Question):
 
 
 class FailedSteps(_Question):
-    """A pipeline execution's failed steps (ListPipelineExecutionSteps), each with the job its metadata names
-    described for that job's own failure reason (`jobs`: metadata member -> how that job is described); at most
-    `limit` steps are described; `tuning`: the metadata member naming a tuning job, whose first failed trial's
-    reason is the real one."""
+    """A pipeline execution's failed (and stopped) steps (ListPipelineExecutionSteps), each with the job its metadata
+    names described for that job's own failure reason (`jobs`: metadata member -> how that job is described; a
+    job named lower-cased in its ARN is found by its real name, `find_names`) and this stack's record of a stop of
+    it; at most `limit` steps are described; `tuning`: the metadata member naming a tuning job, whose first failed
+    trial's reason is the real one; `execution`: how the execution is described (DescribePipelineExecution, once,
+    only when no step failed: the execution's own FailureReason then says why)."""
 
-    __slots__ = ("execution_arn", "jobs", "limit", "tuning")
+    __slots__ = ("execution", "execution_arn", "find_names", "jobs", "limit", "tuning")
 
-    def __init__(self, execution_arn: str, jobs: tuple[tuple[str, JobApi], ...], limit: int, tuning: str = ""):
+    def __init__(self, execution_arn: str, jobs: tuple[tuple[str, JobApi], ...], limit: int, tuning: str = "",
+                 execution: JobApi | None = None, find_names: bool = False):
         self.execution_arn, self.jobs, self.limit, self.tuning = execution_arn, jobs, limit, tuning
+        self.execution, self.find_names = execution, find_names
 
 
 class StepFailure(NamedTuple):
-    """A failed step of a pipeline execution, as the FailedSteps reader found it."""
+    """A failed (or stopped) step of a pipeline execution, as the FailedSteps reader found it."""
 
     name: str
-    type: str  # the step's type, from its metadata (Training, Processing, ...); "" when it has none
+    type: str  # the step's type, from its metadata's member (TrainingJob, Fail, ...); "" when it has none
     reason: str  # the step's own FailureReason
     job_arn: str = ""  # the job its metadata names
     job_reason: str = ""  # that job's own FailureReason (described; a tuning job's: its first failed trial's)
     unread: str = ""  # why the job could not be described, when it could not
     trial: str = ""  # the tuning job's trial whose reason job_reason is
+    status: str = "Failed"  # the step's status: Failed or Stopped
+    exit_message: str = ""  # the job's ExitMessage (DescribeProcessingJob's), the cause a generic reason hides
+    job_name: str = ""  # the job's real name when its ARN's lower-cased name was not it (found by a listing)
+    stopped_by: str = ""  # this stack stopped the job: who (the ledger's record: "rule X of job Y")
+
+
+class StepFailures(tuple):
+    """The FailedSteps reader's answer: the StepFailure of each failed or stopped step, and, when none failed, the
+    execution's own FailureReason (DescribePipelineExecution) or why it could not be read."""
+
+    execution_reason: str = ""
+    execution_unread: str = ""
+
+    def __new__(cls, steps: Any = (), execution_reason: str = "", execution_unread: str = "") -> StepFailures:
+        found = super().__new__(cls, steps)
+        found.execution_reason, found.execution_unread = execution_reason, execution_unread
+        return found
 
 
 Need = (Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps | RunningJobs | MetricData

@@ -47,6 +47,8 @@ def test_every_event_has_its_row_and_each_failure_acts_once(families):
         ("processing", "feature-eng-2026-11-24-11-40-45-009", "job:Failed", "notify"): 1,
         ("pipeline", "churn-training-pipeline/k3j9x7a2b1c0", "job:Failed", "notify"): 1,
         ("pipeline", "churn-training-pipeline/k3j9x7a2b1c0", "job:Failed", "webhook"): 1,
+        ("pipeline", "churn-features-pipeline/p5m1z8q4w6e2", "job:Failed", "notify"): 1,
+        ("pipeline", "churn-features-pipeline/p5m1z8q4w6e2", "job:Failed", "webhook"): 1,
         ("pipeline", "churn-hpo-pipeline/r8t2y6u4i0o3", "job:Failed", "notify"): 1,
         ("pipeline", "churn-hpo-pipeline/r8t2y6u4i0o3", "job:Failed", "webhook"): 1,
         ("transform", "churn-batch-scoring-2026-11-24-13-05-11-402", "job:Failed", "notify"): 1,
@@ -81,13 +83,19 @@ def test_trials_step_jobs_steps_and_rule_evaluations_never_act_on_their_own(fami
 def test_the_webhook_receives_the_families_in_json_v1(families):
     _, rows, received = families
     bodies = [item.json() for item in received]
-    assert len(received) == 4 and all(item.valid for item in received)
+    assert len(received) == 5 and all(item.valid for item in received)
     assert sorted((b["job"]["family"], b["job"]["name"]) for b in bodies) == sorted(
         (r["job_family"], r["job"]) for r in rows for a in r["actions"] if a["kind"] == "webhook" and a["outcome"] == "done")
     [pipeline] = [b for b in bodies if b["job"]["name"] == "churn-training-pipeline/k3j9x7a2b1c0"]
     assert [(s["name"], s["type"]) for s in pipeline["job"]["details"]["failed_steps"]] == [
         ("train-xgboost", "Training"), ("train-lightgbm", "Training")]
     assert "Month-to-month" in pipeline["job"]["details"]["failed_steps"][0]["job_reason"]
+    # A processing step's job, named lower-cased in its ARN, found by its real name; its exit message the cause
+    [features] = [b for b in bodies if b["job"]["name"] == "churn-features-pipeline/p5m1z8q4w6e2"]
+    [step] = features["job"]["details"]["failed_steps"]
+    assert (step["type"], step["job_name"], step["unread"]) == (
+        "Processing", "pipelines-p5m1z8q4w6e2-Preprocess-h4k8s2d6f0", "")
+    assert step["cause"].endswith("ValueError: could not convert string to float: ' '") and step["cause"] == step["exit_message"]
 
 
 def without_webhooks(tmp_path: Path) -> Path:

@@ -67,6 +67,15 @@ def test_each_family_is_granted_its_reads_under_its_prefixes_and_only_training_i
     assert all(a.startswith(("sagemaker:Describe", "sagemaker:ListTrainingJobsFor")) for a in actions_of(step_jobs))
     assert sorted(map(json.dumps, step_jobs["Resource"])) == sorted(json.dumps(arn("sagemaker", f"{kind}/*")) for kind in
                                      ("training-job", "processing-job", "transform-job", "hyper-parameter-tuning-job"))
+    # An execution that failed before any step did is described (its own FailureReason), under the prefixes only
+    assert actions_of(found["DescribePipelineExecutions"]) == ["sagemaker:DescribePipelineExecution"]
+    assert found["DescribePipelineExecutions"]["Resource"] == arn("sagemaker", "pipeline/churn-*")
+    # A step job named lower-cased in its ARN is found by a listing: List actions support no resource-level
+    # permissions, so Resource "*", read-only, in a statement of their own
+    listing = found["ListPipelineStepJobs"]
+    assert sorted(actions_of(listing)) == ["sagemaker:ListHyperParameterTuningJobs", "sagemaker:ListProcessingJobs",
+                                           "sagemaker:ListTrainingJobs", "sagemaker:ListTransformJobs"]
+    assert listing["Resource"] == "*" and listing["Effect"] == "Allow"
     # Transform jobs are read from their event alone: no statement of theirs
     assert not [s for s in found.values() if "Transform" in s["Sid"]]
 
@@ -116,6 +125,7 @@ def test_organization_mode_forwards_and_grants_every_family(tmp_path):
     granted = {a for s in statements(member) for a in actions_of(s)}
     assert {"sagemaker:DescribeHyperParameterTuningJob", "sagemaker:ListTrainingJobsForHyperParameterTuningJob",
             "sagemaker:DescribeProcessingJob", "sagemaker:ListPipelineExecutionSteps",
+            "sagemaker:DescribePipelineExecution", "sagemaker:ListProcessingJobs",
             "sagemaker:StopTrainingJob"} <= granted
     # the central function's role reaches the members through the executor role: no family statement of its own
     assert not [s for s in statements(central) if s.get("Sid") in ("ReadHyperparameterTuningJobs",

@@ -30,7 +30,8 @@ FAMILIES_CONFIG = {
     "pipeline_step_jobs_alert": False,
 }
 READS = {"DescribeHyperParameterTuningJob", "ListTrainingJobsForHyperParameterTuningJob", "DescribeProcessingJob",
-         "ListPipelineExecutionSteps", "DescribeTrainingJob", "DescribeTransformJob"}
+         "ListPipelineExecutionSteps", "DescribeTrainingJob", "DescribeTransformJob", "DescribePipelineExecution",
+         "ListProcessingJobs", "ListTrainingJobs", "ListTransformJobs", "ListHyperParameterTuningJobs"}
 
 
 def lifecycle(path: str) -> list[dict[str, Any]]:
@@ -75,13 +76,16 @@ def outcomes(delivered) -> list[tuple[str, str, str]]:
 @pytest.mark.parametrize(("path", "job", "family", "matched", "reads"), [
     ("tuning/lifecycle-tuning-every-trial-failed.json", "xgb-churn-hpo-1124", "tuning", 3,
      {"ListTrainingJobsForHyperParameterTuningJob": 1, "DescribeHyperParameterTuningJob": 1}),
-    ("tuning/lifecycle-tuning-completed-best-trial.json", "bert-lr-hpo-1124", "tuning", 2, {}),
+    ("tuning/lifecycle-tuning-completed-best-trial.json", "bert-lr-hpo-1124", "tuning", 2,
+     {"DescribeHyperParameterTuningJob": 1}),
     ("processing/lifecycle-processing-failed-exit-message.json", "churn-preprocess-2026-11-24-11-15-02-118",
      "processing", 3, {}),
     ("processing/lifecycle-processing-internal-error.json", "feature-eng-2026-11-24-11-40-45-009", "processing", 2,
      {"DescribeProcessingJob": 1}),
     ("pipelines/lifecycle-pipeline-parallel-steps-failed.json", "churn-training-pipeline/k3j9x7a2b1c0", "pipeline", 2,
      {"ListPipelineExecutionSteps": 1, "DescribeTrainingJob": 2}),
+    ("pipelines/lifecycle-pipeline-processing-step-exit-message.json", "churn-features-pipeline/p5m1z8q4w6e2",
+     "pipeline", 2, {"ListPipelineExecutionSteps": 1, "DescribeProcessingJob": 2, "ListProcessingJobs": 1}),
     ("pipelines/lifecycle-pipeline-tuning-step-failed.json", "churn-hpo-pipeline/r8t2y6u4i0o3", "pipeline", 3,
      {"ListPipelineExecutionSteps": 1, "DescribeHyperParameterTuningJob": 1,
       "ListTrainingJobsForHyperParameterTuningJob": 1}),
@@ -234,3 +238,72 @@ def test_malformed_events_of_every_family_are_reported_never_raised(aws):
         result = aws.invoke(raw)
         assert result["actions"] == [] and result["ignored"]
     assert aws.published == []
+
+
+def test_a_completed_tuning_job_names_the_best_trial_sagemaker_keeps(aws):
+    # Given the completed lifecycle, whose tuning events name no best job (as SageMaker's do); When it is delivered
+    deliver(aws, "tuning/lifecycle-tuning-completed-best-trial.json")
+
+    # Then its one message names the best trial, read from the tuning job (the embedded account keeps the trial
+    # that completed with the best eval:f1, as SageMaker does): before, it said "Best job: none"
+    [message] = aws.inbox(TEAM)
+    assert "Best job:       bert-lr-hpo-1124-004-e08a5c37 (eval:f1 = 0.8731)" in message["email"]
+    assert "none (no training job reached its objective)" not in message["email"]
+
+
+def test_a_processing_step_s_exit_message_is_its_cause_and_its_job_is_found_by_its_real_name(aws):
+    # Given a processing step whose job (capitals in its name, lower-cased in every ARN) says only "See job logs"
+    deliver(aws, "pipelines/lifecycle-pipeline-processing-step-exit-message.json")
+
+    # Then the message names the job by its real name and gives the exit message's last line as the cause
+    [message] = aws.inbox(TEAM)
+    body = message["email"]
+    assert "  - Preprocess (Processing)" in body
+    assert "      Job:        pipelines-p5m1z8q4w6e2-Preprocess-h4k8s2d6f0" in body
+    assert ("      Reason:     ValueError: could not convert string to float: ' '  (the job's exit message)") in body
+    assert "      Job said:   AlgorithmError: See job logs for more information" in body
+    assert "Not read" not in body
+    assert message["sms"].startswith("rule-actions: pipeline execution failed: churn-features-pipeline/p5m1z8q4w6e2: "
+                                     "Preprocess (Processing): ValueError")
+
+
+def test_an_execution_that_failed_before_any_step_says_its_own_reason(aws):
+    # Given an execution that failed before any step failed (its steps listed, none failed; its own FailureReason
+    # only DescribePipelineExecution has)
+    events = lifecycle("pipelines/lifecycle-pipeline-parallel-steps-failed.json")
+    end = events[-1]
+    aws.configure(**FAMILIES_CONFIG)
+    seed(events[0])
+    moto_sagemaker.put_pipeline_execution(end["detail"]["pipelineExecutionArn"], "Failed", account_id=ACCOUNT,
+                                          region=REGION, failure_reason="ParameterValidation: InputData is no S3 URI")
+
+    # When its Failed event reaches the function
+    before = len(aws.calls)
+    result = aws.invoke(end)
+
+    # Then one message says the execution's own reason, read with one describe after the listing
+    assert [(a["kind"], a["outcome"]) for a in result["actions"]] == [("notify", "done")]
+    assert [c for c in aws.calls[before:] if c in READS] == ["ListPipelineExecutionSteps", "DescribePipelineExecution"]
+    body = aws.inbox(TEAM)[0]["email"]
+    assert "Failure reason:\n  ParameterValidation: InputData is no S3 URI" in body
+    assert "Failed steps: none listed" in body
+
+
+def test_a_step_job_this_stack_stopped_is_said_on_its_step(aws):
+    # Given the parallel lifecycle, one of whose training jobs this stack stopped (the ledger's stop record)
+    events = lifecycle("pipelines/lifecycle-pipeline-parallel-steps-failed.json")
+    aws.configure(**FAMILIES_CONFIG)
+    for raw in events:
+        seed(raw)
+    job = "pipelines-k3j9x7a2b1c0-train-xgboost-m3n8b2v6c0"
+    aws.effects().ledger.mark_stopped(f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:training-job/{job}",
+                                      f"rule StalledTraining of {job}")
+
+    # When the execution's Failed event reaches the function
+    aws.invoke(events[-1])
+
+    # Then that step says who stopped its job; the other step says nothing of a stop
+    body = aws.inbox(TEAM)[0]["email"]
+    assert body.count("Stopped by rule-actions:") == 1
+    xgboost = body[body.index("  - train-xgboost"):body.index("  - train-lightgbm")]
+    assert f"Stopped by rule-actions: rule StalledTraining of {job}" in xgboost

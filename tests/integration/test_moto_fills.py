@@ -245,3 +245,87 @@ def test_a_pipeline_stop_repeated_with_its_token_is_the_same_call(sagemaker):
     assert first["PipelineExecutionArn"] == again["PipelineExecutionArn"] == EXECUTION
     with pytest.raises(ClientError):  # another token is another call: the execution is no longer Executing
         sagemaker.stop_pipeline_execution(PipelineExecutionArn=EXECUTION, ClientRequestToken="b" * 40)
+
+
+def test_a_seeded_execution_is_described_with_its_failure_reason_as_the_model_says(sagemaker):
+    # Given an execution seeded as failed before any step ran (its events carry no FailureReason: seeded apart)
+    moto_sagemaker.put_pipeline_execution(EXECUTION, "Executing", display_name="nightly-2026-11-24")
+    moto_sagemaker.put_pipeline_execution(EXECUTION, "Failed", failure_reason="Step train: parameter Epochs is no int")
+
+    # When the function's adapter describes it (effects/sagemaker.py, the execution's JobApi)
+    request_ = {"PipelineExecutionArn": EXECUTION}
+    response = sagemaker.describe_pipeline_execution(**request_)
+
+    # Then the answer is the model's, with the seeded reason and status
+    valid("DescribePipelineExecution", request_, response)
+    assert (response["PipelineExecutionStatus"], response["FailureReason"]) == (
+        "Failed", "Step train: parameter Epochs is no int")
+    assert response["PipelineExecutionDisplayName"] == "nightly-2026-11-24"
+    from rule_actions.jobs.common import PIPELINE_EXECUTION
+    assert SageMaker(sagemaker).describe(PIPELINE_EXECUTION, EXECUTION)["FailureReason"].startswith("Step train")
+    # And an execution nothing seeded is still moto's to answer (not found)
+    with pytest.raises(ClientError):
+        sagemaker.describe_pipeline_execution(PipelineExecutionArn=EXECUTION.replace("k3j9", "zzzz"))
+
+
+def test_a_job_s_real_name_is_found_from_its_lower_cased_one_with_one_listing(sagemaker):
+    # Given a processing job and a training job whose names have capitals, and others sharing their fragment
+    moto_sagemaker.put_processing_job("pipelines-k3j9x7a2b1c0-Prep-q7w2e9r4t1", "Failed")
+    moto_sagemaker.put_processing_job("pipelines-k3j9x7a2b1c0-other-a1b2c3d4e5", "Failed")
+    moto_sagemaker.put_training_job("pipelines-k3j9x7a2b1c0-TrainModel-m3n8b2v6c0", "Failed")
+    jobs = SageMaker(sagemaker)
+    from rule_actions.jobs.common import PROCESSING, TRAINING
+
+    # When the adapter looks each up by its lower-cased name and the generated head of it
+    calls: list[str] = []
+    sagemaker.meta.events.register("before-call.sagemaker.*", lambda model, **_: calls.append(model.name))
+    found = [jobs.real_name(PROCESSING, "pipelines-k3j9x7a2b1c0-prep-q7w2e9r4t1", "pipelines-k3j9x7a2b1c0-"),
+             jobs.real_name(TRAINING, "pipelines-k3j9x7a2b1c0-trainmodel-m3n8b2v6c0", "pipelines-k3j9x7a2b1c0-"),
+             jobs.real_name(TRAINING, "pipelines-k3j9x7a2b1c0-gone-m3n8b2v6c0", "pipelines-k3j9x7a2b1c0-")]
+
+    # Then each is its name as created (one listing each), and a job no listing has is None
+    assert found == ["pipelines-k3j9x7a2b1c0-Prep-q7w2e9r4t1", "pipelines-k3j9x7a2b1c0-TrainModel-m3n8b2v6c0", None]
+    assert calls == ["ListProcessingJobs", "ListTrainingJobs", "ListTrainingJobs"]
+    request_ = {"NameContains": "pipelines-k3j9x7a2b1c0-", "SortBy": "CreationTime", "SortOrder": "Descending",
+                "MaxResults": 100}
+    valid("ListProcessingJobs", request_, sagemaker.list_processing_jobs(**request_))
+
+
+def test_a_tuning_job_s_best_is_its_best_completed_trial_and_a_warm_start_s_overall_best_its_parents_too(sagemaker):
+    # Given a parent tuning job and its warm start, maximizing eval:f1, and their trials as their events say them
+    # (epoch-millisecond strings, FinalMetricDataList), none of the tuning events naming a best job
+    config = {"Strategy": "Bayesian", "HyperParameterTuningJobObjective": {"Type": "Maximize", "MetricName": "eval:f1"},
+              "ResourceLimits": {"MaxNumberOfTrainingJobs": 5, "MaxParallelTrainingJobs": 2}}
+    warm = {"ParentHyperParameterTuningJobs": [{"HyperParameterTuningJobName": "bert-1117"}],
+            "WarmStartType": "IdenticalDataAndAlgorithm"}
+    moto_sagemaker.seed_tuning("", {"HyperParameterTuningJobName": "bert-1117", "HyperParameterTuningJobStatus":
+                                    "InProgress", "HyperParameterTuningJobConfig": config}, {}, region=REGION)
+    child = moto_sagemaker.put_tuning_job("bert-1124", "InProgress", config=config, warm_start_config=warm)
+    parent = moto_sagemaker.put_tuning_job("bert-1117", "InProgress")
+
+    def trial(tuning_arn: str, name: str, value: float) -> None:
+        moto_sagemaker.seed_training("", {
+            "TrainingJobName": name, "TrainingJobArn": f"arn:aws:sagemaker:{REGION}:123456789012:training-job/{name}",
+            "TrainingJobStatus": "Completed", "TuningJobArn": tuning_arn, "CreationTime": "1795514660000",
+            "TrainingStartTime": "1795514860000", "TrainingEndTime": "1795516500000",
+            "HyperParameters": {"lr": "3e-05", "_tuning_objective_metric": "\"eval:f1\""},
+            "FinalMetricDataList": [{"MetricName": "eval:f1", "Value": value, "Timestamp": "1795516500000"}]},
+            {}, region=REGION)
+
+    # When their trials complete
+    trial(parent, "bert-1117-009-3c5e7a9b", 0.8802)
+    trial(child, "bert-1124-001-0a1b2c3d", 0.8577)
+    trial(child, "bert-1124-004-e08a5c37", 0.8731)
+    trial(child, "bert-1124-005-5b91c7fd", 0.8102)
+    moto_sagemaker.put_tuning_job("bert-1124", "Completed")
+
+    # Then the warm start's best is its own best trial, its overall best the parent's, as the model says them
+    request_ = {"HyperParameterTuningJobName": "bert-1124"}
+    response = sagemaker.describe_hyper_parameter_tuning_job(**request_)
+    valid("DescribeHyperParameterTuningJob", request_, {k: v for k, v in response.items() if v is not None})
+    assert response["BestTrainingJob"]["TrainingJobName"] == "bert-1124-004-e08a5c37"
+    assert response["BestTrainingJob"]["FinalHyperParameterTuningJobObjectiveMetric"]["Value"] == 0.8731
+    assert response["BestTrainingJob"]["TunedHyperParameters"] == {"lr": "3e-05"}
+    assert response["OverallBestTrainingJob"]["TrainingJobName"] == "bert-1117-009-3c5e7a9b"
+    assert sagemaker.describe_hyper_parameter_tuning_job(HyperParameterTuningJobName="bert-1117")[
+        "BestTrainingJob"]["TrainingJobName"] == "bert-1117-009-3c5e7a9b"

@@ -375,16 +375,73 @@ def test_a_failed_tuning_job_reads_a_bounded_number_of_its_trials_and_words_them
     assert chat["metadata"]["additionalContext"]["job_family"] == "tuning"
 
 
-def test_a_completed_tuning_job_names_its_best_training_job_without_reading():
+BEST = {"TrainingJobName": "bert-lr-hpo-1124-004-e08a5c37", "TrainingJobStatus": "Completed",
+        "FinalHyperParameterTuningJobObjectiveMetric": {"Type": "Maximize", "MetricName": "eval:f1", "Value": 0.8731}}
+
+
+def test_a_completed_tuning_job_names_its_best_training_job_read_once():
+    # Given a Completed event as SageMaker sends it (no BestTrainingJob: the event's schema has none), and its
+    # description naming the best trial
     config = {**TEAM, "tuning_job_outcomes": {"Completed": ["notify"]}}
-    _, _, asked = plan(TUNING_DONE, config)
-    assert [n for n in asked if not isinstance(n, TeamAudience)] == []  # the event carries the best job
-    message, _, body = words(TUNING_DONE, config)
+    assert "BestTrainingJob" not in TUNING_DONE["detail"]
+    described = lambda n: {"BestTrainingJob": BEST} if isinstance(n, Described) else None  # noqa: E731
+
+    # When it is planned and worded
+    _, _, asked = plan(TUNING_DONE, config, described)
+    message, _, body = words(TUNING_DONE, config, described)
+
+    # Then one describe names the best job (the message said "Best job: none" when it was not read)
+    assert [n for n in asked if not isinstance(n, TeamAudience)] == [Described(FAMILIES["tuning"].api, "bert-lr-hpo-1124")]
     assert "Best job:       bert-lr-hpo-1124-004-e08a5c37 (eval:f1 = 0.8731)" in message.body
+    assert "Overall best" not in message.body
     assert "4 completed" in message.body and "1 failed (non-retryable)" in message.body
     assert body["job"]["details"]["best_training_job"] == {"name": "bert-lr-hpo-1124-004-e08a5c37",
                                                            "objective_metric": "eval:f1", "value": 0.8731}
+    assert body["job"]["details"]["overall_best_training_job"] is None
     JSON_V1.validate(body)
+    # And an event that does carry it is not read again
+    carrying = with_detail(TUNING_DONE, BestTrainingJob=BEST)
+    _, _, asked = plan(carrying, config)
+    assert [n for n in asked if not isinstance(n, TeamAudience)] == []
+
+
+def test_a_completed_tuning_job_whose_best_is_unknown_never_says_none_reached_the_objective():
+    # Given a Completed job whose objective succeeded 4 times, and a describe that names no best job or fails
+    config = {**TEAM, "tuning_job_outcomes": {"Completed": ["notify"]}}
+    for answer, said in ((lambda n: None, "Best job:       unknown (not named by SageMaker)"),
+                         (lambda n: Unread("DescribeHyperParameterTuningJob failed: ThrottlingException")
+                          if isinstance(n, Described) else None, "Best job:       unknown (not read)")):
+        message, _, body = words(TUNING_DONE, config, answer)
+        # Then the message says it is unknown, never that no job reached the objective
+        assert said in message.body and "none (no training job reached its objective)" not in message.body
+        JSON_V1.validate(body)
+
+
+def test_a_warm_start_names_the_overall_best_when_a_parent_s_trial_beat_its_own():
+    # Given a warm start tuning job whose parent's trial beat its own best
+    config = {**TEAM, "tuning_job_outcomes": {"Completed": ["notify"]}}
+    overall = {**BEST, "TrainingJobName": "bert-lr-hpo-1117-009-3c5e7a9b", "TuningJobName": "bert-lr-hpo-1117",
+               "FinalHyperParameterTuningJobObjectiveMetric": {"Type": "Maximize", "MetricName": "eval:f1",
+                                                               "Value": 0.8802}}
+    warm = {"WarmStartType": "IdenticalDataAndAlgorithm",
+            "ParentHyperParameterTuningJobs": [{"HyperParameterTuningJobName": "bert-lr-hpo-1117"}]}
+    described = lambda n: {"BestTrainingJob": BEST, "OverallBestTrainingJob": overall,  # noqa: E731
+                           "WarmStartConfig": warm} if isinstance(n, Described) else None
+
+    # When it is worded
+    message, _, body = words(TUNING_DONE, config, described)
+
+    # Then both are named, the overall best as its parents' trial
+    assert "Best job:       bert-lr-hpo-1124-004-e08a5c37 (eval:f1 = 0.8731)" in message.body
+    assert ("Overall best:   bert-lr-hpo-1117-009-3c5e7a9b (eval:f1 = 0.8802) (a trial of its warm start's "
+            "parents)") in message.body
+    assert body["job"]["details"]["overall_best_training_job"]["name"] == "bert-lr-hpo-1117-009-3c5e7a9b"
+    JSON_V1.validate(body)
+    # And a warm start whose own best is the overall best names it once
+    same = lambda n: {"BestTrainingJob": BEST, "OverallBestTrainingJob": BEST,  # noqa: E731
+                      "WarmStartConfig": warm} if isinstance(n, Described) else None
+    message, _, _ = words(TUNING_DONE, config, same)
+    assert "Overall best" not in message.body
 
 
 def test_a_tuning_job_s_unreadable_trials_are_named_and_the_message_still_goes():

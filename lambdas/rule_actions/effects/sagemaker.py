@@ -1,6 +1,7 @@
 """SageMaker, for any job family: describe a job, list the running jobs under a prefix, list every running job with
 its description (Search), stop a job (the family's JobApi names the operations and members: DescribeTrainingJob,
-TrainingJobName...); list a tuning job's failed trials and a pipeline execution's steps."""
+TrainingJobName...); find a job's real name from the lower-cased one in its ARN; list a tuning job's failed trials
+and a pipeline execution's steps."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ _NOT_RUNNING = re.compile(r"is in status (\w+)")
 ALREADY_STOPPING = ("Stopping", "Stopped")
 REFUSALS = ("ValidationException", "ConflictException")  # a stop refused for the job's state
 SEARCH_PAGE = 100  # Search's largest MaxResults
+LIST_PAGE = 100  # a List...Jobs call's largest MaxResults
 
 
 class SageMaker:
@@ -34,6 +36,14 @@ class SageMaker:
                                                                              StatusEquals=IN_PROGRESS):
             names += [job[api.name] for job in page[api.summaries]]
         return sorted(name for name in names if name.startswith(prefix))
+
+    def real_name(self, api: JobApi, lowered: str, fragment: str) -> str | None:
+        """The name, as created, of the job whose name lower-cased is `lowered`: one listing page (NameContains
+        `fragment`, the newest 100 jobs), None when none is."""
+        page = getattr(self.client, xform_name(api.list))(NameContains=fragment, SortBy="CreationTime",
+                                                          SortOrder="Descending", MaxResults=LIST_PAGE)
+        return next((job[api.name] for job in page.get(api.summaries, [])
+                     if isinstance(job.get(api.name), str) and job[api.name].lower() == lowered), None)
 
     def failed_trials(self, tuning_job_name: str, limit: int) -> list[dict[str, Any]]:
         """The first `limit` failed training jobs of a tuning job, by creation time: one call, however many."""

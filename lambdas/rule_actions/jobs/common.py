@@ -148,11 +148,23 @@ def essence(reason: str) -> str:
     """The line of a FailureReason that names the cause: SageMaker's reasons end a traceback or a script's error
     message with it ("ValueError: could not convert string to float: 'Month-to-month'"); a one-line reason is
     itself. Plain text is made by the caller."""
-    lines = [line.strip() for line in reason.splitlines() if line.strip() and not re.match(_FRAME, line)]
+    every = [line.strip() for line in reason.splitlines() if line.strip()]
+    lines = [line for line in every if not re.match(_FRAME, line)]
     last = lines[-1] if lines else reason.strip()
     if last.startswith("ErrorMessage "):
         last = last[len("ErrorMessage "):].strip().strip('"').strip()
-    return last if len(lines) > 1 else reason.strip()
+    return last if len(lines) > 1 or len(every) > len(lines) > 0 else reason.strip()
+
+
+def generic(reason: str) -> bool:
+    """A FailureReason that names no cause: empty, or SageMaker's pointer to the logs ("AlgorithmError: See job logs
+    for more information", "ClientError: See job logs..."), whose job's ExitMessage says more."""
+    text = reason.strip().rstrip(".").strip()
+    if not text:
+        return True
+    head, _, tail = text.partition(":")
+    said = (tail if tail and " " not in head.strip() else text).strip().rstrip(".").lower()
+    return said in ("see job logs for more information", "see job logs for more details", "see job logs")
 
 
 def arn_resource(arn: str) -> str:

@@ -3,11 +3,17 @@
 Stopped, Succeeded) and their scope (`pipeline_prefixes`, by pipeline name).
 
 A failed execution is reported once, however many of its steps failed, in parallel or not: its message names every
-failed step, the step's type, and the real reason, taken from the job the step's metadata names (a training,
-processing, transform or tuning job, described; for a tuning job, its first failed trial's own reason): a step's
-own reason is often only "No training job succeeded after 5 attempts". The steps are read when the execution's
-status changes (one ListPipelineExecutionSteps, then one describe per failed step, at most STEPS_DESCRIBED): the
-execution ends only after its steps, so they are all there. Step events are read too (a malformed one is reported
+failed (or stopped) step, the step's type (its metadata's member: ListPipelineExecutionSteps has no type member,
+and the step events that carry stepType are never matched), and the real reason, taken from the job the step's
+metadata names (a training, processing, transform or tuning job, described; for a tuning job, its first failed
+trial's own reason; for a processing job whose reason is generic, "AlgorithmError: See job logs for more
+information", its ExitMessage): a step's own reason is often only "No training job succeeded after 5 attempts".
+A step job's ARN names it lower-cased: when no job has that name, its real name is looked up (readers/
+failed_steps.py). When this stack stopped a step's job (the ledger's stop record), the step says so and why. An
+execution that failed before any step failed is told by its own FailureReason (one DescribePipelineExecution, only
+then). The steps are read when the execution's status changes (one ListPipelineExecutionSteps, then one describe
+and one stop record per failed step, at most STEPS_DESCRIBED): the execution ends only after its steps, so they are
+all there. Step events are read too (a malformed one is reported
 like any event) but are never a trigger: the rule does not match them, and a step's failure is reported with its
 execution's. The job is the execution, named <pipeline>/<execution id>; its ARN keys the exactly-once records.
 """
@@ -41,6 +47,7 @@ from rule_actions.jobs.common import (
     essence,
     execution_name,
     execution_ref,
+    generic,
     reports,
 )
 from rule_actions.records import FailedSteps, IgnoredEvent, StepFailure, Unread
@@ -60,12 +67,17 @@ OUTCOMES = {
 STEP_JOBS = {"TrainingJob": ("Training", TRAINING, TRAINING_JOB),
              "ProcessingJob": ("Processing", PROCESSING, PROCESSING_JOB),
              "TransformJob": ("Transform", TRANSFORM, TRANSFORM_JOB), "TuningJob": ("Tuning", TUNING, TUNING_JOB)}
-OTHER_STEPS = {"AutoMLJob": "AutoML", "Model": "Model", "RegisterModel": "RegisterModel", "Condition": "Condition",
-               "Callback": "Callback", "Lambda": "Lambda", "EMR": "EMR", "EMRServerless": "EMRServerless",
-               "QualityCheck": "QualityCheck", "ClarifyCheck": "ClarifyCheck", "Fail": "Fail"}
+# The other members of a step's metadata (PipelineExecutionStepMetadata, botocore's model) and the step type each
+# says, as the step events write stepType.
+OTHER_STEPS = {"AutoMLJob": "AutoML", **{member: member for member in (
+    "Model", "RegisterModel", "Condition", "Callback", "Lambda", "EMR", "EMRServerless", "QualityCheck",
+    "ClarifyCheck", "Fail", "Endpoint", "EndpointConfig", "BedrockCustomModel", "BedrockCustomModelDeployment",
+    "BedrockProvisionedModelThroughput", "BedrockModelImport", "InferenceComponent", "Lineage", "Job", "Athena",
+    "Cleanup", "ForEach", "HubContent")}}
 STEPS_DESCRIBED = 10  # failed steps whose job is described (a bound on the calls of one message)
 STEP_LINKS = 3  # failed steps whose job's console page and logs are linked
 STEP_REASON_MAX = 400
+EXIT_MESSAGE = "the job's exit message"
 STEP_STATUS = "currentStepStatus"
 EXECUTION_MEMBERS = Members(name="pipelineExecutionArn", arn="pipelineExecutionArn",
                             status="currentPipelineExecutionStatus", secondary=None, failure_reason="failureReason",
@@ -139,13 +151,16 @@ class Pipeline(JobFamily):
         pipeline, _, execution = event.job_name.partition("/")
         display = event.detail.get("pipelineExecutionDisplayName")
         steps = facts.get(_steps_need(event.job_arn))
-        failed = [_step(s) for s in steps] if isinstance(steps, tuple) and not isinstance(steps, Unread) else None
+        read = isinstance(steps, tuple) and not isinstance(steps, Unread)
+        failed = [_step(s) for s in steps] if read else None
+        own = plain(getattr(steps, "execution_reason", ""), DETAILS_MAX, multiline=True) if read else ""
+        unread = steps.reason if isinstance(steps, Unread) else getattr(steps, "execution_unread", "") or None
         details = {"pipeline": pipeline, "execution": execution,
                    "display_name": plain(display, NAME_MAX) if isinstance(display, str) and display else None,
-                   "failed_steps": failed, "unread": steps.reason if isinstance(steps, Unread) else None}
-        reason = event.failure_reason or "; ".join(
-            f"{s['name']} ({s['type'] or 'step'}): {essence(s['job_reason'] or s['reason']) or 'no reason given'}"
-            for s in failed or ())
+                   "failed_steps": failed, "unread": unread, "execution_reason": own or None}
+        reason = event.failure_reason or own or "; ".join(
+            f"{s['name']} ({s['type'] or 'step'}): {essence(s['cause']) or 'no reason given'}"
+            for s in failed or () if s["status"] == "Failed")
         return replace(event, details=details, failure_reason=reason)
 
     def outcome_lines(self, event, outcome):
@@ -157,16 +172,26 @@ class Pipeline(JobFamily):
                  line("Execution", plain(d["execution"], NAME_MAX) + display)]
         steps = d.get("failed_steps")
         if steps is not None:
-            lines += ["", f"Failed steps ({len(steps)}):" if steps else "Failed steps: none listed"]
+            stopped = any(s["status"] == "Stopped" for s in steps)
+            title = "Failed and stopped steps" if stopped else "Failed steps"
+            lines += ["", f"{title} ({len(steps)}):" if steps else "Failed steps: none listed"]
+            if not steps and d.get("execution_reason"):
+                lines.append("  (the execution failed before any step did: its own reason is above)")
             for s in steps:
-                lines.append(f"  - {s['name']} ({s['type'] or 'type unknown'})")
+                status = "; stopped" if s["status"] == "Stopped" else ""
+                lines.append(f"  - {s['name']} ({s['type'] or 'type unknown'}{status})")
                 if s["job_arn"]:
-                    lines.append(f"      {'Job:':<11} {plain(arn_name(s['job_arn']), NAME_MAX)}")
-                if s["job_reason"]:
-                    whose = f"its failed trial {s['trial']}'s own" if s["trial"] else "the job's own"
-                    lines.append(f"      {'Reason:':<11} {plain(essence(s['job_reason']), STEP_REASON_MAX)}  ({whose})")
-                if s["reason"] and s["reason"] != s["job_reason"]:
+                    lines.append(f"      {'Job:':<11} {plain(s['job_name'] or arn_name(s['job_arn']), NAME_MAX)}")
+                whose = _whose(s)
+                if whose:
+                    lines.append(f"      {'Reason:':<11} {plain(essence(s['cause']), STEP_REASON_MAX)}  ({whose})")
+                job_said = whose == EXIT_MESSAGE and s["job_reason"].strip()
+                if job_said:
+                    lines.append(f"      {'Job said:':<11} {plain(essence(s['job_reason']), STEP_REASON_MAX)}")
+                if s["reason"] and s["reason"] != s["cause"] and not (job_said and s["reason"] == s["job_reason"]):
                     lines.append(f"      {'Step said:':<11} {plain(essence(s['reason']), STEP_REASON_MAX)}")
+                if s["stopped_by"]:
+                    lines.append(f"      {'Stopped by rule-actions:':<11} {plain(s['stopped_by'], STEP_REASON_MAX)}")
                 if s["unread"]:
                     lines.append(f"      {'Not read:':<11} {s['unread']}")
         if d.get("unread"):
@@ -179,7 +204,7 @@ class Pipeline(JobFamily):
             resource = arn_resource(step["job_arn"])
             if resource not in CONSOLE_PATHS:
                 continue
-            job = arn_name(step["job_arn"])
+            job = step["job_name"] or arn_name(step["job_arn"])
             found.append((f"{step['name']}: its job in the console",
                           console_link(region, f"/{CONSOLE_PATHS[resource]}/{encoded(job)}")))
             found.append((f"{step['name']}: its job's logs", log_link(region, LOG_GROUPS[resource], job)))
@@ -202,6 +227,16 @@ class Pipeline(JobFamily):
         executions = self.resources(config)
         jobs = [(api, resource) for _, api, resource in STEP_JOBS.values()]
         return [
+            Grant(sid="DescribePipelineExecutions", actions=(f"sagemaker:{self.api.describe}",), resources=executions,
+                  reason="An execution that failed before any of its steps did says why only in its own "
+                         "FailureReason: the function describes it then (once), read-only, for any execution of a "
+                         "pipeline under the configured pipeline_prefixes."),
+            Grant(sid="ListPipelineStepJobs", actions=tuple(f"sagemaker:{api.list}" for api, _ in jobs),
+                  resources=("*",),
+                  reason="A step's job is named lower-cased in the ARN its step lists; when no job has that name "
+                         "the function lists the jobs whose names contain a part of it (once, only then) for its "
+                         "real name. These List actions support no resource-level permissions: IAM requires "
+                         "Resource \"*\" for them (the only actions in that statement), read-only."),
             Grant(sid="ListPipelineExecutionSteps", actions=("sagemaker:ListPipelineExecutionSteps",),
                   resources=executions,
                   reason="Pipelines are named by users: the function lists the steps of any execution of a pipeline "
@@ -217,15 +252,30 @@ class Pipeline(JobFamily):
 
 def _steps_need(execution_arn: str) -> FailedSteps:
     return FailedSteps(execution_arn, tuple((member, api) for member, (_, api, _) in STEP_JOBS.items()),
-                       STEPS_DESCRIBED, tuning="TuningJob")
+                       STEPS_DESCRIBED, tuning="TuningJob", execution=PIPELINE_EXECUTION, find_names=True)
 
 
 def _step(found: StepFailure) -> dict[str, str]:
     kind = STEP_JOBS[found.type][0] if found.type in STEP_JOBS else OTHER_STEPS.get(found.type, found.type)
+    job_reason = plain(found.job_reason, DETAILS_MAX, multiline=True)
+    exit_message = plain(found.exit_message, DETAILS_MAX, multiline=True)
+    # The real cause: the job's own reason, unless it only points at the logs and the job's ExitMessage says more
+    cause = exit_message if exit_message.strip() and generic(job_reason) else job_reason
     return {"name": plain(found.name, NAME_MAX) or "?", "type": plain(kind, 64),
             "reason": plain(found.reason, DETAILS_MAX, multiline=True), "job_arn": plain(found.job_arn, 2048),
-            "job_reason": plain(found.job_reason, DETAILS_MAX, multiline=True),
-            "unread": plain(found.unread, STEP_REASON_MAX), "trial": plain(found.trial, NAME_MAX)}
+            "job_reason": job_reason, "unread": plain(found.unread, STEP_REASON_MAX), "trial": plain(found.trial, NAME_MAX),
+            "status": "Stopped" if found.status == "Stopped" else "Failed", "exit_message": exit_message,
+            "cause": cause or plain(found.reason, DETAILS_MAX, multiline=True),
+            "job_name": plain(found.job_name, NAME_MAX), "stopped_by": plain(found.stopped_by, STEP_REASON_MAX)}
+
+
+def _whose(step: dict[str, str]) -> str:
+    """Whose words the step's cause is ("" when only the step's own)."""
+    if step["trial"] and step["job_reason"]:
+        return f"its failed trial {step['trial']}'s own"
+    if step["exit_message"].strip() and step["cause"] == step["exit_message"]:
+        return EXIT_MESSAGE
+    return "the job's own" if step["job_reason"] else ""
 
 
 FAMILY = Pipeline()

@@ -4,10 +4,12 @@
 One message per tuning job, however many training jobs (trials) it launched: while `tuning_job_outcomes` attaches
 actions, a trial's outcome is held back unless `tuning_trials_alert` is true (jobs/training.py; its rule statuses are
 acted on whatever the switch says). Every message carries the tuning job's facts: its
-training jobs' status counters, its objective counters, its best training job and that job's objective value
-(from the event, else one DescribeHyperParameterTuningJob); a Failed one also the failure reasons of at most
-TRIALS_SHOWN failed trials (one ListTrainingJobsForHyperParameterTuningJob): a tuning job's own reason ("No
-training job succeeded after 5 attempts") says nothing a person can act on.
+training jobs' status counters, its objective counters, its best training job and that job's objective value, and
+for a warm start (WarmStartConfig) the best of its parents' trials too when it is another (OverallBestTrainingJob):
+SageMaker's event carries neither (its schema has no BestTrainingJob member), so they are read with one
+DescribeHyperParameterTuningJob, unless an event does carry BestTrainingJob; a Failed one also the failure reasons
+of at most TRIALS_SHOWN failed trials (one ListTrainingJobsForHyperParameterTuningJob): a tuning job's own reason
+("No training job succeeded after 5 attempts") says nothing a person can act on.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ class Tuning(JobFamily):
             "training_jobs": _counters(detail.get("TrainingJobStatusCounters"), COUNTERS),
             "objective": _counters(detail.get("ObjectiveStatusCounters"), OBJECTIVE),
             "best_training_job": _best(detail.get("BestTrainingJob")),
+            "overall_best_training_job": _overall(detail),
             "failed_trials": ([_trial(t) for t in trials] if isinstance(trials, (list, tuple))
                               and not isinstance(trials, Unread) else None),
             "unread": "; ".join(a.reason for a in (described, trials) if isinstance(a, Unread)) or None,
@@ -99,8 +102,11 @@ class Tuning(JobFamily):
         lines = [
             line("Training jobs", _summary(jobs, COUNTERS) if jobs else "unknown"),
             line("Objective", _summary(objective, OBJECTIVE) if objective else "unknown"),
-            line("Best job", _best_text(best) if best else "none (no training job reached its objective)"),
+            line("Best job", _best_text(best) if best else _no_best(objective, d.get("unread"))),
         ]
+        overall = d.get("overall_best_training_job")
+        if overall:
+            lines.append(line("Overall best", f"{_best_text(overall)} (a trial of its warm start's parents)"))
         trials = d.get("failed_trials")
         if trials:
             failed = (jobs or {}).get("NonRetryableError", 0) + (jobs or {}).get("RetryableError", 0)
@@ -153,6 +159,21 @@ def _best(value: Any) -> dict[str, Any] | None:
     return {"name": plain(value["TrainingJobName"], NAME_MAX),
             "objective_metric": plain(metric["MetricName"], 256) if isinstance(metric.get("MetricName"), str) else None,
             "value": number if isinstance(number, (int, float)) and not isinstance(number, bool) else None}
+
+
+def _overall(detail: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A warm start's OverallBestTrainingJob, when it is not its own best (a trial of a parent tuning job)."""
+    if not isinstance(detail.get("WarmStartConfig"), Mapping):
+        return None
+    overall, own = _best(detail.get("OverallBestTrainingJob")), _best(detail.get("BestTrainingJob"))
+    return overall if overall and (not own or overall["name"] != own["name"]) else None
+
+
+def _no_best(objective: Mapping[str, int] | None, unread: str | None) -> str:
+    """Why no best job is named: none reached its objective, or it is not known (not read, or not said)."""
+    if unread or (objective or {}).get("Succeeded"):
+        return "unknown (" + ("not read" if unread else "not named by SageMaker") + ")"
+    return "none (no training job reached its objective)"
 
 
 def _best_text(best: Mapping[str, Any]) -> str:
