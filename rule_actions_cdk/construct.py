@@ -11,7 +11,8 @@
     queued, undeliverable messages) --> SNS <name>-ops (team, unfiltered)
     With `monitor` (the monitor rules, rule_actions.registry.schedule): scheduled rules <name>-evaluate[-<n>] (every
     `every_minutes`, one target per run) --> Lambda <name>-evaluator (the same code; its own role: the function's
-    statements plus Search, GetMetricData and FilterLogEvents on the training log group), and its alarms (errors,
+    statements plus Search, GetMetricData, FilterLogEvents and StartQuery on the training log group, and
+    GetQueryResults and StopQuery for that query), and its alarms (errors,
     jobs whose reads failed, runs near their timeout or out of time for some jobs, no run at all)
     SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
 
