@@ -50,7 +50,7 @@ class QueryUnfinished(RuntimeError):
 ENV_TPS = "RULE_ACTIONS_LOGS_TPS"
 DEFAULT_TPS = 5.0
 ENV_INSIGHTS_FROM = "RULE_ACTIONS_LOGS_INSIGHTS_FROM"
-DEFAULT_INSIGHTS_FROM = 50  # jobs to read in a run from which one Insights query reads them all (docs/performance.md)
+DEFAULT_INSIGHTS_FROM = 500  # jobs from which one Insights query reads them: FilterLogEvents would take 100 s of quota
 
 
 def insights_from_env() -> int:
@@ -70,7 +70,7 @@ def tps_from_env() -> float:
 class Logs:
     """`client`: a factory of the CloudWatch Logs client, called on first use (an event invocation never makes one);
     `insights_from`: how many jobs a run must read for one Logs Insights query to read them (RULE_ACTIONS_LOGS_INSIGHTS_FROM,
-    default 50: below it, FilterLogEvents calls take at most 10 s of its quota and cost nothing)."""
+    default 500: below it, FilterLogEvents calls take at most 100 s of its quota and cost nothing)."""
 
     def __init__(self, client: Callable[[], Any], tps: float | None = None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep, wait: float = QUERY_WAIT, poll: float | None = None):

@@ -51,7 +51,7 @@ from rule_actions.text import digest, quoted
 KEYS = ("time", "account", "region", "shard", "shards")
 NOT_REACHED = "not evaluated in this run: its time ran out before this job's log query (raise monitor.shards)"
 Read = Callable[[frozenset[Need], Ports], dict[Need, Any]]  # the pipeline's: each need's answer, or an Unread
-INSIGHTS_FROM = 50  # jobs to read in a run from which one Logs Insights query reads them (the logs port may say)
+INSIGHTS_FROM = 500  # jobs to read in a run from which one Logs Insights query reads them (the logs port may say)
 INSIGHTS_SPAN = 90 * 60 * 1000  # the longest window (ms) it reads: a job whose window is longer is read alone
 
 
