@@ -42,6 +42,7 @@ PRICE_GB_SCANNED = 0.005
 PRICE_GB_SECOND = 0.0000133334
 MEMORY_GB = 0.5
 RUNS_PER_DAY = 24 * 60 // 5
+THRESHOLD_RUNS = 30 // 5  # StalledTraining's default threshold, in runs of the default schedule
 
 
 def filter_reads(jobs: int) -> dict[str, Any]:
@@ -61,6 +62,7 @@ def insights_reads(fleet: int, jobs: int, per_minute: int) -> dict[str, Any]:
     if latency > WAIT or rows >= QUERY_ROWS:  # stopped (or refused), then one FilterLogEvents call per job
         fallback = filter_reads(jobs)
         waited = WAIT if latency > WAIT else latency
+        scanned = min(scanned, (waited - QUERY_FIXED) * SCAN_PER_SECOND)  # charged up to the stop
         return {**fallback, "calls": 2 + int(waited / POLL) + fallback["calls"],
                 "seconds": waited + fallback["seconds"], "scanned": scanned,
                 "dollars": scanned / 1e9 * PRICE_GB_SCANNED + (waited + fallback["seconds"]) * MEMORY_GB
@@ -135,6 +137,20 @@ def run() -> list[str]:
                          f"{q['seconds']:.0f} s{', stopped: falls back' if q.get('fallback') else ''}; "
                          f"{_money(q['dollars'] * RUNS_PER_DAY)}/day)")
         lines.append(f"  {name}: " + "; ".join(cells))
+    lines.append(f"steady state (a job heard within the threshold is read again once it could be silent that long: "
+                 f"each job every {THRESHOLD_RUNS} runs, {RUNS_PER_DAY // THRESHOLD_RUNS} times a day; typical logs):")
+    for fleet in JOBS:
+        due = math.ceil(fleet / THRESHOLD_RUNS)  # jobs due each run, once their reads have spread over the runs
+        before = filter_reads(due)
+        query = insights_reads(fleet, fleet, PROFILES[TYPICAL])
+        reads_day = fleet * RUNS_PER_DAY // THRESHOLD_RUNS
+        lines.append(
+            f"  {fleet:,} jobs: before {due:,} FilterLogEvents a run ({reads_day:,} a day, "
+            f"{reads_day / 86_400:.2f}/s of the 5/s quota{'' if before['unreached'] == 0 else ', more than a run can make: ' + format(before['unreached'], ',') + ' unfinished a run'}); "
+            f"after {'the same' if due < DEFAULT_INSIGHTS_FROM else 'one query each time the jobs read together are due again'}"
+            + ("" if due < DEFAULT_INSIGHTS_FROM else
+               f" ({RUNS_PER_DAY // THRESHOLD_RUNS} a day: {_money(query['dollars'] * RUNS_PER_DAY / THRESHOLD_RUNS)}"
+               "/day), and FilterLogEvents for the few jobs due between them"))
     moto = on_moto()
     for label, found in (("before (FilterLogEvents per job)", moto["before"]),
                          ("after (one Logs Insights query)", moto["after"])):
