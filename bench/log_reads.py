@@ -13,7 +13,6 @@ its price follows the fleet's log volume, not the number of jobs read: three pro
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 from bench.common import block, verdict
@@ -90,19 +89,9 @@ def on_moto(jobs: int = 1_000) -> dict[str, Any]:
     """bench 6's two runs over `jobs` on the embedded account, reading logs one FilterLogEvents call per job, then
     by one Logs Insights query: their calls."""
     from bench import evaluation_scale
+    from rule_actions.effects.logs import DEFAULT_INSIGHTS_FROM
 
-    found = {}
-    saved = os.environ.get("RULE_ACTIONS_LOGS_INSIGHTS_FROM")
-    try:
-        for label, threshold in (("before", str(10**9)), ("after", "500")):
-            os.environ["RULE_ACTIONS_LOGS_INSIGHTS_FROM"] = threshold
-            found[label] = evaluation_scale.measure(jobs)
-    finally:
-        if saved is None:
-            os.environ.pop("RULE_ACTIONS_LOGS_INSIGHTS_FROM", None)
-        else:
-            os.environ["RULE_ACTIONS_LOGS_INSIGHTS_FROM"] = saved
-    return found
+    return {"before": evaluation_scale.measure(jobs), "after": evaluation_scale.measure(jobs, DEFAULT_INSIGHTS_FROM)}
 
 
 def _money(value: float) -> str:
