@@ -115,11 +115,17 @@ class Logs:
         start = min(begin for _, begin in windows)
         query = self.client.start_query(logGroupName=group, startTime=start // 1000, endTime=-(-end // 1000),
                                         queryString=QUERY, limit=ROWS)["queryId"]
-        rows = self._results(query)
-        spans = parse_rows(rows)
-        return {prefix: Heartbeat(tuple(found for found in spans if found.stream.startswith(prefix)
-                                        and found.last >= begin), complete=True)
-                for prefix, begin in windows}
+        spans = parse_rows(self._results(query))
+        by_job: dict[str, list[Span]] = {}  # streams by their name up to the first "/": a job's prefix, at once
+        for found in spans:
+            head, slash, _ = found.stream.partition("/")
+            by_job.setdefault(head + slash, []).append(found)
+        answers = {}
+        for prefix, begin in windows:
+            among = by_job.get(prefix, ()) if prefix.find("/") == len(prefix) - 1 else spans
+            answers[prefix] = Heartbeat(tuple(found for found in among if found.stream.startswith(prefix)
+                                              and found.last >= begin), complete=True)
+        return answers
 
     def _results(self, query: str) -> list[Any]:
         """The query's rows once it is Complete (every page); QueryUnfinished when it ended otherwise, did not end
