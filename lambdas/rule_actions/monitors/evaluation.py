@@ -217,7 +217,7 @@ def _series(needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read, now:
 def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: str, ports: Ports, read: Read,
                 now: int, time_left: Callable[[], bool]) -> tuple[dict[str, Any], int, int, str]:
     """The jobs' log windows (each the union of its rules'), read: at once by one Logs Insights query when at least
-    `ports.logs.insights_from` jobs need one and their windows begin within INSIGHTS_SPAN; otherwise, and when that
+    `ports.logs.insights_from` jobs need one (those whose window is at most INSIGHTS_SPAN); otherwise, and when that
     query fails, one FilterLogEvents call per job while the run has time, in an order that rotates each run (a run
     short of time leaves out other jobs the next time). Returns the answers, how many jobs were not reached, how
     many queries were made, and how the logs were read (a sentence for the report; "" with FilterLogEvents only)."""
