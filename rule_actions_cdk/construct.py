@@ -395,8 +395,8 @@ class RuleActions(Construct):
                         threshold=int(DURATION_ALARM_SHARE * timeout * 1000)),
             self._alarm("EvaluationUnfinishedAlarm", f"{name}-evaluation-unfinished",
                         "A run had no time left for some jobs' log queries: those jobs were not evaluated in it "
-                        "(FilterLogEvents allows 5 calls a second per account and region); raise every_minutes, or "
-                        "the quota",
+                        "(FilterLogEvents allows 5 calls a second per account and region, a quota that cannot be "
+                        "raised; from 500 jobs to read one Logs Insights query reads them); raise every_minutes",
                         cloudwatch.Metric(metric_name="UnfinishedJobs", **evaluation)),
             cloudwatch.Alarm(
                 self, "EvaluatorNotRunningAlarm", alarm_name=f"{name}-evaluator-not-running",
