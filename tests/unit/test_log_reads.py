@@ -88,6 +88,18 @@ def test_a_query_that_does_not_complete_in_time_is_stopped_and_the_read_fails():
     assert clock.slept == [1.0, 1.0]
 
 
+def test_a_query_whose_results_cannot_be_read_is_stopped_too():
+    # Given a query whose GetQueryResults is throttled past its retries
+    logs, stub, _ = stubbed()
+    stub.add_response("start_query", {"queryId": "q-6"}, None)
+    stub.add_client_error("get_query_results", "ThrottlingException", "Rate exceeded")
+    stub.add_response("stop_query", {"success": True}, {"queryId": "q-6"})
+    # When it is read, the read fails with the service's error, and the query is stopped, not left to run
+    with stub, pytest.raises(Exception, match="ThrottlingException"):
+        logs.latest(GROUP, (("job-a/", 0),), 1000)
+    stub.assert_no_pending_responses()
+
+
 @pytest.mark.parametrize("status", ["Failed", "Cancelled", "Timeout", "Unknown"])
 def test_a_query_that_ended_otherwise_fails_the_read(status):
     logs, stub, _ = stubbed()

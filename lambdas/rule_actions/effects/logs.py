@@ -132,17 +132,18 @@ class Logs:
         within `wait` seconds (it is then stopped), or reached its row limit."""
         ends = self._clock() + self.wait
         while True:
-            page = self.client.get_query_results(queryId=query, maxItems=RESULTS_PAGE)
+            try:
+                page = self.client.get_query_results(queryId=query, maxItems=RESULTS_PAGE)
+            except Exception:  # a throttle past its retries, or no time left in the invocation: not left to run
+                self._stop(query)
+                raise
             status = page.get("status")
             if status == "Complete":
                 break
             if status not in RUNNING:
                 raise QueryUnfinished(f"the Logs Insights query ended {status}")
             if self._clock() + self.poll > ends:
-                try:
-                    self.client.stop_query(queryId=query)
-                except Exception:  # it may have ended meanwhile: the run goes on without it either way
-                    pass
+                self._stop(query)
                 raise QueryUnfinished(f"the Logs Insights query did not complete within {self.wait:g} s (stopped)")
             self._sleep(self.poll)
         rows = list(page.get("results") or [])
@@ -152,6 +153,15 @@ class Logs:
         if len(rows) >= ROWS:
             raise QueryUnfinished(f"the Logs Insights query reached its {ROWS:,} rows: streams may be missing")
         return rows
+
+
+    def _stop(self, query: str) -> None:
+        """StopQuery, so that a query the run no longer waits for does not go on scanning (and charging) for up to
+        an hour; it may have ended meanwhile: the run goes on without it either way."""
+        try:
+            self.client.stop_query(queryId=query)
+        except Exception:
+            pass
 
 
 def parse_rows(rows: list[Any]) -> list[Span]:
