@@ -15,6 +15,7 @@ BENCHMARKS = {
     "4": ("throughput", "replay throughput"),
     "5": ("monitor_rules", "monitor rules: detection latency and false positives on the sample timelines"),
     "6": ("evaluation_scale", "one evaluation over 1,000 running jobs: calls, time, sharding, cost, the job index"),
+    "7": ("log_reads", "reads that scale: logs at 1,000 and 10,000 jobs, per job vs one Logs Insights query"),
 }
 
 

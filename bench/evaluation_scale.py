@@ -4,7 +4,8 @@ requests per job; the run extrapolated to the real service's latencies; where sh
 job-day at list prices; and how the evaluation knows which jobs run: a listing per run (Search, what it does) against
 a small TTL table fed by the state-change events (measured on the same embedded account).
 
-Each job: one ml.g5.xlarge, training for 90 minutes, 45 minutes of GPU and CPU datapoints and of log lines (one a
+Logs are read one FilterLogEvents call per job here (the read below 500 jobs to read; bench 7 compares it with one
+Logs Insights query for them all, the read from there on). Each job: one ml.g5.xlarge, training for 90 minutes, 45 minutes of GPU and CPU datapoints and of log lines (one a
 minute) seeded; 2% hung (silent for 40 minutes), 2% with idle GPUs. Two runs: the first in a fresh execution
 environment (every job's logs read), the second five minutes later (jobs heard within the threshold are not read
 again).
@@ -95,7 +96,21 @@ class Timed:
         self.seconds += time.perf_counter() - self._last
 
 
-def measure(jobs: int = JOBS) -> dict[str, Any]:
+def measure(jobs: int = JOBS, insights_from: int = 10**9) -> dict[str, Any]:
+    """The two runs; `insights_from`: from how many jobs to read one Logs Insights query reads them (by default
+    never here: this block measures one FilterLogEvents call per job; bench 7 compares the two reads)."""
+    saved = os.environ.get("RULE_ACTIONS_LOGS_INSIGHTS_FROM")
+    os.environ["RULE_ACTIONS_LOGS_INSIGHTS_FROM"] = str(insights_from)
+    try:
+        return _measure(jobs)
+    finally:
+        if saved is None:
+            os.environ.pop("RULE_ACTIONS_LOGS_INSIGHTS_FROM", None)
+        else:
+            os.environ["RULE_ACTIONS_LOGS_INSIGHTS_FROM"] = saved
+
+
+def _measure(jobs: int) -> dict[str, Any]:
     from rule_actions.contract import EVALUATION_KEY
     from rule_actions_cdk.app import project_context, quiet_node
     from rule_actions_cli.embedded import EmbeddedAccount, LocalContext

@@ -11,7 +11,8 @@
     queued, undeliverable messages) --> SNS <name>-ops (team, unfiltered)
     With `monitor` (the monitor rules, rule_actions.registry.schedule): scheduled rules <name>-evaluate[-<n>] (every
     `every_minutes`, one target per run) --> Lambda <name>-evaluator (the same code; its own role: the function's
-    statements plus Search, GetMetricData and FilterLogEvents on the training log group), and its alarms (errors,
+    statements plus Search, GetMetricData, FilterLogEvents and StartQuery on the training log group, and
+    GetQueryResults and StopQuery for that query), and its alarms (errors,
     jobs whose reads failed, runs near their timeout or out of time for some jobs, no run at all)
     SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
 
@@ -394,8 +395,8 @@ class RuleActions(Construct):
                         threshold=int(DURATION_ALARM_SHARE * timeout * 1000)),
             self._alarm("EvaluationUnfinishedAlarm", f"{name}-evaluation-unfinished",
                         "A run had no time left for some jobs' log queries: those jobs were not evaluated in it "
-                        "(FilterLogEvents allows 5 calls a second per account and region); raise every_minutes, or "
-                        "the quota",
+                        "(FilterLogEvents allows 5 calls a second per account and region, a quota that cannot be "
+                        "raised; from 500 jobs to read one Logs Insights query reads them); raise every_minutes",
                         cloudwatch.Metric(metric_name="UnfinishedJobs", **evaluation)),
             cloudwatch.Alarm(
                 self, "EvaluatorNotRunningAlarm", alarm_name=f"{name}-evaluator-not-running",

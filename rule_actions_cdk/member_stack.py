@@ -6,7 +6,8 @@
         DescribeTrainingJob and StopTrainingJob on the training jobs under training_job_prefixes in this account
         and region; ListTrainingJobs (resource "*": the API allows nothing else) only when a stop may name a prefix;
         with `monitor` (the monitor rules) also trusted by the central evaluator's role, and reading what they
-        need: Search, GetMetricData ("*": neither allows less) and FilterLogEvents on the training log group
+        need: Search, GetMetricData ("*": neither allows less), FilterLogEvents and StartQuery on the training log
+        group, GetQueryResults and StopQuery ("*") for its Logs Insights query
 
 It has no assets and needs no bootstrap (LegacyStackSynthesizer: no bootstrap roles, the template inline):
 `cdk deploy RuleActionsMember` with the member account's credentials, or CloudFormation StackSets with the

@@ -11,6 +11,10 @@ moto 5.2 differs from AWS where an evaluation reads:
   when asked. Fixed: the prefix selects the streams, events come in time order, as AWS returns them.
 * ``Search`` returns every result in one page. Fixed: ``MaxResults`` (at most 100) and ``NextToken`` page as AWS
   does, so call counts are the real ones.
+* Logs Insights (``StartQuery``) knows only ``fields``, ``sort`` and ``limit``: its ``stats`` returns one row per
+  event with nothing but ``@ptr``. Added: the evaluation's own query (``rule_actions.effects.logs.QUERY``: per
+  stream, its first and last event in epoch ms and how many), answered as AWS answers it; ``StopQuery``, missing,
+  added (a query here completes when it starts: stopping one answers ``success`` false).
 * ``lastEventTimestamp`` is exact in moto; AWS updates it "typically in less than an hour". ``lag_last_event``
   makes the embedded account answer like AWS (the evaluation never reads it; a test proves it).
 
@@ -27,12 +31,15 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import moto.logs.models as logs_models
 from moto.cloudwatch.models import CloudWatchBackend, MetricDatum, Statistics, cloudwatch_backends
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.responses import ActionResult
 from moto.logs.models import LogStream, logs_backends
 from moto.logs.responses import LogsResponse
 from moto.sagemaker.responses import SageMakerResponse
+
+from rule_actions.effects.logs import QUERY
 
 _MARK = "_rule_actions_monitoring"
 SEARCH_MAX = 100
@@ -107,6 +114,35 @@ def _filter_log_events(self: LogsResponse) -> Any:
     return json.dumps({"events": events, "nextToken": token, "searchedLogStreams": searched})
 
 
+STATS_QUERY = " ".join(QUERY.split())
+
+
+def _execute_query(log_groups: list[Any], query: str, start_time: int, end_time: int) -> list[dict[str, Any]]:
+    """The evaluation's Insights query (per stream: first, last, events in the range, both ends included, in whole
+    seconds), as AWS computes it; any other query as moto does."""
+    if " ".join(query.split()) != STATS_QUERY:
+        return _original_execute_query(log_groups, query, start_time, end_time)
+    rows = []
+    for group in log_groups:
+        for name, stream in group.streams.items():
+            stamps = [e.timestamp for e in stream.events if start_time * 1000 <= e.timestamp <= end_time * 1000 + 999]
+            if stamps:
+                rows.append({"@logStream": name, "first": min(stamps), "last": max(stamps), "events": len(stamps)})
+    return rows
+
+
+_original_execute_query = logs_models.execute_query
+
+
+def _stop_query(self: LogsResponse) -> Any:
+    """StopQuery: a query of the embedded account completes as it starts, so there is never one to stop."""
+    query = self.logs_backend.queries.get(self._get_param("queryId"))
+    running = query is not None and query.status in ("Scheduled", "Running")
+    if running:
+        query.status = "Cancelled"
+    return json.dumps({"success": running})
+
+
 def _search(self: SageMakerResponse) -> Any:
     """Search, paged as AWS pages it (MaxResults, at most 100; NextToken)."""
     found = self.sagemaker_backend.search(resource=self._get_param("Resource"),
@@ -124,6 +160,8 @@ def install() -> None:
         return
     for cls, name, function in ((CloudWatchBackend, "get_metric_data", _get_metric_data),
                                 (LogsResponse, "filter_log_events", _filter_log_events),
+                                (LogsResponse, "stop_query", _stop_query),
+                                (logs_models, "execute_query", _execute_query),
                                 (SageMakerResponse, "search", _search)):
         setattr(function, _MARK, True)
         setattr(cls, name, function)

@@ -186,7 +186,8 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
     summary = {"time": iso_z(now), "account": request.account, "region": request.region,
                "shard": request.shard, "shards": request.shards, "running": report.listed,
                "evaluated": len(report.jobs), "findings": verdicts.count("IssuesFound"),
-               "log_queries": report.log_queries, "unfinished": report.unfinished, **({"error": report.error} if report.error else {})}
+               "log_queries": report.log_queries, "unfinished": report.unfinished, **({"error": report.error} if report.error else {}),
+               **({"log_reads": report.log_reads} if report.log_reads else {})}
     (logger.error if report.error else logger.info)("evaluation", **summary)
     result = redact({"evaluation": summary, "jobs": jobs})
     if failed:

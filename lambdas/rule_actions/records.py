@@ -6,8 +6,9 @@
     Planned           one action for one trigger, with its fate once the plan decided it
     needs             what the plan asks the readers (readers/) before it can decide or word a message: Described,
                       InProgress, TeamAudience, StopRecord, FailedTrials, FailedSteps; and what a scheduled evaluation
-                      asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat of Spans); a
-                      read that failed is an Unread with its reason
+                      asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat of Spans),
+                      LogLatest (many jobs' streams at once: prefix -> Heartbeat); a read that failed is an Unread with
+                      its reason
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
     Message           what people read about a trigger; TriggerFacts: what payloads say of it
@@ -341,6 +342,18 @@ class LogHeartbeat(_Question):
         self.group, self.prefix, self.start, self.end = group, prefix, start, end
 
 
+class LogLatest(_Question):
+    """The latest log line of every stream of many jobs at once (one CloudWatch Logs Insights query over `group`):
+    `windows` holds (stream name prefix, start epoch ms) per job, `end` is shared (epoch ms). The answer: prefix ->
+    Heartbeat, holding the streams of that prefix with a line from its start to `end` (each Span's `last` exact;
+    `first` and `events` count from the query's start, the earliest of the windows; `gap` 0: not known)."""
+
+    __slots__ = ("end", "group", "windows")
+
+    def __init__(self, group: str, windows: tuple[tuple[str, int], ...], end: int):
+        self.group, self.windows, self.end = group, windows, end
+
+
 class Span(NamedTuple):
     """What one log stream held in a window: its first and last event (epoch ms), how many events, and the longest
     gap between two of its consecutive events (ms; 0 with fewer than two)."""
@@ -418,7 +431,7 @@ class StepFailures(tuple):
 
 
 Need = (Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps | RunningJobs | MetricData
-        | LogHeartbeat)
+        | LogHeartbeat | LogLatest)
 
 
 class Unread(NamedTuple):

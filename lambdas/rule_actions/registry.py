@@ -113,9 +113,9 @@ def reader(need: Any) -> Reader:
 @cache
 def evaluation_readers() -> dict[type, Reader]:
     """The readers only a scheduled evaluation asks (imported on its first read)."""
-    from rule_actions.readers import heartbeat, metrics, running
+    from rule_actions.readers import heartbeat, latest, metrics, running
 
-    return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER)}
+    return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER, latest.READER)}
 
 
 def allowed_in(place: Place) -> tuple[str, ...]:

@@ -3,7 +3,9 @@ clean interpreter with the evaluator's environment and its role's credentials, e
 engine against the evaluator's policy as the template declares it. A hung job (its tag attaches StalledTraining
 with a stop) and an idle one (the stack-wide LowGPUUtilization) are evaluated: every call the evaluation makes is
 allowed (Search, GetMetricData, FilterLogEvents on the training log group, DescribeTrainingJob, then the actions'
-own); without the logs grant, that job's rule is an error on its row and the rest goes on."""
+own); without the logs grant, that job's rule is an error on its row and the rest goes on. The same with one Logs
+Insights query reading the jobs' logs (StartQuery on the log group, GetQueryResults); without its grant on the
+query's results, the jobs are read one FilterLogEvents call each in the same run."""
 
 from __future__ import annotations
 
@@ -51,9 +53,11 @@ def seed(name: str, tags: dict[str, str], silent_minutes: int, gpu: float) -> No
                                  T - m * 60, gpu) for m in range(45, 0, -1))
 
 
-def run(deployed, artifact, minutes_later: int = 0) -> dict:
+def run(deployed, artifact, minutes_later: int = 0, insights_from: int | None = None) -> dict:
     asset, runtime = artifact
     env = deployed.function_environment(deployed.role_credentials(deployed.evaluator_name), evaluator=True)
+    if insights_from is not None:  # from how many jobs to read one Logs Insights query reads them
+        env["RULE_ACTIONS_LOGS_INSIGHTS_FROM"] = str(insights_from)
     with iam_enforced():
         runner = Runner(asset, runtime, env)
         try:
@@ -96,3 +100,26 @@ def test_without_the_logs_grant_that_read_is_refused_and_the_rest_goes_on(deploy
     assert verdicts == {"LowGPUUtilization": "IssuesFound", "StalledTraining": "Error"}
     assert answer["result"]["evaluation"]["findings"] >= 1
     assert moto_sagemaker.training_job_status("artifact-hung-02") == "InProgress"
+
+
+def test_the_logs_insights_read_is_allowed_by_the_role_and_falls_back_without_its_grant(deployed, artifact):
+    # Given a hung job and a run that reads logs by one Logs Insights query from one job on
+    seed("artifact-hung-03", {"rule-actions:StalledTraining": "stoptraining"}, silent_minutes=40, gpu=300)
+    answer = run(deployed, artifact, minutes_later=2, insights_from=1)
+    # Then StartQuery and GetQueryResults were allowed, no FilterLogEvents was needed, the hung job was stopped
+    calls = [tuple(c) for c in answer["calls"]]
+    assert not [c for c in calls if c[2] in ACCESS_DENIED], calls
+    logs = [c[1] for c in calls if c[0] == "logs"]
+    assert logs[:2] == ["StartQuery", "GetQueryResults"] and "FilterLogEvents" not in logs
+    assert answer["result"]["evaluation"]["log_reads"].startswith("one Logs Insights query read ")
+    assert moto_sagemaker.training_job_status("artifact-hung-03") == "Stopping"
+    # And given the role without its statement on the query's results, a hung job is read one call each instead
+    seed("artifact-hung-04", {"rule-actions:StalledTraining": "stoptraining"}, silent_minutes=40, gpu=300)
+    role = deployed.client("lambda").get_function_configuration(FunctionName=deployed.evaluator_name)["Role"]
+    with without_statement(deployed.client("iam"), role.rsplit("/", 1)[1], "ReadTrainingLogQueries"):
+        answer = run(deployed, artifact, minutes_later=3, insights_from=1)
+    refused = {tuple(c[:2]) for c in answer["calls"] if c[2] in ACCESS_DENIED}
+    assert refused == {("logs", "GetQueryResults")}
+    assert "FilterLogEvents" in [c[1] for c in answer["calls"] if c[0] == "logs"]
+    assert "failed" in answer["result"]["evaluation"]["log_reads"]
+    assert moto_sagemaker.training_job_status("artifact-hung-04") == "Stopping"

@@ -58,18 +58,22 @@ def test_the_evaluators_role_is_the_functions_plus_its_scoped_reads(template):
     evaluator = next(k for k in roles if k.startswith("RuleActionsEvaluatorRole"))
     function = next(k for k in roles if k.startswith("RuleActionsFunctionRole"))
     found, own = statements(template, evaluator), statements(template, function)
-    assert set(found) - set(own) == {"SearchTrainingJobs", "ReadTrainingMetrics", "ReadTrainingLogs"}
+    assert set(found) - set(own) == {"SearchTrainingJobs", "ReadTrainingMetrics", "ReadTrainingLogs",
+                                     "ReadTrainingLogQueries"}
     assert set(own) - set(found) == {"SendFailedEvents"}  # the evaluator has no on-failure queue
     assert (found["SearchTrainingJobs"]["Action"], found["SearchTrainingJobs"]["Resource"]) == ("sagemaker:Search", "*")
     assert (found["ReadTrainingMetrics"]["Action"], found["ReadTrainingMetrics"]["Resource"]) == (
         "cloudwatch:GetMetricData", "*")
-    assert found["ReadTrainingLogs"]["Action"] == "logs:FilterLogEvents"
+    assert found["ReadTrainingLogs"]["Action"] == ["logs:FilterLogEvents", "logs:StartQuery"]
+    # A Logs Insights query's results and its stop: no narrower resource than "*" (the query is the log group's)
+    assert (found["ReadTrainingLogQueries"]["Action"], found["ReadTrainingLogQueries"]["Resource"]) == (
+        ["logs:GetQueryResults", "logs:StopQuery"], "*")
     assert [json.dumps(r) for r in found["ReadTrainingLogs"]["Resource"]] == [
         json.dumps({"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":logs:", {"Ref": "AWS::Region"}, ":",
                                       {"Ref": "AWS::AccountId"}, f":log-group:/aws/sagemaker/TrainingJobs{tail}"]]})
         for tail in ("", ":*")]
     # And the function itself gains nothing
-    for sid in ("SearchTrainingJobs", "ReadTrainingMetrics", "ReadTrainingLogs"):
+    for sid in ("SearchTrainingJobs", "ReadTrainingMetrics", "ReadTrainingLogs", "ReadTrainingLogQueries"):
         assert sid not in own
 
 
@@ -126,5 +130,7 @@ def test_organization_mode_members_trust_the_evaluator_and_grant_its_reads(tmp_p
     member.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
         Match.object_like({"Sid": "SearchTrainingJobs", "Action": "sagemaker:Search", "Resource": "*"}),
         Match.object_like({"Sid": "ReadTrainingMetrics", "Action": "cloudwatch:GetMetricData"}),
-        Match.object_like({"Sid": "ReadTrainingLogs", "Action": "logs:FilterLogEvents"})])}})
+        Match.object_like({"Sid": "ReadTrainingLogs", "Action": ["logs:FilterLogEvents", "logs:StartQuery"]}),
+        Match.object_like({"Sid": "ReadTrainingLogQueries", "Action": ["logs:GetQueryResults", "logs:StopQuery"],
+                           "Resource": "*"})])}})
     assert json.loads(json.dumps(central.find_outputs("EvaluatorRoleArn")))

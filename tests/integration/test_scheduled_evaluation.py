@@ -312,3 +312,61 @@ def test_a_job_s_log_keys_do_not_stay_on_the_lines_after_it(monitored, monkeypat
     # Then the run's summary line names no job: the acted-on job's keys went with its event
     [summary] = [line for line in map(json.loads, lines.getvalue().splitlines()) if line["message"] == "evaluation"]
     assert {"job", "job_family", "training_job", "event_id"}.isdisjoint(summary), summary
+
+
+def test_many_jobs_are_read_by_one_logs_insights_query_with_the_same_verdicts(monitored, monkeypatch):
+    # Given four jobs whose tags attach StalledTraining, one silent for 34 minutes, one with a silent second host
+    # (the rhythm read), and a run that reads its logs by one Logs Insights query from three jobs on
+    monkeypatch.setenv("RULE_ACTIONS_LOGS_INSIGHTS_FROM", "3")
+    tags = {"rule-actions:StalledTraining": "stoptraining"}
+    running("hung-q", tags)
+    logs("hung-q", "algo-1", range(60, 33, -1))
+    for name in ("fine-q1", "fine-q2"):
+        running(name, tags)
+        logs(name, "algo-1", range(60, 0, -1))
+    running("two-q", tags, count=2)
+    logs("two-q", "algo-1", range(60, 0, -1))
+    logs("two-q", "algo-2", range(60, 35, -1))
+    # When the evaluator runs
+    result = evaluate(monitored)
+    # Then one StartQuery and its GetQueryResults read every job's streams, no FilterLogEvents but the silent host's
+    # rhythm (one stream's window)
+    reads = [c for c in monitored.calls if c in ("StartQuery", "GetQueryResults", "StopQuery", "FilterLogEvents")]
+    assert reads == ["StartQuery", "GetQueryResults", "FilterLogEvents"]
+    assert result["evaluation"]["log_reads"] == "one Logs Insights query read 4 jobs' logs"
+    assert result["evaluation"]["log_queries"] == 2
+    # and the verdicts are those of one FilterLogEvents call per job: the hung job stopped, the others left alone
+    # (algo-2's silence of 36 minutes is within its rhythm: 30 silent minutes before its first line)
+    assert outcomes(result) == [("hung-q", "StalledTraining", "stoptraining", "done"),
+                                ("hung-q", "StalledTraining", "notify", "done")]
+    rows = {j["training_job"]: j["rules"][0] for j in result["jobs"]}
+    assert rows["fine-q1"] == rows["fine-q2"] == {"rule": "StalledTraining", "verdict": "NoIssuesFound", "reason": ""}
+    assert rows["hung-q"]["reason"] == "no log line from any host for 34 min (threshold 30 min)"
+    assert (rows["two-q"]["verdict"], rows["two-q"]["reason"]) == (
+        "NoIssuesFound", "algo-2 silent for 36 min, within its rhythm (a gap of 30 min before; stalled after 1.5 "
+                         "times that)")
+
+
+def test_a_failed_logs_insights_query_falls_back_to_filterlogevents_in_the_same_run(monitored, monkeypatch):
+    # Given three jobs, one hung, and a Logs Insights query that fails on the service's side
+    from moto.logs.models import LogQuery
+
+    monkeypatch.setenv("RULE_ACTIONS_LOGS_INSIGHTS_FROM", "3")
+    monkeypatch.setattr(LogQuery, "to_result_json", lambda self: {"results": [], "status": "Failed"})
+    tags = {"rule-actions:StalledTraining": "stoptraining"}
+    running("hung-f", tags)
+    logs("hung-f", "algo-1", range(60, 33, -1))
+    for name in ("fine-f1", "fine-f2"):
+        running(name, tags)
+        logs(name, "algo-1", range(60, 0, -1))
+    # When the evaluator runs
+    result = evaluate(monitored)
+    # Then each job is read by FilterLogEvents after the query, the hung job is stopped all the same, and the run
+    # says the query failed and how the jobs were read instead
+    reads = [c for c in monitored.calls if c in ("StartQuery", "GetQueryResults", "FilterLogEvents")]
+    assert reads == ["StartQuery", "GetQueryResults", "FilterLogEvents", "FilterLogEvents", "FilterLogEvents"]
+    assert outcomes(result)[0] == ("hung-f", "StalledTraining", "stoptraining", "done")
+    assert result["evaluation"]["log_reads"] == (
+        "the Logs Insights query on /aws/sagemaker/TrainingJobs (3 jobs) failed: QueryUnfinished: the Logs "
+        "Insights query ended Failed; its 3 jobs read one FilterLogEvents call each")
+    assert result["evaluation"]["log_queries"] == 4

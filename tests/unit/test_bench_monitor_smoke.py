@@ -30,3 +30,23 @@ def test_the_monitor_benchmarks_measure_what_they_say():
     assert cold["calls"]["Search"] == 1 and cold["calls"]["FilterLogEvents"] == 60 and cold["metrics"] == 120
     assert warm["calls"]["FilterLogEvents"] == 2  # the two hung jobs only
     assert evaluation_scale.extrapolate(cold)["logs"] == 60 / evaluation_scale.LOGS_TPS
+
+
+def test_the_log_reads_benchmark_models_and_counts_what_it_says():
+    from bench import log_reads
+
+    # Modelled: per job, FilterLogEvents at its quota takes 8 runs for 10,000 jobs; one query reads them in one
+    typical = log_reads.PROFILES[log_reads.TYPICAL]
+    assert log_reads.filter_reads(10_000)["runs"] == 8 and log_reads.filter_reads(10_000)["calls"] == 1_275
+    query = log_reads.insights_reads(10_000, 10_000, typical)
+    assert query["unreached"] == 0 and query["scanned"] == 10_000 * typical * 45
+    assert round(query["dollars"], 4) == round(9.0 * 0.005 + query["seconds"] * 0.5 * 0.0000133334, 4)
+    # and a query longer than the run waits is stopped (charged up to there) and the jobs read one call each
+    chatty = log_reads.insights_reads(10_000, 10_000, 1_000_000)
+    assert chatty["fallback"] and chatty["scanned"] == 58e9
+    # Counted on the embedded account: one query instead of 60 FilterLogEvents calls, the same findings
+    found = evaluation_scale.measure(jobs=60, insights_from=10)
+    cold, warm = found["runs"]
+    assert (cold["calls"]["StartQuery"], cold["calls"]["GetQueryResults"], cold["calls"]["FilterLogEvents"]) == (1, 1, 0)
+    assert warm["calls"]["FilterLogEvents"] == 2 and warm["calls"]["StartQuery"] == 0  # below 10 jobs to read
+    assert cold["result"]["findings"] == 4 and cold["result"]["log_reads"] == "one Logs Insights query read 60 jobs' logs"

@@ -643,9 +643,13 @@ def test_the_evaluators_grants_add_its_reads_to_what_the_function_may_do():
     assert grants["ReadTrainingMetrics"].actions == ("cloudwatch:GetMetricData",)
     assert [r.name for r in grants["ReadTrainingLogs"].resources] == ["/aws/sagemaker/TrainingJobs",
                                                                       "/aws/sagemaker/TrainingJobs:*"]
+    # And the Logs Insights query: started on the log group only, its results and stop on "*" (no narrower resource)
+    assert grants["ReadTrainingLogs"].actions == ("logs:FilterLogEvents", "logs:StartQuery")
+    assert (grants["ReadTrainingLogQueries"].actions, grants["ReadTrainingLogQueries"].resources) == (
+        ("logs:GetQueryResults", "logs:StopQuery"), ("*",))
     assert "sagemaker:DescribeTrainingJob" in grants["StopAndDescribeTrainingJobs"].actions
     metrics_only = Config.from_dict({"monitor": {"rules": {"LowGPUUtilization": {}}, "job_tags": False}})
-    assert "ReadTrainingLogs" not in {g.sid for g in registry.evaluation_grants(metrics_only)}
+    assert not {"ReadTrainingLogs", "ReadTrainingLogQueries"} & {g.sid for g in registry.evaluation_grants(metrics_only)}
 
 
 def test_the_client_builds_the_tags_that_attach_a_rule():

@@ -780,12 +780,17 @@ def read_grants(log_group: str, logs: bool) -> list[Grant]:
     grants = [Grant("ReadTrainingMetrics", ("cloudwatch:GetMetricData",), ("*",),
                     "cloudwatch:GetMetricData supports no resource-level permissions; IAM requires Resource \"*\" "
                     "for it (the only action in that statement).")]
-    if logs:
-        grants.append(Grant("ReadTrainingLogs", ("logs:FilterLogEvents",),
+    if logs:  # FilterLogEvents per job; one Logs Insights query (StartQuery) for many (effects/logs.py)
+        grants.append(Grant("ReadTrainingLogs", ("logs:FilterLogEvents", "logs:StartQuery"),
                             (Arn("logs", "log-group", log_group, colon=True),
                              Arn("logs", "log-group", f"{log_group}:*", colon=True)),
                             "The training jobs' log group: its streams (<job>/algo-<n>-<epoch>) are named by "
                             "SageMaker at run time."))
+        grants.append(Grant("ReadTrainingLogQueries", ("logs:GetQueryResults", "logs:StopQuery"), ("*",),
+                            "logs:StopQuery supports no resource-level permissions, and logs:GetQueryResults none in "
+                            "earlier versions of the Service Authorization Reference (the query's log group in the "
+                            "current one): IAM requires Resource \"*\"; both act only on a query id StartQuery "
+                            "returned, and the query itself is scoped to the log group."))
     return grants
 
 

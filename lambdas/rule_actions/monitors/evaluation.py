@@ -10,8 +10,9 @@ handles exactly as a Debugger rule status: `rules`, the plan, the ledger, messag
                       it reads through the pipeline's `read` (the readers, the ports), which it is handed
 
 The reads, in order, all through the readers: the running jobs (Search: one call per 100, tags included); every
-metric series of every job at once (GetMetricData, 500 a call); one log query per job that needs one, while the run
-has time (the jobs not reached are reported, in an order that rotates from run to run); DescribeTrainingJob for the
+metric series of every job at once (GetMetricData, 500 a call); the logs of the jobs that need them, by one Logs
+Insights query for many jobs, else (and when it fails) one FilterLogEvents per job while the run has time (the jobs
+not reached are reported, in an order that rotates from run to run); DescribeTrainingJob for the
 jobs whose rules hold. A job that ended is never acted on; a job whose read fails is reported and the others go on.
 """
 
@@ -44,12 +45,14 @@ from rule_actions.monitors.base import (
     rules_of,
 )
 from rule_actions.ports import Configured, Ports
-from rule_actions.records import Described, IgnoredEvent, LogHeartbeat, MetricData, Need, RunningJobs, Unread
+from rule_actions.records import Described, IgnoredEvent, LogHeartbeat, LogLatest, MetricData, Need, RunningJobs, Unread
 from rule_actions.text import digest, quoted
 
 KEYS = ("time", "account", "region", "shard", "shards")
 NOT_REACHED = "not evaluated in this run: its time ran out before this job's log query (raise monitor.shards)"
 Read = Callable[[frozenset[Need], Ports], dict[Need, Any]]  # the pipeline's: each need's answer, or an Unread
+INSIGHTS_FROM = 500  # jobs to read in a run from which one Logs Insights query reads them (the logs port may say)
+INSIGHTS_SPAN = 90 * 60 * 1000  # the longest window (ms) it reads: a job whose window is longer is read alone
 
 
 class Request(NamedTuple):
@@ -81,6 +84,7 @@ class Report(NamedTuple):
     error: str | None = None  # the running jobs could not be listed
     heard: Mapping[str, Mapping[str, int]] = {}  # job -> host -> its latest log line read so far (epoch ms)
     log_queries: int = 0
+    log_reads: str = ""  # how the jobs' logs were read when a Logs Insights query was tried (or why it failed)
 
 
 def request(raw: Any) -> Request | None:
@@ -139,7 +143,8 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
             needs[(job.name, rule.rule.name)] = in_phase(job, rule.rule, now) or \
                 rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
     series = _series(needs, ports, read, now)
-    heartbeats, unfinished = _heartbeats(chosen, needs, family.log_group, ports, read, now, time_left)
+    heartbeats, unfinished, queries, log_reads = _heartbeats(chosen, needs, family.log_group, ports, read, now,
+                                                             time_left)
 
     learned = {}
     for job, _r, _a, _p in chosen:
@@ -179,8 +184,8 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
         if any(v.verdict == ISSUES_FOUND for v in report.verdicts):
             reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied,
                                                                  report, now))
-    return Report(now, len(listed), tuple(reports), unfinished, heard=learned,
-                  log_queries=len(heartbeats) - unfinished + reached)  # a query for each job and stream reached
+    return Report(now, len(listed), tuple(reports), unfinished, heard=learned, log_queries=queries + reached,
+                  log_reads=log_reads)  # the log queries made (one for many jobs, or one a job) and streams read
 
 
 def _confirmed(verdict: Verdict, answer: Any, family: Any, job: Job, rule: Monitor, now: int) -> Verdict:
@@ -210,9 +215,12 @@ def _series(needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read, now:
 
 
 def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: str, ports: Ports, read: Read,
-                now: int, time_left: Callable[[], bool]) -> tuple[dict[str, Any], int]:
-    """One log query per job that needs one (the union of its rules' windows), while the run has time; in an order
-    that rotates each run, so that a run short of time leaves out other jobs the next time."""
+                now: int, time_left: Callable[[], bool]) -> tuple[dict[str, Any], int, int, str]:
+    """The jobs' log windows (each the union of its rules'), read: at once by one Logs Insights query when at least
+    `ports.logs.insights_from` jobs need one (those whose window is at most INSIGHTS_SPAN); otherwise, and when that
+    query fails, one FilterLogEvents call per job while the run has time, in an order that rotates each run (a run
+    short of time leaves out other jobs the next time). Returns the answers, how many jobs were not reached, how
+    many queries were made, and how the logs were read (a sentence for the report; "" with FilterLogEvents only)."""
     windows: dict[str, tuple[int, int]] = {}
     for job, _record, applied, _problems in chosen:
         asked = [needs[(job.name, r.rule.name)] for r in applied]
@@ -220,8 +228,19 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
         if spans:
             windows[job.name] = (min(s for s, _ in spans), max(e for _, e in spans))
     found: dict[str, Any] = {}
+    queries, outcome = 0, ""
+    together = sorted(name for name, (start, end) in windows.items() if end - start <= INSIGHTS_SPAN)
+    if together and len(together) >= getattr(ports.logs, "insights_from", INSIGHTS_FROM) and time_left():
+        need = LogLatest(log_group, tuple((f"{name}/", windows[name][0]) for name in together),
+                         max(windows[name][1] for name in together))
+        answer, queries = read(frozenset({need}), ports)[need], 1
+        if isinstance(answer, Unread):
+            outcome = f"{answer.reason}; its {len(together)} jobs read one FilterLogEvents call each"
+        else:
+            found = {name: answer[f"{name}/"] for name in together}
+            outcome = f"one Logs Insights query read {len(together)} jobs' logs"
     unfinished = 0
-    for name in sorted(windows, key=lambda n: digest(f"{n}@{now // 60}")):
+    for name in sorted(set(windows) - set(found), key=lambda n: digest(f"{n}@{now // 60}")):
         if not time_left():
             found[name] = Unread(NOT_REACHED)
             unfinished += 1
@@ -229,7 +248,8 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
         start, end = windows[name]
         need = LogHeartbeat(log_group, f"{name}/", start, end)
         found[name] = read(frozenset({need}), ports)[need]
-    return found, unfinished
+        queries += 1
+    return found, unfinished, queries, outcome
 
 
 def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbeat: Any,

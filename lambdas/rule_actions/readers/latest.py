@@ -1,0 +1,20 @@
+"""LogLatest: the latest log line of every stream of many jobs at once, from one CloudWatch Logs Insights query over
+the log group's window (StartQuery, then GetQueryResults until it is Complete; effects/logs.py)."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import LogLatest
+
+
+class Latest(Reader):
+    need = LogLatest
+
+    def read(self, need, ports):
+        return ports.logs.latest(need.group, need.windows, need.end)
+
+    def failure(self, need):
+        return f"the Logs Insights query on {need.group} ({len(need.windows)} jobs) failed"
+
+
+READER = Latest()
