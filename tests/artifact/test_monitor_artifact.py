@@ -119,7 +119,8 @@ def test_the_logs_insights_read_is_allowed_by_the_role_and_falls_back_without_it
     with without_statement(deployed.client("iam"), role.rsplit("/", 1)[1], "ReadTrainingLogQueries"):
         answer = run(deployed, artifact, minutes_later=3, insights_from=1)
     refused = {tuple(c[:2]) for c in answer["calls"] if c[2] in ACCESS_DENIED}
-    assert refused == {("logs", "GetQueryResults")}
+    # (StopQuery, which ends a query whose results cannot be read, is in the same statement: refused too)
+    assert ("logs", "GetQueryResults") in refused and refused <= {("logs", "GetQueryResults"), ("logs", "StopQuery")}
     assert "FilterLogEvents" in [c[1] for c in answer["calls"] if c[0] == "logs"]
     assert "failed" in answer["result"]["evaluation"]["log_reads"]
     assert moto_sagemaker.training_job_status("artifact-hung-04") == "Stopping"
