@@ -129,10 +129,27 @@ def test_a_job_outside_the_stack_s_scope_is_not_stopped(aws, family):
     seed(family, name)
     # When a finding on one of its jobs arrives anyway (the evaluation keeps to the scope; a replay may not)
     result = aws.invoke(finding(family, name))
-    # Then nothing is stopped, and what it would have been is on its row
-    stops = rows(result)
-    assert all(outcome in ("denied", "skipped") for _, _, outcome, _ in stops), stops
+    # Then nothing is stopped: the event's row says it is out of scope, naming the key
+    assert rows(result) == [] and key in result["ignored"], result
     assert status(family, name) in ("InProgress", "Executing")
+    assert not [c for c in aws.calls if c.startswith("Stop")]
+
+
+@pytest.mark.parametrize(("owner", "key"), [("tuning_job", "tuning_job_prefixes"),
+                                            ("pipeline_execution", "pipeline_prefixes")])
+def test_an_owner_outside_its_family_s_scope_is_not_stopped(aws, owner, key):
+    # Given a job in scope whose tuning job or pipeline execution is not
+    aws.configure(rules={"StalledJob": [{"name": "stop", "job": owner}]}, **{key: ["fraud-"]})
+    arn = moto_sagemaker.put_tuning_job("churn-hpo", "InProgress")
+    seed("pipeline", EXECUTION)
+    moto_sagemaker.put_training_job("churn-hpo-001-0a1b2c3d", "InProgress", tuning_job_arn=arn)
+    # When a finding on the job arrives
+    result = aws.invoke(finding("training", "churn-hpo-001-0a1b2c3d", TuningJobArn=arn,
+                                Tags={"sagemaker:pipeline-execution-arn": EXECUTION}))
+    # Then the owner's stop is denied on its row, naming its family's prefixes
+    [(kind, _, outcome, reason)] = rows(result)
+    assert (kind, outcome) == ("stop", "denied") and f"outside the stack's scope ({key}: fraud-)" in reason
+    assert status("tuning", "churn-hpo") == "InProgress" and status("pipeline", EXECUTION) == "Executing"
 
 
 def test_stoptraining_refuses_another_family_s_job_and_names_stop(aws):
