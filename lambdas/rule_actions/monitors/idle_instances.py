@@ -1,0 +1,78 @@
+"""IdleInstances: a processing job's instances do nothing. Per host (<job>/algo-<n> in /aws/sagemaker/ProcessingJobs),
+CPUUtilization divided by the instance type's vCPUs, and on a GPU instance GPUUtilization divided by its GPUs, over a
+window of one-minute datapoints after a warm-up: it holds when a host's p95 CPU is below cpu_threshold and (on a GPU
+instance) its p95 GPU below gpu_threshold: the host idled for nearly the whole window. A job waiting on a slow
+external service (a database, an API) looks idle too: that is what the rule reports.
+
+Transform jobs are not judged by it: their Host dimension is <job>/<instance-id>, and DescribeTransformJob does not
+name the instances (finding them needs ListMetrics over the namespace, not built yet)."""
+
+from __future__ import annotations
+
+from rule_actions.monitors.base import (
+    JUDGED,
+    PATIENCE,
+    STALE_AFTER,
+    Monitor,
+    Needs,
+    Param,
+    Skipped,
+    gpus,
+    host_query,
+    pct,
+    per_host,
+    percentile,
+    settle_all,
+    warmed_up,
+)
+
+CPU, GPU = "CPUUtilization", "GPUUtilization"
+
+
+class IdleInstances(Monitor):
+    name = "IdleInstances"
+    summary = "A processing job's host idles: p95 CPU (per vCPU) below cpu_threshold and, on a GPU instance, p95 GPU " \
+              "(per GPU) below gpu_threshold over the window."
+    families = ("processing",)
+    phases = (JUDGED,)
+    params = (Param("cpu_threshold", 5.0, "p95 of per-vCPU CPU utilization below which a host idles", 0, 100, "%"),
+              Param("gpu_threshold", 5.0, "p95 of per-GPU utilization below which a GPU host's GPUs idle", 0, 100,
+                    "%"),
+              Param("window", 30, "Minutes of one-minute datapoints judged per host", 5, 180, "min", whole=True),
+              PATIENCE._replace(default=5, doc="Minutes skipped after the job starts (downloading its inputs)"))
+
+    def needs(self, job, p, now):
+        if not job.hosts:
+            return Skipped(f"{self.name} needs the job's instances: its ProcessingResources.ClusterConfig names no "
+                           "instance type and count")
+        unknown = [h.instance_type for h in job.hosts if not h.vcpus or h.gpus is None]
+        if unknown:
+            return Skipped(f"{self.name} needs the vCPU and GPU counts of {unknown[0]}, which is not in the instance "
+                           "table")
+        queries = tuple(host_query(job, host, metric) for host in job.hosts
+                        for metric in ((CPU, GPU) if host.gpus else (CPU,)))
+        return warmed_up(job, now, p["patience"], p["window"]) or Needs(
+            queries, now - p["window"] * 60 - STALE_AFTER)
+
+    def judge(self, job, p, now, data):
+        cpu = per_host(job, p, data, CPU, now)
+        gpu = per_host(job._replace(hosts=tuple(h for h in job.hosts if h.gpus)), p, data, GPU, now)
+        found = []
+        for host, values in cpu.values.items():
+            cpu95 = percentile([v / host.vcpus for v in values], 95)
+            if cpu95 >= p["cpu_threshold"]:
+                continue
+            words = f"CPU p95 {pct(cpu95)} < {pct(p['cpu_threshold'])} per vCPU"
+            if host.gpus:
+                if host not in gpu.values:
+                    continue
+                gpu95 = percentile([v / host.gpus for v in gpu.values[host]], 95)
+                if gpu95 >= p["gpu_threshold"]:
+                    continue
+                words += f" and GPU p95 {pct(gpu95)} < {pct(p['gpu_threshold'])} ({gpus(host)})"
+            found.append(f"{host.name} idles: {words} over the last {p['window']} min")
+        each = {CPU: cpu, GPU: gpu} if any(h.gpus for h in job.hosts) else {CPU: cpu}
+        return settle_all(found, each, job, self.name)
+
+
+MONITOR = IdleInstances()
