@@ -917,7 +917,8 @@ def family_read_grants(family: Any, config: Any, configured: Sequence[Monitor], 
                             f"The {family.noun}s' log group: its streams (<job>/<host>-<epoch>) are named by "
                             "SageMaker at run time."))
     if not family.api.search:
-        grants.append(Grant(f"ListTags{family.label.replace(' ', '')}s", ("sagemaker:ListTags",),
+        grants.append(Grant("ListTags" + "".join(w.capitalize() for w in f"{family.label}s".split()),
+                            ("sagemaker:ListTags",),
                             family.resources(config),
                             f"The tags of the running {family.noun}s under the configured {family.scope.key} "
                             "(ListProcessingJobs and ListTransformJobs do not return them; Search does not support "
