@@ -154,15 +154,17 @@ def test_stalled_job_holds_when_no_host_of_a_processing_job_logs_for_the_thresho
     assert judged("StalledJob", j, heartbeat=beat(("prep-1/algo-1-1795500000", 44, 1))) == Clear()
 
 
-def test_stalled_job_names_the_silent_instance_of_a_transform_job_read_with_its_own_rhythm():
+def test_stalled_job_names_a_silent_instance_of_a_transform_job_only_when_asked_per_host():
     # Given a transform job on two instances, one silent for 40 minutes while the other logs
     j = Job.of(transform(started=180), "transform")
     a, b = "score-1/i-0aaaaaaaaaaaaaaa1-1795500000", "score-1/i-0bbbbbbbbbbbbbbb2-1795500000"
     hb = beat((a, 45, 1), (f"{a}/data-log", 45, 2), (b, 45, 40))
     # When its rhythm is read (a line a minute before it fell silent)
     history = {"score-1/i-0bbbbbbbbbbbbbbb2": beat((b, 180, 40))}
-    # Then it is the stalled host, named by its instance id
-    assert judged("StalledJob", j, heartbeat=hb, streams=history) == Finding(
+    # Then, by default, the job is not stalled: an instance that finished its share of the input waits quietly
+    assert judged("StalledJob", j, heartbeat=hb, streams=history) == Clear()
+    # and with per_host, it is the stalled host, named by its instance id
+    assert judged("StalledJob", j, heartbeat=hb, streams=history, per_host="true") == Finding(
         "no log line from i-0bbbbbbbbbbbbbbb2 for 40 min (threshold 30 min; its longest gap before: 1 min), while "
         "i-0aaaaaaaaaaaaaaa1 still logs")
 
