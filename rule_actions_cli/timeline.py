@@ -204,6 +204,17 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
                     str(data.get("description", "")), source), []
 
 
+def _hosts(chosen: Any, hosts: tuple[str, ...]) -> tuple[str, ...]:
+    """The hosts a series or log spec names: `algo-<n>`, or for a transform job `instance-<n>` (its n-th instance,
+    whose id the timeline makes up)."""
+    found = []
+    for name in chosen:
+        match = re.fullmatch(r"instance-(\d+)", str(name))
+        index = int(match.group(1)) - 1 if match else -1
+        found.append(hosts[index] if match and 0 <= index < len(hosts) else str(name))
+    return tuple(found)
+
+
 def _job(item: Any, where: str, need: Any) -> Job | None:
     if not need(isinstance(item, Mapping), where, "must be an object"):
         return None
@@ -249,7 +260,7 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
                 path, "needs metric, from, to (minutes) and value (a number, or [from, to])"):
             chosen = spec.get("hosts")
             series.append(Series(spec["metric"], None if chosen is None else (hosts if chosen == "all" else
-                                 tuple(chosen)), spec["from"], spec["to"], (float(value[0]), float(value[1])),
+                                 _hosts(chosen, hosts)), spec["from"], spec["to"], (float(value[0]), float(value[1])),
                                  float(spec.get("jitter", 0)), int(spec.get("every", 1))))
     lines = []
     for index, spec in enumerate(item.get("logs") or []):
@@ -258,7 +269,7 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
                 and isinstance(spec.get("to"), int), path, f"must be an object with the keys {', '.join(LOG_KEYS)} "
                 "(from and to in minutes)"):
             chosen = spec.get("hosts", "all")
-            lines.append(Lines(hosts if chosen == "all" else tuple(chosen), spec["from"], spec["to"],
+            lines.append(Lines(hosts if chosen == "all" else _hosts(chosen, hosts), spec["from"], spec["to"],
                                int(spec.get("every", 1)), str(spec.get("text", "step {minute}"))))
     expect = item.get("expect", [])
     ok &= need(isinstance(expect, list) and all(isinstance(e, Mapping) and isinstance(e.get("rule"), str)
