@@ -128,6 +128,10 @@ class Webhooks(Protocol):
 class Metrics(Protocol):
     """CloudWatch metrics."""
 
+    def hosts(self, namespace: str, metric: str) -> tuple[str, ...]:
+        """The Host dimension values of `metric` in `namespace` active in the last 3 hours."""
+        ...
+
     def data(self, queries: Sequence[MetricQuery], start: int, end: int) -> dict[MetricQuery, tuple[tuple[int, float], ...]]:
         """Each query's datapoints from `start` to `end` (epoch seconds), oldest first."""
         ...

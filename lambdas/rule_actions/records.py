@@ -283,6 +283,16 @@ class RunningJobs(_Question):
         self.api = api
 
 
+class MetricHosts(_Question):
+    """The Host dimension values of `metric` in `namespace` active in the last 3 hours (ListMetrics, every page): the
+    instances of the jobs whose Host names an instance id no API gives (a transform job's <job>/<instance-id>)."""
+
+    __slots__ = ("metric", "namespace")
+
+    def __init__(self, namespace: str, metric: str):
+        self.namespace, self.metric = namespace, metric
+
+
 class TuningTrials(_Question):
     """The latest `limit` training jobs (trials) a tuning job launched, newest first, whatever their status
     (ListTrainingJobsForHyperParameterTuningJob sorted by CreationTime: one call). The answer: Trial records."""

@@ -119,9 +119,10 @@ def reader(need: Any) -> Reader:
 @cache
 def evaluation_readers() -> dict[type, Reader]:
     """The readers only a scheduled evaluation asks (imported on its first read)."""
-    from rule_actions.readers import heartbeat, metrics, running, trials
+    from rule_actions.readers import heartbeat, metric_hosts, metrics, running, trials
 
-    return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER, trials.READER)}
+    return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER, trials.READER,
+                                metric_hosts.READER)}
 
 
 def allowed_in(place: Place) -> tuple[str, ...]:

@@ -58,6 +58,7 @@ def test_each_family_timeline_finds_what_it_expects_and_nothing_else(rows, timel
 @pytest.mark.parametrize(("timeline", "rule", "latest"), [
     ("hung-processing", "StalledJob", 30 + 5),  # the threshold, then at most one run
     ("idle-processing", "IdleInstances", 30 + 5),  # a full window of idle minutes, then at most one run
+    ("idle-transform", "IdleInstances", 30 + 5),
     ("failing-trials", "FailingTrials", 5),  # the next run after the third trial ended
     ("overrun-transform", "RuntimeOverrun", 5),  # the next run after twice the declared minutes
 ])
@@ -77,5 +78,7 @@ def test_the_findings_name_what_a_person_acts_on(rows):
                       "KeyError: 'churned' (3 trials)")
     [(_, idle)] = findings(rows, "idle-processing")[("prep-join-2026-11-24-08-00-00-502", "IdleInstances")][:1]
     assert idle.startswith("algo-1 idles: CPU p95 1% < 5% per vCPU over the last 30 min; algo-2 idles")
+    [(_, instances)] = findings(rows, "idle-transform")[("score-recs-2026-11-24-08-00-00-541", "IdleInstances")][:1]
+    assert instances.startswith("i-0") and instances.count(" idles: CPU p95 1% < 5% per vCPU") == 2
     # and each row names its job's family
     assert {r["job_family"] for r in rows if r.get("rules")} == {"processing", "transform", "tuning"}

@@ -134,7 +134,7 @@ def test_organization_mode_members_trust_the_evaluator_and_grant_its_reads(tmp_p
 # monitor.families names it), scoped to the family's prefixes and log group.
 
 FAMILY_RULES = {  # the monitor block and the family's prefixes
-    "processing": ({"rules": {"IdleInstances": {}}, "job_tags": False}, {"processing_job_prefixes": ["prep-"]}),
+    "processing": ({"families": ["processing"]}, {"processing_job_prefixes": ["prep-"]}),  # for its jobs' tags
     "transform": ({"families": ["transform"]}, {"transform_job_prefixes": ["score-"]}),  # for its jobs' tags
     "tuning": ({"rules": {"FailingTrials": {}}, "job_tags": False}, {"tuning_job_prefixes": ["hpo-"]}),
 }
@@ -163,11 +163,14 @@ def test_the_evaluator_is_granted_a_family_s_reads_only_when_a_rule_judges_it(tm
         assert "processing-job/prep-*" in arn_text(found["DescribeProcessingJobs"]["Resource"])
         assert found["ListTagsProcessingJobs"]["Action"] == "sagemaker:ListTags"
         assert "processing-job/prep-*" in arn_text(found["ListTagsProcessingJobs"]["Resource"])
-        assert "ReadProcessingLogs" not in found  # IdleInstances reads metrics only
+        assert "/aws/sagemaker/ProcessingJobs" in arn_text(found["ReadProcessingLogs"]["Resource"])  # StalledJob's
+        assert "ListTransformJobInstances" not in found
     elif family == "transform":
         assert found["ListTransformJobs"]["Action"] == "sagemaker:ListTransformJobs"
         assert "transform-job/score-*" in arn_text(found["ListTagsTransformJobs"]["Resource"])
         assert "/aws/sagemaker/TransformJobs" in arn_text(found["ReadTransformLogs"]["Resource"])  # StalledJob's tag
+        assert (found["ListTransformJobInstances"]["Action"], found["ListTransformJobInstances"]["Resource"]) == (
+            "cloudwatch:ListMetrics", "*")  # IdleInstances' tag: a transform job's instances
     else:
         assert found["SearchHyperparameterTuningJobs"]["Action"] == "sagemaker:Search"
         assert found["ListTuningJobTrials"]["Action"] == "sagemaker:ListTrainingJobsForHyperParameterTuningJob"

@@ -16,6 +16,7 @@ from rule_actions.monitors.base import (
     Clear,
     Data,
     Finding,
+    Host,
     Job,
     Needs,
     NotJudged,
@@ -182,13 +183,21 @@ def cpu(j: Job, host: str, value: float) -> dict:
     return {host_query(j, h, "CPUUtilization"): minutes(40, 2, value)}
 
 
-def test_idle_instances_holds_for_a_processing_host_whose_cpu_idles_for_the_window():
+def test_idle_instances_holds_when_the_processing_job_s_hosts_idle_for_the_window():
     # Given a processing job on two 4-vCPU instances: algo-1 busy (200% = 50% per vCPU), algo-2 at 8% (2% per vCPU)
     j = Job.of(processing(), "processing")
     series = {**cpu(j, "algo-1", 200), **cpu(j, "algo-2", 8)}
-    # Then algo-2 idles
-    assert judged("IdleInstances", j, series) == Finding(
+    # Then, by default, the job is not idle: algo-2 may have finished its share of the input
+    assert judged("IdleInstances", j, series) == Clear(
+        "1 of 2 hosts idle, the others work (per_host is false): algo-2 idles: CPU p95 2% < 5% per vCPU over the "
+        "last 30 min")
+    # and with per_host, algo-2 idles
+    assert judged("IdleInstances", j, series, per_host="true") == Finding(
         "algo-2 idles: CPU p95 2% < 5% per vCPU over the last 30 min")
+    # and when both idle, the job does
+    assert judged("IdleInstances", j, {**cpu(j, "algo-1", 4), **cpu(j, "algo-2", 8)}) == Finding(
+        "algo-1 idles: CPU p95 1% < 5% per vCPU over the last 30 min; algo-2 idles: CPU p95 2% < 5% per vCPU over "
+        "the last 30 min")
     # and a busy job is clear
     assert judged("IdleInstances", j, {**cpu(j, "algo-1", 200), **cpu(j, "algo-2", 150)}) == Clear()
 
@@ -296,6 +305,7 @@ class Ports:
 
     def __init__(self, running: dict[str, list], beats=None, series=None, trials=None):
         self.calls: list[Any] = []
+        self.instances: list[str] = []
         outer = self
 
         class Jobs:
@@ -313,6 +323,10 @@ class Ports:
                 return list((trials or {}).get(name, ()))
 
         class Metrics:
+            def hosts(self, namespace, metric):
+                outer.calls.append(("ListMetrics", namespace, metric))
+                return tuple(outer.instances)
+
             def data(self, queries, start, end):
                 outer.calls.append(("GetMetricData", len(queries)))
                 return {q: (series or {}).get(q, ()) for q in queries}
@@ -445,6 +459,7 @@ def test_the_evaluator_is_granted_each_family_s_reads_only_when_a_rule_judges_it
     training = sids({"monitor": {"rules": {"StalledTraining": {}}}})
     assert not any("Processing" in sid or "Transform" in sid or "Tuning" in sid for sid in training)
     both = sids({"monitor": {"rules": {"StalledJob": {}, "IdleInstances": {}}}})
+    assert both["ListTransformJobInstances"].actions == ("cloudwatch:ListMetrics",)
     assert both["ListProcessingJobs"].actions == ("sagemaker:ListProcessingJobs",)
     assert both["ListTransformJobs"].actions == ("sagemaker:ListTransformJobs",)
     assert both["ReadProcessingLogs"].resources[0].name == "/aws/sagemaker/ProcessingJobs"
@@ -455,3 +470,29 @@ def test_the_evaluator_is_granted_each_family_s_reads_only_when_a_rule_judges_it
     assert hpo["ListTuningJobTrials"].actions == ("sagemaker:ListTrainingJobsForHyperParameterTuningJob",)
     assert "SearchHyperparameterTuningJobs" in hpo or any(s.startswith("Search") and "uning" in s for s in hpo)
     assert not any("Logs" in sid and "Tuning" in sid for sid in hpo)
+
+
+def test_a_transform_job_s_instances_are_found_once_per_run_by_their_metrics_and_judged():
+    # Given IdleInstances on, two transform jobs on ml.m5.large (2 vCPUs), the first's one instance idle
+    first, second = transform("score-1"), transform("score-2")
+
+    def cpu_of(record, instance, value):
+        job = Job.of(record, "transform")
+        return {host_query(job, Host(instance, "ml.m5.large", 0, 2), "CPUUtilization"): minutes(40, 2, value)}
+
+    ports = Ports({"DescribeTransformJob": [first, second]},
+                  series={**cpu_of(first, "i-0aaa", 1), **cpu_of(second, "i-0bbb", 150),
+                          **cpu_of(second, "i-0ccc", 150)})
+    ports.instances = ["score-1/i-0aaa", "score-2/i-0bbb", "score-2/i-0ccc", "elsewhere/i-0ddd"]
+    # When the evaluation runs
+    report = evaluate({"monitor": {"rules": {"IdleInstances": {}}}}, ports)
+    # Then one ListMetrics call found every transform job's instances, and the idle one is named by its id
+    assert [c for c in ports.calls if c[0] == "ListMetrics"] == [
+        ("ListMetrics", "/aws/sagemaker/TransformJobs", "CPUUtilization")]
+    rows = {j.job: j for j in report.jobs}
+    assert rows["score-1"].verdicts[0].reason == "i-0aaa idles: CPU p95 0% < 5% per vCPU over the last 30 min"
+    assert rows["score-2"].verdicts[0].verdict == "NoIssuesFound"
+    # and a transform job no instance of which published yet waits
+    assert RULES["IdleInstances"].needs(Job.of(first, "transform"), defaults("IdleInstances"), NOW) == Pending(
+        "no instance of the transform job has published CPUUtilization yet (its instances are found by their "
+        "metrics' Host dimension)")

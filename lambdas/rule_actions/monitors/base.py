@@ -211,6 +211,16 @@ class Job(NamedTuple):
         return latest
 
 
+def transform_hosts(job: Job, record: Mapping[str, Any], found: Sequence[str]) -> Job:
+    """A transform job with its instances: the Host values `<job>/<instance-id>` ListMetrics found, each of the type
+    its TransformResources names."""
+    resources = record.get("TransformResources") if isinstance(record.get("TransformResources"), Mapping) else {}
+    instance_type = resources.get("InstanceType") if isinstance(resources.get("InstanceType"), str) else ""
+    gpus, vcpus = counts(instance_type)
+    names = sorted(value[len(job.name) + 1:] for value in found if value.startswith(f"{job.name}/"))
+    return job._replace(hosts=tuple(Host(name, instance_type, gpus, vcpus) for name in names if name))
+
+
 def began(job: Job) -> str:
     """What started when the job's clock did: training (a training job), the job (the others)."""
     return "training" if job.family == TRAINING else "the job"
@@ -463,6 +473,9 @@ class Monitor:
     logs: ClassVar[bool] = False  # it may read the job's log streams (the stack grants FilterLogEvents)
     metrics: ClassVar[bool] = True  # it may read CloudWatch metrics (the stack grants GetMetricData)
     trials: ClassVar[bool] = False  # it reads a tuning job's trials (ListTrainingJobsForHyperParameterTuningJob)
+    # It judges a transform job's instances, which no API names: the evaluation finds them by ListMetrics (the Host
+    # dimension values <job>/<instance-id> of CPUUtilization in /aws/sagemaker/TransformJobs; the stack grants it).
+    instances: ClassVar[bool] = False
     # The phases (SecondaryStatus) it judges: in any other the job is never acted on by it, and its clock (the job's
     # `started`) starts again when one of them does.
     phases: ClassVar[tuple[str, ...]] = TRAINING_PHASES
@@ -923,6 +936,11 @@ def family_read_grants(family: Any, config: Any, configured: Sequence[Monitor], 
                             f"The tags of the running {family.noun}s under the configured {family.scope.key} "
                             "(ListProcessingJobs and ListTransformJobs do not return them; Search does not support "
                             "these families), read once per job and execution environment."))
+    if any(rule.instances for rule in rules) and family.name == "transform":
+        grants.append(Grant("ListTransformJobInstances", ("cloudwatch:ListMetrics",), ("*",),
+                            "cloudwatch:ListMetrics supports no resource-level permissions; IAM requires Resource "
+                            "\"*\" for it (the only action in that statement): a transform job's instances are "
+                            "named only by its metrics' Host dimension."))
     if any(rule.trials for rule in rules):
         grants.append(Grant("ListTuningJobTrials", ("sagemaker:ListTrainingJobsForHyperParameterTuningJob",),
                             family.resources(config),

@@ -26,6 +26,7 @@ from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR
 from rule_actions.monitors.base import (
     ISSUES_FOUND,
     LOOKBACK_MAX,
+    NAMESPACES,
     OPTED_OUT,
     STALE_AFTER,
     Applied,
@@ -42,6 +43,7 @@ from rule_actions.monitors.base import (
     in_phase,
     is_opted_out,
     rules_of,
+    transform_hosts,
 )
 from rule_actions.ports import Configured, Ports
 from rule_actions.records import (
@@ -49,6 +51,7 @@ from rule_actions.records import (
     IgnoredEvent,
     LogHeartbeat,
     MetricData,
+    MetricHosts,
     Need,
     RunningJobs,
     TuningTrials,
@@ -151,10 +154,12 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
         if applied or problems or (own and is_opted_out(job)):
             chosen.append((job, record, applied, problems))
 
+    chosen, unlisted = _instances(family, chosen, ports, read)
     needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear | NotJudged
     for job, _record, applied, _problems in chosen:
         for rule in applied:
             needs[(job.name, rule.rule.name)] = in_phase(job, rule.rule, now) or \
+                (Verdict(rule.rule.name, "Error", unlisted.reason) if unlisted and rule.rule.instances else None) or \
                 rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
     series = _series(needs, ports, read, now)
     trials = _trials(chosen, needs, ports, read)
@@ -265,6 +270,19 @@ def merged(reports: list[Report]) -> Report:
         heard={k: v for r in reports for k, v in r.heard.items()}, log_queries=sum(r.log_queries for r in reports))
 
 
+def _instances(family: Any, chosen: list, ports: Ports, read: Read) -> tuple[list, Unread | None]:
+    """A transform job's instances, for the rules that judge them: one ListMetrics read per run for every such job
+    (its Host values <job>/<instance-id>); the jobs unchanged otherwise, and the read's failure when it failed."""
+    if family.name != "transform" or not any(a.rule.instances for _j, _r, applied, _p in chosen for a in applied):
+        return chosen, None
+    need = MetricHosts(NAMESPACES["transform"], "CPUUtilization")
+    found = read(frozenset({need}), ports)[need]
+    if isinstance(found, Unread):
+        return chosen, found
+    return [(transform_hosts(job, record, found), record, applied, problems)
+            for job, record, applied, problems in chosen], None
+
+
 def heard_key(family: str, name: str) -> str:
     """Where what earlier runs heard of a job's logs is kept: its name (training), <family>:<name> (the others)."""
     return name if family == "training" else f"{family}:{name}"
@@ -288,7 +306,7 @@ def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbe
     """The rule's verdict for the job (a Verdict when a read failed or the rule did), or the Needs of the streams it
     asks for before it can decide (only on the first judging: `streams` None)."""
     rule = applied.rule.name
-    if isinstance(need, (Pending, Skipped, Clear, NotJudged)):
+    if isinstance(need, (Pending, Skipped, Clear, NotJudged, Verdict)):
         return need
     if need.queries and isinstance(series, Unread):
         return Verdict(rule, "Error", series.reason)
