@@ -9,7 +9,14 @@ handles exactly as a Debugger rule status: `rules`, the plan, the ledger, messag
                       state change of each job whose rules hold (after DescribeTrainingJob confirms it still runs);
                       it reads through the pipeline's `read` (the readers, the ports), which it is handed
 
-The reads, in order, all through the readers: the running jobs (Search: one call per 100, tags included); every
+One run evaluates one job family (registry.evaluate runs each family a rule judges, training first, and merges
+their reports); a job of another family is judged while InProgress once it started, and becomes that family's state
+change.
+
+The reads, in order, all through the readers: the running jobs (Search: one call per 100, tags included; for
+processing and transform jobs a listing, then a describe and ListTags per job seen for the first time; an UnreadJob
+is reported on its own row); a transform job's instances (one ListMetrics, when a rule judges them); a tuning job's
+latest trials (one call per tuning job, when a rule asks); every
 metric series of every job at once (GetMetricData, 500 a call); one log query per job that needs one, while the run
 has time (the jobs not reached are reported, in an order that rotates from run to run); DescribeTrainingJob for the
 jobs whose rules hold. A job that ended is never acted on; a job whose read fails is reported and the others go on.
