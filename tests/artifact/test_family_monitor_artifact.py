@@ -3,8 +3,8 @@ in a clean interpreter with the evaluator's role's credentials, every request ch
 the evaluator's policy as the template declares it. A hung processing job (StalledJob), a running transform job and
 a tuning job whose first trials failed (FailingTrials) are evaluated: every call the evaluation makes for them is
 allowed (ListProcessingJobs, DescribeProcessingJob, ListTags, ListTransformJobs, Search of tuning jobs,
-ListTrainingJobsForHyperParameterTuningJob, FilterLogEvents on each family's log group), and each finding is its own
-family's."""
+ListTrainingJobsForHyperParameterTuningJob, ListMetrics for a transform job's instances, FilterLogEvents on each
+family's log group), and each finding is its own family's."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "AuthorizationError", 
 FAMILY_CALLS = {("sagemaker", "ListProcessingJobs"), ("sagemaker", "DescribeProcessingJob"), ("sagemaker", "ListTags"),
                 ("sagemaker", "ListTransformJobs"), ("sagemaker", "DescribeTransformJob"), ("sagemaker", "Search"),
                 ("sagemaker", "ListTrainingJobsForHyperParameterTuningJob"), ("logs", "FilterLogEvents"),
-                ("cloudwatch", "GetMetricData")}
+                ("cloudwatch", "GetMetricData"), ("cloudwatch", "ListMetrics")}
 
 
 @pytest.fixture(scope="module")
@@ -74,5 +74,6 @@ def test_the_evaluator_reads_every_family_with_its_roles_permissions_only(deploy
     jobs = {job["job"]: job for job in answer["result"]["jobs"] if "job" in job}
     assert jobs["prep-hung-01"]["job_family"] == "processing"
     assert {r["rule"]: r["verdict"] for r in jobs["prep-hung-01"]["rules"]}["StalledJob"] == "IssuesFound"
-    assert {r["rule"]: r["verdict"] for r in jobs["score-ok-01"]["rules"]} == {"StalledJob": "NoIssuesFound"}
+    assert {r["rule"]: r["verdict"] for r in jobs["score-ok-01"]["rules"]} == {
+        "StalledJob": "NoIssuesFound", "IdleInstances": "Pending"}  # no instance of it published CPUUtilization
     assert {r["rule"]: r["verdict"] for r in jobs["hpo-bug-01"]["rules"]} == {"FailingTrials": "IssuesFound"}
