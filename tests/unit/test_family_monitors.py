@@ -496,3 +496,20 @@ def test_a_transform_job_s_instances_are_found_once_per_run_by_their_metrics_and
     assert RULES["IdleInstances"].needs(Job.of(first, "transform"), defaults("IdleInstances"), NOW) == Pending(
         "no instance of the transform job has published CPUUtilization yet (its instances are found by their "
         "metrics' Host dimension)")
+
+
+def test_a_member_account_s_processing_jobs_are_listed_through_its_role():
+    # Given organization mode: a member account's SageMaker, its client made through the member's role
+    from rule_actions.effects.members import MemberSageMaker
+
+    client = Client(["prep-1"])
+
+    class Members:
+        def client(self, service, account, region):
+            assert (service, account, region) == ("sagemaker", "111122223333", "eu-west-1")
+            return client
+
+    # Then its running processing jobs are listed, described and tagged as in the stack's own account
+    [found] = MemberSageMaker(Members(), "111122223333", "eu-west-1").running(PROCESSING)
+    assert found["ProcessingJobName"] == "prep-1" and found["Tags"] == [{"Key": "team", "Value": "ml"}]
+
