@@ -71,6 +71,40 @@ def _notable(job: dict[str, Any], shown: set[Any], before: set[Any]) -> bool:
     return bool(shown - before or any(a["outcome"] != "duplicate" for a in job.get("actions", [])))
 
 
+def _put_other(timeline: Any, job: Any, status: str, tick: int, place: Mapping[str, str]) -> None:
+    """A processing, transform or tuning job of a timeline as SageMaker shows it at `tick`: its status, resources,
+    start and tags; a tuning job's trials (training jobs of its ARN) created, running or ended by then. Its state
+    changes are not replayed (a timeline of these families shows the evaluator's rows)."""
+    started = job.started()
+    start = _datetime(timeline.time(started)) if started is not None and started <= tick else None
+    if job.family == "processing":
+        moto_sagemaker.put_processing_job(job.name, status, cluster={
+            "InstanceType": job.instance_type, "InstanceCount": job.instance_count, "VolumeSizeInGB": 30},
+            start_time=start, tags=job.tags, **place)
+    elif job.family == "transform":
+        moto_sagemaker.put_transform_job(job.name, status, resources={
+            "InstanceType": job.instance_type, "InstanceCount": job.instance_count}, start_time=start,
+            tags=job.tags, **place)
+    else:
+        arn = moto_sagemaker.put_tuning_job(job.name, status, tags=job.tags, objective=job.objective,
+                                            creation_time=_datetime(timeline.time(job.phases[0][0])), **place)
+        for trial in job.trials:
+            state = trial.at(tick)
+            if state is None:
+                continue
+            if status != "InProgress" and state == "InProgress":
+                state = "Stopped"  # a tuning job that ended stops its running trials
+            moto_sagemaker.put_training_job(
+                trial.name, state, tuning_job_arn=arn, failure_reason=trial.reason or None,
+                final_objective=("validation:objective", trial.objective) if trial.objective is not None
+                and state == "Completed" else None, **place)
+            trained = moto_sagemaker._backend(place.get("account_id", ACCOUNT), place["region"]).training_jobs[
+                trial.name]
+            trained.creation_time = _datetime(timeline.time(trial.start))
+            if state != "InProgress":
+                trained.training_end_time = _datetime(timeline.time(trial.end))
+
+
 def _tuning_job_arn(name: str, place: Mapping[str, str]) -> str:
     return f"arn:aws:sagemaker:{place['region']}:{place.get('account_id', ACCOUNT)}:hyper-parameter-tuning-job/" \
            f"{name.lower()}"
@@ -290,7 +324,7 @@ class EmbeddedAccount:
         terminal state change goes through the stack's rule and the function, as any event."""
         from rule_actions.contract import EVALUATION_KEY
         from rule_actions_cli.report import row
-        from rule_actions_cli.timeline import LOG_GROUP, read
+        from rule_actions_cli.timeline import read
 
         timeline, problems = read(data, source)
         if timeline is None:
@@ -324,7 +358,7 @@ class EmbeddedAccount:
                     for stream, stamp, message in timeline.log_lines(job, minutes[0], minutes[-1] + 1):
                         lines.setdefault(stream, []).append((stamp, message))
                     for stream, found in lines.items():
-                        moto_monitoring.put_log_lines(LOG_GROUP, stream, found, **place)
+                        moto_monitoring.put_log_lines(job.log_group, stream, found, **place)
             for run in self.evaluations:
                 request = {EVALUATION_KEY: {**run, "time": iso_z(timeline.time(tick))}}
                 self._credentials_of(handler, evaluator=True)
@@ -337,13 +371,15 @@ class EmbeddedAccount:
                 if keep is not None:
                     keep.append({"tick": tick, "result": result})
                 for job in result.get("jobs", []):
-                    stopped = [a for a in job.get("actions", []) if a["kind"] in ("stoptraining", "stop") and a["outcome"] == "done"]
-                    if stopped and job["training_job"] not in ours:
-                        ours[job["training_job"]] = tick
+                    name = job.get("training_job") or job.get("job")  # a training job's row, or another family's
+                    stopped = [a for a in job.get("actions", []) if a["kind"] in ("stoptraining", "stop")
+                               and a["outcome"] == "done"]
+                    if stopped and name not in ours:
+                        ours[name] = tick
                     shown = _shown(job)
-                    if _notable(job, shown, seen.get(job["training_job"], set())):
-                        rows.append(row(label, job["training_job"], True, job, job.get("problems", ())))
-                    seen[job["training_job"]] = shown
+                    if _notable(job, shown, seen.get(name, set())):
+                        rows.append(row(label, name, True, job, job.get("problems", ()), job.get("job_family")))
+                    seen[name] = shown
                 failed = result.get("error") or result.get("ignored") or result.get("evaluation", {}).get("error")
                 if failed and not result.get("jobs"):
                     rows.append(row(label, None, True, {"error": failed}))
@@ -354,8 +390,11 @@ class EmbeddedAccount:
             previous = tick
         for job in timeline.jobs:  # the timeline is over: its jobs leave the account's running jobs, quietly, so that
             if phases.get(job.name, ("InProgress",))[0] == "InProgress":  # a later timeline sees only its own
-                moto_sagemaker.put_training_job(job.name, "Stopped", secondary_status="Stopped",
-                                                **self._timeline_place(job))
+                if job.family == "training":
+                    moto_sagemaker.put_training_job(job.name, "Stopped", secondary_status="Stopped",
+                                                    **self._timeline_place(job))
+                else:
+                    _put_other(timeline, job, "Stopped", timeline.minutes, self._timeline_place(job))
         return rows
 
     def _schedule_minutes(self) -> int:
@@ -394,6 +433,10 @@ class EmbeddedAccount:
             if phase is None:
                 return None
             status, secondary = phase[1], phase[2]
+        if job.family != "training":  # its status (and a tuning job's trials) in the account; no state change
+            _put_other(timeline, job, status, tick, place)
+            phases[job.name] = (status, secondary)
+            return None
         transitions = [{"Status": p[2], "StartTime": _datetime(timeline.time(p[0])),
                         "StatusMessage": p[3]} for p in job.phases if p[0] <= tick and p[1] == "InProgress"]
         training = [t["StartTime"] for t in transitions if t["Status"] == "Training"]

@@ -165,6 +165,11 @@ def _backend_list_trials(self: SageMakerModelBackend, hyper_parameter_tuning_job
                    "TuningJobName": hyper_parameter_tuning_job_name, "CreationTime": job.creation_time,
                    "TrainingJobStatus": job.training_job_status,
                    "TunedHyperParameters": dict(job.hyper_parameters or {})}
+        objective = getattr(job, "final_objective", None)  # seeded: (metric name, value)
+        if objective is not None:
+            summary["FinalHyperParameterTuningJobObjectiveMetric"] = {"MetricName": objective[0],
+                                                                      "Value": objective[1]}
+            summary["ObjectiveStatus"] = "Succeeded"
         for key, attribute in (("TrainingStartTime", "training_start_time"), ("TrainingEndTime", "training_end_time"),
                                ("FailureReason", "failure_reason")):
             if getattr(job, attribute, None):
@@ -181,6 +186,36 @@ def _response_list_trials(self: SageMakerResponse) -> Any:
         status_equals=self._get_param("StatusEquals"), sort_by=self._get_param("SortBy"),
         sort_order=self._get_param("SortOrder"), next_token=self._get_param("NextToken"),
         max_results=self._get_int_param("MaxResults")))
+
+
+# --------------------------------------------------------------------------- Search (Resource HyperParameterTuningJob)
+
+_MOTO_SEARCH = SageMakerModelBackend.search
+
+
+def _backend_search(self: SageMakerModelBackend, resource: Any = None, search_expression: Any = None) -> Any:
+    """moto's Search, plus the resource HyperParameterTuningJob (botocore's ResourceType lists it; moto 5.2.5 refuses
+    it), filtered by the expression's Equals filters on its top-level members, as HyperParameterTuningJobSearchEntity
+    (its Tags included)."""
+    if resource != "HyperParameterTuningJob":
+        return _MOTO_SEARCH(self, resource=resource, search_expression=search_expression)
+    filters = (search_expression or {}).get("Filters", [])
+    results = []
+    for job in self.hyper_parameter_tuning_jobs.values():
+        entity = {k: v for k, v in job.describe().items() if v is not None} if hasattr(job, "describe") else {}
+        entity = entity or dict(self.describe_hyper_parameter_tuning_job(job.hyper_parameter_tuning_job_name))
+        entity["Tags"] = list(getattr(job, "tags", None) or [])
+        if all(entity.get(f.get("Name")) == f.get("Value") for f in filters
+               if f.get("Operator", "Equals") == "Equals"):
+            results.append({"HyperParameterTuningJob": entity})
+    return {"Results": results}
+
+
+def _response_search(self: SageMakerResponse) -> Any:
+    from moto.core.responses import ActionResult
+
+    return ActionResult(self.sagemaker_backend.search(resource=self._get_param("Resource"),
+                                                      search_expression=self._get_param("SearchExpression")))
 
 
 # --------------------------------------------------------------------------- ListPipelineExecutionSteps
@@ -332,13 +367,14 @@ ADDED = (
      _stop_response("HyperParameterTuningJobName", "stop_hyper_parameter_tuning_job")),
     ("stop_pipeline_execution", _backend_stop_pipeline_execution, _response_stop_pipeline_execution),
     ("describe_pipeline_execution", _backend_describe_execution, _response_describe_execution),
+    ("search", _backend_search, _response_search),
 )
 
 
 def install() -> None:
-    """Add StopTrainingJob, ListTrainingJobsForHyperParameterTuningJob and ListPipelineExecutionSteps to moto's
-    SageMaker, and extend DescribePipelineExecution to the seeded executions (in-process ``mock_aws`` and
-    ``ThreadedMotoServer``).
+    """Add StopTrainingJob, the other families' stops, ListTrainingJobsForHyperParameterTuningJob,
+    ListPipelineExecutionSteps and Search of tuning jobs to moto's SageMaker, and extend DescribePipelineExecution
+    to the seeded executions (in-process ``mock_aws`` and ``ThreadedMotoServer``).
 
     Idempotent. Registers each on ``SageMakerModelBackend`` and on ``SageMakerResponse``; an implementation moto
     may ship later is replaced, so behaviour stays the one documented here (and matching real SageMaker).
@@ -411,6 +447,7 @@ def put_training_job(
     metric_definitions: Sequence[Mapping[str, str]] | None = None,
     transitions: Sequence[Mapping[str, Any]] | None = None,
     training_start_time: Any = None,
+    final_objective: tuple[str, float] | None = None,
 ) -> str:
     """Create (if missing) or update training job ``name`` in moto's backend; return its ARN.
 
@@ -466,6 +503,8 @@ def put_training_job(
     ):
         if value is not None:
             setattr(job, attribute, _rules(value))
+    if final_objective is not None:  # a trial's FinalHyperParameterTuningJobObjectiveMetric (name, value)
+        job.final_objective = tuple(final_objective)
     for attribute, text in (("tuning_job_arn", tuning_job_arn), ("failure_reason", failure_reason)):
         if text is not None:
             setattr(job, attribute, text)
@@ -494,12 +533,15 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
                    objective_status_counters: Mapping[str, int] | None = None,
                    best_training_job: Mapping[str, Any] | None = None, failure_reason: str | None = None,
                    config: Mapping[str, Any] | None = None, warm_start_config: Mapping[str, Any] | None = None,
-                   account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
+                   account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1",
+                   tags: Mapping[str, str] | None = None, objective: str | None = None,
+                   creation_time: Any = None) -> str:
     """Create (if missing) or update tuning job ``name``; return its ARN. Its best training job is the one given, or
     the best of its completed trials (:func:`put_trial_result`); none until then (moto's made-up one is removed).
     ``config`` (HyperParameterTuningJobConfig: its objective) and ``warm_start_config`` replace the job's when
     given; a warm start's OverallBestTrainingJob is the best of its own and its parents' best (the parents seeded
-    here)."""
+    here). For a scheduled evaluation: ``tags`` (a map), ``objective`` (its objective type, Minimize or Maximize),
+    ``creation_time``."""
     _check(status, TUNING_JOB_STATUSES)
     backend = _backend(account_id, region)
     job = backend.hyper_parameter_tuning_jobs.get(name)
@@ -517,7 +559,12 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
     job.last_modified_time = utcnow()
     _set(job, training_job_status_counters=training_job_status_counters,
          objective_status_counters=objective_status_counters, best_training_job=_summary_times(best_training_job),
-         failure_reason=failure_reason, hyper_parameter_tuning_job_config=config, warm_start_config=warm_start_config)
+         failure_reason=failure_reason, hyper_parameter_tuning_job_config=config, warm_start_config=warm_start_config,
+         creation_time=creation_time, tags=None if tags is None else [{"Key": k, "Value": v} for k, v in tags.items()])
+    if objective is not None:
+        job.hyper_parameter_tuning_job_config = {
+            **job.hyper_parameter_tuning_job_config,
+            "HyperParameterTuningJobObjective": {"Type": objective, "MetricName": "validation:objective"}}
     _overall_best(backend, job)
     return job.arn
 
@@ -592,8 +639,12 @@ def _overall_best(backend: SageMakerModelBackend, job: Any) -> None:
 
 def put_processing_job(name: str, status: str, *, failure_reason: str | None = None, exit_message: str | None = None,
                        training_job_arn: str | None = None, image_uri: str | None = None,
-                       account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
-    """Create (if missing) or update processing job ``name``; return its ARN."""
+                       account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1",
+                       cluster: Mapping[str, Any] | None = None, start_time: Any = None,
+                       tags: Mapping[str, str] | None = None) -> str:
+    """Create (if missing) or update processing job ``name``; return its ARN. For a scheduled evaluation:
+    ``cluster`` (ProcessingResources.ClusterConfig), ``start_time`` (ProcessingStartTime), ``tags`` (a map, as
+    ListTags returns them); an InProgress job has no ProcessingEndTime."""
     _check(status, JOB_STATUSES)
     backend = _backend(account_id, region)
     job = backend.processing_jobs.get(name)
@@ -610,13 +661,22 @@ def put_processing_job(name: str, status: str, *, failure_reason: str | None = N
                                                       "VolumeSizeInGB": 30}}
     job.processing_job_status = status
     job.last_modified_time = utcnow()
-    _set(job, failure_reason=failure_reason, exit_message=exit_message, training_job_arn=training_job_arn)
+    job.processing_end_time = None if status in ("InProgress", "Stopping") else \
+        (getattr(job, "processing_end_time", None) or job.last_modified_time)
+    _set(job, failure_reason=failure_reason, exit_message=exit_message, training_job_arn=training_job_arn,
+         processing_start_time=start_time,
+         processing_resources=None if cluster is None else {"ClusterConfig": dict(cluster)},
+         tags=None if tags is None else [{"Key": k, "Value": v} for k, v in tags.items()])
     return job.arn
 
 
 def put_transform_job(name: str, status: str, *, failure_reason: str | None = None,
-                      account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
-    """Create (if missing) or update transform job ``name``; return its ARN."""
+                      account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1",
+                      resources: Mapping[str, Any] | None = None, start_time: Any = None,
+                      tags: Mapping[str, str] | None = None) -> str:
+    """Create (if missing) or update transform job ``name``; return its ARN. For a scheduled evaluation:
+    ``resources`` (TransformResources), ``start_time`` (TransformStartTime), ``tags`` (a map); an InProgress job has
+    no TransformEndTime."""
     _check(status, JOB_STATUSES)
     backend = _backend(account_id, region)
     job = backend.transform_jobs.get(name)
@@ -631,7 +691,11 @@ def put_transform_job(name: str, status: str, *, failure_reason: str | None = No
         job.failure_reason = None
     job.transform_job_status = status
     job.last_modified_time = utcnow()
-    _set(job, failure_reason=failure_reason)
+    job.transform_end_time = None if status in ("InProgress", "Stopping") else \
+        (getattr(job, "transform_end_time", None) or job.last_modified_time)
+    _set(job, failure_reason=failure_reason, transform_start_time=start_time,
+         transform_resources=None if resources is None else dict(resources),
+         tags=None if tags is None else [{"Key": k, "Value": v} for k, v in tags.items()])
     return job.arn
 
 

@@ -1,5 +1,6 @@
 """Sample timelines (events/timelines/): training jobs as SageMaker runs them, minute by minute, for a replay of the
-monitor rules on the embedded account (docs/sample-events.md documents the format).
+monitor rules on the embedded account (docs/sample-events.md documents the format); a job may also be a processing,
+batch transform or hyperparameter tuning job (`family`), a tuning job with its trials (`trials`).
 
     read(data, source)     a timeline, checked (every problem named, with its field)
     Timeline.between(...)  what SageMaker publishes for a job between two simulated times: its status, its
@@ -21,11 +22,19 @@ from typing import Any
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
+FAMILIES = ("training", "processing", "transform", "tuning")
+# Each family's instance metrics' namespace and log group (docs/triggers.md, "Other job families"); a tuning job has
+# neither of its own (its trials are training jobs).
+NAMESPACES = {"training": NAMESPACE, "processing": "/aws/sagemaker/ProcessingJobs",
+              "transform": "/aws/sagemaker/TransformJobs", "tuning": NAMESPACE}
+LOG_GROUPS = NAMESPACES
+TRIAL_KEYS = ("name", "from", "to", "status", "reason", "objective")
+TRIAL_ENDS = ("Completed", "Failed", "Stopped")
 STATUSES = ("InProgress", "Stopping", "Completed", "Failed", "Stopped")
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
-            "expect", "stream_epoch", "account", "tuning_job")
+            "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective")
 PHASE_KEYS = ("at", "status", "secondary", "message")
 TUNING_JOB = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}")
 SERIES_KEYS = ("metric", "hosts", "from", "to", "value", "jitter", "every")
@@ -63,6 +72,25 @@ class Lines:
 
 
 @dataclass(frozen=True)
+class TimelineTrial:
+    """A tuning job's trial: a training job running from minute `start`, ended at `end` with `status` (its
+    FailureReason, or its final objective value)."""
+
+    name: str
+    start: int
+    end: int
+    status: str  # Completed | Failed | Stopped
+    reason: str = ""
+    objective: float | None = None
+
+    def at(self, minute: int) -> str | None:
+        """Its TrainingJobStatus at `minute`; None before it is created."""
+        if minute < self.start:
+            return None
+        return "InProgress" if minute < self.end else self.status
+
+
+@dataclass(frozen=True)
 class Job:
     name: str
     instance_type: str
@@ -76,10 +104,25 @@ class Job:
     stream_epoch: int = 0
     account: str | None = None  # organization mode: the member account the job runs in
     tuning_job: str | None = None  # the tuning job that launched it (it is a trial: its TuningJobArn)
+    family: str = "training"  # training | processing | transform | tuning
+    trials: tuple[TimelineTrial, ...] = ()  # a tuning job's trials
+    objective: str = "Minimize"  # a tuning job's objective type
 
     @property
     def hosts(self) -> tuple[str, ...]:
+        """algo-1 ... algo-<count>; a transform job's instances are named by their (made-up, stable) instance ids."""
+        if self.family == "transform":
+            return tuple("i-0" + hashlib.sha256(f"{self.name}|{n}".encode()).hexdigest()[:16]
+                         for n in range(1, self.instance_count + 1))
         return tuple(f"algo-{n}" for n in range(1, self.instance_count + 1))
+
+    @property
+    def log_group(self) -> str:
+        return LOG_GROUPS[self.family]
+
+    def started(self) -> int | None:
+        """The minute it started (its first InProgress phase): a processing or transform job's start time."""
+        return next((p[0] for p in self.phases if p[1] == "InProgress" and p[2] != "Starting"), None)
 
     def phase(self, minute: int) -> tuple[int, str, str, str] | None:
         """The job's (start minute, status, secondary status, message) at `minute`; None before it exists."""
@@ -113,7 +156,7 @@ class Timeline:
                     if value is None:
                         continue
                     dimensions = {"Host": f"{job.name}/{host}"} if host else {"TrainingJobName": job.name}
-                    yield NAMESPACE, series.metric, dimensions, self.time(minute), value
+                    yield NAMESPACES[job.family], series.metric, dimensions, self.time(minute), value
 
     def log_lines(self, job: Job, first: int, last: int) -> Iterator[tuple[str, int, str]]:
         """(stream, epoch seconds, message) of the minutes first <= m < last."""
@@ -161,14 +204,28 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
                     str(data.get("description", "")), source), []
 
 
+def _hosts(chosen: Any, hosts: tuple[str, ...]) -> tuple[str, ...]:
+    """The hosts a series or log spec names: `algo-<n>`, or for a transform job `instance-<n>` (its n-th instance,
+    whose id the timeline makes up)."""
+    found = []
+    for name in chosen:
+        match = re.fullmatch(r"instance-(\d+)", str(name))
+        index = int(match.group(1)) - 1 if match else -1
+        found.append(hosts[index] if match and 0 <= index < len(hosts) else str(name))
+    return tuple(found)
+
+
 def _job(item: Any, where: str, need: Any) -> Job | None:
     if not need(isinstance(item, Mapping), where, "must be an object"):
         return None
     unknown = [key for key in item if key not in JOB_KEYS]
     ok = need(not unknown, f"{where}.{', '.join(unknown)}", f"unknown key(s); allowed: {', '.join(JOB_KEYS)}")
     name = item.get("name")
+    family = item.get("family", "training")
+    ok &= need(family in FAMILIES, f"{where}.family", f"must be one of {', '.join(FAMILIES)}")
+    family = family if family in FAMILIES else "training"
     ok &= need(isinstance(name, str) and JOB_NAME.fullmatch(name) is not None, f"{where}.name",
-               "must be a training job name")
+               f"must be a {family} job name")
     count = item.get("instance_count", 1)
     ok &= need(isinstance(count, int) and 1 <= count <= 64, f"{where}.instance_count", "must be 1 to 64")
     ok &= need(isinstance(item.get("instance_type"), str), f"{where}.instance_type", "must be an ml.* type")
@@ -189,7 +246,7 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
             phases.append((at, status, secondary, message))
     ok &= need(bool(phases) and phases == sorted(phases, key=lambda p: p[0]), f"{where}.phases",
                "must be a non-empty list in time order")
-    hosts = tuple(f"algo-{n}" for n in range(1, (count if isinstance(count, int) else 1) + 1))
+    hosts = Job(str(name), "", count if isinstance(count, int) else 1, {}, (), (), (), (), (), family=family).hosts
     series = []
     for index, spec in enumerate(item.get("metrics") or []):
         path = f"{where}.metrics[{index}]"
@@ -203,7 +260,7 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
                 path, "needs metric, from, to (minutes) and value (a number, or [from, to])"):
             chosen = spec.get("hosts")
             series.append(Series(spec["metric"], None if chosen is None else (hosts if chosen == "all" else
-                                 tuple(chosen)), spec["from"], spec["to"], (float(value[0]), float(value[1])),
+                                 _hosts(chosen, hosts)), spec["from"], spec["to"], (float(value[0]), float(value[1])),
                                  float(spec.get("jitter", 0)), int(spec.get("every", 1))))
     lines = []
     for index, spec in enumerate(item.get("logs") or []):
@@ -212,7 +269,7 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
                 and isinstance(spec.get("to"), int), path, f"must be an object with the keys {', '.join(LOG_KEYS)} "
                 "(from and to in minutes)"):
             chosen = spec.get("hosts", "all")
-            lines.append(Lines(hosts if chosen == "all" else tuple(chosen), spec["from"], spec["to"],
+            lines.append(Lines(hosts if chosen == "all" else _hosts(chosen, hosts), spec["from"], spec["to"],
                                int(spec.get("every", 1)), str(spec.get("text", "step {minute}"))))
     expect = item.get("expect", [])
     ok &= need(isinstance(expect, list) and all(isinstance(e, Mapping) and isinstance(e.get("rule"), str)
@@ -224,7 +281,23 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     tuning_job = item.get("tuning_job")
     ok &= need(tuning_job is None or (isinstance(tuning_job, str) and TUNING_JOB.fullmatch(tuning_job) is not None),
                f"{where}.tuning_job", "must be a tuning job name (letters, digits and '-', at most 32)")
+    trials = []
+    for index, spec in enumerate(item.get("trials") or []):
+        path = f"{where}.trials[{index}]"
+        objective = spec.get("objective") if isinstance(spec, Mapping) else None
+        if need(isinstance(spec, Mapping) and set(spec) <= set(TRIAL_KEYS) and isinstance(spec.get("name"), str)
+                and JOB_NAME.fullmatch(spec["name"]) is not None and isinstance(spec.get("from"), int)
+                and isinstance(spec.get("to"), int) and spec.get("status") in TRIAL_ENDS
+                and isinstance(spec.get("reason", ""), str)
+                and (objective is None or (isinstance(objective, (int, float)) and not isinstance(objective, bool))),
+                path, f"must be {{name, from, to (minutes), status: {'|'.join(TRIAL_ENDS)}, reason, objective}}"):
+            trials.append(TimelineTrial(spec["name"], spec["from"], spec["to"], spec["status"],
+                                        spec.get("reason", ""), None if objective is None else float(objective)))
+    ok &= need(not trials or family == "tuning", f"{where}.trials", "only a tuning job has trials")
+    objective_type = item.get("objective", "Minimize")
+    ok &= need(objective_type in ("Minimize", "Maximize"), f"{where}.objective", "must be Minimize or Maximize")
     if not ok:
         return None
     return Job(name, item["instance_type"], count, dict(tags), tuple(definitions), tuple(phases), tuple(series),
-               tuple(lines), tuple(expect), int(item.get("stream_epoch", 0)), account, tuning_job)
+               tuple(lines), tuple(expect), int(item.get("stream_epoch", 0)), account, tuning_job, family,
+               tuple(trials), objective_type)

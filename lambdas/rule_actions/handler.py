@@ -156,16 +156,17 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
     adapters.heard[place] = report.heard  # (one dict per environment: the evaluation's ports share it)
     jobs, failed = [], []
     for job in report.jobs:
-        row: dict[str, Any] = {"training_job": job.job,
+        named = {"training_job": job.job} if job.family == TRAINING else {"job": job.job, "job_family": job.family}
+        row: dict[str, Any] = {**named,
                                "rules": [{"rule": v.rule, "verdict": v.verdict, "reason": v.reason}
                                          for v in job.verdicts]}
         for verdict in job.verdicts:
             if verdict.verdict not in ("NoIssuesFound", "Pending", "NotJudged"):  # the result says those each run
                 (logger.warning if verdict.verdict in ("Error", "Skipped") else logger.info)(
-                    "rule evaluated", training_job=job.job, rule=verdict.rule, verdict=verdict.verdict,
+                    "rule evaluated", **named, rule=verdict.rule, verdict=verdict.verdict,
                     reason=verdict.reason)
         for problem in job.problems:
-            logger.warning("rule not evaluated", training_job=job.job, problem=problem)
+            logger.warning("rule not evaluated", **named, problem=problem)
         if job.event is not None:
             outcome = process(job.event, settings, adapters)
             row["actions"] = outcome.get("actions", [])

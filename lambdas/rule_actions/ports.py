@@ -83,8 +83,13 @@ class Jobs(Protocol):
         """Every step of a pipeline execution (ListPipelineExecutionSteps' entries), in the order they ran."""
         ...
 
-    def running(self, api: JobApi) -> list[Mapping[str, Any]]:
-        """Every InProgress job of the family, each as Search returns it (its description and its tags)."""
+    def running(self, api: JobApi) -> list[Any]:
+        """Every InProgress job of the family, each as Search returns it (its description and its tags); for a
+        family Search does not support, listed, described and tagged (an UnreadJob where those reads failed)."""
+        ...
+
+    def trials(self, tuning_job_name: str, limit: int) -> list[Any]:
+        """The latest `limit` trials of a tuning job, newest first (Trial records)."""
         ...
 
     def stop(self, api: JobApi, key: str, token: str | None = None) -> str:
@@ -128,6 +133,10 @@ class Webhooks(Protocol):
 
 class Metrics(Protocol):
     """CloudWatch metrics."""
+
+    def hosts(self, namespace: str, metric: str) -> tuple[str, ...]:
+        """The Host dimension values of `metric` in `namespace` active in the last 3 hours."""
+        ...
 
     def data(self, queries: Sequence[MetricQuery], start: int, end: int) -> dict[MetricQuery, tuple[tuple[int, float], ...]]:
         """Each query's datapoints from `start` to `end` (epoch seconds), oldest first."""

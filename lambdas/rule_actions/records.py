@@ -312,6 +312,44 @@ class RunningJobs(_Question):
         self.api = api
 
 
+class MetricHosts(_Question):
+    """The Host dimension values of `metric` in `namespace` active in the last 3 hours (ListMetrics, every page): the
+    instances of the jobs whose Host names an instance id no API gives (a transform job's <job>/<instance-id>)."""
+
+    __slots__ = ("metric", "namespace")
+
+    def __init__(self, namespace: str, metric: str):
+        self.namespace, self.metric = namespace, metric
+
+
+class TuningTrials(_Question):
+    """The latest `limit` training jobs (trials) a tuning job launched, newest first, whatever their status
+    (ListTrainingJobsForHyperParameterTuningJob sorted by CreationTime: one call). The answer: Trial records."""
+
+    __slots__ = ("limit", "tuning_job_name")
+
+    def __init__(self, tuning_job_name: str, limit: int):
+        self.tuning_job_name, self.limit = tuning_job_name, limit
+
+
+class Trial(NamedTuple):
+    """One trial of a tuning job, as a monitor rule reads it (HyperParameterTrainingJobSummary)."""
+
+    name: str
+    status: str  # TrainingJobStatus: InProgress | Completed | Failed | Stopping | Stopped
+    created: int  # epoch seconds
+    ended: int | None  # TrainingEndTime (epoch seconds)
+    reason: str  # FailureReason ("" when none)
+    objective: float | None  # FinalHyperParameterTuningJobObjectiveMetric.Value, when reported
+
+
+class UnreadJob(NamedTuple):
+    """A running job listed whose description or tags could not be read: reported on its own row."""
+
+    name: str
+    reason: str
+
+
 class MetricQuery(_Question):
     """One CloudWatch series, as GetMetricData's MetricStat names it."""
 

@@ -47,22 +47,28 @@ def monitors() -> dict[str, Monitor]:
     from rule_actions.monitors import (
         batch_size,
         cpu_bottleneck,
+        failing_trials,
         gpu_memory_increase,
+        idle_instances,
         loss_not_decreasing,
         low_gpu_utilization,
         max_initialization_time,
+        no_improvement,
         overfit,
         overtraining,
+        runtime_overrun,
+        stalled_job,
         stalled_training,
     )
 
     return {rule.name: rule for rule in (
         stalled_training.MONITOR, low_gpu_utilization.MONITOR, batch_size.MONITOR, cpu_bottleneck.MONITOR,
         gpu_memory_increase.MONITOR, max_initialization_time.MONITOR, loss_not_decreasing.MONITOR, overfit.MONITOR,
-        overtraining.MONITOR)}
+        overtraining.MONITOR, stalled_job.MONITOR, idle_instances.MONITOR, runtime_overrun.MONITOR,
+        failing_trials.MONITOR, no_improvement.MONITOR)}
 
 
-MONITORED = "training"  # the job family the monitor rules evaluate
+MONITORED = "training"  # the job family the monitor rules evaluate whatever the configuration (monitored_families)
 
 
 def _monitor_read(value: Any, where: str, errors: list[str]) -> Any:
@@ -113,9 +119,10 @@ def reader(need: Any) -> Reader:
 @cache
 def evaluation_readers() -> dict[type, Reader]:
     """The readers only a scheduled evaluation asks (imported on its first read)."""
-    from rule_actions.readers import heartbeat, latest, metrics, running
+    from rule_actions.readers import heartbeat, latest, metric_hosts, metrics, running, trials
 
-    return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER, latest.READER)}
+    return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER, latest.READER, trials.READER,
+                                metric_hosts.READER)}
 
 
 def allowed_in(place: Place) -> tuple[str, ...]:
@@ -179,16 +186,34 @@ def monitored_family() -> JobFamily:
     return next(family for family in JOBS if family.name == MONITORED)
 
 
-def evaluation_grants(config: Configured) -> list[Grant]:
-    """The evaluator's IAM statements: what the job families grant any trigger (it acts as the function does), plus
-    listing the running jobs with their tags, describing them, and reading their metrics and logs."""
-    family = monitored_family()
-    needed = monitor_capabilities(config) | {Capability.SEARCH, Capability.DESCRIBE}
+def monitored_families(config: Configured) -> list[JobFamily]:
+    """The job families an evaluation lists: training jobs, and each family a configured rule judges or
+    `monitor.families` names (monitors/base.py evaluated_families)."""
     settings = monitoring(config)
-    logs = settings is not None and (settings.job_tags or any(monitors()[name].logs for name, _ in settings.rules))
-    owners = [grant for owner in JOBS if owner is not family and owner_capabilities(config, owner)
-              for grant in owner.grants(config, owner_capabilities(config, owner), reads=False)]
-    return [*family.grants(config, needed), *owners, *_base().read_grants(family.log_group, logs)]
+    names = _base().evaluated_families(settings, monitors()) if settings is not None else (MONITORED,)
+    return [family for name in names for family in JOBS if family.name == name]
+
+
+def evaluation_grants(config: Configured) -> list[Grant]:
+    """The evaluator's IAM statements, per family it evaluates: what the job family grants any trigger (it acts as
+    the function does), plus listing the running jobs with their tags, describing them, and reading their metrics,
+    logs (and a tuning job's trials)."""
+    settings = monitoring(config)
+    grants: list[Grant] = []
+    for family in monitored_families(config):
+        judging = [rule for rule in monitors().values() if family.name in rule.families]
+        configured = [monitors()[name] for name, _ in settings.rules if family.name in monitors()[name].families] \
+            if settings is not None else []
+        tagged = settings is not None and settings.job_tags
+        listing = {Capability.SEARCH} if family.api.search else {Capability.LIST}
+        needed = monitor_capabilities(config) | listing | {Capability.DESCRIBE}
+        grants += family.grants(config, needed)
+        grants += _base().family_read_grants(family, config, configured, judging if tagged else [],
+                                             first=family.name == MONITORED)
+    evaluated = monitored_families(config)
+    grants += [grant for owner in JOBS if owner not in evaluated and owner_capabilities(config, owner)
+               for grant in owner.grants(config, owner_capabilities(config, owner), reads=False)]
+    return list(dict.fromkeys(grants))
 
 
 def monitor_capabilities(config: Configured) -> frozenset[Capability]:
@@ -213,8 +238,9 @@ def evaluate(req: Any, config: Configured, ports: Any, read: Any, now: int, time
     pipeline's); `heard`: what earlier runs read of the jobs' logs (the report carries it on)."""
     from rule_actions.monitors import evaluation
 
-    return evaluation.evaluate(req, monitoring(config), monitors(), monitored_family(), config, ports, read, now,
-                               time_left, heard)
+    reports = [evaluation.evaluate(req, monitoring(config), monitors(), family, config, ports, read, now, time_left,
+                                   heard) for family in monitored_families(config)]
+    return evaluation.merged(reports)
 
 
 def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:

@@ -55,7 +55,7 @@ def _sns_resource(self: SNSResponse) -> str:
 
 # The request member naming a SageMaker resource, and its ARN's resource type (IAM's service authorization
 # reference); ListTrainingJobsForHyperParameterTuningJob is on its tuning job, ListPipelineExecutionSteps on the
-# execution its ARN names.
+# execution its ARN names, ListTags on the resource its ResourceArn names.
 _SAGEMAKER_RESOURCES = {"TrainingJobName": "training-job", "HyperParameterTuningJobName": "hyper-parameter-tuning-job",
                         "ProcessingJobName": "processing-job", "TransformJobName": "transform-job"}
 
@@ -65,7 +65,7 @@ def _sagemaker_resource(self: SageMakerResponse) -> str:
         name = self._get_param(member)
         if name:
             return f"arn:aws:sagemaker:{self.region}:{self.current_account}:{kind}/{name.lower()}"
-    return self._get_param("PipelineExecutionArn") or "*"
+    return self._get_param("PipelineExecutionArn") or self._get_param("ResourceArn") or "*"  # (ListTags: its ARN)
 
 
 def _dynamodb_resource(self: DynamoHandler) -> str:

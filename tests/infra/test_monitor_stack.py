@@ -134,3 +134,59 @@ def test_organization_mode_members_trust_the_evaluator_and_grant_its_reads(tmp_p
         Match.object_like({"Sid": "ReadTrainingLogQueries", "Action": ["logs:GetQueryResults", "logs:StopQuery"],
                            "Resource": "*"})])}})
     assert json.loads(json.dumps(central.find_outputs("EvaluatorRoleArn")))
+
+
+# Per job family: the evaluator is granted a family's reads only when a configured rule judges it (or
+# monitor.families names it), scoped to the family's prefixes and log group.
+
+FAMILY_RULES = {  # the monitor block and the family's prefixes
+    "processing": ({"families": ["processing"]}, {"processing_job_prefixes": ["prep-"]}),  # for its jobs' tags
+    "transform": ({"families": ["transform"]}, {"transform_job_prefixes": ["score-"]}),  # for its jobs' tags
+    "tuning": ({"rules": {"FailingTrials": {}}, "job_tags": False}, {"tuning_job_prefixes": ["hpo-"]}),
+}
+
+
+def evaluator_statements(tmp_path, config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    template = synthesize(context(**config), tmp_path)  # cdk-nag raises on a finding
+    roles = template.find_resources("AWS::IAM::Role")
+    return statements(template, next(k for k in roles if k.startswith("RuleActionsEvaluatorRole")))
+
+
+def arn_text(resource: Any) -> str:
+    return json.dumps(resource)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_RULES))
+def test_the_evaluator_is_granted_a_family_s_reads_only_when_a_rule_judges_it(tmp_path, family):
+    # Given a configuration turning on the rules of one family (or its jobs' tags), with its prefixes
+    monitor, prefixes = FAMILY_RULES[family]
+    found = evaluator_statements(tmp_path, {"notify": {"emails": ["ml@example.com"]}, **prefixes, "monitor": monitor})
+    others = {"processing": "ProcessingJob", "transform": "TransformJob", "tuning": "HyperparameterTuningJob"}
+    # Then its reads are granted, each scoped, and no other family's
+    if family == "processing":
+        assert found["ListProcessingJobs"]["Action"] == "sagemaker:ListProcessingJobs"
+        assert found["DescribeProcessingJobs"]["Action"] == "sagemaker:DescribeProcessingJob"
+        assert "processing-job/prep-*" in arn_text(found["DescribeProcessingJobs"]["Resource"])
+        assert found["ListTagsProcessingJobs"]["Action"] == "sagemaker:ListTags"
+        assert "processing-job/prep-*" in arn_text(found["ListTagsProcessingJobs"]["Resource"])
+        assert "/aws/sagemaker/ProcessingJobs" in arn_text(found["ReadProcessingLogs"]["Resource"])  # StalledJob's
+        assert "ListTransformJobInstances" not in found
+    elif family == "transform":
+        assert found["ListTransformJobs"]["Action"] == "sagemaker:ListTransformJobs"
+        assert "transform-job/score-*" in arn_text(found["ListTagsTransformJobs"]["Resource"])
+        assert "/aws/sagemaker/TransformJobs" in arn_text(found["ReadTransformLogs"]["Resource"])  # StalledJob's tag
+        assert (found["ListTransformJobInstances"]["Action"], found["ListTransformJobInstances"]["Resource"]) == (
+            "cloudwatch:ListMetrics", "*")  # IdleInstances' tag: a transform job's instances
+    else:
+        assert found["SearchHyperparameterTuningJobs"]["Action"] == "sagemaker:Search"
+        assert found["ListTuningJobTrials"]["Action"] == "sagemaker:ListTrainingJobsForHyperParameterTuningJob"
+        assert "hyper-parameter-tuning-job/hpo-*" in arn_text(found["ListTuningJobTrials"]["Resource"])
+        assert not any(sid.startswith("Read") and sid.endswith("Logs") and sid != "ReadTrainingLogs" for sid in found)
+    for other, word in others.items():
+        if other != family:
+            assert not any(word in sid or ("Tuning" in sid and other == "tuning") for sid in found), (other, found)
+
+
+def test_a_configuration_of_training_rules_grants_no_other_family_s_reads(tmp_path):
+    found = evaluator_statements(tmp_path, MONITOR)
+    assert not any(word in sid for sid in found for word in ("Processing", "Transform", "Tuning", "ListTags"))

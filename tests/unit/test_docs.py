@@ -85,17 +85,18 @@ def test_the_configuration_reference_documents_every_key_of_the_schema():
                                                           if line.startswith((f"| `{key}`", f"| [`{key}`]")))
 
 
-def test_the_rule_table_lists_every_monitor_rule_with_the_phases_it_judges_and_its_parameters():
+def test_the_rule_table_lists_every_monitor_rule_with_its_families_the_phases_it_judges_and_its_parameters():
     # Given the monitor rules as the code declares them
     from rule_actions import registry
     from rule_actions.monitors.base import params_of
 
-    table = (DOCS / "triggers.md").read_text().split("| rule | phases judged |", 1)[1].split("\n\n", 1)[0]
+    table = (DOCS / "triggers.md").read_text().split("| rule | families | phases judged |", 1)[1].split("\n\n", 1)[0]
     rows = {cells[0].strip("|` "): cells for cells in (line.split(" | ") for line in table.splitlines()[2:])}
-    # Then the docs' table has a row per rule, naming its phases and each of its parameters (its mode is in its
-    # own section)
+    # Then the docs' table has a row per rule, naming its families, its phases and each of its parameters (its mode
+    # is in its own section)
     assert set(rows) == set(registry.monitors())
     for name, rule in registry.monitors().items():
-        assert rows[name][1] == ", ".join(f"`{phase}`" for phase in rule.phases), name
-        missing = [p.key for p in params_of(rule) if p.key != "mode" and f"`{p.key}`" not in rows[name][3]]
+        assert rows[name][1] == ", ".join(rule.families), name
+        assert rows[name][2] == ", ".join(f"`{phase}`" for phase in rule.phases), name
+        missing = [p.key for p in params_of(rule) if p.key != "mode" and f"`{p.key}`" not in rows[name][4]]
         assert not missing, f"{name}: {missing}"

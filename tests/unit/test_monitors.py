@@ -170,8 +170,11 @@ def test_a_job_that_never_trained_is_not_started_yet():
         "training has not started yet (downloading input data for 3 min)")
 
 
-def test_every_rule_judges_a_job_while_it_trains():
-    assert {name: rule.phases for name, rule in RULES.items()} == dict.fromkeys(RULES, ("Training", "Updating"))
+def test_every_training_rule_judges_a_job_while_it_trains_and_the_others_while_in_progress():
+    training = {name for name, rule in RULES.items() if rule.families == ("training",)}
+    assert {name: RULES[name].phases for name in training} == dict.fromkeys(training, ("Training", "Updating"))
+    assert {name: rule.phases for name, rule in RULES.items() if name not in training} == dict.fromkeys(
+        ("StalledJob", "IdleInstances", "RuntimeOverrun", "FailingTrials", "NoImprovement"), ("InProgress",))
 
 
 # ---------------------------------------------------------------- the rules over instance metrics

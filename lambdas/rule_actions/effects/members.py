@@ -81,6 +81,7 @@ class MemberSageMaker(SageMaker):
 
     def __init__(self, members: Members, account: str, region: str):  # no SageMaker.__init__: `client` is derived
         self.members, self.account, self.region = members, account, region
+        self.described = {}  # the listed processing and transform jobs' descriptions, as SageMaker's
 
     @property
     def client(self) -> Any:  # type: ignore[override]

@@ -12,7 +12,7 @@ from botocore import xform_name
 from botocore.exceptions import ClientError
 
 from rule_actions.contract import IN_PROGRESS
-from rule_actions.records import JobApi
+from rule_actions.records import JobApi, Trial, UnreadJob
 from rule_actions.text import error_code, error_message
 
 _NOT_RUNNING = re.compile(r"is in status (\w+)")
@@ -20,11 +20,16 @@ ALREADY_STOPPING = ("Stopping", "Stopped")
 REFUSALS = ("ValidationException", "ConflictException")  # a stop refused for the job's state
 SEARCH_PAGE = 100  # Search's largest MaxResults
 LIST_PAGE = 100  # a List...Jobs call's largest MaxResults
+DESCRIBED_MAX = 1024  # descriptions (with tags) of listed jobs kept per execution environment
+TRIALS_MAX = 100  # ListTrainingJobsForHyperParameterTuningJob's largest MaxResults
 
 
 class SageMaker:
     def __init__(self, client: Any):
         self.client = client
+        # A listed job's description and tags, read once per execution environment (a job's resources, start and
+        # declared parameters do not change while it runs; its status comes from each listing).
+        self.described: dict[tuple[str, str], dict[str, Any]] = {}
 
     def describe(self, api: JobApi, job_name: str) -> dict[str, Any]:
         return getattr(self.client, xform_name(api.describe))(**{api.name: job_name})
@@ -57,9 +62,14 @@ class SageMaker:
             PipelineExecutionArn=execution_arn, SortOrder="Ascending")
         return [step for page in pages for step in page["PipelineExecutionSteps"]]
 
-    def running(self, api: JobApi) -> list[dict[str, Any]]:
+    def running(self, api: JobApi) -> list[dict[str, Any] | UnreadJob]:
         """Every InProgress job of the family as Search returns it (its Describe members and its Tags), every page:
-        one call per 100 jobs, where a listing and a describe per job would make one per job (and no tags)."""
+        one call per 100 jobs, where a listing and a describe per job would make one per job (and no tags). A family
+        Search does not support (processing, transform) is listed (List...Jobs, StatusEquals InProgress: one call
+        per 100 jobs), and each job seen for the first time in this execution environment is described and its tags
+        listed (2 calls, then kept: at most DESCRIBED_MAX jobs); a job whose reads fail is an UnreadJob."""
+        if not api.search:
+            return self._listed(api)
         request: dict[str, Any] = {
             "Resource": api.search, "MaxResults": SEARCH_PAGE,
             "SearchExpression": {"Filters": [{"Name": f"{api.search}Status", "Operator": "Equals",
@@ -73,6 +83,41 @@ class SageMaker:
             if not token:
                 return found
             request["NextToken"] = token
+
+    def _listed(self, api: JobApi) -> list[dict[str, Any] | UnreadJob]:
+        names: list[str] = []
+        for page in self.client.get_paginator(xform_name(api.list)).paginate(
+                StatusEquals=IN_PROGRESS, PaginationConfig={"PageSize": LIST_PAGE}):
+            names += [job[api.name] for job in page[api.summaries]]
+        found: list[dict[str, Any] | UnreadJob] = []
+        for name in names:
+            key = (api.describe, name)
+            record = self.described.get(key)
+            if record is None:
+                try:
+                    record = {k: v for k, v in self.describe(api, name).items() if k != "ResponseMetadata"}
+                    arn = next((v for k, v in record.items() if k.endswith("JobArn") and isinstance(v, str)), "")
+                    pages = self.client.get_paginator("list_tags").paginate(ResourceArn=arn)
+                    record["Tags"] = [tag for page in pages for tag in page.get("Tags", [])]
+                except Exception as err:  # one job's failure is that job's row; the others go on
+                    found.append(UnreadJob(name, f"{api.describe} or ListTags failed: {type(err).__name__}: "
+                                                 f"{error_message(err) if isinstance(err, ClientError) else err}"))
+                    continue
+                if len(self.described) >= DESCRIBED_MAX:
+                    self.described.pop(next(iter(self.described)))
+                self.described[key] = record
+            found.append({**record, api.name.removesuffix("Name") + "Status": IN_PROGRESS})
+        listed = {(api.describe, name) for name in names}
+        for key in [key for key in self.described if key[0] == api.describe and key not in listed]:
+            del self.described[key]  # ended: forgotten
+        return found
+
+    def trials(self, tuning_job_name: str, limit: int) -> list[Trial]:
+        """The latest `limit` trials of a tuning job (at most TRIALS_MAX), newest first: one call."""
+        page = self.client.list_training_jobs_for_hyper_parameter_tuning_job(
+            HyperParameterTuningJobName=tuning_job_name, MaxResults=min(limit, TRIALS_MAX), SortBy="CreationTime",
+            SortOrder="Descending")
+        return [_trial(t) for t in page.get("TrainingJobSummaries", [])]
 
     def stop(self, api: JobApi, key: str, token: str | None = None) -> str:
         """Stop a job (`key`: what the API names it by; a pipeline execution's ARN, with its ClientRequestToken).
@@ -101,3 +146,15 @@ class SageMaker:
             return None
         status = described.get(re.sub(r"(Name|Arn)$", "Status", api.name))  # TrainingJobName -> TrainingJobStatus
         return None if not isinstance(status, str) or status in (IN_PROGRESS, "Executing") else status
+
+def _epoch(value: Any) -> int | None:
+    return int(value.timestamp()) if hasattr(value, "timestamp") else None
+
+
+def _trial(summary: dict[str, Any]) -> Trial:
+    metric = summary.get("FinalHyperParameterTuningJobObjectiveMetric") or {}
+    value = metric.get("Value") if isinstance(metric, dict) else None
+    return Trial(str(summary.get("TrainingJobName", "")), str(summary.get("TrainingJobStatus", "")),
+                 _epoch(summary.get("CreationTime")) or 0, _epoch(summary.get("TrainingEndTime")),
+                 str(summary.get("FailureReason") or ""),
+                 float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None)

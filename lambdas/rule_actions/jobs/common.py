@@ -22,7 +22,7 @@ TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="
                   name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob")
 TUNING = JobApi(describe="DescribeHyperParameterTuningJob", stop="StopHyperParameterTuningJob",
                 list="ListHyperParameterTuningJobs", name="HyperParameterTuningJobName",
-                summaries="HyperParameterTuningJobSummaries")
+                summaries="HyperParameterTuningJobSummaries", search="HyperParameterTuningJob")
 PROCESSING = JobApi(describe="DescribeProcessingJob", stop="StopProcessingJob", list="ListProcessingJobs",
                     name="ProcessingJobName", summaries="ProcessingJobSummaries")
 TRANSFORM = JobApi(describe="DescribeTransformJob", stop="StopTransformJob", list="ListTransformJobs",

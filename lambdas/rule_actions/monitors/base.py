@@ -41,10 +41,19 @@ from rule_actions.contract import (
 )
 from rule_actions.fields import anchored
 from rule_actions.monitors.instances import counts
-from rule_actions.records import Heartbeat, MetricQuery, Span, Unread
+from rule_actions.records import Heartbeat, MetricQuery, Span, Trial, Unread
 from rule_actions.text import quoted
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
+# The other families' instance metrics (dimension Host: <job>/algo-<n> for processing, <job>/<instance-id> for
+# transform) and log groups: docs/triggers.md, "Monitor rules of other job families", with their sources.
+NAMESPACES = {"training": NAMESPACE, "processing": "/aws/sagemaker/ProcessingJobs",
+              "transform": "/aws/sagemaker/TransformJobs", "tuning": NAMESPACE}
+TRAINING = "training"
+TRIALS = 100  # a tuning job's latest trials its rules read per run (ListTrainingJobsForHyperParameterTuningJob's largest page)
+JUDGED = "InProgress"  # the status other families are judged in, once they started (they have no SecondaryStatus)
+FAMILY_NOUNS = {"training": "training job", "processing": "processing job", "transform": "transform job",
+                "tuning": "hyperparameter tuning job"}
 ISSUES_FOUND = "IssuesFound"
 # How long before `now` a series' latest datapoint may be and still end its window (CloudWatch publishes SageMaker's
 # metrics a few minutes late); a window's series must hold at least COVERAGE of its minutes.
@@ -146,14 +155,20 @@ class Job(NamedTuple):
     # L cannot have been silent for the threshold before L + threshold, so no log query is needed until then.
     heard: Mapping[str, int] = {}
     transitions: tuple[tuple[str, int], ...] = ()  # (SecondaryStatus, its start in epoch seconds), in order
+    family: str = TRAINING  # its job family: training | processing | transform | tuning
+    namespace: str = NAMESPACE  # where its instance metrics are (per family)
+    max_runtime: int | None = None  # StoppingCondition.MaxRuntimeInSeconds, when it declares one
+    objective: str = ""  # a tuning job's objective type: Minimize | Maximize ("" unknown)
 
     @classmethod
-    def of(cls, record: Mapping[str, Any]) -> Job:
-        """The job of a Search (or Describe) record; members that are missing or malformed are left empty."""
-        tags = record.get("Tags")
-        if isinstance(tags, list):
-            tags = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
-        tags = {k: v for k, v in (tags or {}).items() if isinstance(k, str) and isinstance(v, str)}
+    def of(cls, record: Mapping[str, Any], family: str = TRAINING) -> Job:
+        """The job of a Search (or Describe) record of `family`; members that are missing or malformed are left
+        empty. Families without a SecondaryStatus (processing, transform, tuning) have their status as their phase
+        (InProgress), and their clock starts when they started (ProcessingStartTime, TransformStartTime; a tuning
+        job's CreationTime): judged while InProgress after they started."""
+        tags = _tags(record)
+        if family != TRAINING:
+            return _other(record, family, tags)
         algorithm = record.get("AlgorithmSpecification") if isinstance(record.get("AlgorithmSpecification"), Mapping) else {}
         definitions = algorithm.get("MetricDefinitions") if isinstance(algorithm.get("MetricDefinitions"), list) else []
         metrics = tuple(d["Name"] for d in definitions if isinstance(d, Mapping) and isinstance(d.get("Name"), str))
@@ -177,10 +192,15 @@ class Job(NamedTuple):
         return last[1] if last and last[0] == self.secondary else None
 
     def host_of(self, stream: str) -> str:
-        """The host a log stream belongs to: <job>/algo-<n>-<epoch> -> algo-<n>."""
+        """The host a log stream belongs to: <job>/algo-<n>-<epoch> -> algo-<n> (training, processing); a transform
+        job's <job>/<instance-id>-<epoch>[/data-log] -> <instance-id>."""
         rest = stream[len(self.name) + 1:] if stream.startswith(self.name + "/") else stream
         found = re.match(r"(algo-\d+)", rest)
-        return found.group(1) if found else rest
+        if found:
+            return found.group(1)
+        if self.family == "transform":
+            return re.sub(r"-\d{10,13}$", "", rest.split("/")[0])
+        return rest
 
     def latest_per_host(self, streams: Sequence[Span], into: Mapping[str, int] | None = None) -> dict[str, int]:
         """The latest log event (epoch ms) of each host in a heartbeat's `streams`, merged into `into`'s."""
@@ -189,6 +209,62 @@ class Job(NamedTuple):
             host = self.host_of(found.stream)
             latest[host] = max(found.last, latest.get(host, 0))
         return latest
+
+
+def transform_hosts(job: Job, record: Mapping[str, Any], found: Sequence[str]) -> Job:
+    """A transform job with its instances: the Host values `<job>/<instance-id>` ListMetrics found, each of the type
+    its TransformResources names."""
+    resources = record.get("TransformResources") if isinstance(record.get("TransformResources"), Mapping) else {}
+    instance_type = resources.get("InstanceType") if isinstance(resources.get("InstanceType"), str) else ""
+    gpus, vcpus = counts(instance_type)
+    names = sorted(value[len(job.name) + 1:] for value in found if value.startswith(f"{job.name}/"))
+    return job._replace(hosts=tuple(Host(name, instance_type, gpus, vcpus) for name in names if name))
+
+
+def began(job: Job) -> str:
+    """What started when the job's clock did: training (a training job), the job (the others)."""
+    return "training" if job.family == TRAINING else "the job"
+
+
+def _tags(record: Mapping[str, Any]) -> dict[str, str]:
+    tags = record.get("Tags")
+    if isinstance(tags, list):
+        tags = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
+    return {k: v for k, v in (tags or {}).items() if isinstance(k, str) and isinstance(v, str)} \
+        if isinstance(tags, Mapping) else {}
+
+
+# Each other family's members: name, ARN, status, start, and where its instances are declared.
+_MEMBERS = {
+    "processing": ("ProcessingJobName", "ProcessingJobArn", "ProcessingJobStatus", "ProcessingStartTime"),
+    "transform": ("TransformJobName", "TransformJobArn", "TransformJobStatus", "TransformStartTime"),
+    "tuning": ("HyperParameterTuningJobName", "HyperParameterTuningJobArn", "HyperParameterTuningJobStatus",
+               "CreationTime"),
+}
+
+
+def _other(record: Mapping[str, Any], family: str, tags: dict[str, str]) -> Job:
+    """A processing, transform or tuning job: its status is its phase, its clock its start."""
+    name, arn, status, start = _MEMBERS[family]
+    started = _epoch(record.get(start))
+    state = str(record.get(status, ""))
+    hosts: tuple[Host, ...] = ()
+    if family == "processing":
+        cluster = record.get("ProcessingResources", {}).get("ClusterConfig") \
+            if isinstance(record.get("ProcessingResources"), Mapping) else None
+        hosts = _hosts({"ResourceConfig": cluster}) if isinstance(cluster, Mapping) else ()
+    stopping = record.get("StoppingCondition") if isinstance(record.get("StoppingCondition"), Mapping) else {}
+    runtime = stopping.get("MaxRuntimeInSeconds")
+    config = record.get("HyperParameterTuningJobConfig") \
+        if isinstance(record.get("HyperParameterTuningJobConfig"), Mapping) else {}
+    objective = config.get("HyperParameterTuningJobObjective") \
+        if isinstance(config.get("HyperParameterTuningJobObjective"), Mapping) else {}
+    return Job(name=str(record.get(name, "")), arn=str(record.get(arn, "")), status=state,
+               secondary=state if started is not None else "", started=started, hosts=hosts, metrics=(), tags=tags,
+               transitions=((state, started),) if started is not None else (), family=family,
+               namespace=NAMESPACES[family],
+               max_runtime=runtime if isinstance(runtime, int) and not isinstance(runtime, bool) else None,
+               objective=str(objective.get("Type", "")))
 
 
 def _epoch(value: Any) -> int | None:
@@ -226,6 +302,14 @@ def clock(transitions: Sequence[tuple[str, int]], phases: Sequence[str]) -> int 
 def in_phase(job: Job, rule: Monitor, now: int) -> Pending | NotJudged | None:
     """None when `rule` judges the job's phase. Before training (re)starts, not yet (Pending); in any other phase
     (Uploading, Restarting, Interrupted...), NotJudged, saying which and for how long."""
+    if job.family != TRAINING:
+        noun = FAMILY_NOUNS.get(job.family, f"{job.family} job")
+        if job.status in rule.phases and job.started is not None:
+            return None
+        if job.started is None:
+            return Pending(f"the {noun} has not started yet (no start time)")
+        return NotJudged(f"the {noun} is {job.status or 'in an unknown status'}: not judged ({rule.name} judges "
+                         f"{' and '.join(rule.phases)} only)")
     if job.secondary in rule.phases:
         return None
     words = PHASES.get(job.secondary, f"in phase {quoted(job.secondary or 'unknown')}")
@@ -365,6 +449,7 @@ class Needs(NamedTuple):
     start: int = 0
     logs: tuple[int, int] | None = None
     streams: tuple[tuple[str, int, int], ...] = ()
+    trials: int = 0  # a tuning job's latest trials to read (0: none)
 
 
 class Data(NamedTuple):
@@ -375,6 +460,7 @@ class Data(NamedTuple):
     series: Mapping[MetricQuery, tuple[tuple[int, float], ...]]
     heartbeat: Heartbeat | Unread | None = None
     streams: Mapping[str, Heartbeat] = {}
+    trials: tuple[Trial, ...] = ()  # a tuning job's latest trials, newest first (when its rule asked)
 
     def points(self, query: MetricQuery) -> tuple[tuple[int, float], ...]:
         return self.series.get(query, ())
@@ -385,9 +471,17 @@ class Monitor:
     params: ClassVar[tuple[Param, ...]] = ()
     summary: ClassVar[str] = ""
     logs: ClassVar[bool] = False  # it may read the job's log streams (the stack grants FilterLogEvents)
+    metrics: ClassVar[bool] = True  # it may read CloudWatch metrics (the stack grants GetMetricData)
+    trials: ClassVar[bool] = False  # it reads a tuning job's trials (ListTrainingJobsForHyperParameterTuningJob)
+    # It judges a transform job's instances, which no API names: the evaluation finds them by ListMetrics (the Host
+    # dimension values <job>/<instance-id> of CPUUtilization in /aws/sagemaker/TransformJobs; the stack grants it).
+    instances: ClassVar[bool] = False
     # The phases (SecondaryStatus) it judges: in any other the job is never acted on by it, and its clock (the job's
     # `started`) starts again when one of them does.
     phases: ClassVar[tuple[str, ...]] = TRAINING_PHASES
+    # The job families it judges (training, processing, transform, tuning): a configuration's rule applies to the
+    # jobs of these families only, and the stack evaluates (and grants the reads of) each family a rule judges.
+    families: ClassVar[tuple[str, ...]] = (TRAINING,)
 
     def needs(self, job: Job, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
         raise NotImplementedError
@@ -400,7 +494,7 @@ class Monitor:
 
 
 def host_query(job: Job, host: Host, metric: str) -> MetricQuery:
-    return MetricQuery(NAMESPACE, metric, (("Host", f"{job.name}/{host.name}"),))
+    return MetricQuery(job.namespace, metric, (("Host", f"{job.name}/{host.name}"),))
 
 
 def job_query(job: Job, metric: str) -> MetricQuery:
@@ -478,7 +572,7 @@ def settle(found: list[str], series: Series, metric: str, job: Job, rule: str) -
         return Clear()
     if series.missing and not series.waiting and not series.values:
         hosts = ", ".join(series.missing)
-        return Skipped(f"{rule} needs {metric}: no datapoint for {hosts} (namespace {NAMESPACE}, dimension Host "
+        return Skipped(f"{rule} needs {metric}: no datapoint for {hosts} (namespace {job.namespace}, dimension Host "
                        f"{job.name}/<host>) since the window began")
     return Pending("; ".join(series.waiting + [f"{h}: no {metric} datapoint" for h in series.missing]))
 
@@ -528,7 +622,7 @@ def warmed_up(job: Job, now: int, patience: float, minutes: float) -> Pending | 
     if job.started is None:
         return NOT_STARTED
     if now - job.started < (patience + minutes) * 60:
-        return Pending(f"training started {ago(now - job.started)} ago: the rule waits {_num(patience)} min, then "
+        return Pending(f"{began(job)} started {ago(now - job.started)} ago: the rule waits {_num(patience)} min, then "
                        f"judges {_num(minutes)}-min windows")
     return None
 
@@ -596,12 +690,14 @@ class Settings(NamedTuple):
     job_tags: bool = True
     shards: int = 1
     regions: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()  # other families evaluated for the rules their jobs' tags attach
 
 
 EVERY_MINUTES = (1, 60)
 SHARDS = (1, 20)
 REGION_RE = re.compile(r"[a-z]{2,4}(-[a-z]+)+-\d{1,2}", re.ASCII)
-KEYS = ("rules", "every_minutes", "job_tags", "shards", "regions")
+KEYS = ("rules", "every_minutes", "job_tags", "shards", "regions", "families")
+OTHER_FAMILIES = ("processing", "transform", "tuning")
 
 
 def refusal(name: str) -> str:
@@ -634,7 +730,8 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
                             "apply)")
     if not settings.job_tags:
         tags = {}
-    stack_wide = {} if opted_out else {name: dict(given) for name, given in settings.rules}
+    stack_wide = {} if opted_out else {name: dict(given) for name, given in settings.rules
+                                       if job.family in monitors[name].families}
     tagged: dict[str, str] = {}
     overrides: dict[str, str] = {}
     for key, value in sorted(tags.items()):
@@ -643,6 +740,11 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
         name = name.removesuffix(PARAMETERS_SUFFIX)
         if name not in monitors:
             problems.append(f"tag {key}: {quoted(name)} {refusal(name)}; the job's other rules go on")
+            continue
+        if job.family not in monitors[name].families:
+            nouns = " and ".join(f"{FAMILY_NOUNS[f]}s" for f in monitors[name].families)
+            problems.append(f"tag {key}: {name} judges {nouns} only, not a {FAMILY_NOUNS.get(job.family, job.family)}"
+                            "; the job's other rules go on")
             continue
         if len(value) > TAG_VALUE_MAX or not TAG_VALUE_RE.fullmatch(value):
             problems.append(f"tag {key}: {quoted(value)} is not a tag value (at most {TAG_VALUE_MAX} letters, digits, "
@@ -706,17 +808,31 @@ def read_settings(value: Any, where: str, errors: list[str], monitors: Mapping[s
     if not isinstance(regions, list) or not all(isinstance(r, str) and REGION_RE.fullmatch(r) for r in regions):
         found.append(f"{where}.regions: {quoted(regions)} is not a list of AWS region names (us-east-1)")
         regions = []
+    families = value.get("families", [])
+    if not isinstance(families, list) or not all(isinstance(f, str) and f in OTHER_FAMILIES for f in families):
+        found.append(f"{where}.families: {quoted(families)} is not a list of job families from "
+                     f"{', '.join(OTHER_FAMILIES)}")
+        families = []
     errors += found
     if found:
         return None
-    return Settings(rules, every, job_tags, shards, tuple(dict.fromkeys(regions)))
+    return Settings(rules, every, job_tags, shards, tuple(dict.fromkeys(regions)), tuple(dict.fromkeys(families)))
+
+
+def evaluated_families(settings: Settings, monitors: Mapping[str, Monitor]) -> tuple[str, ...]:
+    """The job families an evaluation lists: training (as ever), each family a configured rule judges, and those
+    `families` names for the rules its jobs' tags attach; in that order."""
+    judged = [f for name, _ in settings.rules for f in monitors[name].families]
+    return tuple(dict.fromkeys([TRAINING, *judged, *settings.families]))
 
 
 def write_settings(settings: Settings | None) -> Any:
     if settings is None:
         return None
-    return {"rules": {name: dict(params) for name, params in settings.rules}, "every_minutes": settings.every_minutes,
-            "job_tags": settings.job_tags, "shards": settings.shards, "regions": list(settings.regions)}
+    written = {"rules": {name: dict(params) for name, params in settings.rules},
+               "every_minutes": settings.every_minutes, "job_tags": settings.job_tags, "shards": settings.shards,
+               "regions": list(settings.regions)}
+    return {**written, "families": list(settings.families)} if settings.families else written
 
 
 def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
@@ -742,6 +858,10 @@ def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
             "regions": {"type": "array", "items": {"type": "string", "pattern": anchored(REGION_RE.pattern)},
                         "description": "Organization mode: the regions evaluated in each member account (default: "
                                        "the central region).", "default": []},
+            "families": {"type": "array", "items": {"type": "string", "enum": list(OTHER_FAMILIES)},
+                         "description": "Other job families whose running jobs are evaluated for the rules their "
+                                        "tags attach (rule-actions:<Rule>), besides training jobs and the families "
+                                        "a rule in `rules` judges (none by default).", "default": []},
         },
     }
 
@@ -791,6 +911,47 @@ def read_grants(log_group: str, logs: bool) -> list[Grant]:
                             "earlier versions of the Service Authorization Reference (the query's log group in the "
                             "current one): IAM requires Resource \"*\"; both act only on a query id StartQuery "
                             "returned, and the query itself is scoped to the log group."))
+    return grants
+
+
+def family_read_grants(family: Any, config: Any, configured: Sequence[Monitor], tagged: Sequence[Monitor],
+                       first: bool) -> list[Grant]:
+    """What an evaluation reads of one family's jobs besides listing and describing them, given the rules the
+    configuration applies to them and those their tags may attach: for training (`first`) what it always read;
+    for another family its instance metrics (the same GetMetricData statement), its log group when a rule reads
+    logs, its jobs' tags (ListTags: processing and transform jobs are listed, Search would carry them), and a tuning
+    job's trials."""
+    rules = [*configured, *tagged]
+    if first:
+        return read_grants(family.log_group, any(rule.logs for rule in rules))
+    grants: list[Grant] = []
+    if any(rule.metrics for rule in rules):
+        grants += read_grants(family.log_group, False)
+    if any(rule.logs for rule in rules):  # per job, or one Logs Insights query for many, as for training
+        label = family.label.split()[0]
+        grants.append(Grant(f"Read{label}Logs", ("logs:FilterLogEvents", "logs:StartQuery"),
+                            (Arn("logs", "log-group", family.log_group, colon=True),
+                             Arn("logs", "log-group", f"{family.log_group}:*", colon=True)),
+                            f"The {family.noun}s' log group: its streams (<job>/<host>-<epoch>) are named by "
+                            "SageMaker at run time."))
+        grants += [g for g in read_grants(family.log_group, True) if g.sid == "ReadTrainingLogQueries"]
+    if not family.api.search:
+        grants.append(Grant("ListTags" + "".join(w.capitalize() for w in f"{family.label}s".split()),
+                            ("sagemaker:ListTags",),
+                            family.resources(config),
+                            f"The tags of the running {family.noun}s under the configured {family.scope.key} "
+                            "(ListProcessingJobs and ListTransformJobs do not return them; Search does not support "
+                            "these families), read once per job and execution environment."))
+    if any(rule.instances for rule in rules) and family.name == "transform":
+        grants.append(Grant("ListTransformJobInstances", ("cloudwatch:ListMetrics",), ("*",),
+                            "cloudwatch:ListMetrics supports no resource-level permissions; IAM requires Resource "
+                            "\"*\" for it (the only action in that statement): a transform job's instances are "
+                            "named only by its metrics' Host dimension."))
+    if any(rule.trials for rule in rules):
+        grants.append(Grant("ListTuningJobTrials", ("sagemaker:ListTrainingJobsForHyperParameterTuningJob",),
+                            family.resources(config),
+                            "The trials of the running tuning jobs under the configured tuning_job_prefixes: one "
+                            "call per tuning job and run, for the rules about a tuning job as a whole."))
     return grants
 
 

@@ -9,10 +9,17 @@ handles exactly as a Debugger rule status: `rules`, the plan, the ledger, messag
                       state change of each job whose rules hold (after DescribeTrainingJob confirms it still runs);
                       it reads through the pipeline's `read` (the readers, the ports), which it is handed
 
-The reads, in order, all through the readers: the running jobs (Search: one call per 100, tags included); every
-metric series of every job at once (GetMetricData, 500 a call); the logs of the jobs that need them, by one Logs
-Insights query for many jobs, else (and when it fails) one FilterLogEvents per job while the run has time (the jobs
-not reached are reported, in an order that rotates from run to run); DescribeTrainingJob for the
+One run evaluates one job family (registry.evaluate runs each family a rule judges, training first, and merges
+their reports); a job of another family is judged while InProgress once it started, and becomes that family's state
+change.
+
+The reads, in order, all through the readers: the running jobs (Search: one call per 100, tags included; for
+processing and transform jobs a listing, then a describe and ListTags per job seen for the first time; an UnreadJob
+is reported on its own row); a transform job's instances (one ListMetrics, when a rule judges them); a tuning job's
+latest trials (one call per tuning job, when a rule asks); every metric series of every job at once (GetMetricData,
+500 a call); the logs of the jobs that need them, by one Logs Insights query for many jobs, else (and when it
+fails) one FilterLogEvents per job while the run has time (the jobs not reached are reported, in an order that
+rotates from run to run); DescribeTrainingJob for the
 jobs whose rules hold. A job that ended is never acted on; a job whose read fails is reported and the others go on.
 """
 
@@ -27,6 +34,7 @@ from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR
 from rule_actions.monitors.base import (
     ISSUES_FOUND,
     LOOKBACK_MAX,
+    NAMESPACES,
     OPTED_OUT,
     STALE_AFTER,
     Applied,
@@ -43,9 +51,22 @@ from rule_actions.monitors.base import (
     in_phase,
     is_opted_out,
     rules_of,
+    transform_hosts,
 )
 from rule_actions.ports import Configured, Ports
-from rule_actions.records import Described, IgnoredEvent, LogHeartbeat, LogLatest, MetricData, Need, RunningJobs, Unread
+from rule_actions.records import (
+    Described,
+    IgnoredEvent,
+    LogHeartbeat,
+    LogLatest,
+    MetricData,
+    MetricHosts,
+    Need,
+    RunningJobs,
+    TuningTrials,
+    Unread,
+    UnreadJob,
+)
 from rule_actions.text import digest, quoted
 
 KEYS = ("time", "account", "region", "shard", "shards")
@@ -74,6 +95,7 @@ class JobReport(NamedTuple):
     verdicts: tuple[Verdict, ...]
     problems: tuple[str, ...]  # the job's tags or rules that cannot be used (each names the tag or field)
     event: dict[str, Any] | None = None  # the state change to act on: its rules that hold
+    family: str = "training"  # the job's family
 
 
 class Report(NamedTuple):
@@ -127,22 +149,32 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
     if isinstance(listed, Unread):
         return Report(now, 0, (), error=listed.reason)
     chosen: list[tuple[Job, Mapping[str, Any], list[Applied], list[str]]] = []
+    unread: list[JobReport] = []
+    own = {name for name, _ in settings.rules if family.name in monitors[name].families}
     for record in listed:
-        job = Job.of(record)
-        job = job._replace(heard=heard.get(job.name, {}))
+        if isinstance(record, UnreadJob):  # its description or tags could not be read: its own row
+            if family.in_scope(config, record.name) and shard_of(record.name, req.shards) == req.shard:
+                unread.append(JobReport(record.name, (Verdict("*", "Error", f"not evaluated: {record.reason}"),),
+                                        (), family=family.name))
+            continue
+        job = Job.of(record, family.name)
+        job = job._replace(heard=heard.get(heard_key(family.name, job.name), {}))
         if job.status != IN_PROGRESS or not family.in_scope(config, job.name) \
                 or shard_of(job.name, req.shards) != req.shard:
             continue
         applied, problems = rules_of(job, settings, monitors)
-        if applied or problems or (settings.rules and is_opted_out(job)):
+        if applied or problems or (own and is_opted_out(job)):
             chosen.append((job, record, applied, problems))
 
+    chosen, unlisted = _instances(family, chosen, ports, read)
     needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear | NotJudged
     for job, _record, applied, _problems in chosen:
         for rule in applied:
             needs[(job.name, rule.rule.name)] = in_phase(job, rule.rule, now) or \
+                (Verdict(rule.rule.name, "Error", unlisted.reason) if unlisted and rule.rule.instances else None) or \
                 rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
     series = _series(needs, ports, read, now)
+    trials = _trials(chosen, needs, ports, read)
     heartbeats, unfinished, queries, log_reads = _heartbeats(chosen, needs, family.log_group, ports, read, now,
                                                              time_left)
 
@@ -150,33 +182,35 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
     for job, _r, _a, _p in chosen:
         heard = job.latest_per_host(getattr(heartbeats.get(job.name), "streams", ()), job.heard)
         if heard:
-            learned[job.name] = heard
+            learned[heard_key(family.name, job.name)] = heard
     found: dict[tuple[str, str], Any] = {}  # (job, rule) -> a verdict of the rule, or the streams it asks for
     for job, _record, applied, _problems in chosen:
         for rule in applied:
             key = (job.name, rule.rule.name)
-            found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name))
+            found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), None,
+                                trials.get(job.name))
     more = {key: asked for key, asked in found.items() if isinstance(asked, Needs)}
     streams, reached = _streams(more, family.log_group, ports, read, time_left)
     reports, confirm = [], []
     for job, record, applied, problems in chosen:
-        own = {item.rule.name for item in applied}
+        attached = {item.rule.name for item in applied}
         verdicts = [Verdict(name, "NotJudged", OPTED_OUT) for name, _ in settings.rules
-                    if name not in own and is_opted_out(job)]
+                    if name in own and name not in attached and is_opted_out(job)]
         for rule in applied:
             key = (job.name, rule.rule.name)
             verdict = found[key]
             if isinstance(verdict, Needs):  # judged again with the streams it asked for
-                verdict = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), streams[key])
+                verdict = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), streams[key],
+                                 trials.get(job.name))
             verdicts.append(_named(rule.rule.name, verdict))
-        reports.append(JobReport(job.name, tuple(verdicts), tuple(problems)))
+        reports.append(JobReport(job.name, tuple(verdicts), tuple(problems), family=family.name))
         if any(v.verdict == ISSUES_FOUND for v in verdicts):
             confirm.append((len(reports) - 1, job, record, applied))
     described = read(frozenset(Described(family.api, job.name) for _, job, _, _ in confirm), ports)
     for index, job, record, applied in confirm:
         answer = described[Described(family.api, job.name)]
         report = reports[index]
-        now_job = Job.of({**record, **answer}) if not isinstance(answer, Unread) else job
+        now_job = Job.of({**record, **answer}, family.name) if not isinstance(answer, Unread) else job
         rules = {item.rule.name: item.rule for item in applied}
         reports[index] = report = report._replace(verdicts=tuple(
             _confirmed(v, answer, family, now_job, rules[v.rule], now) if v.verdict == ISSUES_FOUND else v
@@ -184,7 +218,7 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
         if any(v.verdict == ISSUES_FOUND for v in report.verdicts):
             reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied,
                                                                  report, now))
-    return Report(now, len(listed), tuple(reports), unfinished, heard=learned, log_queries=queries + reached,
+    return Report(now, len(listed), tuple(unread + reports), unfinished, heard=learned, log_queries=queries + reached,
                   log_reads=log_reads)  # the log queries made (one for many jobs, or one a job) and streams read
 
 
@@ -252,23 +286,70 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
     return found, unfinished, queries, outcome
 
 
+def merged(reports: list[Report]) -> Report:
+    """The reports of one run's families as one: the training jobs' first (as before), then each family's."""
+    first = reports[0]
+    if len(reports) == 1:
+        return first
+    return first._replace(
+        listed=sum(r.listed for r in reports), jobs=tuple(j for r in reports for j in r.jobs),
+        unfinished=sum(r.unfinished for r in reports),
+        error="; ".join(r.error for r in reports if r.error) or None,
+        heard={k: v for r in reports for k, v in r.heard.items()}, log_queries=sum(r.log_queries for r in reports),
+        log_reads="; ".join(r.log_reads for r in reports if r.log_reads))
+
+
+def _instances(family: Any, chosen: list, ports: Ports, read: Read) -> tuple[list, Unread | None]:
+    """A transform job's instances, for the rules that judge them: one ListMetrics read per run for every such job
+    (its Host values <job>/<instance-id>); the jobs unchanged otherwise, and the read's failure when it failed."""
+    if family.name != "transform" or not any(a.rule.instances for _j, _r, applied, _p in chosen for a in applied):
+        return chosen, None
+    need = MetricHosts(NAMESPACES["transform"], "CPUUtilization")
+    found = read(frozenset({need}), ports)[need]
+    if isinstance(found, Unread):
+        return chosen, found
+    return [(transform_hosts(job, record, found), record, applied, problems)
+            for job, record, applied, problems in chosen], None
+
+
+def heard_key(family: str, name: str) -> str:
+    """Where what earlier runs heard of a job's logs is kept: its name (training), <family>:<name> (the others)."""
+    return name if family == "training" else f"{family}:{name}"
+
+
+def _trials(chosen: list, needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read) -> dict[str, Any]:
+    """A tuning job's latest trials, for the rules that asked (one call per tuning job, the largest limit)."""
+    limits: dict[str, int] = {}
+    for job, _record, applied, _problems in chosen:
+        asked = [needs[(job.name, r.rule.name)] for r in applied]
+        wanted = max((n.trials for n in asked if isinstance(n, Needs)), default=0)
+        if wanted:
+            limits[job.name] = wanted
+    wanted_needs = {name: TuningTrials(name, limit) for name, limit in limits.items()}
+    answers = read(frozenset(wanted_needs.values()), ports) if wanted_needs else {}
+    return {name: answers[need] for name, need in wanted_needs.items()}
+
+
 def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbeat: Any,
-           streams: Mapping[str, Any] | None = None) -> Any:
+           streams: Mapping[str, Any] | None = None, trials: Any = None) -> Any:
     """The rule's verdict for the job (a Verdict when a read failed or the rule did), or the Needs of the streams it
     asks for before it can decide (only on the first judging: `streams` None)."""
     rule = applied.rule.name
-    if isinstance(need, (Pending, Skipped, Clear, NotJudged)):
+    if isinstance(need, (Pending, Skipped, Clear, NotJudged, Verdict)):
         return need
     if need.queries and isinstance(series, Unread):
         return Verdict(rule, "Error", series.reason)
     if need.logs and isinstance(heartbeat, Unread):
         return Verdict(rule, "Pending" if heartbeat.reason == NOT_REACHED else "Error", heartbeat.reason)
+    if need.trials and isinstance(trials, Unread):
+        return Verdict(rule, "Error", trials.reason)
     failed = next((answer for answer in (streams or {}).values() if isinstance(answer, Unread)), None)
     if failed is not None:
         return Verdict(rule, "Pending" if failed.reason == NOT_REACHED else "Error", failed.reason)
     try:
         found = applied.rule.judge(job.clocked(applied.rule.phases), applied.params, now,
-                                   Data(series, heartbeat if need.logs else None, streams or {}))
+                                   Data(series, heartbeat if need.logs else None, streams or {},
+                                        tuple(trials or ()) if need.trials else ()))
     except Exception as err:  # a rule that fails on one job's data is reported there; the others go on
         return Verdict(rule, "Error", f"the rule failed on this job's data ({type(err).__name__}: {err})")
     if isinstance(found, Needs) and (streams is not None or not found.streams):

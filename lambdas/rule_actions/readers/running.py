@@ -1,5 +1,6 @@
-"""RunningJobs: every InProgress job of a family with its description and tags (Search, 100 a call), for a scheduled
-evaluation."""
+"""RunningJobs: every InProgress job of a family with its description and tags (Search, 100 a call; for processing and
+transform jobs, which Search does not support, List...Jobs, 100 a call, then a describe and ListTags per job seen for
+the first time), for a scheduled evaluation."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ class Running(Reader):
         return tuple(ports.jobs.running(need.api))
 
     def failure(self, need):
-        return f"Search ({need.api.search}) failed"
+        return f"Search ({need.api.search}) failed" if need.api.search else f"{need.api.list} failed"
 
 
 READER = Running()

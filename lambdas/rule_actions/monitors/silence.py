@@ -1,0 +1,158 @@
+"""The logic of the rules over a job's log lines (shared by StalledTraining and StalledJob, each in its own module).
+
+StalledTraining: the job stopped making progress. After training started, no new log line in any of the job's
+streams (or no datapoint of a named metric, `metric`) for `threshold` seconds; or one host that was logging fell
+silent for `threshold` while the others go on (one stalled host of four is a stalled job), and for longer than its
+own rhythm allows. NCCL hangs often keep the GPUs at 100%: only a heartbeat like this catches them.
+
+A host's rhythm: many jobs log steadily on rank 0 only, while the other hosts write a line at each checkpoint or
+evaluation (every 30-60 minutes). A host that falls silent while others log is stalled only when its silence also
+exceeds `rhythm` times the longest gap between two of its log lines earlier in this stretch of training (the silence
+before its first line counts as a gap). The rhythm is learned when a host's silence first crosses the threshold: one
+FilterLogEvents call on that host's streams, from when training (re)started (at most RHYTHM_HOURS before its last
+line) to its last line, one page (a host that wrote more than 10,000 lines there is learned from the first 10,000).
+It is reset when training restarts (after a cluster repair or a spot interruption: the rule's clock). A job where
+every host falls silent is stalled at the threshold, whatever the rhythms.
+
+The logs are read as the window's events (one FilterLogEvents call per job and run), never as `lastEventTimestamp`,
+which AWS updates up to an hour late. The window reaches LOOKBACK minutes before the threshold, so the run in which a
+host's silence first crosses it still sees that host's last line and names how long it has been silent. A host is
+watched once it logged after its first `startup` minutes of training (every host writes the toolkit's start-up
+lines; workers whose script only logs on rank 0 are then not mistaken for stalled hosts). When one page (10,000
+events) does not hold the window, nothing is judged in that run: as the window slides past the last lines of a
+hung job, it holds them and the job is judged.
+
+A job whose every watched host was heard (by an earlier run of the same execution environment) within the
+threshold cannot be stalled yet: it is not queried again until then (about one query per job every `threshold`,
+instead of one per run; FilterLogEvents allows 5 calls a second per account and region).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from rule_actions.monitors.base import (
+    NOT_STARTED,
+    Clear,
+    Finding,
+    Monitor,
+    Needs,
+    Param,
+    Pending,
+    ago,
+    began,
+    job_query,
+    user_metric,
+)
+from rule_actions.records import Heartbeat
+
+LOOKBACK = 15  # minutes before the threshold the window reaches back (three runs at the default schedule)
+RHYTHM_HOURS = 6  # how far before a silent host's last line its rhythm is learned (at most)
+
+
+class StalledTraining(Monitor):
+    name = "StalledTraining"
+    summary = "No log line (or no datapoint of `metric`) for `threshold` seconds after training started, from the " \
+              "whole job or from one host that was logging."
+    logs = True
+    params = (Param("threshold", 1800, "Seconds without a log line (or a datapoint of `metric`) after which the "
+                    "training is stalled (Debugger's default)", 60, 86400, "s", whole=True),
+              Param("metric", "", "A metric of the job's MetricDefinitions to watch instead of its log lines (one "
+                    "series for the job: no per-host view)", text=True),
+              Param("startup", 10, "Minutes after training starts whose log lines do not make a host watched",
+                    0, 120, "min", whole=True),
+              Param("rhythm", 1.5, "A host silent while others log is stalled only when its silence also exceeds "
+                    "this many times its longest gap between two log lines earlier in this stretch of training",
+                    1, 10, "x"))
+
+    def _since(self, job, p, now):
+        return max(job.started, now - p["threshold"] - LOOKBACK * 60)
+
+    def needs(self, job, p, now):
+        if job.started is None:
+            return NOT_STARTED
+        if now - job.started < p["threshold"]:
+            return Pending(f"{began(job)} started {ago(now - job.started)} ago (threshold {ago(p['threshold'])})")
+        start = self._since(job, p, now)
+        floor = (now - p["threshold"]) * 1000
+        watched = [ms for ms in job.heard.values() if ms >= (job.started + p["startup"] * 60) * 1000]
+        if not p["metric"] and job.heard and max(job.heard.values()) >= floor and all(ms >= floor for ms in watched):
+            return Clear(f"a log line {ago(now - max(job.heard.values()) / 1000)} ago (read by an earlier run): not "
+                         "queried again before the threshold can pass")
+        if p["metric"]:
+            metric = user_metric(job, p["metric"], "", self.name, "metric")
+            return metric if not isinstance(metric, str) else Needs((job_query(job, metric),), start)
+        return Needs(logs=(start * 1000, now * 1000))
+
+    def judge(self, job, p, now, data):
+        threshold, start = p["threshold"], self._since(job, p, now)
+        limit = f"(threshold {ago(threshold)})"
+        if p["metric"]:
+            points = data.points(job_query(job, p["metric"]))
+            if points and points[-1][0] >= now - threshold:
+                return Clear()
+            since = f"for {ago(now - points[-1][0])}" if points else self._before(job, start, now)
+            return Finding(f"no datapoint of {p['metric']} {since} {limit}")
+        beat = data.heartbeat
+        if not beat.complete:
+            return Pending("one page of log events (10,000) does not hold the window: judged when it does")
+        lasts = job.latest_per_host(beat.streams)
+        latest = max(lasts.values(), default=None)
+        if latest is None or latest < (now - threshold) * 1000:
+            since = f"for {ago(now - latest / 1000)}" if latest is not None else self._before(job, start, now)
+            return Finding(f"no log line from any host {since} {limit}")
+        watched_after = (job.started + p["startup"] * 60) * 1000
+        silent = sorted((host, last) for host, last in lasts.items()
+                        if last < (now - threshold) * 1000 and last >= watched_after)
+        if not silent:
+            return Clear()
+        windows = {host: self._history(job, host, last) for host, last in silent}
+        unread = tuple(window for window in windows.values() if window[0] not in data.streams)
+        if unread:  # the silent hosts' rhythms, read in this run before the rule decides
+            return Needs(streams=unread)
+        stalled, within = [], []
+        for host, last in silent:
+            gap = rhythm(data.streams[windows[host][0]], windows[host][1])
+            silence = now - last / 1000
+            if gap is None:
+                return Pending(f"{host}'s log lines before its silence could not be read: judged at a later run")
+            if silence > p["rhythm"] * gap:
+                stalled.append(f"no log line from {host} for {ago(silence)} (threshold {ago(threshold)}; its "
+                               f"longest gap before: {span(gap)})")
+            else:
+                within.append(f"{host} silent for {ago(silence)}, within its rhythm (a gap of {span(gap)} before; "
+                              f"stalled after {p['rhythm']:g} times that)")
+        if stalled:
+            alive = sorted(host for host, last in lasts.items() if last >= (now - threshold) * 1000)
+            return Finding(f"{'; '.join(stalled)}, while {', '.join(alive)} still log{'s' if len(alive) == 1 else ''}")
+        return Clear("; ".join(within))
+
+    @staticmethod
+    def _history(job, host, last):
+        """The window a silent host's rhythm is learned from: its streams since training (re)started, at most
+        RHYTHM_HOURS before its last line, up to that line (epoch ms)."""
+        start = max(job.started * 1000, last - RHYTHM_HOURS * 3600 * 1000)
+        return f"{job.name}/{host}-", start, last
+
+    @staticmethod
+    def _before(job, start, now):
+        if start <= job.started:
+            return f"since {began(job)} started {ago(now - job.started)} ago"
+        return f"for more than {ago(now - start)}"
+
+
+def rhythm(beat: Heartbeat, start: int) -> float | None:
+    """A host's longest gap (seconds) between two of its log lines in a window beginning at `start` (epoch ms),
+    counting the silence before its first line; None when the window shows no line of it."""
+    spans = sorted(beat.streams, key=lambda found: found.first)
+    if not spans:
+        return None
+    gaps = [spans[0].first - start, *(found.gap for found in spans),
+            *(later.first - earlier.last for earlier, later in pairwise(spans))]
+    return max(0, *gaps) / 1000
+
+
+def span(seconds: float) -> str:
+    """A gap as people read it: 12 s, 41 min."""
+    return f"{int(seconds)} s" if seconds < 60 else ago(seconds)
+

@@ -1,0 +1,21 @@
+"""TuningTrials: a tuning job's latest trials, whatever their status, newest first (one
+ListTrainingJobsForHyperParameterTuningJob call, at most `limit`: bounded whatever the number of trials), for the
+monitor rules about a tuning job as a whole."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import TuningTrials
+
+
+class LatestTrials(Reader):
+    need = TuningTrials
+
+    def read(self, need, ports):
+        return tuple(ports.jobs.trials(need.tuning_job_name, need.limit))
+
+    def failure(self, need):
+        return "ListTrainingJobsForHyperParameterTuningJob failed"
+
+
+READER = LatestTrials()
