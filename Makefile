@@ -73,10 +73,13 @@ demo: $(DEMO_STAMP)
 
 # The other job families' samples (tuning jobs and their trials, processing jobs, pipelines and their steps' jobs,
 # transform jobs) with examples/families-config.json: every family's outcomes notify the team, failures also post
-# to the demo's signed webhook.
+# to the demo's signed webhook. Then their timelines (events/timelines/families/) with the monitor rules of those
+# families: a hung processing job, idle and overrunning transform jobs, a tuning job whose first trials fail and a
+# pipeline whose step hangs, each stopped once; the healthy ones left alone.
 demo-families: $(DEMO_STAMP)
 	$(VENV)/bin/rule-actions replay --config examples/families-config.json --secrets examples/demo-secrets.json \
 		--receiver events/tuning events/processing events/pipelines events/transform
+	$(VENV)/bin/rule-actions replay --config examples/monitor-families-config.json events/timelines/families/
 
 # ruff on the sources (rules in pyproject.toml); a finding fails `make test`.
 lint: setup

@@ -71,12 +71,18 @@ def _notable(job: dict[str, Any], shown: set[Any], before: set[Any]) -> bool:
     return bool(shown - before or any(a["outcome"] != "duplicate" for a in job.get("actions", [])))
 
 
+PIPELINE_TAG = "sagemaker:pipeline-execution-arn"  # the execution a pipeline step's job belongs to
+
+
 def _put_other(timeline: Any, job: Any, status: str, tick: int, place: Mapping[str, str]) -> None:
     """A processing, transform or tuning job of a timeline as SageMaker shows it at `tick`: its status, resources,
     start and tags; a tuning job's trials (training jobs of its ARN) created, running or ended by then. Its state
     changes are not replayed (a timeline of these families shows the evaluator's rows)."""
     started = job.started()
     start = _datetime(timeline.time(started)) if started is not None and started <= tick else None
+    execution = (job.tags or {}).get(PIPELINE_TAG)
+    if execution and moto_sagemaker.pipeline_execution_status(execution, **place) is None:
+        moto_sagemaker.put_pipeline_execution(execution, "Executing", **place)  # the execution its step belongs to
     if job.family == "processing":
         moto_sagemaker.put_processing_job(job.name, status, cluster={
             "InstanceType": job.instance_type, "InstanceCount": job.instance_count, "VolumeSizeInGB": 30},
@@ -395,6 +401,9 @@ class EmbeddedAccount:
                                                     **self._timeline_place(job))
                 else:
                     _put_other(timeline, job, "Stopped", timeline.minutes, self._timeline_place(job))
+            execution = (job.tags or {}).get(PIPELINE_TAG)
+            if execution:  # its pipeline execution ends with the timeline too (Stopped, if this stack stopped it)
+                moto_sagemaker.put_pipeline_execution(execution, "Stopped", **self._timeline_place(job))
         return rows
 
     def _schedule_minutes(self) -> int:

@@ -65,6 +65,7 @@ __all__ = [
     "SEEDERS",
     "TRAINING_JOB_STATUSES",
     "install",
+    "pipeline_execution_status",
     "put_pipeline_execution",
     "put_pipeline_step",
     "put_processing_job",
@@ -833,6 +834,12 @@ def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
 # seeder(detail-type, detail, what the family keeps from the job's first event, account_id=, region=) -> problems.
 SEEDERS = {"training": seed_training, "tuning": seed_tuning, "processing": seed_processing,
            "pipeline": seed_pipeline, "transform": seed_transform}
+
+
+def pipeline_execution_status(execution_arn: str, account_id: str = DEFAULT_ACCOUNT_ID,
+                              region: str = "us-east-1") -> str | None:
+    """The status of a seeded pipeline execution, None when none was seeded."""
+    return _executions(_backend(account_id, region)).get(execution_arn, {}).get("status")
 
 
 def training_job_status(

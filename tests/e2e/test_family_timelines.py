@@ -1,7 +1,7 @@
 """`rule-actions replay` of the other families' timelines (events/timelines/families/): processing, transform and
 tuning jobs on the embedded account, the evaluator at every tick. Each timeline finds what it expects, when it
-should, and the healthy ones nothing. (Their tags ask for the family-neutral `stop`; until the rule statuses of every
-family are acted on, the findings and their verdicts are asserted, not the stop.)"""
+should, and the healthy ones nothing; each hung, idle or failing job is stopped once by the family-neutral `stop`
+its tag asks for (a pipeline step's job: its pipeline execution), and nothing healthy is stopped."""
 
 from __future__ import annotations
 
@@ -82,3 +82,28 @@ def test_the_findings_name_what_a_person_acts_on(rows):
     assert instances.startswith("i-0") and instances.count(" idles: CPU p95 1% < 5% per vCPU") == 2
     # and each row names its job's family
     assert {r["job_family"] for r in rows if r.get("rules")} == {"processing", "transform", "tuning"}
+
+
+def stops(rows):
+    """(timeline, job, target, outcome) of every stop row."""
+    return [(r["source"].split("/")[-1].split(".json#")[0], r["job"], a["target"], a["outcome"])
+            for r in rows for a in r.get("actions", []) if a["kind"] == "stop"]
+
+
+def test_each_hung_idle_or_failing_job_is_stopped_once_and_nothing_healthy_is(rows):
+    # Given the replay of every family's timelines, their jobs' tags asking for `stop`
+    done = [s for s in stops(rows) if s[3] == "done"]
+    # Then the hung processing job, the idle and the overrunning transform jobs, the tuning job whose first trials
+    # failed and the pipeline execution whose step hung are each stopped once, by the family's own call
+    assert sorted((t, target) for t, _, target, _ in done) == sorted([
+        ("failing-trials", "hpo-xgb-churn-1124"),
+        ("hung-pipeline-step-processing", "churn-features/q7w2e9r4t1y6"),
+        ("hung-processing", "prep-features-2026-11-24-08-00-00-501"),
+        ("idle-transform", "score-recs-2026-11-24-08-00-00-541"),
+        ("overrun-transform", "score-churn-2026-11-24-08-00-00-521"),
+    ])
+    assert not [s for s in stops(rows) if s[0].startswith("healthy")]
+    # and every stop says what it stopped (the pipeline's: what SageMaker does with a running Callback or Lambda step)
+    reasons = {a["target"]: a["reason"] for r in rows for a in r.get("actions", []) if a["kind"] == "stop"}
+    assert reasons["churn-features/q7w2e9r4t1y6"].startswith("stopped churn-features/q7w2e9r4t1y6 (SageMaker does "
+                                                             "not interrupt a running Callback or Lambda step")

@@ -98,6 +98,14 @@ def test_a_stop_naming_an_owner_grants_stopping_that_family_under_its_prefixes_o
     assert stops == sorted({call, "sagemaker:StopTrainingJob"})
 
 
+def test_stop_owners_grants_stopping_that_owner_s_family(tmp_path):
+    config = {**PREFIXED, "stop_owners": ["tuning_job"]}
+    found = {s["Sid"]: s for s in statements(synthesize(context(config), tmp_path, nag=False))}
+    assert sorted(actions_of(found["StopAndDescribeHyperparameterTuningJobs"])) == [
+        "sagemaker:DescribeHyperParameterTuningJob", "sagemaker:StopHyperParameterTuningJob"]
+    assert not [s for s in found.values() if "sagemaker:StopPipelineExecution" in actions_of(s)]
+
+
 def test_without_a_stop_naming_an_owner_no_owner_is_granted_a_stop(prefixed):
     stops = [a for s in statements(prefixed) for a in actions_of(s) if a.startswith("sagemaker:Stop")]
     assert stops == ["sagemaker:StopTrainingJob"]

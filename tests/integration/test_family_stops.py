@@ -222,8 +222,23 @@ def test_an_owner_named_only_by_a_job_s_own_actions_is_refused(aws):
     # When the finding arrives
     [(kind, _, outcome, reason)] = rows(aws.invoke(event))
     # Then the stack refuses (it grants no StopPipelineExecution), saying how to allow it
-    assert (kind, outcome) == ("stop", "denied") and "configuration declares such a stop" in reason
+    assert (kind, outcome) == ("stop", "denied") and 'stop_owners: ["pipeline_execution"]' in reason
     assert status("pipeline", EXECUTION) == "Executing"
+
+
+def test_stop_owners_lets_a_job_s_own_actions_name_its_pipeline_execution(aws):
+    # Given a configuration that allows a job's own actions to stop its pipeline execution
+    aws.configure(rules={"StalledJob": ["notify"]}, stop_owners=["pipeline_execution"])
+    seed("pipeline", EXECUTION)
+    seed("processing", "pipelines-a1b2-Preprocess-x")
+    event = finding("processing", "pipelines-a1b2-Preprocess-x", action_json=[{"name": "stop",
+                                                                              "job": "pipeline_execution"}],
+                    Tags={"sagemaker:pipeline-execution-arn": EXECUTION})
+    # When the finding arrives
+    [(kind, target, outcome, _)] = rows(aws.invoke(event))
+    # Then the execution is stopped
+    assert (kind, target, outcome) == ("stop", "churn-pipeline/a1b2c3d4e5f6", "done")
+    assert status("pipeline", EXECUTION) == "Stopping"
 
 
 def test_an_unknown_owner_is_refused_naming_the_field(aws):

@@ -27,6 +27,7 @@ SPEC_KEYS = (
     "allowed_endpoints",
     "stop_all_matching",
     "allow_cross_job_stop",
+    "stop_owners",
     "act_on_replays",
     "notify_on_rule_error",
     "training_job_prefixes",

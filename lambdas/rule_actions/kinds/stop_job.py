@@ -11,9 +11,9 @@
 `stoptraining` keeps the SDK's meaning (training jobs, by name or prefix); `stop` never takes a prefix: it stops
 exactly one job, named by the event. The same safety as stoptraining: only a running job (the event's status, or a
 describe of the owner), never in a phase its family refuses (a training job uploading its model), never a job
-outside its family's scope; exactly once (the ledger), every refusal on its row. An owner may be named only by the
-stack's configuration, or by an action_json or tag when the configuration names the same owner somewhere (the
-stack grants stopping an owner's family only then). A pipeline execution's stop carries a ClientRequestToken made
+outside its family's scope; exactly once (the ledger), every refusal on its row. An owner may be named by the
+stack's configuration, or by a job's action_json or tag when the configuration allows it (`stop_owners`, or a stop
+it declares naming the same owner): the stack grants stopping an owner's family only then. A pipeline execution's stop carries a ClientRequestToken made
 from the execution and the trigger; SageMaker does not interrupt a running Callback or Lambda step: the execution
 stays Stopping until that step ends (a Lambda step at its timeout), then Stopped.
 """
@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from rule_actions.contract import Outcome
+from rule_actions.fields import Texts
 from rule_actions.kinds.base import Kind, record_stop
 from rule_actions.records import (
     Action,
@@ -43,6 +44,12 @@ from rule_actions.text import digest, quoted
 
 OWN = "job"
 OWNERS = ("tuning_job", "pipeline_execution")  # the families' owner_key values
+STOP_OWNERS = Texts(
+    "stop_owners", "The owners a job's own action_json or tags may name in a stop ({\"name\": \"stop\", \"job\": "
+    "...}): tuning_job, pipeline_execution. The stack grants stopping that family's jobs (under its prefixes). A stop "
+    "the configuration itself declares naming an owner allows it too. Empty by default: a job's own actions stop only "
+    "the job itself.", pattern="tuning_job|pipeline_execution", hint="tuning_job or pipeline_execution",
+    check=lambda value: value in OWNERS)
 PIPELINE_NOTE = ("SageMaker does not interrupt a running Callback or Lambda step: the execution stays Stopping until "
                  "it ends")
 
@@ -53,6 +60,7 @@ class StopJob(Kind):
     key_schemas: ClassVar = {"job": {"type": "string", "enum": list(OWNERS)}}
     places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
     acts_on_jobs = True
+    fields = (STOP_OWNERS,)
 
     def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
         which = entry.get("job")
@@ -90,8 +98,9 @@ class StopJob(Kind):
             return item.decided(Outcome.SKIPPED, f"{event.family.noun} {event.job_name} was not launched by a "
                                                  f"{item.target.split()[1].replace('_', ' ')}: nothing to stop")
         if item.origin != Origin.CONFIGURATION and which != OWN and which not in _named_owners(config):
-            return item.decided(Outcome.DENIED, f"the stack may stop a {ref.noun} named as a job's owner only when its "
-                                                "configuration declares such a stop (it grants the call then)")
+            return item.decided(Outcome.DENIED, f"the stack may stop a {ref.noun} named by a job's own actions only "
+                                                f"when its configuration allows it (stop_owners: [\"{which}\"], or a "
+                                                "stop it declares naming one): it grants the call then")
         status = ref.status
         if not status:
             described = facts.get(Described(ref.api, ref.key), Unread(f"{ref.api.describe} was not read"))
@@ -134,9 +143,9 @@ class StopJob(Kind):
 
     def owner_capabilities(self, config, owner_key: str) -> frozenset[Capability]:
         """Stop and describe the owners the configuration names (`stop` with job tuning_job or
-        pipeline_execution): those jobs' family is granted even when none of its events is matched."""
-        named = any(d.action.target == owner_key for d in self.declared(config))
-        return frozenset({Capability.STOP, Capability.DESCRIBE}) if named else frozenset()
+        pipeline_execution, or stop_owners): those jobs' family is granted even when none of its events is
+        matched."""
+        return frozenset({Capability.STOP, Capability.DESCRIBE}) if owner_key in _named_owners(config) else frozenset()
 
 
 def _ref(which: str | None, event: Any) -> JobRef | None:
@@ -153,8 +162,10 @@ def _named(target: str, event: Any) -> JobRef | None:
 
 
 def _named_owners(config: Any) -> set[str]:
-    """The owners the configuration's stops name (the stack grants stopping them)."""
-    return {d.action.target for d in config.declared if d.action.kind == "stop" and d.action.target}
+    """The owners the configuration's stops name, or it allows a job's own actions to name (the stack grants
+    stopping them)."""
+    declared = {d.action.target for d in config.declared if d.action.kind == "stop" and d.action.target}
+    return declared | set(config[STOP_OWNERS])
 
 
 KIND = StopJob()
