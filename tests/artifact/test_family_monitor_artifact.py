@@ -4,7 +4,8 @@ the evaluator's policy as the template declares it. A hung processing job (Stall
 a tuning job whose first trials failed (FailingTrials) are evaluated: every call the evaluation makes for them is
 allowed (ListProcessingJobs, DescribeProcessingJob, ListTags, ListTransformJobs, Search of tuning jobs,
 ListTrainingJobsForHyperParameterTuningJob, ListMetrics for a transform job's instances, FilterLogEvents on each
-family's log group), and each finding is its own family's."""
+family's log group), each finding is its own family's, and its `stop` is allowed: StopProcessingJob and
+StopHyperParameterTuningJob, granted because a rule of those families may stop."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from rule_actions.contract import EVALUATION_KEY
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG = {**json.loads((ROOT / "examples" / "demo-config.json").read_text()),
-          "processing_job_prefixes": ["prep-"], "transform_job_prefixes": ["score-"], "tuning_job_prefixes": ["hpo-"],
-          "monitor": {"rules": {"StalledJob": {}, "FailingTrials": {}, "IdleInstances": {}}}}
+DEMO = json.loads((ROOT / "examples" / "demo-config.json").read_text())
+CONFIG = {**DEMO, "processing_job_prefixes": ["prep-"], "transform_job_prefixes": ["score-"],
+          "tuning_job_prefixes": ["hpo-"],
+          "rules": {"StalledJob": ["stop", "notify"], "FailingTrials": ["stop", "notify"], **DEMO["rules"]},
+          "monitor": {"rules": {"StalledJob": {"mode": "act"}, "FailingTrials": {"mode": "act"}, "IdleInstances": {}}}}
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
 T = int(NOW.timestamp())
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "AuthorizationError", "403"}
@@ -77,3 +80,11 @@ def test_the_evaluator_reads_every_family_with_its_roles_permissions_only(deploy
     assert {r["rule"]: r["verdict"] for r in jobs["score-ok-01"]["rules"]} == {
         "StalledJob": "NoIssuesFound", "IdleInstances": "Pending"}  # no instance of it published CPUUtilization
     assert {r["rule"]: r["verdict"] for r in jobs["hpo-bug-01"]["rules"]} == {"FailingTrials": "IssuesFound"}
+    # And each finding's stop went through its family's own call, allowed by the role
+    assert {("sagemaker", "StopProcessingJob"), ("sagemaker", "StopHyperParameterTuningJob")} <= {
+        (service, op) for service, op, _ in calls}
+    assert [(a["kind"], a["outcome"]) for a in jobs["prep-hung-01"]["actions"] if a["kind"] == "stop"] == [
+        ("stop", "done")]
+    assert [(a["kind"], a["outcome"]) for a in jobs["hpo-bug-01"]["actions"] if a["kind"] == "stop"] == [
+        ("stop", "done")]
+    assert not [a for a in jobs["score-ok-01"].get("actions", []) if a["kind"] == "stop"]
