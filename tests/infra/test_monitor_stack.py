@@ -165,8 +165,10 @@ def test_the_evaluator_is_granted_a_family_s_reads_only_when_a_rule_judges_it(tm
     # Then its reads are granted, each scoped, and no other family's
     if family == "processing":
         assert found["ListProcessingJobs"]["Action"] == "sagemaker:ListProcessingJobs"
-        assert found["DescribeProcessingJobs"]["Action"] == "sagemaker:DescribeProcessingJob"
-        assert "processing-job/prep-*" in arn_text(found["DescribeProcessingJobs"]["Resource"])
+        # a job's tag may attach `stop` (job_tags, and action_json honoured): its stop is granted with the describe
+        assert sorted(found["StopAndDescribeProcessingJobs"]["Action"]) == ["sagemaker:DescribeProcessingJob",
+                                                                            "sagemaker:StopProcessingJob"]
+        assert "processing-job/prep-*" in arn_text(found["StopAndDescribeProcessingJobs"]["Resource"])
         assert found["ListTagsProcessingJobs"]["Action"] == "sagemaker:ListTags"
         assert "processing-job/prep-*" in arn_text(found["ListTagsProcessingJobs"]["Resource"])
         assert "/aws/sagemaker/ProcessingJobs" in arn_text(found["ReadProcessingLogs"]["Resource"])  # StalledJob's
@@ -185,6 +187,20 @@ def test_the_evaluator_is_granted_a_family_s_reads_only_when_a_rule_judges_it(tm
     for other, word in others.items():
         if other != family:
             assert not any(word in sid or ("Tuning" in sid and other == "tuning") for sid in found), (other, found)
+
+
+def test_a_family_s_stop_is_granted_only_when_a_stop_may_be_declared(tmp_path):
+    # Given processing jobs judged by StalledJob, once with a stop in `rules`, once with no stop anywhere (no tags'
+    # actions honoured, no stop declared)
+    base = {"notify": {"emails": ["ml@example.com"]}, "processing_job_prefixes": ["prep-"]}
+    stopping = evaluator_statements(tmp_path / "a", {**base, "rules": {"StalledJob": ["stop", "notify"]},
+                                                     "monitor": {"rules": {"StalledJob": {}}}})
+    watching = evaluator_statements(tmp_path / "b", {**base, "honor_action_json": False, "rules": {"*": ["notify"]},
+                                                     "monitor": {"rules": {"StalledJob": {}}, "job_tags": False}})
+    # Then the first grants StopProcessingJob on its prefixes, the second only the describe
+    assert "sagemaker:StopProcessingJob" in stopping["StopAndDescribeProcessingJobs"]["Action"]
+    assert watching["DescribeProcessingJobs"]["Action"] == "sagemaker:DescribeProcessingJob"
+    assert not [sid for sid, st in watching.items() if "sagemaker:Stop" in json.dumps(st.get("Action"))]
 
 
 def test_a_configuration_of_training_rules_grants_no_other_family_s_reads(tmp_path):
