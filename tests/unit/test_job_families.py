@@ -571,3 +571,97 @@ def test_organization_mode_acts_for_every_family_in_the_event_s_account_only(raw
                                 if k.endswith(("Arn", "arn")) and isinstance(v, str)})
     reason = refusal(org, parse_event(moved).event)
     assert reason and event.family.noun in reason
+
+
+# ------------------------------------------------------------------------------------------------ names SageMaker never gives (issue 27)
+
+EXECUTION_ARN = "arn:aws:sagemaker:us-east-1:123456789012:pipeline/{pipeline}/execution/{id}"
+HOSTILE = {
+    "a control character": "churn\x07pipeline",
+    "a bidirectional override": "churn\u202epipeline",
+    "100,000 characters": "p" * 100_000,
+    "JSON": '{"text":"x"}',
+    "a space": "churn pipeline",
+    "a trailing hyphen": "churn-",
+}
+
+
+def _safe(reason: str) -> None:
+    """A refusal quotes the value safely: one short printable ASCII line."""
+    assert reason.isascii() and reason.isprintable() and len(reason) < 400, reason
+
+
+@pytest.mark.parametrize("raw", [PIPELINE_FAILED, STEP_FAILED], ids=["execution", "step"])
+@pytest.mark.parametrize("part", ["pipeline", "id"])
+@pytest.mark.parametrize("value", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_a_pipeline_name_or_execution_id_sagemaker_never_gives_is_refused_naming_the_field(raw, part, value):
+    # Given an execution (or step) event whose ARN holds a pipeline name or an execution id SageMaker never gives
+    names = {"pipeline": "churn-training-pipeline", "id": "k3j9x7a2b1c0", part: value}
+    hostile = with_detail(raw, pipelineExecutionArn=EXECUTION_ARN.format(**names))
+    # When it is read; Then it is refused, naming the field and quoting the value safely
+    with pytest.raises(IgnoredEvent, match=r"detail\.pipelineExecutionArn: ") as refused:
+        parse_event(hostile)
+    _safe(str(refused.value))
+
+
+def test_a_pipeline_execution_arn_longer_than_sagemaker_allows_is_refused():
+    # Given names of valid shapes in an ARN longer than PipelineExecutionArn's 2,048 characters
+    arn = EXECUTION_ARN.format(pipeline="p" * 256, id="e" * 82) + "x" * 1800
+    with pytest.raises(IgnoredEvent, match=r"detail\.pipelineExecutionArn: "):
+        parse_event(with_detail(PIPELINE_FAILED, pipelineExecutionArn=arn))
+
+
+@pytest.mark.parametrize(("raw", "member"), [(TUNING_FAILED, "HyperParameterTuningJobName"),
+                                              (PROCESSING_FAILED, "ProcessingJobName"),
+                                              (TRANSFORM_FAILED, "TransformJobName"),
+                                              (TRIAL_FAILED, "TrainingJobName")],
+                         ids=["tuning", "processing", "transform", "training"])
+@pytest.mark.parametrize("value", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_every_family_refuses_a_job_name_sagemaker_never_gives(raw, member, value):
+    with pytest.raises(IgnoredEvent, match=f"detail.{member}: ") as refused:
+        parse_event(with_detail(raw, **{member: value}))
+    _safe(str(refused.value))
+
+
+def test_a_tuning_job_name_longer_than_32_is_refused():
+    # Given a tuning job named with 33 characters (HyperParameterTuningJobName allows 32)
+    with pytest.raises(IgnoredEvent, match=r"detail\.HyperParameterTuningJobName: .*at most 32"):
+        parse_event(with_detail(TUNING_FAILED, HyperParameterTuningJobName="t" * 33))
+    assert parse_event(with_detail(TUNING_FAILED, HyperParameterTuningJobName="t" * 32)).job_name == "t" * 32
+
+
+@pytest.mark.parametrize("value", [*HOSTILE.values(), "x" * 33], ids=[*HOSTILE, "33 characters"])
+def test_a_trial_s_tuning_job_arn_sagemaker_never_gives_is_a_problem_never_acted_on(value):
+    # Given a trial whose TuningJobArn names a tuning job SageMaker never gives
+    arn = f"arn:aws:sagemaker:us-east-1:123456789012:hyper-parameter-tuning-job/{value}"
+    parsed = parse_event(with_detail(TRIAL_FAILED, TuningJobArn=arn))
+    # Then it is a problem naming the field, and no stop may name that tuning job, nor any skip reason
+    assert [p for p in parsed.problems if p.startswith("detail.TuningJobArn: ")], parsed.problems
+    for problem in parsed.problems:
+        _safe(problem)
+    assert "tuning_job" not in parsed.event.family.jobs_of(parsed.event)
+    config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}, "tuning_job_outcomes": {"Failed": ["notify"]}}
+    decided, _, _ = plan(with_detail(TRIAL_FAILED, TuningJobArn=arn), config)
+    assert all(value not in (p.reason or "") for p in decided)
+
+
+@pytest.mark.parametrize("raw", [TRIAL_FAILED, PROCESSING_FAILED, TRANSFORM_FAILED, TUNING_FAILED],
+                         ids=["training", "processing", "transform", "tuning"])
+@pytest.mark.parametrize("value", [*HOSTILE.values(), "arn:aws:sagemaker:us-east-1:123456789012:pipeline/p"],
+                         ids=[*HOSTILE, "no execution"])
+def test_a_step_job_s_execution_tag_sagemaker_never_gives_is_a_problem_never_acted_on_or_sent(raw, value):
+    # Given a job whose sagemaker:pipeline-execution-arn tag names an execution SageMaker never gives
+    arn = value if value.startswith("arn:") else EXECUTION_ARN.format(pipeline=value, id="k3j9x7a2b1c0")
+    tags = {**(raw["detail"].get("Tags") or {}), "sagemaker:pipeline-execution-arn": arn}
+    hostile = with_detail(raw, Tags=tags)
+    parsed = parse_event(hostile)
+    # Then it is a problem naming the tag, quoted safely; no stop may name it; no skip reason sends it
+    assert [p for p in parsed.problems if p.startswith("detail.Tags.sagemaker:pipeline-execution-arn: ")]
+    for problem in parsed.problems:
+        _safe(problem)
+    assert "pipeline_execution" not in parsed.event.family.jobs_of(parsed.event)
+    family = parsed.event.family
+    config = {**TEAM, family.outcome_actions.key: {"Failed": ["notify"]}, "pipeline_outcomes": {"Failed": ["notify"]},
+              "pipeline_step_jobs_alert": False}
+    decided, _, _ = plan(hostile, config)
+    assert [(p.kind, p.outcome) for p in decided] == [("notify", None)]

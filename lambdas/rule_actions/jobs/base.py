@@ -37,11 +37,16 @@ from typing import Any, ClassVar, NamedTuple
 from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.fields import ActionMap, Field, Texts
 from rule_actions.jobs.common import (
+    EXECUTION_ARN_HINT,
     OWN_JOB,
     PIPELINE_OWNER,
     PIPELINE_STEP_JOBS_ALERT,
     PIPELINE_TAG,
+    TRAINING_ARN,
+    TUNING_ARN,
+    execution_name,
     execution_ref,
+    is_arn,
     scope_field,
     step_jobs_held_back,
 )
@@ -51,6 +56,8 @@ from rule_actions.text import arn_name, console_link, encoded, log_link, quoted,
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 NAME_RE = re.compile(JOB_NAME, re.ASCII)
+# A parent's ARN pattern (jobs/common.py) and its noun, by the member naming it.
+PARENTS = {"TuningJobArn": (TUNING_ARN, "hyperparameter tuning job"), "TrainingJobArn": (TRAINING_ARN, "training job")}
 
 
 class Members(NamedTuple):
@@ -90,6 +97,8 @@ class JobFamily:
     stoppable: ClassVar[bool] = True  # this stack may stop its jobs (a stop kind acts on its events)
     running: ClassVar[str] = IN_PROGRESS  # the status of a running job
     owner_key: ClassVar[str] = ""  # how a stop names its jobs as the owner of another's ("tuning_job"), or ""
+    name_pattern: ClassVar[re.Pattern[str]] = NAME_RE  # the names SageMaker gives its jobs (botocore's model)
+    name_hint: ClassVar[str] = "letters, digits and '-', at most 63"
 
     @property
     def label(self) -> str:
@@ -115,9 +124,9 @@ class JobFamily:
         the field when the job cannot be named (or its name is none SageMaker gives: no API call may carry it), else
         every unreadable member is a problem on the event."""
         event = self.read(raw, self.members)
-        if not NAME_RE.fullmatch(event.job_name):
+        if not self.name_pattern.fullmatch(event.job_name):
             raise IgnoredEvent(f"detail.{self.members.name}: {quoted(event.job_name)} is not a SageMaker job name "
-                               f"(letters, digits and '-', at most 63)")
+                               f"(a {self.noun}'s: {self.name_hint})")
         return event
 
     def read(self, raw: Mapping[str, Any], m: Members) -> JobEvent:
@@ -135,7 +144,7 @@ class JobFamily:
             run_seconds=_seconds(detail, m.run_seconds, problems),
             billable_seconds=_seconds(detail, m.billable_seconds, problems),
             tags=_tags(detail, m.tags, problems),
-            parent=(_optional(detail, m.parent, str, problems) or "") if m.parent else "",
+            parent=_parent(detail, m.parent, problems) if m.parent else "",
         )
         return JobEvent(
             family=self,
@@ -387,7 +396,25 @@ def _tags(detail: Mapping[str, Any], key: str, problems: list[str]) -> dict[str,
     if not isinstance(value, Mapping):
         problems.append(f"detail.{key}: not an object of tag values ({quoted(value)})")
         return {}
-    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+    tags = {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+    execution = tags.get(PIPELINE_TAG)
+    if execution is not None and execution_name(execution) is None:  # never acted on, never sent: dropped
+        problems.append(f"detail.{key}.{PIPELINE_TAG}: {quoted(execution)} is not a pipeline execution ARN SageMaker "
+                        f"gives ({EXECUTION_ARN_HINT})")
+        del tags[PIPELINE_TAG]
+    return tags
+
+
+def _parent(detail: Mapping[str, Any], key: str, problems: list[str]) -> str:
+    """The ARN of the job that launched this one, "" when none, or when it is none SageMaker gives (a problem)."""
+    value = _optional(detail, key, str, problems)
+    if not value:
+        return ""
+    pattern, noun = PARENTS[key]
+    if not is_arn(value, pattern):
+        problems.append(f"detail.{key}: {quoted(value)} is not a {noun} ARN SageMaker gives")
+        return ""
+    return value
 
 
 def _event_value(value: Any) -> Any:

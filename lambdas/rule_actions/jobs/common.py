@@ -56,19 +56,40 @@ def scope_field(key: str, noun: str) -> Texts:
 TUNING_SCOPE = scope_field("tuning_job_prefixes", "hyperparameter tuning job")
 PIPELINE_SCOPE = scope_field("pipeline_prefixes", "pipeline")
 OWN_JOB, TUNING_OWNER, PIPELINE_OWNER = "job", "tuning_job", "pipeline_execution"
-EXECUTION_ARN = (r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:pipeline/(?P<pipeline>[^/]+)"
-                 r"/execution/(?P<id>[^/]+)")  # compiled on first use (re's cache)
+# The names SageMaker gives (botocore's model): a pipeline's name (PipelineName: at most 256) and an execution's id
+# (no shape of its own: PipelineExecutionArn says only `.*`; SageMaker gives 12 lower-case letters and digits, and
+# the bound here is PipelineExecutionName's, 82), in an ARN of at most 2,048 characters (PipelineExecutionArn); a
+# tuning job's name (HyperParameterTuningJobName: at most 32) in an ARN of at most 256.
+PIPELINE_NAME = r"[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,255}"
+EXECUTION_ID = r"[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,81}"
+EXECUTION_ARN = (r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:pipeline/(?P<pipeline>" + PIPELINE_NAME +
+                 r")/execution/(?P<id>" + EXECUTION_ID + ")")  # compiled on first use (re's cache)
+EXECUTION_ARN_MAX = 2048
+EXECUTION_ARN_HINT = ("arn:...:pipeline/<pipeline>/execution/<id>: a pipeline name and an execution id of letters, "
+                      "digits and '-' (at most 256 and 82), at most 2048 in all")
+TUNING_NAME = r"[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,31}"
+TUNING_NAME_HINT = "letters, digits and '-', at most 32"
+TUNING_ARN = r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:hyper-parameter-tuning-job/" + TUNING_NAME
+TRAINING_ARN = (r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:training-job/[a-zA-Z0-9](?:-*[a-zA-Z0-9]){0,62}")
+JOB_ARN_MAX = 256  # TrainingJobArn, HyperParameterTuningJobArn
 PIPELINE_RUNNING = "Executing"
 
 
 def execution_name(arn: Any) -> str | None:
-    """<pipeline>/<execution id> of a pipeline execution's ARN, None when it is not one."""
-    found = re.fullmatch(EXECUTION_ARN, arn, re.ASCII) if isinstance(arn, str) else None
+    """<pipeline>/<execution id> of a pipeline execution's ARN, None when it is none SageMaker gives."""
+    if not isinstance(arn, str) or len(arn) > EXECUTION_ARN_MAX:
+        return None
+    found = re.fullmatch(EXECUTION_ARN, arn, re.ASCII)
     return f"{found['pipeline']}/{found['id']}" if found else None
 
 
+def is_arn(arn: Any, pattern: str) -> bool:
+    """`arn` is a job ARN of the pattern SageMaker gives (TUNING_ARN, TRAINING_ARN), at most JOB_ARN_MAX."""
+    return isinstance(arn, str) and len(arn) <= JOB_ARN_MAX and re.fullmatch(pattern, arn, re.ASCII) is not None
+
+
 def tuning_ref(arn: str, status: str = "") -> JobRef:
-    """A tuning job, by its ARN."""
+    """A tuning job, by its ARN (one is_arn(arn, TUNING_ARN) holds for)."""
     name = arn.rpartition("/")[2]
     return JobRef(TUNING, "hyperparameter tuning job", name, name, arn, IN_PROGRESS, "HyperParameterTuningJobStatus",
                   TUNING_SCOPE, status=status)

@@ -27,6 +27,7 @@ from rule_actions.contract import Arn, Grant, OutcomeCondition
 from rule_actions.jobs.base import JobFamily, Members, job_name_patterns
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
+    EXECUTION_ARN_HINT,
     LIST_TRIALS,
     LOG_GROUPS,
     PIPELINE_EXECUTION,
@@ -128,7 +129,7 @@ class Pipeline(JobFamily):
         name = execution_name(arn)
         if name is None:
             raise IgnoredEvent(f"detail.{EXECUTION_MEMBERS.arn}: missing or not a pipeline execution ARN "
-                               f"({quoted(arn)})")
+                               f"SageMaker gives ({quoted(arn)}; {EXECUTION_ARN_HINT})")
         return replace(self.read(raw, STEP_MEMBERS if step else EXECUTION_MEMBERS), job_name=name)
 
     def in_scope(self, config, job_name):

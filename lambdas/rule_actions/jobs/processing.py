@@ -56,7 +56,8 @@ class Processing(JobFamily):
         image = image.get("ImageUri") if isinstance(image, Mapping) else None
         if event.parent:
             training = f"training job {arn_name(event.parent)}"
-        elif isinstance(image, str) and any(marker in image for marker in RULE_EVALUATOR_IMAGES):
+        elif event.detail.get(PARENT) is not None or (  # one SageMaker never gives (a problem): not named
+                isinstance(image, str) and any(marker in image for marker in RULE_EVALUATOR_IMAGES)):
             training = "its training job"
         else:
             return super().held_back(event, config, facts)

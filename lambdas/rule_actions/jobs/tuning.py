@@ -14,6 +14,7 @@ of at most TRIALS_SHOWN failed trials (one ListTrainingJobsForHyperParameterTuni
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -27,6 +28,8 @@ from rule_actions.jobs.common import (
     TUNING,
     TUNING_JOB,
     TUNING_JOB_OUTCOMES,
+    TUNING_NAME,
+    TUNING_NAME_HINT,
     TUNING_OWNER,
     TUNING_SCOPE,
     TUNING_TRIALS_ALERT,
@@ -64,6 +67,8 @@ class Tuning(JobFamily):
     owner_key = TUNING_OWNER  # a trial's stop may name it: StopHyperParameterTuningJob also stops its running trials
     outcome_actions = TUNING_JOB_OUTCOMES
     settings = (TUNING_TRIALS_ALERT,)
+    name_pattern = re.compile(TUNING_NAME, re.ASCII)
+    name_hint = TUNING_NAME_HINT
 
     def logs(self, region, job_name):
         return "Its training jobs' logs", log_link(region, self.log_group, job_name)
