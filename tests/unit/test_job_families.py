@@ -665,3 +665,67 @@ def test_a_step_job_s_execution_tag_sagemaker_never_gives_is_a_problem_never_act
               "pipeline_step_jobs_alert": False}
     decided, _, _ = plan(hostile, config)
     assert [(p.kind, p.outcome) for p in decided] == [("notify", None)]
+
+
+# ------------------------------------------------------------------------------------------------ malformed parts named (issue 27)
+
+@pytest.mark.parametrize(("raw", "member", "value", "named"), [
+    (TUNING_FAILED, "TrainingJobStatusCounters", "12 failed", "detail.TrainingJobStatusCounters"),
+    (TUNING_FAILED, "TrainingJobStatusCounters", {"Completed": "4", "NonRetryableError": 12},
+     "detail.TrainingJobStatusCounters.Completed"),
+    (TUNING_FAILED, "TrainingJobStatusCounters", {"Stopped": True}, "detail.TrainingJobStatusCounters.Stopped"),
+    (TUNING_FAILED, "ObjectiveStatusCounters", [1, 2, 3], "detail.ObjectiveStatusCounters"),
+    (TUNING_FAILED, "ObjectiveStatusCounters", {"Succeeded": 1.5}, "detail.ObjectiveStatusCounters.Succeeded"),
+    (TUNING_FAILED, "BestTrainingJob", "bert-lr-hpo-1124-004-e08a5c37", "detail.BestTrainingJob"),
+    (TUNING_FAILED, "BestTrainingJob", {"TrainingJobName": 7}, "detail.BestTrainingJob.TrainingJobName"),
+    (TUNING_FAILED, "OverallBestTrainingJob", ["x"], "detail.OverallBestTrainingJob"),
+    (TUNING_FAILED, "HyperParameterTuningEndTime", {"at": "noon"}, "detail.HyperParameterTuningEndTime"),
+    (PROCESSING_FAILED, "ProcessingStartTime", [2026, 11, 24], "detail.ProcessingStartTime"),
+    (PROCESSING_FAILED, "ProcessingEndTime", "yesterday", "detail.ProcessingEndTime"),
+    (PROCESSING_FAILED, "ExitMessage", {"text": "boom"}, "detail.ExitMessage"),
+    (TRANSFORM_FAILED, "TransformEndTime", True, "detail.TransformEndTime"),
+    (TRIAL_FAILED, "TrainingEndTime", {"x": 1}, "detail.TrainingEndTime"),
+    (PIPELINE_FAILED, "executionEndTime", ["soon"], "detail.executionEndTime"),
+    (PIPELINE_FAILED, "pipelineExecutionDisplayName", 42, "detail.pipelineExecutionDisplayName"),
+])
+def test_a_malformed_part_of_a_family_s_event_is_a_problem_naming_it_and_the_message_still_goes(
+        raw, member, value, named):
+    # Given an event of the family with one member of the wrong type
+    hostile = with_detail(raw, **{member: value})
+    # When it is read
+    parsed = parse_event(hostile)
+    # Then the event's row names the member and quotes the value safely
+    found = [p for p in parsed.problems if p.startswith(f"{named}: ")]
+    assert found, parsed.problems
+    _safe(found[0])
+    # And the outcome's message still goes out
+    family = parsed.event.family
+    config = {**TEAM, family.outcome_actions.key: {o: ["notify"] for o in family.outcomes}}
+    decided, _, _ = plan(hostile, config)
+    assert [(p.kind, p.outcome) for p in decided] == [("notify", None)]
+    message, _, body = words(hostile, config)
+    assert message.subject and body["job"]["name"]
+
+
+def test_a_best_training_job_given_as_a_string_is_read_from_the_tuning_job_instead():
+    # Given a Completed tuning event whose BestTrainingJob is a string, and its description naming the best trial
+    config = {**TEAM, "tuning_job_outcomes": {"Completed": ["notify"]}}
+    hostile = with_detail(TUNING_DONE, BestTrainingJob="bert-lr-hpo-1124-004-e08a5c37")
+    described = lambda n: {"BestTrainingJob": BEST} if isinstance(n, Described) else None  # noqa: E731
+    # When it is planned and worded
+    _, _, asked = plan(hostile, config, described)
+    message, _, _ = words(hostile, config, described)
+    # Then the tuning job is described for it, and its best job named (not "unknown")
+    assert Described(FAMILIES["tuning"].api, "bert-lr-hpo-1124") in asked
+    assert "Best job:       bert-lr-hpo-1124-004-e08a5c37 (eval:f1 = 0.8731)" in message.body
+
+
+def test_a_tuning_event_s_malformed_counters_never_hide_the_described_ones():
+    # Given a tuning event whose counters are a string, and a description that has them
+    config = {**TEAM, "tuning_job_outcomes": {"Completed": ["notify"]}}
+    counters = {"Completed": 4, "InProgress": 0, "RetryableError": 0, "NonRetryableError": 1, "Stopped": 0}
+    hostile = with_detail(TUNING_DONE, TrainingJobStatusCounters="4 completed", BestTrainingJob=BEST)
+    described = lambda n: {"TrainingJobStatusCounters": counters} if isinstance(n, Described) else None  # noqa: E731
+    # When it is worded; Then the message gives the described counters, never "unknown"
+    message, _, _ = words(hostile, config, described)
+    assert "Training jobs:  4 completed, 0 in progress" in message.body, message.body

@@ -146,6 +146,9 @@ class JobFamily:
             tags=_tags(detail, m.tags, problems),
             parent=_parent(detail, m.parent, problems) if m.parent else "",
         )
+        times = (m.created, m.started, m.ended, m.last_modified)
+        problems += [problem for key in dict.fromkeys(t for t in times if t) for problem in _time(detail, key)]
+        problems += self.detail_problems(detail)
         return JobEvent(
             family=self,
             event_id=str(raw.get("id", "")),
@@ -164,6 +167,11 @@ class JobFamily:
             last_modified=timestamp(detail.get(m.last_modified)),
             **fields,
         )
+
+    def detail_problems(self, detail: Mapping[str, Any]) -> list[str]:
+        """The family's own members of the event that cannot be read, each naming the member and quoting its value
+        (its counters, its best job...): the message still goes out, without them."""
+        return []
 
     def in_scope(self, config: Configured, job_name: str) -> bool:
         prefixes = config[self.scope]
@@ -366,6 +374,13 @@ def _seconds(detail: Mapping[str, Any], key: str | None, problems: list[str]) ->
         problems.append(f"detail.{key}: not a whole number of seconds ({quoted(value)})")
         return None
     return value
+
+
+def _time(detail: Mapping[str, Any], key: str) -> list[str]:
+    value = detail.get(key)
+    if value is None or value == "" or timestamp(value) is not None:
+        return []
+    return [f"detail.{key}: not a time (epoch milliseconds or ISO 8601) ({quoted(value)})"]
 
 
 def _transitions(detail: Mapping[str, Any], key: str, problems: list[str]) -> tuple[Transition, ...]:

@@ -132,6 +132,11 @@ class Pipeline(JobFamily):
                                f"SageMaker gives ({quoted(arn)}; {EXECUTION_ARN_HINT})")
         return replace(self.read(raw, STEP_MEMBERS if step else EXECUTION_MEMBERS), job_name=name)
 
+    def detail_problems(self, detail):
+        display = detail.get("pipelineExecutionDisplayName")
+        return [] if display is None or isinstance(display, str) else [
+            f"detail.pipelineExecutionDisplayName: not a string ({quoted(display)})"]
+
     def in_scope(self, config, job_name):
         prefixes = tuple(prefix.lower() for prefix in config[self.scope])
         return not prefixes or job_name.lower().startswith(prefixes)

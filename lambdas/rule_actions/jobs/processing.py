@@ -19,7 +19,7 @@ from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB
 from rule_actions.records import Described, Place, Unread
-from rule_actions.text import DETAILS_MAX, arn_name, indented
+from rule_actions.text import DETAILS_MAX, arn_name, indented, quoted
 
 FAILED = "Failed"
 OUTCOMES = {
@@ -66,15 +66,20 @@ class Processing(JobFamily):
     def quiet_clause(self, config):
         return {**super().quiet_clause(config), PARENT: [{"exists": False}]}
 
+    def detail_problems(self, detail):
+        message = detail.get("ExitMessage")
+        return [] if message is None or isinstance(message, str) else [
+            f"detail.ExitMessage: not a string ({quoted(message)})"]
+
     def outcome_needs(self, event, outcome):
-        if outcome == FAILED and "ExitMessage" not in event.detail:
+        if outcome == FAILED and not isinstance(event.detail.get("ExitMessage"), str):
             return frozenset({Described(self.api, event.job_name)})
         return frozenset()
 
     def learn(self, event, facts):
         described = facts.get(Described(self.api, event.job_name))
         message = event.detail.get("ExitMessage")
-        if message is None and isinstance(described, Mapping):
+        if not isinstance(message, str) and isinstance(described, Mapping):
             message = described.get("ExitMessage")
             if not event.failure_reason and isinstance(described.get("FailureReason"), str):
                 event = replace(event, failure_reason=described["FailureReason"])

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from rule_actions.contract import Grant, OutcomeCondition
-from rule_actions.jobs.base import JobFamily, Members
+from rule_actions.jobs.base import NAME_RE, JobFamily, Members
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
     LIST_TRIALS,
@@ -36,7 +36,7 @@ from rule_actions.jobs.common import (
     essence,
 )
 from rule_actions.records import Described, FailedTrials, Unread
-from rule_actions.text import DETAILS_MAX, NAME_MAX, line, log_link, plain
+from rule_actions.text import DETAILS_MAX, NAME_MAX, line, log_link, plain, quoted
 
 FAILED = "Failed"
 OUTCOMES = {
@@ -48,6 +48,9 @@ TRIALS_SHOWN = 5  # the failed trials a Failed message names, with their reasons
 TRIAL_REASON_MAX = 300
 COUNTERS = ("Completed", "InProgress", "RetryableError", "NonRetryableError", "Stopped")  # TrainingJobStatusCounters
 OBJECTIVE = ("Succeeded", "Pending", "Failed")  # ObjectiveStatusCounters
+COUNTED = {"TrainingJobStatusCounters": COUNTERS, "ObjectiveStatusCounters": OBJECTIVE}
+# The members of the event its messages use, checked (each malformed one a problem on the event's row)
+CHECKED = (*COUNTED, "BestTrainingJob", "OverallBestTrainingJob", "WarmStartConfig")
 
 
 class Tuning(JobFamily):
@@ -73,9 +76,14 @@ class Tuning(JobFamily):
     def logs(self, region, job_name):
         return "Its training jobs' logs", log_link(region, self.log_group, job_name)
 
+    def detail_problems(self, detail):
+        return [problem for key in CHECKED for problem in _problems(key, detail.get(key))]
+
     def outcome_needs(self, event, outcome):
         needs: set = set()
-        if "BestTrainingJob" not in event.detail or (outcome == FAILED and not event.failure_reason):
+        malformed = any(_problems(key, event.detail.get(key)) for key in CHECKED)  # a description may have them
+        if "BestTrainingJob" not in _usable(event.detail) or malformed or (
+                outcome == FAILED and not event.failure_reason):
             needs.add(Described(self.api, event.job_name))
         if outcome == FAILED:
             needs.add(FailedTrials(event.job_name, TRIALS_SHOWN))
@@ -84,7 +92,7 @@ class Tuning(JobFamily):
     def learn(self, event, facts):
         described = facts.get(Described(self.api, event.job_name))
         known: Mapping[str, Any] = described if isinstance(described, Mapping) else {}
-        detail = {**known, **{key: value for key, value in event.detail.items() if value is not None}}
+        detail = {**known, **_usable(event.detail)}  # a malformed member of the event is a problem, never a fact
         trials = facts.get(FailedTrials(event.job_name, TRIALS_SHOWN))
         reason = event.failure_reason or (known.get("FailureReason") if isinstance(known.get("FailureReason"), str)
                                           else "")
@@ -141,6 +149,41 @@ class Tuning(JobFamily):
                    "failed training jobs of a failed one) under the configured tuning_job_prefixes (every tuning job "
                    "in the account and region when none are set), read-only, to word its message.",
         )]
+
+
+def _problems(key: str, value: Any) -> list[str]:
+    """What cannot be read of a member the messages use (None: absent, nothing to say)."""
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        return [f"detail.{key}: not an object ({quoted(value)})"]
+    if key in COUNTED:
+        return [f"detail.{key}.{name}: not a whole number ({quoted(value[name])})" for name in COUNTED[key]
+                if name in value and not _count(value[name])]
+    if key in ("BestTrainingJob", "OverallBestTrainingJob"):
+        name, metric = value.get("TrainingJobName"), value.get("FinalHyperParameterTuningJobObjectiveMetric")
+        found = [] if isinstance(name, str) and NAME_RE.fullmatch(name) else [
+            f"detail.{key}.TrainingJobName: not a SageMaker training job name ({quoted(name)})"]
+        where = f"detail.{key}.FinalHyperParameterTuningJobObjectiveMetric"
+        if metric is not None and not isinstance(metric, Mapping):
+            found.append(f"{where}: not an object ({quoted(metric)})")
+        elif isinstance(metric, Mapping):
+            number, metric_name = metric.get("Value"), metric.get("MetricName")
+            if number is not None and (isinstance(number, bool) or not isinstance(number, (int, float))):
+                found.append(f"{where}.Value: not a number ({quoted(number)})")
+            if metric_name is not None and not isinstance(metric_name, str):
+                found.append(f"{where}.MetricName: not a string ({quoted(metric_name)})")
+        return found
+    return []
+
+
+def _usable(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The event's members, but those that are absent or cannot be read (a description may have them)."""
+    return {key: value for key, value in detail.items() if value is not None and not _problems(key, value)}
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _counters(value: Any, keys: tuple[str, ...]) -> dict[str, int] | None:
