@@ -4,6 +4,9 @@
 
     ml.team@example.com          -> m***@example.com      (the domain stays: it tells which team)
     +15555550100                 -> +*******0100           (the last four digits stay)
+    sms=1-555-555-0100           -> sms=*-***-***-0100     (a number where a phone number goes, whatever its
+                                                            shape: a tag's sms entry, a JSON endpoint, a value
+                                                            rejected as no E.164 number, an sms action's target)
     https://hooks.example.com/T0/B1/xyz?k=v  -> https://hooks.example.com/***   (path, query and user info go)
 
 The logger applies it to every serialized line, results and errors apply it to every string they carry, so a
@@ -21,11 +24,36 @@ from typing import Any
 _URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://(?:[^\s/@\"'<>]{0,256}@)?([^\s/?#\"'<>\\]{0,255})[^\s\"'<>]*")
 _EMAIL = re.compile(r"([^\s\"'<>()\[\],;:@*\\])[^\s\"'<>()\[\],;:@\\]{0,63}@([^\s\"'<>()\[\],;:@\\]{1,255})")
 _PHONE = re.compile(r"\+\d[\d ().-]{4,24}\d")
+# Where a phone number goes, any shape the configuration or a tag can carry (the grammar accepts E.164 only, but a
+# rejected value is echoed in its error row): an sms entry in the tag form (sms=15555550100), an endpoint in JSON,
+# plain or escaped (a quoted action_json), and the value an E.164 check rejected as its error quotes it.
+_SMS_TAG = re.compile(r"(?i)(?<![A-Za-z0-9])(sms=)([^\s\"'\\<>]{1,64})")
+_ENDPOINT = re.compile(r'(endpoint\\*"\s*:\s*\\*")([^"\\@]{1,64})(?=\\*")')
+_REJECTED = re.compile(r'(\\*")([^"\\]{1,64})(\\*" is not an E\.164 phone number)')
+_MARKS = ("@", "+", "://", "=", "ndpoint", "E.164")
+PHONE_KINDS = frozenset({"sms"})  # the action kinds whose target is a phone number
 
 
 def _phone(match: re.Match[str]) -> str:
     digits = re.sub(r"\D", "", match.group())
     return "+" + "*" * max(len(digits) - 4, 1) + digits[-4:]
+
+
+def _masked(value: str) -> str:
+    """Every digit but the last four starred, the rest of the value as written (idempotent)."""
+    digits = sum(c in "0123456789" for c in value)
+    out, seen = [], 0
+    for c in value:
+        if c in "0123456789":
+            seen += 1
+            c = c if seen > digits - 4 else "*"
+        out.append(c)
+    return "".join(out)
+
+
+def _in_place(match: re.Match[str]) -> str:
+    groups = match.groups()
+    return groups[0] + _masked(groups[1]) + "".join(groups[2:])
 
 
 def _url(match: re.Match[str]) -> str:
@@ -37,13 +65,23 @@ def _url(match: re.Match[str]) -> str:
 def redact(value: Any) -> Any:
     """A string with its addresses, phone numbers and URLs redacted; containers are walked; other values kept."""
     if isinstance(value, str):
-        if "@" not in value and "+" not in value and "://" not in value:
+        if not any(mark in value for mark in _MARKS):
             return value
         text = _URL.sub(_url, value)
         text = _EMAIL.sub(lambda m: f"{m.group(1)}***@{m.group(2)}", text)
+        for pattern in (_SMS_TAG, _ENDPOINT, _REJECTED):
+            text = pattern.sub(_in_place, text)
         return _PHONE.sub(_phone, text)
     if isinstance(value, dict):
         return {key: redact(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(redact(item) for item in value)
     return value
+
+
+def redact_target(kind: str, target: Any) -> Any:
+    """An action's target (its row, its log line): a phone number, whatever its shape, for a kind that texts (an sms
+    endpoint the grammar rejected keeps its shape: 15555550100); else as `redact` has it."""
+    if kind in PHONE_KINDS and isinstance(target, str):
+        return _masked(redact(target))
+    return redact(target)

@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 from rule_actions.contract import Outcome, OutcomeCondition
-from rule_actions.privacy import redact
+from rule_actions.privacy import redact, redact_target
 
 
 class Place(StrEnum):
@@ -510,7 +510,7 @@ class Result:
         """The public form (the function's result, logs, the replay's output), redacted by the one rule."""
         trigger = self.planned.trigger
         out: dict[str, Any] = {"trigger": trigger.label, "rule": trigger.rule, "kind": self.planned.kind,
-                               "target": redact(self.planned.target)}
+                               "target": redact_target(self.planned.kind, self.planned.target)}
         if self.jobs is not None:
             out["jobs"] = list(self.jobs)
         return {**out, "origin": str(self.planned.origin), "outcome": str(self.outcome),

@@ -60,3 +60,34 @@ def test_hostile_input_does_not_hang_the_function(text):
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert isinstance(result, str)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a tag's sms entry, whatever the number's shape (issue 27)
+    ("sms=15555550143", "sms=*******0143"),
+    ("stoptraining SMS=1-555-555-0144 notify", "stoptraining SMS=*-***-***-0144 notify"),
+    ('action_json: "sms=1.555.555.0145 sms=0015555550146"', 'action_json: "sms=*.***.***.0145 sms=*********0146"'),
+    # an endpoint in JSON, plain or escaped (a quoted action_json)
+    ('[{"name": "sms", "endpoint": "(555) 555-0147"}]', '[{"name": "sms", "endpoint": "(***) ***-0147"}]'),
+    ('[{\\"name\\": \\"sms\\", \\"endpoint\\": \\"555 555 0148\\"}]',
+     '[{\\"name\\": \\"sms\\", \\"endpoint\\": \\"*** *** 0148\\"}]'),
+    # a value the grammar rejected as a phone number, as its error quotes it (and in a JSON log line)
+    ('action_json[0].endpoint: "tel:15555550150" is not an E.164 phone number (like +15555550100)',
+     'action_json[0].endpoint: "tel:*******0150" is not an E.164 phone number (like +*******0100)'),
+    ('"reason":"x: \\"1 555-555-0149\\" is not an E.164 phone number"',
+     '"reason":"x: \\"* ***-***-0149\\" is not an E.164 phone number"'),
+])
+def test_a_phone_number_of_any_shape_is_redacted_where_a_phone_number_goes(text, expected):
+    assert redact(text) == expected
+    assert redact(expected) == expected
+
+
+@pytest.mark.parametrize("target", ["15555550143", "1-555-555-0144", "(555) 555-0147", "tel:15555550150"])
+def test_an_sms_action_s_target_is_a_phone_number_whatever_its_shape(target):
+    # Given an sms action whose endpoint the grammar rejected (its row names the target)
+    from rule_actions.privacy import redact_target
+    # When its target is redacted; Then only its last four digits are kept; other kinds' targets are as before
+    redacted = redact_target("sms", target)
+    assert redacted.endswith(target[-4:]) and sum(c.isdigit() for c in redacted) == 4
+    assert redact_target("stoptraining", "exp-20261124") == "exp-20261124"
+    assert redact_target("email", "ml@example.com") == "m***@example.com"
