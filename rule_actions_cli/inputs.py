@@ -13,7 +13,7 @@ from rule_actions.text import quoted
 
 # json.loads raises RecursionError on input nested deeper than Python's recursion limit (about 1,000 levels):
 # the file is then said to be nested too deeply, on one line, like any other unreadable file.
-TOO_DEEP = "nested too deeply (JSON of more than about 1,000 levels)"
+TOO_DEEP = "nested too deeply: JSON of more than about 1,000 levels"
 
 
 def expand(raw: str) -> tuple[list[Path], str | None]:
@@ -36,7 +36,7 @@ def read(path: Path) -> tuple[list[tuple[str, Any]], str | None]:
     except ValueError as err:
         return [], f"{path}: not JSON ({err})"
     except RecursionError:
-        return [], f"{path}: not readable JSON: {TOO_DEEP}"
+        return [], f"{path}: not readable JSON ({TOO_DEEP})"
     if isinstance(data, dict):
         return [(str(path), data)], None
     if isinstance(data, list) and data:
@@ -85,7 +85,7 @@ def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
     except ValueError:
         return {}, [f"{path}: not JSON"]
     except RecursionError:
-        return {}, [f"{path}: not readable JSON: {TOO_DEEP}"]
+        return {}, [f"{path}: not readable JSON ({TOO_DEEP})"]
     if not isinstance(data, dict):
         return {}, [f"{path}: must hold a JSON object of secret name -> secret string"]
     secrets, errors = {}, []
