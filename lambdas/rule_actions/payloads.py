@@ -107,13 +107,14 @@ def teams(message: Message) -> dict[str, Any]:
         "type": "AdaptiveCard",
         "version": "1.4",
         "body": [
-            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": message.subject, "weight": "Bolder",
+            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": cap(message.subject, SUBJECT_MAX), "weight": "Bolder",
                                                    "size": "Medium"}]},
-            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": _text(message)}]},
+            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": cap(_text(message), BODY_MAX)}]},
         ],
     }
     if message.links:
-        card["actions"] = [{"type": "Action.OpenUrl", "title": label, "url": url} for label, url in message.links]
+        card["actions"] = [{"type": "Action.OpenUrl", "title": cap(label, NAME_MAX), "url": cap(url, URL_MAX)}
+                           for label, url in message.links]
     return {"type": "message", "attachments": [
         {"contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": None, "content": card}]}
 
