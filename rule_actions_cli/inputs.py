@@ -11,6 +11,10 @@ from typing import Any
 
 from rule_actions.text import quoted
 
+# json.loads raises RecursionError on input nested deeper than Python's recursion limit (about 1,000 levels):
+# the file is then said to be nested too deeply, on one line, like any other unreadable file.
+TOO_DEEP = "nested too deeply: JSON of more than about 1,000 levels"
+
 
 def expand(raw: str) -> tuple[list[Path], str | None]:
     """A path's event files (a directory: its *.json files by name), or why there are none."""
@@ -31,6 +35,8 @@ def read(path: Path) -> tuple[list[tuple[str, Any]], str | None]:
         return [], f"{path}: cannot be read ({err})"
     except ValueError as err:
         return [], f"{path}: not JSON ({err})"
+    except RecursionError:
+        return [], f"{path}: not readable JSON ({TOO_DEEP})"
     if isinstance(data, dict):
         return [(str(path), data)], None
     if isinstance(data, list) and data:
@@ -78,6 +84,8 @@ def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
         return {}, [f"{path}: cannot be read ({type(err).__name__})"]
     except ValueError:
         return {}, [f"{path}: not JSON"]
+    except RecursionError:
+        return {}, [f"{path}: not readable JSON ({TOO_DEEP})"]
     if not isinstance(data, dict):
         return {}, [f"{path}: must hold a JSON object of secret name -> secret string"]
     secrets, errors = {}, []
@@ -103,12 +111,16 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
         context = project_context(config_file)
     except ConfigError as err:  # the file unreadable: the error names it
         return {}, [str(err)]
+    except RecursionError:
+        return {}, [f"{config_file}: not a readable JSON file ({TOO_DEEP})"]
     if dry_run:
         context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
     try:
         read_context(context)
     except ConfigError as err:
         return context, [f"{where}: {err}"]
+    except RecursionError:
+        return context, [f"{where}: not a readable JSON file ({TOO_DEEP})"]
     return context, []
 
 

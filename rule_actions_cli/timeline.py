@@ -14,11 +14,15 @@ evaluator at the tick's time, as its schedule would.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
+import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from rule_actions.text import quoted
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
@@ -39,6 +43,8 @@ PHASE_KEYS = ("at", "status", "secondary", "message")
 TUNING_JOB = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}")
 SERIES_KEYS = ("metric", "hosts", "from", "to", "value", "jitter", "every")
 LOG_KEYS = ("hosts", "from", "to", "every", "text")
+PLACEHOLDERS = ("minute", "host", "job")  # what a log line's text may name, as {minute}, {host}, {job}
+DAY = 24 * 60
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,8 @@ class Timeline:
 
 
 def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
-    """The timeline in `data`, or None and every problem (each naming its field)."""
+    """The timeline in `data`, or None and every problem (each naming its field's path and value): every field is
+    checked like a configuration's, so that nothing in a timeline can crash the replay or be silently misread."""
     problems: list[str] = []
 
     def need(condition: bool, where: str, what: str) -> bool:
@@ -182,15 +189,17 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
         return None, problems
     unknown = [key for key in data if key not in TIMELINE_KEYS]
     need(not unknown, f"{', '.join(unknown)}", f"unknown key(s); allowed: {', '.join(TIMELINE_KEYS)}")
-    start = None
+    for key in ("timeline", "description"):
+        need(isinstance(data.get(key, ""), str), key, f"{quoted(data.get(key))} is not text")
+    start, given = None, data.get("start")
     try:
-        start = int(datetime.fromisoformat(str(data.get("start")).replace("Z", "+00:00")).astimezone(UTC).timestamp())
-    except ValueError:
-        need(False, "start", f"{data.get('start')!r} is not an ISO 8601 time")
+        start = int(datetime.fromisoformat(given.replace("Z", "+00:00")).astimezone(UTC).timestamp())
+    except (AttributeError, ValueError, OverflowError, OSError):
+        need(False, "start", f"{repr(given[:64]) if isinstance(given, str) else quoted(given)} is not an ISO 8601 time")
     minutes, every = data.get("minutes"), data.get("every")
-    need(isinstance(minutes, int) and 1 <= minutes <= 24 * 60, "minutes", "must be a whole number of minutes "
-         "from 1 to 1440")
-    need(every is None or (isinstance(every, int) and 1 <= every <= 60), "every", "must be 1 to 60 (minutes)")
+    _minutes(need, minutes, "minutes", 1, DAY)
+    if every is not None:
+        _minutes(need, every, "every", 1, 60)
     jobs = []
     items = data.get("jobs")
     if need(isinstance(items, list) and items, "jobs", "must be a non-empty list"):
@@ -204,15 +213,74 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
                     str(data.get("description", "")), source), []
 
 
-def _hosts(chosen: Any, hosts: tuple[str, ...]) -> tuple[str, ...]:
-    """The hosts a series or log spec names: `algo-<n>`, or for a transform job `instance-<n>` (its n-th instance,
-    whose id the timeline makes up)."""
-    found = []
-    for name in chosen:
-        match = re.fullmatch(r"instance-(\d+)", str(name))
-        index = int(match.group(1)) - 1 if match else -1
-        found.append(hosts[index] if match and 0 <= index < len(hosts) else str(name))
-    return tuple(found)
+def _whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _minutes(need: Any, value: Any, where: str, low: int, high: int) -> bool:
+    return need(_whole(value, low, high), where, f"{quoted(value)} is not a whole number of minutes from {low} to "
+                f"{high}")
+
+
+def _number(value: Any) -> bool:
+    """A finite JSON number (not a boolean; an integer too large for a float is not one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _list(need: Any, item: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    """The list at `key` (absent or null: none), or none and a problem."""
+    value = item.get(key)
+    if value is None:
+        return []
+    return value if need(isinstance(value, list), f"{where}.{key}", f"{quoted(value)} is not a list") else []
+
+
+def _span(need: Any, spec: Mapping[str, Any], path: str) -> bool:
+    """`from` and `to` (minutes from the start, from before to) and `every` (1 to 1440 minutes)."""
+    ok = _minutes(need, spec.get("from"), f"{path}.from", 0, DAY)
+    ok &= _minutes(need, spec.get("to"), f"{path}.to", 0, DAY)
+    if ok:
+        ok &= need(spec["from"] < spec["to"], f"{path}.to", f"{spec['to']} must be after from ({spec['from']})")
+    return ok & _minutes(need, spec.get("every", 1), f"{path}.every", 1, DAY)
+
+
+def _hosts(need: Any, chosen: Any, hosts: tuple[str, ...], family: str, path: str) -> tuple[str, ...] | None:
+    """The hosts a series or log spec names: "all", or a list of `algo-<n>`, or for a transform job
+    `instance-<n>` (its n-th instance, whose id the timeline makes up), n from 1 to the job's instance count."""
+    if chosen == "all":
+        return hosts
+    if not need(isinstance(chosen, list) and chosen, f"{path}.hosts", f"{quoted(chosen)} must be \"all\" or a list "
+                "of hosts"):
+        return None
+    prefix = "instance" if family == "transform" else "algo"
+    found: list[str] | None = []
+    for index, name in enumerate(chosen):
+        match = re.fullmatch(prefix + r"-([1-9][0-9]{0,2})", name) if isinstance(name, str) else None
+        number = int(match.group(1)) if match else 0
+        if need(1 <= number <= len(hosts), f"{path}.hosts[{index}]", f"{quoted(name)} is not a host of this job "
+                f"({prefix}-1 to {prefix}-{len(hosts)})") and found is not None:
+            found.append(hosts[number - 1])
+        else:
+            found = None
+    return tuple(found) if found is not None else None
+
+
+def _text(need: Any, text: Any, path: str) -> bool:
+    """A log line's text: it may name {minute}, {host} and {job} ({{ and }} for braces), nothing else."""
+    if not need(isinstance(text, str), path, f"{quoted(text)} is not text"):
+        return False
+    try:
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(text)
+                  if name is not None]
+    except ValueError:
+        fields = [("", "", "")]
+    return need(all(name in PLACEHOLDERS and not spec and not conversion for name, spec, conversion in fields),
+                path, f"{quoted(text)} may name only {{minute}}, {{host}} and {{job}} (write {{{{ and }}}} for braces)")
 
 
 def _job(item: Any, where: str, need: Any) -> Job | None:
@@ -227,7 +295,7 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     ok &= need(isinstance(name, str) and JOB_NAME.fullmatch(name) is not None, f"{where}.name",
                f"must be a {family} job name")
     count = item.get("instance_count", 1)
-    ok &= need(isinstance(count, int) and 1 <= count <= 64, f"{where}.instance_count", "must be 1 to 64")
+    ok &= need(_whole(count, 1, 64), f"{where}.instance_count", "must be 1 to 64")
     ok &= need(isinstance(item.get("instance_type"), str), f"{where}.instance_type", "must be an ml.* type")
     tags = item.get("tags", {})
     ok &= need(isinstance(tags, Mapping) and all(isinstance(v, str) for v in tags.values()), f"{where}.tags",
@@ -236,45 +304,65 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     ok &= need(isinstance(definitions, list) and all(isinstance(d, str) for d in definitions),
                f"{where}.metric_definitions", "must be a list of metric names")
     phases = []
-    for index, phase in enumerate(item.get("phases") or []):
+    given = item.get("phases")
+    for index, phase in enumerate(given if isinstance(given, list) else []):
         at, status = (phase.get("at"), phase.get("status", "InProgress")) if isinstance(phase, Mapping) else (None, None)
         secondary = phase.get("secondary", status) if isinstance(phase, Mapping) else None
         message = phase.get("message", "") if isinstance(phase, Mapping) else None
-        if need(isinstance(at, int) and status in STATUSES and isinstance(secondary, str) and isinstance(message, str)
+        if need(_whole(at, 0, DAY) and status in STATUSES and isinstance(secondary, str) and isinstance(message, str)
                 and set(phase) <= set(PHASE_KEYS), f"{where}.phases[{index}]",
                 f"must be {{at: minutes, status: {'|'.join(STATUSES)}, secondary, message}}"):
             phases.append((at, status, secondary, message))
+        else:
+            ok = False
     ok &= need(bool(phases) and phases == sorted(phases, key=lambda p: p[0]), f"{where}.phases",
                "must be a non-empty list in time order")
-    hosts = Job(str(name), "", count if isinstance(count, int) else 1, {}, (), (), (), (), (), family=family).hosts
+    hosts = Job(str(name), "", count if _whole(count, 1, 64) else 1, {}, (), (), (), (), (), family=family).hosts
     series = []
-    for index, spec in enumerate(item.get("metrics") or []):
+    for index, spec in enumerate(_list(need, item, "metrics", where)):
         path = f"{where}.metrics[{index}]"
         if not need(isinstance(spec, Mapping) and set(spec) <= set(SERIES_KEYS), path,
                     f"must be an object with the keys {', '.join(SERIES_KEYS)}"):
+            ok = False
             continue
         value = spec.get("value")
-        value = (value, value) if isinstance(value, (int, float)) else value
-        if need(isinstance(spec.get("metric"), str) and isinstance(spec.get("from"), int)
-                and isinstance(spec.get("to"), int) and isinstance(value, (list, tuple)) and len(value) == 2,
-                path, "needs metric, from, to (minutes) and value (a number, or [from, to])"):
-            chosen = spec.get("hosts")
-            series.append(Series(spec["metric"], None if chosen is None else (hosts if chosen == "all" else
-                                 _hosts(chosen, hosts)), spec["from"], spec["to"], (float(value[0]), float(value[1])),
-                                 float(spec.get("jitter", 0)), int(spec.get("every", 1))))
+        value = [value, value] if _number(value) else value
+        good = need(isinstance(spec.get("metric"), str) and spec["metric"] != "", f"{path}.metric",
+                    f"{quoted(spec.get('metric'))} is not a metric name")
+        good &= _span(need, spec, path)
+        good &= need(isinstance(value, list) and len(value) == 2 and all(_number(v) for v in value), f"{path}.value",
+                     f"{quoted(spec.get('value'))} is not a number or [from, to] of numbers")
+        jitter = spec.get("jitter", 0)
+        good &= need(_number(jitter) and jitter >= 0, f"{path}.jitter", f"{quoted(jitter)} is not a number (0 or more)")
+        chosen = spec.get("hosts")
+        named = None if chosen is None else _hosts(need, chosen, hosts, family, path)
+        good &= chosen is None or named is not None
+        if good:
+            series.append(Series(spec["metric"], named, spec["from"], spec["to"], (float(value[0]), float(value[1])),
+                                 float(jitter), spec.get("every", 1)))
+        ok &= good
     lines = []
-    for index, spec in enumerate(item.get("logs") or []):
+    for index, spec in enumerate(_list(need, item, "logs", where)):
         path = f"{where}.logs[{index}]"
-        if need(isinstance(spec, Mapping) and set(spec) <= set(LOG_KEYS) and isinstance(spec.get("from"), int)
-                and isinstance(spec.get("to"), int), path, f"must be an object with the keys {', '.join(LOG_KEYS)} "
-                "(from and to in minutes)"):
-            chosen = spec.get("hosts", "all")
-            lines.append(Lines(hosts if chosen == "all" else _hosts(chosen, hosts), spec["from"], spec["to"],
-                               int(spec.get("every", 1)), str(spec.get("text", "step {minute}"))))
+        if not need(isinstance(spec, Mapping) and set(spec) <= set(LOG_KEYS), path,
+                    f"must be an object with the keys {', '.join(LOG_KEYS)} (from and to in minutes)"):
+            ok = False
+            continue
+        good = _span(need, spec, path)
+        text = spec.get("text", "step {minute}")
+        good &= _text(need, text, f"{path}.text")
+        named = _hosts(need, spec.get("hosts", "all"), hosts, family, path)
+        good &= named is not None
+        if good:
+            lines.append(Lines(named, spec["from"], spec["to"], spec.get("every", 1), text))
+        ok &= good
     expect = item.get("expect", [])
     ok &= need(isinstance(expect, list) and all(isinstance(e, Mapping) and isinstance(e.get("rule"), str)
-                                                and isinstance(e.get("begins"), int) for e in expect),
+                                                and _whole(e.get("begins"), 0, DAY) for e in expect),
                f"{where}.expect", "must be a list of {rule, begins: minute}")
+    stream_epoch = item.get("stream_epoch", 0)
+    ok &= need(_whole(stream_epoch, 0, 2**40), f"{where}.stream_epoch",
+               f"{quoted(stream_epoch)} is not an epoch second (a whole number, 0 or more)")
     account = item.get("account")
     ok &= need(account is None or (isinstance(account, str) and re.fullmatch(r"\d{12}", account) is not None),
                f"{where}.account", "must be an AWS account id (12 digits)")
@@ -282,22 +370,22 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     ok &= need(tuning_job is None or (isinstance(tuning_job, str) and TUNING_JOB.fullmatch(tuning_job) is not None),
                f"{where}.tuning_job", "must be a tuning job name (letters, digits and '-', at most 32)")
     trials = []
-    for index, spec in enumerate(item.get("trials") or []):
+    for index, spec in enumerate(_list(need, item, "trials", where)):
         path = f"{where}.trials[{index}]"
         objective = spec.get("objective") if isinstance(spec, Mapping) else None
         if need(isinstance(spec, Mapping) and set(spec) <= set(TRIAL_KEYS) and isinstance(spec.get("name"), str)
-                and JOB_NAME.fullmatch(spec["name"]) is not None and isinstance(spec.get("from"), int)
-                and isinstance(spec.get("to"), int) and spec.get("status") in TRIAL_ENDS
-                and isinstance(spec.get("reason", ""), str)
-                and (objective is None or (isinstance(objective, (int, float)) and not isinstance(objective, bool))),
+                and JOB_NAME.fullmatch(spec["name"]) is not None and _whole(spec.get("from"), 0, DAY)
+                and _whole(spec.get("to"), 0, DAY) and spec.get("status") in TRIAL_ENDS
+                and isinstance(spec.get("reason", ""), str) and (objective is None or _number(objective)),
                 path, f"must be {{name, from, to (minutes), status: {'|'.join(TRIAL_ENDS)}, reason, objective}}"):
             trials.append(TimelineTrial(spec["name"], spec["from"], spec["to"], spec["status"],
                                         spec.get("reason", ""), None if objective is None else float(objective)))
+        else:
+            ok = False
     ok &= need(not trials or family == "tuning", f"{where}.trials", "only a tuning job has trials")
     objective_type = item.get("objective", "Minimize")
     ok &= need(objective_type in ("Minimize", "Maximize"), f"{where}.objective", "must be Minimize or Maximize")
     if not ok:
         return None
     return Job(name, item["instance_type"], count, dict(tags), tuple(definitions), tuple(phases), tuple(series),
-               tuple(lines), tuple(expect), int(item.get("stream_epoch", 0)), account, tuning_job, family,
-               tuple(trials), objective_type)
+               tuple(lines), tuple(expect), stream_epoch, account, tuning_job, family, tuple(trials), objective_type)

@@ -21,12 +21,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from rule_actions.records import JobEvent, Message, Result, Trigger, TriggerFacts
-from rule_actions.text import NAME_MAX, cap, digest, plain
+from rule_actions.text import DETAILS_MAX, NAME_MAX, SMS_MAX, SUBJECT_MAX, cap, digest, plain
 
 JSON_VERSION = "1"
 SLACK_HEADER_MAX, SLACK_TEXT_MAX = 150, 3000  # Block Kit limits of a header and of a section's text
 CHAT_DESCRIPTION_MAX = 3000
 ARN_MAX = 2048
+# The json payload's bounds (docs/destinations.md, "Bounds"): whatever an event or a described job holds (a 100 KB
+# ExitMessage, a hostile reason), no text field of the body is longer than these.
+TEXT_MAX = DETAILS_MAX  # a reason, a detail (an exit message, a step's cause), an action's target and reason, a label
+BODY_MAX = 8192  # message.text, the notification's body
+URL_MAX = 4096  # a link
 TEST_THREAD = "rule-actions-test"
 
 
@@ -102,13 +107,14 @@ def teams(message: Message) -> dict[str, Any]:
         "type": "AdaptiveCard",
         "version": "1.4",
         "body": [
-            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": message.subject, "weight": "Bolder",
+            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": cap(message.subject, SUBJECT_MAX), "weight": "Bolder",
                                                    "size": "Medium"}]},
-            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": _text(message)}]},
+            {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": cap(_text(message), BODY_MAX)}]},
         ],
     }
     if message.links:
-        card["actions"] = [{"type": "Action.OpenUrl", "title": label, "url": url} for label, url in message.links]
+        card["actions"] = [{"type": "Action.OpenUrl", "title": cap(label, NAME_MAX), "url": cap(url, URL_MAX)}
+                           for label, url in message.links]
     return {"type": "message", "attachments": [
         {"contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": None, "content": card}]}
 
@@ -123,7 +129,7 @@ def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: Tri
         "secondary_status": plain(event.secondary_status, 64) if event.secondary_status else None,
         "account": plain(event.account, 64), "region": plain(region, 64),
         "family": family.name if family else None,
-        "details": family.json_details(event) if family else None,
+        "details": _bounded(family.json_details(event)) if family else None,
     }
     return {
         "version": JSON_VERSION,
@@ -131,14 +137,27 @@ def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: Tri
         "id": delivery,
         "test": not facts.about_job,
         "time": plain(event.time, 64) or None,
-        "trigger": {"label": _label(trigger, facts), "type": facts.type, **facts.fields, "watch": facts.watch},
+        "trigger": _bounded({"label": _label(trigger, facts), "type": facts.type, **facts.fields,
+                             "watch": facts.watch}, NAME_MAX),
         "job": job,
-        "reason": facts.reason,
-        "message": {"subject": message.subject, "text": _text(message), "short": message.short},
-        "actions_taken": [{key: action.get(key) for key in ("kind", "target", "outcome", "reason")}
+        "reason": _bounded(facts.reason),
+        "message": {"subject": cap(message.subject, SUBJECT_MAX), "text": cap(_text(message), BODY_MAX),
+                    "short": cap(message.short, SMS_MAX)},
+        "actions_taken": [_bounded({key: action.get(key) for key in ("kind", "target", "outcome", "reason")})
                           for action in (result.as_dict() for result in stops)],
-        "links": [{"label": label, "url": url} for label, url in message.links],
+        "links": [{"label": cap(label, NAME_MAX), "url": cap(url, URL_MAX)} for label, url in message.links],
     }
+
+
+def _bounded(value: Any, limit: int = TEXT_MAX) -> Any:
+    """`value` with every string in it cut to `limit` (the payload's own structures: a few levels deep)."""
+    if isinstance(value, str):
+        return cap(value, limit)
+    if isinstance(value, dict):
+        return {key: _bounded(item, limit) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_bounded(item, limit) for item in value]
+    return value
 
 
 def webhook_body(fmt: str, message: Message, event: JobEvent, trigger: Trigger, facts: TriggerFacts, region: str,

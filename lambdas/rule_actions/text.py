@@ -2,7 +2,8 @@
 
     quoted(value)      a short printable rendering of an untrusted value, for reasons and errors
     plain(text)        untrusted text as plain text: control and reordering characters removed, capped
-    one_line(text)     the same on one printable ASCII line (an email subject, a text message)
+    one_line(text)     the same on one printable ASCII line (an email subject, a text message): common characters
+                       spelled in ASCII (é -> e, — -> -, ’ -> '), any other "?"
     encoded(value)     a value placed in a link, percent-encoded whole
     timestamp(value)   an event's time (epoch milliseconds or ISO 8601), None when unreadable
     error_text(err)    "<code>: <message>" of an AWS error, "<class>: <text>" of another
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -47,9 +49,31 @@ def plain(text: str, limit: int | None = None, multiline: bool = False) -> str:
     return text if limit is None else cap(text, limit)
 
 
+# Characters that Unicode does not decompose into ASCII, spelled as people write them in ASCII.
+_ASCII = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
+    "\u2039": "<", "\u203a": ">", "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
+    "\u2015": "-", "\u2212": "-", "\u2026": "...", "\u00a0": " ", "\u2022": "*", "\u00b7": ".", "\u00d7": "x",
+    "\u00df": "ss", "\u00e6": "ae", "\u00c6": "AE", "\u0153": "oe", "\u0152": "OE", "\u00f8": "o", "\u00d8": "O",
+    "\u0142": "l", "\u0141": "L", "\u0111": "d", "\u0110": "D", "\u00f0": "d", "\u00d0": "D", "\u00fe": "th",
+    "\u00de": "Th", "\u0131": "i", "\u20ac": "EUR", "\u00a3": "GBP", "\u00b0": " deg", "\u2192": "->",
+})
+
+
+def ascii_spelling(text: str) -> str:
+    """Text in ASCII: common characters spelled as in ASCII (é -> e, ß -> ss, — -> -, ’ -> ', … -> ...), accents
+    dropped (NFKD, combining marks removed), any other character "?". SNS sends a text message in GSM-7 when
+    every character allows it (160 per part) and in UCS-2 otherwise (70 per part, billed per part), and an email
+    subject must be ASCII: so what a text says stays in one part and readable."""
+    text = unicodedata.normalize("NFKD", text.translate(_ASCII)).translate(_ASCII)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return text.encode("ascii", "replace").decode("ascii")
+
+
 def one_line(text: str, limit: int | None = None) -> str:
-    """Untrusted text on one printable ASCII line."""
-    return plain(plain(text).encode("ascii", "replace").decode("ascii"), limit)
+    """Untrusted text on one printable ASCII line (common characters spelled in ASCII, any other "?")."""
+    return plain(ascii_spelling(plain(text)), limit)
 
 
 def digest(text: str) -> str:

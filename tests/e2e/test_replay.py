@@ -363,3 +363,27 @@ def test_an_unreadable_configuration_file_is_named_once(tmp_path, monkeypatch, c
     # Then it refuses in one line that names the file once
     err = capsys.readouterr().err.strip()
     assert code == 2 and says in err and err.count("rule-actions.json") == 1, err
+
+
+DEEP = 100_000  # levels: json.loads itself raises RecursionError far sooner
+
+
+@pytest.mark.parametrize(("command", "made"), [
+    (["replay", "{deep}"], "event"), (["invoke", "--function-name", "f", "--region", "us-east-1", "{deep}"], "event"),
+    (["replay", "--config", "{deep}", "{good}"], "config"), (["template", "--config", "{deep}", "--out", "{out}"], "config"),
+    (["replay", "--secrets", "{deep}", "{good}"], "secrets"),
+])
+def test_json_nested_too_deeply_is_a_one_line_error_exit_2(capsys, tmp_path, command, made):
+    # Given an event file, a configuration or a secrets file nested 100,000 levels deep
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"a": ' * DEEP + "1" + "}" * DEEP if made != "event" else "[" * DEEP + "]" * DEEP)
+    names = {"deep": str(deep), "good": str(EVENTS / "vanishing-gradient-sdk-actions.json"), "out": str(tmp_path / "t")}
+
+    # When the command reads it
+    code = main([part.format(**names) for part in command])
+
+    # Then it is one line naming the file, exit status 2, nothing run
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "deep.json" in err and "nested too deeply" in err, err
+    assert "Traceback" not in err

@@ -196,6 +196,33 @@ def test_a_broken_timeline_is_reported_on_its_row(capsys, tmp_path):
     assert any("start: 'soon' is not an ISO 8601 time" in p for p in row["problems"])
 
 
+def test_a_timeline_with_bad_fields_is_one_row_naming_each_path_and_the_next_timeline_goes_on(capsys, tmp_path):
+    # Given a timeline whose metric repeats every 0 minutes, whose log text names {minute.real} and a host outside
+    # algo-1..2, beside a good timeline
+    bad = json.loads((TIMELINES / "hung-job.json").read_text())
+    job = bad["jobs"][0]
+    job["instance_count"] = 2
+    job["metrics"][0]["every"] = 0
+    job["logs"] = [{"hosts": ["algo-9"], "from": 0, "to": 5, "text": "step {minute.real} {"}]
+    (tmp_path / "a-bad.json").write_text(json.dumps(bad))
+    (tmp_path / "b-good.json").write_text((TIMELINES / "hung-job.json").read_text())
+
+    # When both are replayed
+    assert main(["replay", "--json", "--config", str(DEMO), str(tmp_path)]) == 0
+
+    # Then the bad one is one row naming each field's path, and the good one is replayed
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    bad_rows = [r for r in rows if "a-bad.json" in r["source"]]
+    assert len(bad_rows) == 1 and bad_rows[0]["matched"] is False
+    problems = bad_rows[0]["problems"]
+    assert any("jobs[0].metrics[0].every: 0 is not a whole number of minutes" in p for p in problems)
+    assert any('jobs[0].logs[0].hosts[0]: "algo-9" is not a host of this job (algo-1 to algo-2)' in p for p in problems)
+    assert any("jobs[0].logs[0].text: " in p and "may name only {minute}, {host} and {job}" in p for p in problems)
+    good = [r for r in rows if "b-good.json" in r["source"]]
+    assert good and not any(r.get("problems") for r in good)
+    assert any(a["kind"] == "stoptraining" and a["outcome"] == "done" for r in good for a in r.get("actions") or [])
+
+
 def test_organization_mode_evaluates_and_acts_in_the_members_account(capsys, tmp_path):
     config = {**json.loads((ROOT / "examples" / "organization-config.json").read_text()),
               "monitor": {"rules": {"LowGPUUtilization": {}}}}

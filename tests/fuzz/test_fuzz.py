@@ -880,3 +880,67 @@ def test_the_oracle_catches_an_action_the_input_did_not_declare(embedded, monkey
     # When / Then the property fails on it
     with pytest.raises(AssertionError):
         check(embedded, _one(embedded, aws_event, Config(), ["demo-job-001"]))
+
+
+# --------------------------------------------------------------------------- timelines, texts, monitor parameters (issue 27)
+
+TIMELINE = {"timeline": "t", "description": "d", "start": "2026-11-24T08:00:00Z", "minutes": 30, "every": 5,
+            "jobs": [{"name": "train-1", "instance_type": "ml.m5.large", "instance_count": 2, "stream_epoch": 1,
+                      "phases": [{"at": 0, "secondary": "Starting"}, {"at": 2, "secondary": "Training"}],
+                      "tags": {"rule-actions:StalledTraining": ""}, "metric_definitions": ["train:loss"],
+                      "metrics": [{"metric": "CPUUtilization", "hosts": ["algo-2"], "from": 0, "to": 9,
+                                   "value": [10, 50], "jitter": 2.5, "every": 2}],
+                      "logs": [{"hosts": "all", "from": 0, "to": 9, "every": 3, "text": "[{host}] {minute} {{x}}"}],
+                      "expect": [{"rule": "StalledTraining", "begins": 5}]},
+                     {"family": "tuning", "name": "hpo-1", "instance_type": "ml.m5.large", "phases": [{"at": 0}],
+                      "trials": [{"name": "hpo-1-001-a", "from": 1, "to": 5, "status": "Completed", "objective": 0.5}]}]}
+
+
+def check_timeline(data: Any) -> None:
+    from rule_actions_cli.timeline import read
+
+    timeline, problems = read(data, "t.json")
+    assert (timeline is None) == bool(problems)
+    assert all(p.startswith("t.json: ") and "\n" not in p for p in problems), problems
+    if timeline is not None:  # what it publishes can be computed, minute by minute, without an error
+        for job in timeline.jobs:
+            list(timeline.datapoints(job, 0, min(timeline.minutes, 60)))
+            list(timeline.log_lines(job, 0, min(timeline.minutes, 60)))
+
+
+@PURE
+@given(data=mutated(TIMELINE))
+def test_a_timeline_is_read_or_its_problems_named_never_an_exception(data):
+    # Given a timeline with hostile edits anywhere (wrong types, huge values, deep nesting, unicode)
+    # When it is read and replayed minute by minute / Then a timeline or its problems, never an exception
+    check_timeline(data)
+
+
+@pytest.mark.stress
+@STRESS_PURE
+@given(data=mutated(TIMELINE))
+def test_stress_timeline_read(data):
+    check_timeline(data)
+
+
+@PURE
+@given(text=st.one_of(texts, tricky_text, st.text()))
+def test_a_text_message_is_printable_ascii_whatever_the_text(text):
+    from rule_actions.text import SMS_MAX, one_line
+
+    # Given any text / When it is made one line for an SMS / Then printable ASCII, at most 140 characters
+    line = one_line(text, SMS_MAX)
+    assert len(line) <= SMS_MAX and re.fullmatch(r"[\x20-\x7e]*", line)
+
+
+@PURE
+@given(value=st.one_of(hostile_values, st.integers(-(10**400), 10**400), st.integers().map(str)))
+def test_a_monitor_parameter_is_read_or_refused_never_an_exception(value):
+    from rule_actions.monitors.base import Param
+
+    # Given any value for a whole and a fractional parameter, from the configuration or a tag
+    # When it is read / Then the value, or the reason it is refused (one line)
+    for param in (Param("w", 1, "d", 0, 10, whole=True), Param("f", 0.5, "d", 0, 1)):
+        for from_tag in (False, True):
+            read, problem = param.read(value, from_tag)
+            assert (read is None) == (problem is not None) and (problem is None or "\n" not in problem)

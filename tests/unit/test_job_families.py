@@ -729,3 +729,28 @@ def test_a_tuning_event_s_malformed_counters_never_hide_the_described_ones():
     # When it is worded; Then the message gives the described counters, never "unknown"
     message, _, _ = words(hostile, config, described)
     assert "Training jobs:  4 completed, 0 in progress" in message.body, message.body
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def test_a_huge_exit_message_is_bounded_in_the_json_webhook_body():
+    # Given a failed processing job whose ExitMessage is 100 KB (AWS caps it at 1,024 characters)
+    config = {**TEAM, "processing_job_outcomes": {"Failed": ["notify"]}}
+    huge = copy.deepcopy(PROCESSING_FAILED)
+    huge["detail"]["ExitMessage"] = "Traceback: " + "x" * 100_000
+    # When the json webhook payload is built
+    _, _, body = words(huge, config)
+    # Then every text field is bounded, the exit message at 1,024 characters, and the payload still follows its schema
+    assert len(body["job"]["details"]["exit_message"]) <= payloads.TEXT_MAX
+    assert body["job"]["details"]["exit_message"].startswith("Traceback: xxx")
+    assert max(len(s) for s in _strings(body)) <= payloads.BODY_MAX
+    assert len(json.dumps(body)) < 32_000
+    JSON_V1.validate(body)

@@ -303,6 +303,21 @@ def test_sms_is_at_most_140_characters_on_one_line(label):
     assert PRINTABLE_ASCII.fullmatch(text), repr(text)
 
 
+def test_sms_and_subject_spell_common_non_ascii_characters_in_ascii_instead_of_question_marks():
+    # Given a rule whose name holds accents, a dash and a typographic apostrophe (SMS and subjects are ASCII)
+    parsed, rule = job_and_rule(rule="Überfit—Café’s «Straße» …")
+
+    # When the SMS text and the subject are written
+    text, title = sms(parsed, rule, TAKEN), subject(parsed, rule)
+
+    # Then each character is spelled in ASCII, not replaced by "?"
+    assert "Uberfit-Cafe's \"Strasse\" ..." in text
+    assert "Uberfit-Cafe's" in title
+    assert "?" not in text and "?" not in title
+    # And a character with no ASCII spelling is still "?"
+    assert one_line("a中b") == "a?b"
+
+
 def test_sms_names_rule_job_and_the_stopped_job():
     # Given a stop that was done
     parsed, rule = job_and_rule()

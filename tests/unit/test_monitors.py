@@ -513,6 +513,8 @@ def test_the_opt_out_is_honoured_whatever_job_tags_says():
      "StalledTraining is not evaluated for this job"),
     ({"rule-actions:StalledTraining": "", "rule-actions:StalledTraining:parameters": "threshold"},
      'tag rule-actions:StalledTraining:parameters: "threshold" is not key=value'),
+    ({"rule-actions:StalledTraining": "", "rule-actions:StalledTraining:parameters": "threshold=" + "9" * 200},
+     'tag rule-actions:StalledTraining:parameters.threshold: "999999'),
     ({"rule-actions:opt-out": "maybe"}, 'tag rule-actions:opt-out: "maybe" is not true or false'),
     ({"rule-actions:Overfit:parameters": "patience=2"}, "which no configuration or tag rule-actions:Overfit applies"),
 ])
@@ -715,3 +717,24 @@ def test_a_job_heard_within_the_threshold_needs_no_log_query():
     quiet = job(hosts=(("ml.p3.16xlarge", 2),), started=NOW - 60 * MIN)._replace(
         heard={"algo-1": (NOW - 2 * MIN) * 1000, "algo-2": (NOW - 58 * MIN) * 1000})
     assert isinstance(rule.needs(quiet, p, NOW), Clear)
+
+
+HUGE = 10**400  # an integer too large for a float
+
+
+def test_an_integer_too_large_for_a_float_is_an_error_naming_the_parameter_wherever_it_is_given():
+    # Given a whole and a fractional parameter each given an integer too large for a float
+    # When the configuration, the parameters and the SDK's tag helper read them
+    errors = config_errors({"monitor": {"rules": {"StalledTraining": {"threshold": HUGE},
+                                                  "LowGPUUtilization": {"threshold_p95": -HUGE}}}})
+    _, problems = parameters(RULES["LowGPUUtilization"], {"threshold_p95": HUGE}, "where")
+    from rule_actions_sdk import monitor_tags
+
+    # Then each is one error naming the field and the value, never an OverflowError
+    assert errors == ['rule_actions.monitor.rules["StalledTraining"].threshold: 1' + "0" * 59
+                      + '..." is not a whole number from 60 to 86400 s',
+                      'rule_actions.monitor.rules["LowGPUUtilization"].threshold_p95: -1' + "0" * 58
+                      + '..." is not a number from 0 to 100%']
+    assert problems == ["where.threshold_p95: 1" + "0" * 59 + '..." is not a number from 0 to 100%']
+    with pytest.raises(ValueError, match=r"StalledTraining parameters\.threshold: 10+\.\.\.\" is not a whole number"):
+        monitor_tags("StalledTraining", threshold=HUGE)

@@ -220,3 +220,16 @@ def test_other_urls_are_refused_without_being_quoted(url):
     assert problem
     assert not url or url not in problem
     assert "pass" not in problem and "hooks.example.com" not in problem
+
+
+def test_every_format_bounds_a_huge_message_body():
+    # Given a message whose body is 100 KB (a reason or an exit message as long as an event can make it)
+    parsed = parse_event(sample("lifecycle-failed-algorithm-error.json")[5])
+    message = render(parsed, parsed.outcome, REGION)._replace(body="Reason:\n  " + "x" * 100_000)
+    # When each webhook body is written
+    bodies = {fmt: webhook_body(fmt, message, parsed, parsed.outcome, REGION, [], "b" * 32)
+              for fmt in ("slack", "teams", "json")}
+    # Then none carries it whole: the text is cut at its bound, and the json body still follows its schema
+    from rule_actions.payloads import BODY_MAX
+    assert all(len(body) < BODY_MAX + 4_000 for body in bodies.values()), {f: len(b) for f, b in bodies.items()}
+    JSON_V1.validate(json.loads(bodies["json"]))

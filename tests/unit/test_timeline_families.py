@@ -4,6 +4,8 @@ log group."""
 
 from __future__ import annotations
 
+import pytest
+
 from rule_actions_cli.timeline import read
 
 BASE = {"timeline": "t", "start": "2026-11-24T08:00:00Z", "minutes": 30}
@@ -43,3 +45,82 @@ def test_a_tuning_job_s_trials_are_read_and_each_problem_names_its_field():
     assert "t.json: jobs[0].trials: only a tuning job has trials" in problems
     assert any(p.startswith("t.json: jobs[1].trials[0]: must be {name, from, to") for p in problems)
     assert "t.json: jobs[2].family: must be one of training, processing, transform, tuning" in problems
+
+
+# ---------------------------------------------------------------- every field checked like a configuration's
+
+JOB = {"name": "train-1", "instance_type": "ml.m5.large", "instance_count": 2, "phases": [{"at": 0}], "expect": [],
+       "metrics": [{"metric": "CPUUtilization", "hosts": "all", "from": 0, "to": 5, "value": 50}],
+       "logs": [{"hosts": "all", "from": 0, "to": 5, "text": "[{host}] step {minute} of {job} {{ok}}"}]}
+
+
+def metric(**changed):
+    return {**JOB, "metrics": [{**JOB["metrics"][0], **changed}]}
+
+
+def log(**changed):
+    return {**JOB, "logs": [{**JOB["logs"][0], **changed}]}
+
+
+@pytest.mark.parametrize(("job", "problem"), [
+    (metric(every=0), "jobs[0].metrics[0].every: 0 is not a whole number of minutes from 1 to 1440"),
+    (metric(every=-2), "jobs[0].metrics[0].every: -2 is not a whole number of minutes from 1 to 1440"),
+    (log(every=0), "jobs[0].logs[0].every: 0 is not a whole number of minutes from 1 to 1440"),
+    (log(every="x"), 'jobs[0].logs[0].every: "x" is not a whole number of minutes from 1 to 1440'),
+    (metric(jitter="lots"), 'jobs[0].metrics[0].jitter: "lots" is not a number (0 or more)'),
+    (metric(jitter=True), "jobs[0].metrics[0].jitter: true is not a number (0 or more)"),
+    (metric(hosts="algo-1"), 'jobs[0].metrics[0].hosts: "algo-1" must be "all" or a list of hosts'),
+    (metric(hosts=2), 'jobs[0].metrics[0].hosts: 2 must be "all" or a list of hosts'),
+    (log(hosts=7), 'jobs[0].logs[0].hosts: 7 must be "all" or a list of hosts'),
+    (metric(hosts=["algo-3"]), 'jobs[0].metrics[0].hosts[0]: "algo-3" is not a host of this job (algo-1 to algo-2)'),
+    (log(hosts=["instance-1"]), 'jobs[0].logs[0].hosts[0]: "instance-1" is not a host of this job (algo-1 to algo-2)'),
+    (metric(value=["a", "b"]), 'jobs[0].metrics[0].value: ["a", "b"] is not a number or [from, to] of numbers'),
+    (metric(value="50"), 'jobs[0].metrics[0].value: "50" is not a number or [from, to] of numbers'),
+    (metric(value=10**400), "jobs[0].metrics[0].value: 1000"),
+    (metric(value=float("nan")), "jobs[0].metrics[0].value: NaN is not a number or [from, to] of numbers"),
+    (metric(**{"from": 5, "to": 2}), "jobs[0].metrics[0].to: 2 must be after from (5)"),
+    (metric(**{"from": True}), "jobs[0].metrics[0].from: true is not a whole number of minutes from 0 to 1440"),
+    ({**JOB, "stream_epoch": "soon"}, 'jobs[0].stream_epoch: "soon" is not an epoch second (a whole number, 0 or more)'),
+    ({**JOB, "stream_epoch": 10**400}, "jobs[0].stream_epoch: 1000"),
+    (log(text="{minute.__class__}"), 'jobs[0].logs[0].text: "{minute.__class__}" may name only {minute}, {host} and'),
+    (log(text="{unknown}"), 'jobs[0].logs[0].text: "{unknown}" may name only {minute}, {host} and {job}'),
+    (log(text="step {"), 'jobs[0].logs[0].text: "step {" may name only {minute}, {host} and {job}'),
+    (log(text="{minute:>999999999}"), "jobs[0].logs[0].text: "),
+    (log(text=5), "jobs[0].logs[0].text: 5 is not text"),
+    ({**JOB, "phases": 5}, "jobs[0].phases: must be a non-empty list in time order"),
+    ({**JOB, "metrics": 5}, "jobs[0].metrics: 5 is not a list"),
+    ({**JOB, "logs": {"hosts": "all"}}, 'jobs[0].logs: {"hosts": "all"} is not a list'),
+    ({**JOB, "trials": "abc", "family": "tuning"}, 'jobs[0].trials: "abc" is not a list'),
+    ({**JOB, "instance_count": True}, "jobs[0].instance_count: must be 1 to 64"),
+    ({**JOB, "phases": [{"at": -1}]}, "jobs[0].phases[0]: must be {at: minutes"),
+])
+def test_a_timeline_field_of_the_wrong_type_or_value_is_a_problem_naming_its_path(job, problem):
+    # Given a timeline whose job has one bad field (and a good second job)
+    # When it is read
+    timeline, problems = read({**BASE, "jobs": [job, JOB]}, "t.json")
+    # Then it is not replayed, and the problem names the field's path and its value
+    assert timeline is None
+    assert any(p.startswith("t.json: " + problem) for p in problems), problems
+    assert not any("jobs[1]" in p for p in problems)  # the good job has none
+
+
+def test_a_transform_job_s_hosts_are_its_instances_and_a_good_job_reads():
+    timeline, problems = read({**BASE, "jobs": [JOB]}, "t.json")
+    assert problems == [] and timeline is not None
+    [(_, _, text), *_] = list(timeline.log_lines(timeline.jobs[0], 0, 1))
+    assert text == "[algo-1] step 0 of train-1 {ok}"
+    transform = {**JOB, "family": "transform", "logs": [{**JOB["logs"][0], "hosts": ["algo-1"]}]}
+    _, problems = read({**BASE, "jobs": [transform]}, "t.json")
+    assert problems == ['t.json: jobs[0].logs[0].hosts[0]: "algo-1" is not a host of this job (instance-1 to '
+                        'instance-2)']
+
+
+@pytest.mark.parametrize(("key", "value", "problem"), [
+    ("minutes", True, "minutes: true is not a whole number of minutes from 1 to 1440"),
+    ("every", 0, "every: 0 is not a whole number of minutes from 1 to 60"),
+    ("description", 5, "description: 5 is not text"),
+    ("timeline", ["x"], 'timeline: ["x"] is not text'),
+])
+def test_a_timeline_s_own_fields_are_checked(key, value, problem):
+    timeline, problems = read({**BASE, key: value, "jobs": [JOB]}, "t.json")
+    assert timeline is None and "t.json: " + problem in problems, problems

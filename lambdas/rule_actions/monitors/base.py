@@ -370,8 +370,9 @@ class Param(NamedTuple):
                 number = float(value)
             except ValueError:
                 number = None
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) \
-                or not self.low <= number <= self.high or (self.whole and number != int(number)):
+        # (an int is compared as it is: one too large for a float must be refused, not raise OverflowError)
+        if isinstance(number, bool) or not isinstance(number, (int, float)) \
+                or (isinstance(number, float) and not math.isfinite(number)) or not self.low <= number <= self.high or (self.whole and number != int(number)):
             kind = "a whole number" if self.whole else "a number"
             return None, f"{quoted(value)} is not {kind} from {_num(self.low)} to {_num(self.high)}{_unit(self.unit)}"
         return (int(number) if self.whole else float(number)), None
