@@ -188,7 +188,8 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
     if not need(isinstance(data, Mapping), "timeline", "must be an object"):
         return None, problems
     unknown = [key for key in data if key not in TIMELINE_KEYS]
-    need(not unknown, f"{', '.join(unknown)}", f"unknown key(s); allowed: {', '.join(TIMELINE_KEYS)}")
+    need(not unknown, ", ".join(quoted(key) for key in unknown),  # quoted: a key may hold any character
+         f"unknown key(s); allowed: {', '.join(TIMELINE_KEYS)}")
     for key in ("timeline", "description"):
         need(isinstance(data.get(key, ""), str), key, f"{quoted(data.get(key))} is not text")
     start, given = None, data.get("start")
@@ -287,7 +288,8 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     if not need(isinstance(item, Mapping), where, "must be an object"):
         return None
     unknown = [key for key in item if key not in JOB_KEYS]
-    ok = need(not unknown, f"{where}.{', '.join(unknown)}", f"unknown key(s); allowed: {', '.join(JOB_KEYS)}")
+    ok = need(not unknown, f"{where}.{', '.join(quoted(key) for key in unknown)}",
+              f"unknown key(s); allowed: {', '.join(JOB_KEYS)}")
     name = item.get("name")
     family = item.get("family", "training")
     ok &= need(family in FAMILIES, f"{where}.family", f"must be one of {', '.join(FAMILIES)}")
