@@ -16,8 +16,8 @@
     jobs whose reads failed, runs near their timeout or out of time for some jobs, no run at all)
     SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
 
-Names derive from `name` (by default the stack's name), so two deployments in one account need two stack
-names. Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
+Names derive from `name` (by default the stack's name), so two deployments in one account need two names: two
+constructs in one stack deriving one name are refused at synth (each needs its own `name=`). Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from aws_cdk import (
     Duration,
     RemovalPolicy,
     Stack,
+    Token,
     Validations,
 )
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -75,7 +76,7 @@ from rule_actions.contract import (
 from rule_actions.text import quoted
 from rule_actions_cdk import bundle, organization
 from rule_actions_cdk.chat import ChatChannels
-from rule_actions_cdk.settings import PYTHON_VERSION, STACK_NAME_RE, StackSettings
+from rule_actions_cdk.settings import FILE_STACK, PYTHON_VERSION, STACK_NAME_RE, StackSettings, split_file
 
 HANDLER = "rule_actions.handler.lambda_handler"
 RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
@@ -125,12 +126,56 @@ class _QueueDestination:
 
 def as_config(config: Config | Mapping[str, Any]) -> Config:
     """The configuration, given as `Config` or as a mapping with the keys of rule-actions.json (its "$schema"
-    line ignored; the stack settings are the construct's `settings`); ConfigError naming every bad key."""
+    line ignored, its "stack" block read by `file_settings`); ConfigError naming every bad key."""
     if isinstance(config, Config):
         return config
     if not isinstance(config, Mapping):
         raise ConfigError(f"config: must be a rule_actions.config.Config or a mapping, got {type(config).__name__}")
-    return Config.from_dict({key: value for key, value in config.items() if key != "$schema"}, where="config")
+    values, _ = split_file(config, "config")
+    return Config.from_dict(values, where="config")
+
+
+def file_settings(config: Config | Mapping[str, Any]) -> StackSettings | None:
+    """The "stack" block of rule-actions.json given as the mapping (validated: ConfigError names a bad key), or
+    None when there is none."""
+    if isinstance(config, Mapping) and config.get(FILE_STACK) is not None:
+        return StackSettings.from_dict(config[FILE_STACK], where=f"config.{FILE_STACK}")
+    return None
+
+
+def _claim_name(construct: RuleActions, stack: Stack, name: str, sms_logs: bool) -> None:
+    """Refuse a second RuleActions in `stack` deriving the same physical names, or also setting the account's SMS
+    delivery logs, naming both constructs and the fix."""
+    claimed: dict[str, tuple[str, bool]] = getattr(stack, "_rule_actions_names", None) or {}
+    path = construct.node.path
+    if name in claimed:
+        raise ConfigError(f"RuleActions {path}: its resource names derive from {quoted(name)}, as those of "
+                          f"RuleActions {claimed[name][0]} in the same stack do, so both cannot be deployed; pass "
+                          f"each its own name=... (e.g. name={quoted(name + '-' + construct.node.id)[:60]})")
+    setters = [other for other, sms in claimed.values() if sms]
+    if sms_logs and setters:
+        raise ConfigError(f"RuleActions {path}: sms_delivery_logs sets the account's SMS delivery status role, an "
+                          f"account-wide setting already set by RuleActions {setters[0]} in the same stack; pass "
+                          f"settings=StackSettings(sms_delivery_logs=False) to this one")
+    claimed[name] = (path, sms_logs)
+    stack._rule_actions_names = claimed  # type: ignore[attr-defined]
+
+
+def _check_key_place(construct: RuleActions, key: kms.IKey) -> None:
+    """A key given must be in the stack's region (SNS and SQS use a key of their own region only): refused when
+    both regions are known; a key of another account (its policy must grant this one) is warned about."""
+    stack = Stack.of(construct)
+    key_region, key_account = key.env.region, key.env.account
+    if not Token.is_unresolved(key_region) and not Token.is_unresolved(stack.region) and key_region != stack.region:
+        raise ConfigError(f"RuleActions {construct.node.path}: key= is a KMS key of region {key_region}, the stack "
+                          f"deploys to {stack.region}; SNS topics and SQS queues take a key of their own region "
+                          f"only: pass a key of {stack.region} (or no key: the construct creates one)")
+    if (not Token.is_unresolved(key_account) and not Token.is_unresolved(stack.account)
+            and key_account != stack.account):
+        Annotations.of(construct).add_warning_v2(
+            "rule-actions:key-account",
+            f"key= is a KMS key of account {key_account}, the stack deploys to {stack.account}: its key policy must "
+            f"grant this account's SNS, SQS, CloudWatch and EventBridge its use, or nothing gets encrypted messages")
 
 
 class RuleActions(Construct):
@@ -145,20 +190,26 @@ class RuleActions(Construct):
     not used here). `name` prefixes every resource name (default: the stack's name). `topic`: an existing SNS topic
     for the team's messages instead of a new one (you own its encryption and policy). `key`: an existing KMS key
     for the topics and queues instead of a new one; a key defined elsewhere cannot take the statements CloudWatch
-    and EventBridge need (a warning says which), so grant them in its own policy.
+    and EventBridge need (a warning says which), so grant them in its own policy; one of another region is
+    refused, of another account warned (when both are known). A mapping's "stack" block (rule-actions.json as
+    `rule-actions init` writes it) is the settings when `settings` is not given.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: Config | Mapping[str, Any],
                  settings: StackSettings | None = None, name: str | None = None, topic: sns.ITopic | None = None,
                  key: kms.IKey | None = None) -> None:
         super().__init__(scope, construct_id)
-        settings = settings or StackSettings()
+        settings = settings or file_settings(config) or StackSettings()
         stack = Stack.of(self)
         self.config = config = as_config(config)
         self.name = name = name or stack.stack_name
         if not STACK_NAME_RE.fullmatch(name):
             raise ConfigError(f"RuleActions name {quoted(name)}: resource names are derived from it, so it must be "
                               f"a letter, then letters, digits or '-', at most 40 characters (pass name=...)")
+        texts = any(isinstance(p, Texts) for p in registry.stack_parts(config))
+        _claim_name(self, stack, name, texts and settings.sms_delivery_logs)
+        if key is not None:
+            _check_key_place(self, key)
         function_name = f"{name}-handler"
         topic_name, table_name = f"{name}-notifications", f"{name}-ledger"
         # A configuration too large for the environment ships in the code asset (the environment names the file).
@@ -324,7 +375,6 @@ class RuleActions(Construct):
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
 
-        texts = any(isinstance(p, Texts) for p in parts)
         self.sms_logs_role = self._sms_delivery_logs(settings) if texts and settings.sms_delivery_logs else None
 
     def _function(self, construct_id: str, function_name: str, description: str, code: lambda_.Code, role: iam.Role,

@@ -347,6 +347,16 @@ class EmbeddedAccount:
         seen = self._evaluated  # job -> what its previous evaluation showed (rule verdicts, problems), for the run
         phases: dict[str, tuple[str, str]] = {}  # job -> its status and phase at the previous tick
         rows: list[dict[str, Any]] = []
+        # The jobs this timeline runs (a tuning job's trials, a step's pipeline execution too) -> their family: its
+        # rows name them as every other row does, and only them (timelines replayed together share the account).
+        families: dict[str, str] = {}
+        for job in timeline.jobs:
+            families[job.name] = job.family
+            families.update({trial.name: "training" for trial in job.trials})
+            for parent, family in ((job.tuning_job, "tuning"), ((job.tags or {}).get(PIPELINE_TAG), "pipeline")):
+                if parent:  # by its name or ARN
+                    families.setdefault(parent, family)
+                    families.setdefault(parent.rsplit("/", 1)[-1], family)
         previous = 0
         for tick in timeline.ticks(every):
             label = f"{source}#+{tick}m"
@@ -378,13 +388,16 @@ class EmbeddedAccount:
                     keep.append({"tick": tick, "result": result})
                 for job in result.get("jobs", []):
                     name = job.get("training_job") or job.get("job")  # a training job's row, or another family's
+                    if name not in families:  # another timeline's job (the account is shared): not this one's row
+                        continue
                     stopped = [a for a in job.get("actions", []) if a["kind"] in ("stoptraining", "stop")
                                and a["outcome"] == "done"]
                     if stopped and name not in ours:
                         ours[name] = tick
                     shown = _shown(job)
                     if _notable(job, shown, seen.get(name, set())):
-                        rows.append(row(label, name, True, job, job.get("problems", ()), job.get("job_family")))
+                        rows.append(row(label, name, True, job, job.get("problems", ()),
+                                        job.get("job_family") or families[name]))
                     seen[name] = shown
                 failed = result.get("error") or result.get("ignored") or result.get("evaluation", {}).get("error")
                 if failed and not result.get("jobs"):

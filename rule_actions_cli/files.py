@@ -3,13 +3,18 @@
     rule-actions init     writes ./rule-actions.json (a starting configuration whose "$schema" line names the
                           schema beside it) and ./rule-actions.schema.json; refuses to overwrite either
     rule-actions schema   prints the schema (or writes it: --out FILE)
+
+A place that cannot be written (a missing directory, a file where a directory is named, a directory named for a
+file, a read-only or forbidden place) is one line naming it, with exit status 2, and nothing is written.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,17 +50,69 @@ def text() -> str:
     return json.dumps(file_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
+def directory_problem(folder: Path, create: bool = False) -> str | None:
+    """Why files cannot be written in `folder` (one line naming it), or None; with `create`, a missing folder is
+    fine when its nearest existing parent is a writable directory (it is made later, nothing is made here).
+    Checked by writing a probe file, which is what tells (root ignores permission bits; a read-only file system
+    refuses all)."""
+    if folder.exists() and not folder.is_dir():
+        return f"{folder}: not a directory (a file is there)"
+    place = folder
+    if not folder.exists():
+        if not create:
+            return f"{folder}: no such directory (create it first)"
+        place = next(p for p in folder.absolute().parents if p.exists())
+        if not place.is_dir():
+            return f"{folder}: not a directory ({place} on its path is a file)"
+    try:
+        with tempfile.NamedTemporaryFile(dir=place, prefix=".rule-actions-"):
+            pass
+    except OSError as err:
+        return f"{folder}: cannot write there ({err.strerror or type(err).__name__})"
+    return None
+
+
+def file_problem(path: Path) -> str | None:
+    """Why `path` cannot be written (one line naming it), or None."""
+    if path.is_dir():
+        return f"{path}: is a directory (name a file)"
+    parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        return f"{path}: {parent} is not a directory"
+    if not parent.exists():
+        return f"{path}: no such directory {parent} (create it first)"
+    return directory_problem(parent)
+
+
+def _refuse(problem: str) -> int:
+    print(f"rule-actions: {problem}", file=sys.stderr)
+    return 2
+
+
+def _write(path: Path, content: str) -> str | None:
+    try:
+        path.write_text(content, encoding="utf-8")
+    except OSError as err:
+        return f"{path}: cannot write it ({err.strerror or type(err).__name__})"
+    return None
+
+
 def init(args: argparse.Namespace) -> int:
     from rule_actions_cdk.settings import FILE_NAME
 
     folder = Path(args.directory)
+    problem = directory_problem(folder)
+    if problem:
+        return _refuse(problem)
     targets = {folder / FILE_NAME: json.dumps(STARTER, indent=2) + "\n", folder / SCHEMA_FILE: text()}
-    existing = [str(path) for path in targets if path.exists()]
+    existing = [str(path) for path in targets if os.path.lexists(path)]
     if existing:
         print(f"rule-actions: {', '.join(existing)} already exist: nothing was written", file=sys.stderr)
         return 2
     for path, content in targets.items():
-        path.write_text(content, encoding="utf-8")
+        problem = _write(path, content)
+        if problem:
+            return _refuse(problem)
         print(f"wrote {path}")
     print("next: add the team's addresses to notify.emails, then `rule-actions replay EVENTS` to try it locally")
     return 0
@@ -63,7 +120,9 @@ def init(args: argparse.Namespace) -> int:
 
 def schema(args: argparse.Namespace) -> int:
     if args.out:
-        Path(args.out).write_text(text(), encoding="utf-8")
+        problem = file_problem(Path(args.out)) or _write(Path(args.out), text())
+        if problem:
+            return _refuse(problem)
     else:
         sys.stdout.write(text())
     return 0

@@ -1,11 +1,17 @@
 """What the commands read: event files (a file holds one event, an object, or a JSON list of events; a directory,
 its *.json files in file-name order; every file is read and checked before anything is replayed; an element of a
 list that is not an object is kept, under its FILE#INDEX, and reported on its own row by `not_an_event` while the
-others still run), secrets, and the configuration a replay runs with."""
+others still run; an entry of a directory that cannot be read, a symlink loop, a dangling link or a directory
+named *.json, is kept the same way, under its path, and reported on its own row), secrets, and the configuration a
+replay runs with. One event file holds at most MAX_EVENT_FILE_BYTES, checked by its size before it is read (a
+larger one is one error line: the parsed JSON of a file takes several times its size in memory)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +20,38 @@ from rule_actions.text import quoted
 # json.loads raises RecursionError on input nested deeper than Python's recursion limit (about 1,000 levels):
 # the file is then said to be nested too deeply, on one line, like any other unreadable file.
 TOO_DEEP = "nested too deeply: JSON of more than about 1,000 levels"
+MAX_EVENT_FILE_BYTES = 10_000_000  # 10 MB: some 40,000 events of SageMaker's size; the replay's memory stays bounded
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An entry of an event directory that cannot be read: reported on its own row (`not_an_event`)."""
+
+    reason: str
+
+
+def _entry_problem(path: Path) -> str | None:
+    """Why a directory's *.json entry is not a readable file, or None when it is one."""
+    try:
+        if path.is_file():
+            return None
+        os.stat(path)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "cannot be read (a symlink loop)"
+        if err.errno == errno.ENOENT:
+            return f"cannot be read (a link to {os.readlink(path)}, which does not exist)" if path.is_symlink() \
+                else "cannot be read (it vanished)"
+        return f"cannot be read ({err.strerror or type(err).__name__})"
+    return "not a file (a directory or a device named like an event file): nothing to replay"
 
 
 def expand(raw: str) -> tuple[list[Path], str | None]:
-    """A path's event files (a directory: its *.json files by name), or why there are none."""
+    """A path's event files (a directory: its *.json entries by name, those that are not readable files too:
+    `read` keeps them as Unreadable), or why there are none."""
     path = Path(raw)
     if path.is_dir():
-        found = sorted(p for p in path.glob("*.json") if p.is_file())
+        found = sorted(path.glob("*.json"))
         return found, None if found else f"{raw}: directory holds no *.json file"
     if path.is_file():
         return [path], None
@@ -28,8 +59,16 @@ def expand(raw: str) -> tuple[list[Path], str | None]:
 
 
 def read(path: Path) -> tuple[list[tuple[str, Any]], str | None]:
-    """The events in one file, with source FILE or FILE#INDEX, or why it is unusable."""
+    """The events in one file, with source FILE or FILE#INDEX, or why it is unusable (a directory's entry that is
+    not a readable file: one Unreadable under its path, reported on its row)."""
+    problem = _entry_problem(path)
+    if problem:
+        return [(str(path), Unreadable(problem))], None
     try:
+        size = path.stat().st_size
+        if size > MAX_EVENT_FILE_BYTES:
+            return [], (f"{path}: {size:,} bytes, more than an event file may hold "
+                        f"({MAX_EVENT_FILE_BYTES // 1_000_000} MB): split it into smaller files")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
         return [], f"{path}: cannot be read ({err})"
@@ -50,6 +89,8 @@ def not_an_event(item: Any) -> str | None:
     """Why an element of an events file is not an event (the problem on its row), or None for an object."""
     if isinstance(item, dict):
         return None
+    if isinstance(item, Unreadable):
+        return item.reason
     return f"not an event: an element of the list must be a JSON object, this one is {_kind(item)} {quoted(item, 40)}"
 
 

@@ -16,12 +16,13 @@ exit status: each command's own (rule-actions COMMAND --help). In short: 0 when 
 (replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
 destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove; init,
 schema, template: written), 1 when test-notify or check found a problem (on its own line) or template's
-synthesis failed, 2 when an input, the configuration or AWS is unusable (one line saying what, before anything
-runs).
+synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
+before anything runs).
 """
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
-scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed).
+scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed: an event
+file larger than 10 MB too; a directory's entry that cannot be read is reported on its own row instead).
 """
 INVOKE_EPILOG = """\
 exit status: 0 when every event was sent and answered (a function error, e.g. failed actions, is reported in

@@ -15,6 +15,7 @@ synthesis does; deploying needs only the AWS CLI.
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
 import sys
 import tempfile
@@ -56,14 +57,20 @@ def write(assembly: Path, stacks: list[str], out: Path) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     from rule_actions.config import ConfigError
+    from rule_actions_cli.files import directory_problem
     from rule_actions_cli.inputs import replay_context
 
+    out = Path(args.out)
+    problem = directory_problem(out, create=True)  # before the synthesis (seconds), not after it
+    if problem:
+        print(f"rule-actions: {problem}", file=sys.stderr)
+        return 2
     context, errors = replay_context(args.config, dry_run=False)
     for line in errors:
         print(f"rule-actions: {line}", file=sys.stderr)
     if errors:
         return 2
-    from rule_actions_cdk.app import CODE_BUCKET, build_app  # starts the jsii runtime
+    from rule_actions_cdk.app import build_app  # starts the jsii runtime
 
     with tempfile.TemporaryDirectory(prefix="rule-actions-template-") as work:
         try:
@@ -73,17 +80,30 @@ def run(args: argparse.Namespace) -> int:
             print(f"rule-actions: synthesis failed: {err}", file=sys.stderr)
             return 1
         others = [name for name in stacks(Path(work)) if name != stack.stack_name]
-        out = Path(args.out)
-        written = write(Path(work), [stack.stack_name, *others], out)
+        try:
+            written = write(Path(work), [stack.stack_name, *others], out)
+        except OSError as err:
+            print(f"rule-actions: {out}: cannot write there ({err.strerror or type(err).__name__})", file=sys.stderr)
+            return 2
     for path in written:
         print(f"wrote {path}")
-    name = stack.stack_name
-    print(f"""
-deploy it with the AWS CLI, in the region and account it is for (BUCKET: an S3 bucket of yours in that region):
-  aws s3 cp --recursive {out / CODE_FOLDER} s3://BUCKET/
-  aws cloudformation deploy --stack-name {name} --template-file {out / f'{name}.template.json'} --s3-bucket BUCKET \\
-      --parameter-overrides {CODE_BUCKET}=BUCKET --capabilities CAPABILITY_NAMED_IAM""")
-    if others:
-        print(f"then, in each member account and region: aws cloudformation deploy --stack-name {others[0]} "
-              f"--template-file {out / f'{others[0]}.template.json'} --capabilities CAPABILITY_NAMED_IAM")
+    print(deploy_commands(out, stack.stack_name, others))
     return 0
+
+
+def deploy_commands(out: Path, name: str, others: list[str]) -> str:
+    """The AWS CLI commands that deploy what was written in `out`, every path quoted for a POSIX shell."""
+    from rule_actions_cdk.app import CODE_BUCKET
+
+    def q(path: Path) -> str:
+        return shlex.quote(str(path))
+
+    text = f"""
+deploy it with the AWS CLI, in the region and account it is for (BUCKET: an S3 bucket of yours in that region):
+  aws s3 cp --recursive {q(out / CODE_FOLDER)} s3://BUCKET/
+  aws cloudformation deploy --stack-name {name} --template-file {q(out / f'{name}.template.json')} --s3-bucket BUCKET \\
+      --parameter-overrides {CODE_BUCKET}=BUCKET --capabilities CAPABILITY_NAMED_IAM"""
+    if others:
+        text += (f"\nthen, in each member account and region: aws cloudformation deploy --stack-name {others[0]} "
+                 f"--template-file {q(out / f'{others[0]}.template.json')} --capabilities CAPABILITY_NAMED_IAM")
+    return text

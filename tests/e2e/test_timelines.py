@@ -273,3 +273,40 @@ def test_a_refusal_is_one_row_over_a_timeline(tmp_path):
     assert [(row["source"], [a["outcome"] for a in row["actions"]]) for row in rows] == [
         ("sms-denied.json#+40m", ["denied"])]
     assert summary(rows).endswith("actions: 1 denied")
+
+
+def test_a_timelines_evaluation_rows_name_their_job_and_only_its_own_jobs(tmp_path):
+    # Given a hung training job's timeline, replayed in an embedded account that also runs another timeline's
+    # job (the account is shared by the timelines replayed together), with no metrics or logs of its own
+    from rule_actions_cdk.app import project_context, quiet_node
+    from rule_actions_cli import moto_monitoring, moto_sagemaker
+    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.synth import synthesize
+
+    own = "llm-hung-own-2026-11-24-08-00-00-901"
+    timeline = {
+        "timeline": "A hung job", "minutes": 60, "start": "2026-11-24T08:00:00Z",
+        "jobs": [{"name": own, "instance_type": "ml.g5.2xlarge",
+                  "phases": [{"at": 0, "secondary": "Starting"}, {"at": 2, "secondary": "Training"}],
+                  "metrics": [{"metric": "GPUUtilization", "hosts": "all", "from": 3, "to": 60, "value": 95}],
+                  "logs": [{"hosts": "all", "from": 2, "to": 10, "every": 1, "text": "step {minute}00 loss ok"}]}],
+    }
+    quiet_node()
+    assembly, stack = synthesize({**project_context(), "rule_actions": {
+        "rules": {}, "monitor": {"rules": {"StalledTraining": {}}}}})
+
+    # When it is replayed
+    with EmbeddedAccount(assembly, stack) as account:
+        other, start = "other-timelines-job-2026-11-24-08-00-00-902", 1_795_507_200  # 08:00, and hung from then
+        moto_sagemaker.put_training_job(other, "InProgress", secondary_status="Training", region=account.region,
+                                        training_start_time=start)
+        moto_monitoring.put_log_lines("/aws/sagemaker/TrainingJobs", f"{other}/algo-1-{start}",
+                                      [(start + 60, "step 1 loss ok")], region=account.region)
+        rows = account.replay_timeline("hung.json", timeline)
+
+    # Then every evaluation row names its job as every other row does (job, family, training_job)
+    evaluations = [row for row in rows if row.get("rules")]
+    assert evaluations and all((row["job"], row["job_family"], row["training_job"]) == (own, "training", own)
+                               for row in evaluations)
+    # and no row names the other timeline's job
+    assert {row["job"] for row in rows} == {own}

@@ -138,3 +138,88 @@ def test_the_member_construct_forwards_to_the_central_bus_in_a_users_stack(tmp_p
     template.resource_count_is("AWS::IAM::Role", 2)  # the forwarding role and the executor
     # and cdk-nag finds nothing in it
     assert nag_findings(app, tmp_path) == []
+
+
+PHYSICAL_NAMES = {"AWS::Lambda::Function": "FunctionName", "AWS::DynamoDB::Table": "TableName",
+                  "AWS::Logs::LogGroup": "LogGroupName", "AWS::CloudWatch::Alarm": "AlarmName",
+                  "AWS::KMS::Alias": "AliasName", "AWS::SNS::Topic": "TopicName", "AWS::SQS::Queue": "QueueName",
+                  "AWS::Events::Rule": "Name"}
+TEXTS = {**CONFIG, "notify": {"sms": ["+14155550100"]}}
+
+
+def physical_names(template: Template) -> list[str]:
+    return [properties[key] for kind, key in PHYSICAL_NAMES.items()
+            for resource in template.find_resources(kind).values()
+            if isinstance(properties := resource.get("Properties", {}), dict) and isinstance(properties.get(key), str)]
+
+
+def test_two_constructs_with_their_own_names_synthesize_side_by_side_without_a_shared_name(tmp_path):
+    # Given one stack holding two constructs, each with its own name
+    app, stack = user_stack(tmp_path)
+    RuleActions(stack, "Alerts", config=CONFIG)
+    RuleActions(stack, "Audit", config=CONFIG, name="MyTraining-audit")
+    # When the stack synthesizes / Then no physical name is used twice, and the second's names carry its name
+    names = physical_names(Template.from_stack(stack))
+    assert len(names) == len(set(names)) and "MyTraining-audit-handler" in names and "alias/MyTraining-audit" in names
+    # and cdk-nag finds nothing in either
+    assert nag_findings(app, tmp_path) == []
+
+
+def test_two_constructs_deriving_one_name_are_refused_naming_the_clash_and_the_fix(tmp_path):
+    # Given a stack that already holds a construct named after the stack
+    _, stack = user_stack(tmp_path)
+    RuleActions(stack, "Alerts", config=CONFIG)
+    # When a second one is added without a name of its own (or with the same name)
+    # Then synthesis stops, naming both constructs, the shared name and the fix
+    for construct_id, name in (("Audit", None), ("Other", "MyTraining")):
+        with pytest.raises(ConfigError, match=rf'MyTraining/{construct_id}.*"MyTraining".*MyTraining/Alerts.*name='):
+            RuleActions(stack, construct_id, config=CONFIG, name=name)
+
+
+def test_two_constructs_cannot_both_set_the_accounts_sms_delivery_logs(tmp_path):
+    _, stack = user_stack(tmp_path)
+    RuleActions(stack, "Alerts", config=TEXTS)
+    with pytest.raises(ConfigError, match=r"sms_delivery_logs.*MyTraining/Alerts"):
+        RuleActions(stack, "Audit", config=TEXTS, name="Audit")
+    # and with the setting off in the second, both synthesize
+    RuleActions(stack, "Audit2", config=TEXTS, name="Audit2",
+                settings=rule_actions_cdk.StackSettings(sms_delivery_logs=False))
+    names = physical_names(Template.from_stack(stack))
+    assert len(names) == len(set(names))
+
+
+def test_a_key_of_another_region_is_refused_and_of_another_account_warned(tmp_path):
+    # Given a stack whose account and region are known
+    app = cdk.App(outdir=str(tmp_path / "cdk.out"))
+    stack = cdk.Stack(app, "MyTraining", env=cdk.Environment(account="123456789012", region="eu-west-1"))
+    elsewhere = kms.Key.from_key_arn(stack, "Far", "arn:aws:kms:us-east-1:123456789012:key/"
+                                                   "1234abcd-12ab-34cd-56ef-1234567890ab")
+    # When it is given a key of another region / Then synthesis stops naming both regions
+    with pytest.raises(ConfigError, match=r"key.*us-east-1.*eu-west-1"):
+        RuleActions(stack, "Alerts", config=CONFIG, key=elsewhere)
+    # When it is given a key of another account (same region) / Then a warning names the account
+    other = kms.Key.from_key_arn(stack, "Other", "arn:aws:kms:eu-west-1:111122223333:key/"
+                                                 "1234abcd-12ab-34cd-56ef-1234567890ab")
+    RuleActions(stack, "Alerts2", config=CONFIG, key=other, name="Other")
+    warnings = Annotations.from_stack(stack).find_warning("*", Match.string_like_regexp("rule-actions:key-account"))
+    assert "111122223333" in " ".join(str(w.entry.data) for w in warnings)
+
+
+def test_the_file_init_writes_is_accepted_as_the_configuration(tmp_path):
+    # Given rule-actions.json as `rule-actions init` writes it (its "$schema" and "stack" block)
+    import argparse
+
+    from rule_actions_cli.files import init
+
+    (tmp_path / "project").mkdir()
+    assert init(argparse.Namespace(directory=str(tmp_path / "project"))) == 0
+    written = json.loads((tmp_path / "project" / "rule-actions.json").read_text())
+    assert "stack" in written and "$schema" in written
+    # When the construct is given the file's object
+    _, stack = user_stack(tmp_path)
+    RuleActions(stack, "Alerts", config={**written, "stack": {**written["stack"], "log_retention_days": 30}})
+    # Then it synthesizes, the block's settings apply, and a bad key of the block is named
+    Template.from_stack(stack).has_resource_properties("AWS::Logs::LogGroup", {
+        "LogGroupName": "/aws/lambda/MyTraining-handler", "RetentionInDays": 30})
+    with pytest.raises(ConfigError, match=r"config\.stack\.colour: unknown key"):
+        RuleActions(stack, "Other", config={**written, "stack": {"colour": "red"}}, name="Other")

@@ -50,3 +50,69 @@ def test_version_is_the_installed_distributions(capsys):
         main(["--version"])
     assert exit_.value.code == 0
     assert capsys.readouterr().out.strip() == f"rule-actions {metadata.version('rule-actions')}"
+
+
+UNUSABLE = {  # (how the place is made, the words of the one-line error)
+    "missing": (lambda tmp: tmp / "nowhere" / "deeper", "no such directory"),
+    "a file": (lambda tmp: (tmp / "file.txt", (tmp / "file.txt").write_text("x"))[0], "not a directory"),
+    "unwritable": (lambda tmp: __import__("pathlib").Path("/sys"), "cannot write"),
+}
+
+
+@pytest.mark.parametrize("kind", list(UNUSABLE))
+def test_init_in_an_unusable_directory_is_one_line_with_status_2(tmp_path, capsys, kind):
+    # Given a --directory that is missing, a file or unwritable
+    make, words = UNUSABLE[kind]
+    place = make(tmp_path)
+    # When init runs / Then one line names the place and why, with exit status 2, and no traceback
+    assert main(["init", "--directory", str(place)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("rule-actions: ") and str(place) in err and words in err
+
+
+@pytest.mark.parametrize("kind", list(UNUSABLE))
+def test_schema_out_in_an_unusable_place_is_one_line_with_status_2(tmp_path, capsys, kind):
+    make, words = UNUSABLE[kind]
+    place = make(tmp_path)
+    target = place / "schema.json"
+    assert main(["schema", "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("rule-actions: ") and words in err
+
+
+def test_schema_out_naming_a_directory_is_one_line(tmp_path, capsys):
+    assert main(["schema", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a directory" in err
+
+
+@pytest.mark.parametrize("kind", ["a file", "unwritable"])
+def test_template_out_in_an_unusable_place_is_refused_before_synthesis(tmp_path, capsys, monkeypatch, kind):
+    # Given an --out that cannot be written, and a synthesis that would say it ran
+    import rule_actions_cdk.app
+
+    def synthesis(*args, **kwargs):
+        raise AssertionError("synthesized")
+
+    monkeypatch.setattr(rule_actions_cdk.app, "build_app", synthesis)
+    monkeypatch.chdir(tmp_path)
+    make, words = UNUSABLE[kind]
+    place = make(tmp_path)
+    # When template runs / Then one line says why, with exit status 2, before anything is synthesized
+    assert main(["template", "--out", str(place)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(place) in err and words in err
+
+
+def test_template_prints_commands_that_survive_a_path_with_spaces(tmp_path):
+    import shlex
+
+    from rule_actions_cli.template import deploy_commands
+
+    # Given an output folder whose path holds spaces and a quote
+    out = tmp_path / "my templates" / "it's here"
+    # When the deploy commands are printed / Then each path is one word of the shell's split
+    text = deploy_commands(out, "RuleActions", ["RuleActionsMember"])
+    words = [w for line in text.replace("\\\n", " ").splitlines() if line.strip() for w in shlex.split(line)]
+    assert str(out / "code") in words and str(out / "RuleActions.template.json") in words
+    assert str(out / "RuleActionsMember.template.json") in words
