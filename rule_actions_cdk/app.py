@@ -48,6 +48,9 @@ def read_config_file(path: str | Path) -> Any:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise ConfigError(f"{path}: not a readable JSON file ({err})") from None
+    except RecursionError:  # json.loads on input nested deeper than Python's recursion limit
+        raise ConfigError(f"{path}: not a readable JSON file (nested too deeply: JSON of more than about 1,000 "
+                          "levels)") from None
 
 
 def file_context(path: str | Path | None = None) -> dict[str, Any]:

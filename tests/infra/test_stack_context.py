@@ -114,3 +114,18 @@ def test_synth_warns_of_a_rule_key_in_the_wrong_case_and_still_synthesizes(tmp_p
     assert result.returncode == 0, result.stderr
     assert "rule-actions: the configuration is valid, but:" in result.stderr
     assert 'rule_actions.rules["vanishinggradient"]' in result.stderr and "VanishingGradient" in result.stderr
+
+
+def test_a_configuration_file_nested_too_deeply_is_a_config_error_naming_it(tmp_path):
+    # Given a configuration file nested more deeply than JSON can be read (a user's app reads it with
+    # read_config_file, as the repository's app does)
+    from rule_actions.config import ConfigError
+    from rule_actions_cdk.app import read_config_file
+
+    deep = tmp_path / "rule-actions.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    # When it is read / Then the error is one line naming the file, not a RecursionError
+    with pytest.raises(ConfigError) as caught:
+        read_config_file(deep)
+    assert str(deep) in str(caught.value) and "nested too deeply" in str(caught.value)
+    assert "\n" not in str(caught.value)
