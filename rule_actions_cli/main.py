@@ -64,6 +64,8 @@ def parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     replay.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
+    replay.add_argument("--all", action="store_true", help="list every event in the table, also those the rule does "
+                        "not match and repeated deliveries that change nothing (without it they are counted)")
     replay.add_argument("--config", metavar="FILE", help="the configuration file (default: ./rule-actions.json if "
                         "there is one, else the defaults)")
     replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, change nothing")
@@ -81,6 +83,8 @@ def parser() -> argparse.ArgumentParser:
     add_target_options(invoke, required=True)
     invoke.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     invoke.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
+    invoke.add_argument("--all", action="store_true", help="list every event in the table, also repeated deliveries "
+                        "that change nothing (without it they are counted)")
     testnotify.add_parser(commands)
     check_command.add_parser(commands)
     subscriptions.add_parser(commands)
@@ -126,17 +130,30 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
-            rows = run_replay(events, context, args.verbose, secrets)
+            deliveries: list[report.Delivery] = []
+            rows = run_replay(events, context, args.verbose, secrets, deliveries)
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
-    (report.write_json if args.json else report.write_table)(rows, sys.stdout)
-    receiver.report(receivers, sys.stderr if args.json else sys.stdout)
+    write(args)(rows, sys.stdout)
+    side = sys.stderr if args.json else sys.stdout
+    receiver.report(receivers, side)
+    if args.receiver:
+        report.write_deliveries(deliveries, side)
     return 0
 
 
+def write(args: argparse.Namespace) -> Any:
+    """How rows are printed: --json, or the table fitted to the terminal (colour only on one)."""
+    if args.json:
+        return report.write_json
+    return lambda rows, out: report.write_table(rows, out, colour=report.colour_wanted(out), show_all=args.all)
+
+
 def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
-               secrets: dict[str, str] | None = None) -> list[dict[str, Any]]:
+               secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None
+               ) -> list[dict[str, Any]]:
+    """The rows; `deliveries`, when given, receives what the stack's topics delivered."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
@@ -144,7 +161,10 @@ def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: 
     assembly, stack = synthesize(context)
     # One account, or (organization mode) the central stack and a member stack in every account the events name.
     with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
-        return world.replay(events, log=sys.stderr if verbose else None)
+        rows = world.replay(events, log=sys.stderr if verbose else None)
+        if deliveries is not None:
+            deliveries += world.deliveries()
+        return rows
 
 
 def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
@@ -152,15 +172,15 @@ def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
     before, one line on stderr, 2."""
     from rule_actions_cli.invoke import InvokeError, send
 
-    write = report.write_json if args.json else report.write_table
+    write_rows = write(args)
     try:
         rows = send(events, function_name=args.function_name, stack=args.stack, profile=args.profile, region=args.region)
     except InvokeError as err:
         if err.rows:
-            write(err.rows, sys.stdout)
+            write_rows(err.rows, sys.stdout)
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
-    write(rows, sys.stdout)
+    write_rows(rows, sys.stdout)
     return 0
 
 

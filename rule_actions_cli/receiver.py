@@ -133,7 +133,8 @@ def add_options(parser: Any, where: str = "") -> None:
     parser.add_argument("--secrets", metavar="FILE", help=f"{where}JSON of secret name -> secret string (a webhook's "
                         '{"url", "signing_key"}), created in the embedded Secrets Manager')
     parser.add_argument("--receiver", action="store_true", help=f"{where}receive the loopback webhook URLs of "
-                        "--secrets, check their signatures and print what arrived")
+                        "--secrets, check their signatures and print what arrived; then what each destination of "
+                        "the topics received (each message's subject and text)")
 
 
 class ReceiverError(Exception):

@@ -149,8 +149,9 @@ def test_table_output_reads_at_a_glance(capsys):
     code = main(["replay", "--config", str(DEMO_CONFIG), str(EVENTS / "cross-team-prefix.json")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert out[0].split()[:4] == ["EVENT", "JOB", "MATCHED", "TRIGGER"]
-    assert any("denied" in line and "stoptraining" in line for line in out)
+    assert out[:3] == ["EVENT  JOB", f"  TRIGGER          ACTION{' ' * 18}OUTCOME  REASON",
+                       "cross-team-prefix.json  cv-detr-ablation-03"]
+    assert out[3].split()[:4] == ["ExplodingTensor", "stoptraining", "nlp-bert-", "denied"]
     assert out[-1] == "1 events, 1 matched the stack's rule; actions: 2 done, 1 denied"
 
 
