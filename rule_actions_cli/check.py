@@ -71,7 +71,7 @@ def event_bus(session: Any, stack: str) -> str:
 
     with aws_errors("cloudformation", stack=stack):
         outputs = session.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
-    arns = [o["OutputValue"] for o in outputs if o["OutputKey"] == BUS_OUTPUT]
+    arns = [o["OutputValue"] for o in outputs if o["OutputKey"].endswith(BUS_OUTPUT)]  # <construct id>EventBusArn too
     return arns[0].rsplit("/", 1)[1] if arns else "default"
 
 
@@ -149,7 +149,7 @@ def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, An
                      account: str, say: Callable[[str], None]) -> bool:
     """The synthetic event: routed by the deployed rule (TestEventPattern), then answered by the function with
     every action skipped as an archive replay."""
-    from rule_actions_cli.invoke import aws_errors
+    from rule_actions_cli.invoke import aws_errors, read_answer
 
     config = json.loads((configuration.get("Environment") or {}).get("Variables", {}).get("RULE_ACTIONS_CONFIG") or "{}")
     region = lambda_.meta.region_name
@@ -174,7 +174,7 @@ def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, An
     with aws_errors("lambda", region=region, function=configuration["FunctionName"]):
         response = lambda_.invoke(FunctionName=configuration["FunctionName"], InvocationType="RequestResponse",
                                   Payload=json.dumps(event))
-        payload = json.loads(response["Payload"].read() or b"null")
+        payload = read_answer(response, configuration["FunctionName"], region)
     seconds = time.monotonic() - start
     if response.get("FunctionError") or not isinstance(payload, dict):
         message = payload.get("errorMessage") if isinstance(payload, dict) else payload

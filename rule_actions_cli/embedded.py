@@ -512,7 +512,7 @@ class EmbeddedAccount:
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
         from rule_actions.pipeline import read_event
         from rule_actions.records import IgnoredEvent
-        from rule_actions_cli.inputs import not_an_event
+        from rule_actions_cli.inputs import EVENT_SHAPE, not_an_event
         from rule_actions_cli.report import row
 
         if not_an_event(event):  # an element of a list of events that is not one: its own row, the rest goes on
@@ -521,7 +521,8 @@ class EmbeddedAccount:
         try:
             problems = list(read_event(event)[0].problems)
         except IgnoredEvent as err:
-            problems = [f"not an event the function acts on: {err}"]
+            shape = "" if isinstance(event, dict) and "detail-type" in event else f"; {EVENT_SHAPE}"
+            problems = [f"not an event the function acts on: {err}{shape}"]
         undelivered = self.undelivered(event)
         if undelivered:  # its account is not in this embedded world: nothing to seed, no bus of ours sees it
             return row(source, job, False, {"ignored": undelivered, **self.where(event)}, problems, family)

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         return check_command.main(args)
     if args.command == "subscriptions":
         return subscriptions.main(args)
-    if args.command in ("init", "schema"):
+    if args.command in ("init", "schema", "samples"):
         return getattr(files, args.command)(args)
     if args.command == "template":
         return template_command.run(args)

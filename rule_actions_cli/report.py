@@ -124,8 +124,8 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int | None = Non
         parts = [f"{_count(left_out['unmatched'], 'event')} the stack's rule does not match"] \
             if left_out["unmatched"] else []
         if left_out["duplicate"]:
-            parts.append(f"{_count(left_out['duplicate'], 'repeated event')} whose every action was done before "
-                         "(duplicate)")
+            parts.append(f"{_count(left_out['duplicate'], 'repeated event')} whose every action was done or "
+                         "reported before (duplicate)")
         for line in _wrap(f"not listed (--all lists them): {'; '.join(parts)}", width, "  "):
             out.write(paint(line, "2") + "\n")
     for line in _wrap(summary(rows), width, "  "):

@@ -76,7 +76,7 @@ def test_rows_that_did_nothing_are_counted_unless_all_is_asked():
     # Then neither is listed: one line counts them, and the summary counts every row
     assert "a.json#0" not in text and "a.json#1" not in text
     assert ("not listed (--all lists them): 1 event the stack's rule does not match; 1 repeated event whose every "
-            "action was done before (duplicate)") in " ".join(text.split())
+            "action was done or reported before (duplicate)") in " ".join(text.split())
     assert text.splitlines()[-1].startswith("5 events, 3 matched the stack's rule")
     # and a row's duplicates among other actions share one line
     assert [line.split()[:3] for line in text.splitlines() if "duplicate" in line.split()] == [
