@@ -174,7 +174,8 @@ def file_settings(config: ConfigSource, where: str | None = None) -> StackSettin
 
 def warning_block(warnings: list[str], width: int = 110) -> str:
     """The configuration's warnings as one readable block: a heading, then each finding as a wrapped bullet."""
-    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ") for w in warnings]
+    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ", break_long_words=False,
+                           break_on_hyphens=False) for w in warnings]  # a file's path stays whole
     return "\n".join(["rule-actions: the configuration is valid, but:", *items])
 
 

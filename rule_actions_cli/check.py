@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rule_actions_cli.matcher import matches
-from rule_actions_cli.options import add_target_options
+from rule_actions_cli.options import add_target_options, examples
 
 CHECK_RULE = "RuleActionsCheck"
 REPLAY_NAME = "rule-actions-check"
@@ -212,7 +212,8 @@ synthetic event without acting; 1 when one of those failed (each finding on its 
 unusable or AWS cannot be configured or reached, or refuses a call (one line saying what is missing).
 AWS settings as for `invoke`. The caller needs cloudformation:DescribeStacks, lambda:GetFunctionConfiguration,
 lambda:InvokeFunction, events:ListRuleNamesByTarget, events:DescribeRule and events:TestEventPattern.
-"""
+
+""" + examples("rule-actions check --stack MLPlatform --region us-east-1")
 
 
 def add_parser(commands: Any) -> None:

@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rule_actions_cli.options import examples
+
 SCHEMA_FILE = "rule-actions.schema.json"
 STARTER: dict[str, Any] = {
     "$schema": f"./{SCHEMA_FILE}",
@@ -51,32 +53,31 @@ app.synth()
 
 def add_parsers(commands: Any) -> None:
     init = commands.add_parser(
-        "init", help="write a starting rule-actions.json and its JSON Schema in this directory",
+        "init", help="write a starting rule-actions.json and its JSON Schema in this directory (--cdk: and a CDK app)",
         description="Writes ./rule-actions.json (notify the team on every rule's IssuesFound and on failed, timed "
         "out or interrupted jobs; add the team's addresses to notify.emails) and ./" + SCHEMA_FILE + ", which "
-        "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.")
+        "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.",
+        epilog=examples("rule-actions init --cdk", "rule-actions init --directory infra"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
     init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack "
                       f"({STACK}) holds the construct configured by rule-actions.json, and ./{CDK_FILE}, which runs "
                       "it with this Python (python3) and the feature flags the construct is tested with")
     schema = commands.add_parser("schema", help="print the configuration file's JSON Schema",
                                  description="The JSON Schema of rule-actions.json, generated from what the "
-                                 "installed version declares.")
+                                 "installed version declares.",
+                                 epilog=examples("rule-actions schema --out rule-actions.schema.json"),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     schema.add_argument("--out", metavar="FILE", help="write it to FILE instead of printing it")
     samples = commands.add_parser(
         "samples", help="write the sample events and timelines shipped with the command, to replay them",
         description="Writes the sample events (what SageMaker sends; docs/sample-events.md says what each shows) "
         "and the sample timelines (timelines/: jobs minute by minute, for the monitor rules) shipped with the "
         "command into a new directory, as the repository's events/ holds them.",
-        epilog=example("rule-actions samples", "rule-actions replay events/timelines/hung-job.json"),
+        epilog=examples("rule-actions samples", "rule-actions replay events/timelines/hung-job.json"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     samples.add_argument("--directory", default="events", metavar="DIR",
                          help="where to write them (default: ./events; it must not exist or be empty)")
-
-
-def example(*commands: str, what: str = "example") -> str:
-    """The end of a command's --help: an example, one command a line."""
-    return f"{what}:\n" + "".join(f"  {command}\n" for command in commands)
 
 
 def samples(args: argparse.Namespace) -> int:

@@ -9,13 +9,13 @@ from typing import Any
 from rule_actions_cli import check as check_command
 from rule_actions_cli import files, inputs, receiver, report, subscriptions, testnotify
 from rule_actions_cli import template as template_command
-from rule_actions_cli.options import add_target_options
+from rule_actions_cli.options import add_target_options, examples
 
 TOP_EPILOG = """\
 exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
 (replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
 destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove; init,
-schema, template: written), 1 when test-notify or check found a problem (on its own line) or template's
+schema, samples, template: written), 1 when test-notify or check found a problem (on its own line) or template's
 synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
 before anything runs).
 """
@@ -23,7 +23,11 @@ EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed: an event
 file larger than 10 MB too; a directory's entry that cannot be read is reported on its own row instead).
-"""
+
+The table fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
+
+""" + examples("rule-actions samples", "rule-actions replay events/ events/timelines/",
+               "rule-actions replay --config my-config.json --all events/timelines/hung-job.json")
 INVOKE_EPILOG = """\
 exit status: 0 when every event was sent and answered (a function error, e.g. failed actions, is reported in
 the output, not as the exit status), 2 when an input is unusable (one line per problem, nothing is sent) or
@@ -33,7 +37,8 @@ before it are still reported).
 AWS settings, as the AWS CLI reads them: --profile or AWS_PROFILE; --region or AWS_REGION / AWS_DEFAULT_REGION
 or the profile's region; credentials from the profile (`aws configure`, `aws sso login`) or AWS_ACCESS_KEY_ID
 and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
-"""
+
+""" + examples("rule-actions invoke --stack MLPlatform --region us-east-1 my-event.json")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -42,8 +47,8 @@ def parser() -> argparse.ArgumentParser:
         description="Actions for SageMaker jobs, on Debugger and Profiler rule statuses (IssuesFound, Error), on "
         "the monitor rules' findings and on job outcomes (training, tuning, processing, pipeline, transform): replay "
         "events on an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, "
-        "clean up its topic's subscriptions; write a starting configuration file, its schema, or the stack as a "
-        "CloudFormation template.",
+        "clean up its topic's subscriptions; write a starting configuration file (and a CDK app), its schema, the "
+        "sample events, or the stack as a CloudFormation template.",
         epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
 from rule_actions_cli import inputs, receiver, report
-from rule_actions_cli.options import add_target_options
+from rule_actions_cli.options import add_target_options, examples
 
 HELP = "send one test message to every configured destination and report each destination's outcome"
 EPILOG = """\
@@ -31,7 +31,9 @@ reached (one line saying what is missing, as for `invoke`).
 Locally, --secrets seeds the embedded Secrets Manager with the webhooks' secrets and --receiver listens on the
 loopback addresses their URLs name, checks each signature and prints what arrived. Deployed, the usual AWS
 settings apply: --profile or AWS_PROFILE, --region or AWS_REGION / AWS_DEFAULT_REGION, AWS_ENDPOINT_URL.
-"""
+
+""" + examples("rule-actions test-notify --email me@example.com",
+               "rule-actions test-notify --stack MLPlatform --email me@example.com")
 
 
 def add_parser(commands: Any) -> None:

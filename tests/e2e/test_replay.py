@@ -388,3 +388,17 @@ def test_json_nested_too_deeply_is_a_one_line_error_exit_2(capsys, tmp_path, com
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and "deep.json" in err and "nested too deeply" in err, err
     assert "Traceback" not in err
+
+
+def test_an_object_without_detail_type_is_told_what_an_event_looks_like_on_its_row(capsys, tmp_path):
+    # Given a JSON object that is not an EventBridge event (a job's description pasted instead), and an event
+    (tmp_path / "a-description.json").write_text(json.dumps({"TrainingJobName": "job-1", "TrainingJobStatus": "Failed"}))
+    (tmp_path / "b-event.json").write_text((EVENTS / "vanishing-gradient-sdk-actions.json").read_text())
+    # When both are replayed
+    code, rows, _ = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path))
+    # Then its row says what an event looks like, and the event still acts
+    assert code == 0 and not rows[0]["matched"]
+    [problem] = rows[0]["problems"]
+    assert "(source null, detail-type null); an event is the JSON object EventBridge delivers, e.g. {\"source\": " \
+           "\"aws.sagemaker\", \"detail-type\": \"SageMaker Training Job State Change\"" in problem
+    assert rows[1]["matched"] and rows[1]["actions"]
