@@ -21,8 +21,14 @@ SCHEMA = json.loads((ROOT / "schemas" / "config.schema.json").read_text())
 
 
 def run(page: Path, code: str, where: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
-    """Run a snippet as a user would, in an empty directory `where` (a CDK app may write its cloud assembly there)."""
+    """Run a snippet as a user would, in an empty directory `where` (a CDK app may write its cloud assembly there);
+    an app reading rule-actions.json finds it as `rule-actions init` writes it (tests/package/ runs the README's
+    commands around it)."""
     monkeypatch.chdir(where)
+    if '"rule-actions.json"' in code:
+        from rule_actions_cli.main import main
+
+        assert main(["init"]) == 0
     scope: dict = {}
     exec(compile(code, str(page), "exec"), scope)
     return scope
