@@ -181,7 +181,7 @@ def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, 
         if action in repeated:
             if action is repeated[0]:
                 found.append(("-", ", ".join(dict.fromkeys(a["kind"] for a in repeated)), Outcome.DUPLICATE.value,
-                              "done or reported before, for this job and trigger (--all gives each reason)"))
+                              "done or reported before; --all gives each reason"))
             continue
         found.append((action.get("trigger") or action.get("rule") or "-", _action(action, job), action["outcome"],
                        action["reason"]))

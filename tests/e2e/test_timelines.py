@@ -8,12 +8,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import socket
 import sys
 from pathlib import Path
 
 import pytest
-from replaying import reasons_shown_whole
+from replaying import UUID, reasons_shown_whole
 
 from rule_actions_cli.main import main
 from rule_actions_cli.receiver import Receiver
@@ -196,6 +197,20 @@ def test_getting_started_shows_what_make_demo_prints(demo):
     from rule_actions_cli.report import summary
 
     assert summary(demo[0]) in (ROOT / "docs" / "getting-started.md").read_text()
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page):
+    # Given the excerpt of `make demo` a page shows (its lines between "..." elisions)
+    [excerpt] = re.findall(r"```\n(EVENT  JOB\n.*?)```", (ROOT / page).read_text(), re.DOTALL)
+    shown = [line for line in excerpt.splitlines() if line != "..."]
+    # Then its lines are lines of what the demo prints, in its order (message ids and the receiver's port aside)
+    def same(line: str) -> str:
+        return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", UUID.sub("<id>", line))
+
+    printed = iter(same(line) for line in demo[1].splitlines())
+    missing = [line for line in shown if not any(same(line) == other for other in printed)]
+    assert not missing and len(shown) > 10, missing
 
 
 def test_columns_120_make_demo_fits_120_columns_and_cuts_no_reason(demo):
