@@ -28,8 +28,8 @@ def recipe(title: str) -> tuple[dict, list[str]]:
     """The recipe's configuration (its first json block) and the sample paths of its replay line."""
     text = sections()[title]
     config = json.loads(re.search(r"```json\n(.*?)```", text, re.DOTALL).group(1))
-    [line] = [line for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL) for line in block.splitlines()
-              if line.startswith("rule-actions replay ")]
+    [line] = [line for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
+              for line in block.replace("\\\n", " ").splitlines() if line.startswith("rule-actions replay ")]
     return config, [arg for arg in shlex.split(line)[2:] if not arg.startswith("--")]
 
 

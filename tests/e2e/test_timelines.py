@@ -202,7 +202,7 @@ def test_getting_started_shows_what_make_demo_prints(demo):
 @pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
 def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page):
     # Given the excerpt of `make demo` a page shows (its lines between "..." elisions)
-    [excerpt] = re.findall(r"```\n(EVENT  JOB\n.*?)```", (ROOT / page).read_text(), re.DOTALL)
+    [excerpt] = re.findall(r"```[^\n]*\n(EVENT  JOB\n.*?)```", (ROOT / page).read_text(), re.DOTALL)
     shown = [line for line in excerpt.splitlines() if line != "..."]
     # Then its lines are lines of what the demo prints, in its order (message ids and the receiver's port aside)
     def same(line: str) -> str:
