@@ -353,7 +353,7 @@ def test_the_embedded_account_deploys_and_acts_in_any_region(region):
     assert row["matched"] and {a["outcome"] for a in row["actions"]} == {"done"}, row
 
 
-@pytest.mark.parametrize(("text", "says"), [("{bad", "not a readable JSON file"),
+@pytest.mark.parametrize(("text", "says"), [("{bad", "not JSON (Expecting property name enclosed in double quotes"),
                                             ('{"$schema": 5}', "$schema: 5 is not a string")])
 def test_an_unreadable_configuration_file_is_named_once(tmp_path, monkeypatch, capsys, text, says):
     # Given a broken rule-actions.json in the current directory, found without --config

@@ -104,7 +104,7 @@ def test_the_collection_finds_the_hints_it_checks():
     # the scan sees the hints this module was written against (a broken scan would check nothing)
     flags = {(unit, flag) for unit, flag, _ in FOUND}
     assert {("invoke.py:deployed_function", "--function-name"), ("invoke.py:_unusable", "--region"),
-            ("receiver.py:receiving", "--secrets"), ("testnotify.py:LOCALLY", "--stack"),
+            ("receiver.py:add_options", "--secrets"), ("testnotify.py:LOCALLY", "--stack"),
             ("subscriptions.py:HELP", "--remove"), ("check.py:EPILOG", "--stack")} <= flags
     assert len(FOUND) > 40
 
