@@ -52,11 +52,12 @@ def user_app(built, tmp_path_factory):
     bin_ = home / "bin"  # the user's python3: the interpreter the venv was made from
     bin_.mkdir()
     (bin_ / "python3").symlink_to(Path(sys._base_executable).resolve())
-    quiet_settings = ("JSII_SILENCE", "AWS_SDK_JS_NODE_VERSION", "CDK_HOME", "NPM_CONFIG", "npm_config")
+    quiet_settings = ("JSII_SILENCE", "AWS_SDK_JS_NODE_VERSION", "CDK_HOME")  # what the Makefile sets, not a user
     env = {key: value for key, value in user_env(home).items() if not key.startswith(quiet_settings)}
+    npm_cache = env.get("npm_config_cache") or env.get("NPM_CONFIG_CACHE") or str(Path.home() / ".npm")
     env.update(PATH=f"{bin_}{os.pathsep}{env['PATH']}", HOME=str(home),
                PIP_NO_INDEX="1", PIP_FIND_LINKS=str(built.parent), PIP_DISABLE_PIP_VERSION_CHECK="1",
-               npm_config_cache=str(Path.home() / ".npm"), npm_config_prefer_offline="true",
+               npm_config_cache=npm_cache, npm_config_prefer_offline="true",  # the cache `make setup`'s npm ci filled
                npm_config_audit="false", npm_config_fund="false", npm_config_update_notifier="false",
                CDK_DISABLE_CLI_TELEMETRY="1")
     [commands, *_] = blocks("sh")
