@@ -45,7 +45,8 @@ from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 
 FUNCTION_OUTPUT = "FunctionName"
-SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge"}
+SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge",
+            "cloudwatch": "CloudWatch"}
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError", "Forbidden"}
 CREDENTIALS_REJECTED = {
     "UnrecognizedClientException", "InvalidClientTokenId", "InvalidAccessKeyId", "InvalidSignatureException",

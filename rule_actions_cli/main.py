@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import files, inputs, receiver, report, subscriptions, testnotify
+from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, testnotify
 from rule_actions_cli import template as template_command
 from rule_actions_cli.options import add_target_options
 
@@ -86,6 +86,7 @@ def parser() -> argparse.ArgumentParser:
     subscriptions.add_parser(commands)
     files.add_parsers(commands)
     template_command.add_parser(commands)
+    savings.add_parser(commands)
     return top
 
 
@@ -110,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         return getattr(files, args.command)(args)
     if args.command == "template":
         return template_command.run(args)
+    if args.command == "report":
+        return savings.main(args)
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":
