@@ -14,8 +14,8 @@ from rule_actions_cli.options import add_target_options
 TOP_EPILOG = """\
 exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
 (replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
-destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove; init,
-schema, template: written), 1 when test-notify or check found a problem (on its own line) or template's
+destination reached; check: the deployment proved; report: printed; subscriptions: listed, and removed with
+--remove; init, schema, template: written), 1 when test-notify or check found a problem (on its own line) or template's
 synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
 before anything runs).
 """
@@ -42,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
         description="Actions for SageMaker jobs, on Debugger and Profiler rule statuses (IssuesFound, Error), on "
         "the monitor rules' findings and on job outcomes (training, tuning, processing, pipeline, transform): replay "
         "events on an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, "
-        "clean up its topic's subscriptions; write a starting configuration file, its schema, or the stack as a "
+        "report what it did and saved, clean up its topic's subscriptions; write a starting configuration file, its schema, or the stack as a "
         "CloudFormation template.",
         epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -24,8 +24,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
+from rule_actions.contract import Outcome
 from rule_actions_cli import receiver
 from rule_actions_cli.options import add_aws_options
 
@@ -37,6 +38,7 @@ FUNCTION_OUTPUT, EVALUATOR_OUTPUT = "FunctionName", "EvaluatorFunctionName"  # t
 LAMBDA = "AWS/Lambda"
 SUM, MAX, COUNT = "Sum", "Maximum", "SampleCount"
 LABEL = 14  # the text's first column: what each line is about
+DONE, WATCHED = str(Outcome.DONE), str(Outcome.WATCHED)
 
 HELP = "what rule-actions did and saved: actions, triggers, stops, dollars saved, job costs, the evaluator's health"
 EPILOG = f"""\
@@ -136,10 +138,11 @@ def _lambda_query(function: str, name: str, stat: str = SUM) -> Query:
     return Query(LAMBDA, name, (("FunctionName", function),), stat)
 
 
-def fetch(cloudwatch: Any, queries: Iterable[Query], start: datetime, end: datetime) -> dict[Query, float | None]:
+def fetch(cloudwatch: Any, queries: Iterable[Query], start: datetime,
+          end: datetime) -> tuple[dict[Query, float | None], set[Query]]:
     """Each query's figure over [start, end): the sum of its daily values (Sum, SampleCount; 0 when there is no
-    datapoint: nothing happened), their maximum (Maximum; None when there is none); None when CloudWatch's answer
-    was not Complete."""
+    datapoint: nothing happened), their maximum (Maximum; None when there is none); None, and among the queries
+    returned second, when CloudWatch's answer was not Complete."""
     from rule_actions_cli.invoke import aws_errors
 
     wanted = list(dict.fromkeys(queries))
@@ -162,32 +165,38 @@ def fetch(cloudwatch: Any, queries: Iterable[Query], start: datetime, end: datet
             if not answer.get("NextToken"):
                 break
             request["NextToken"] = answer["NextToken"]
+    incomplete = {query for query in wanted if status.get(query, "Complete") != "Complete"}
     found: dict[Query, float | None] = {}
     for query in wanted:
-        if status.get(query, "Complete") != "Complete":
+        if query in incomplete:
             found[query] = None
         elif query.stat == MAX:
             found[query] = max(values[query]) if values[query] else None
         else:
             found[query] = sum(values[query])
-    return found
+    return found, incomplete
 
 
-def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str | None,
-           evaluator_timeout: int | None, lambda_metrics: bool = True) -> Report:
-    """The report over the `days` before `end`. `evaluator`: its function's name (None: the stack has none);
-    `lambda_metrics`: whether Lambda's own metrics exist (not on the embedded account)."""
+class Queries(NamedTuple):
+    """What the report asks CloudWatch, by figure."""
+
+    action: dict[tuple[str, str], Query]  # (kind, outcome)
+    trigger: dict[str, Query]
+    saved: dict[str, Query]  # by family: the sum, and how many (below)
+    known: dict[str, Query]
+    cost: dict[str, Query]
+    stated: dict[str, Query]
+    events: dict[str, Query]
+    evaluation: dict[str, Query]  # empty without an evaluator
+
+    def all(self) -> list[Query]:
+        return [query for group in self for query in group.values()]
+
+
+def queries(evaluator: str | None, lambda_metrics: bool = True) -> Queries:
+    """The report's queries: the function's metrics (rule_actions_cdk/metrics.py), and Lambda's of the evaluator."""
     from rule_actions_cdk import metrics as m
 
-    start = end - timedelta(days=days)
-    action = {(k, o): _function_query(m.actions(k, o)) for k in m.KINDS for o in m.OUTCOMES}
-    trigger = {t: _function_query(m.triggers(t)) for t in m.TRIGGERS}
-    saved = {f: _function_query(m.saved(f)) for f in m.FAMILIES}
-    known = {f: _function_query(m.saved(f), COUNT) for f in m.FAMILIES}
-    cost = {f: _function_query(m.cost(f)) for f in m.FAMILIES}
-    stated = {f: _function_query(m.cost(f), COUNT) for f in m.FAMILIES}
-    events = {"handled": _function_query(m.EVENTS), "ignored": _function_query(m.IGNORED),
-              "test_notifications": _function_query(m.TESTS), "refused_accounts": _function_query(m.REFUSED)}
     evaluation: dict[str, Query] = {}
     if evaluator:
         evaluation = {
@@ -198,8 +207,28 @@ def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str
             "longest_run_s": _function_query(m.EVALUATION_SECONDS, MAX),
             **({"runs": _lambda_query(evaluator, "Invocations"), "failed_runs": _lambda_query(evaluator, "Errors"),
                 "duration_ms": _lambda_query(evaluator, "Duration", MAX)} if lambda_metrics else {})}
-    groups = (action, trigger, saved, known, cost, stated, events, evaluation)
-    found = fetch(cloudwatch, [q for group in groups for q in group.values()], start, end)
+    return Queries(
+        action={(k, o): _function_query(m.actions(k, o)) for k in m.KINDS for o in m.OUTCOMES},
+        trigger={t: _function_query(m.triggers(t)) for t in m.TRIGGERS},
+        saved={f: _function_query(m.saved(f)) for f in m.FAMILIES},
+        known={f: _function_query(m.saved(f), COUNT) for f in m.FAMILIES},
+        cost={f: _function_query(m.cost(f)) for f in m.FAMILIES},
+        stated={f: _function_query(m.cost(f), COUNT) for f in m.FAMILIES},
+        events={"handled": _function_query(m.EVENTS), "ignored": _function_query(m.IGNORED),
+                "test_notifications": _function_query(m.TESTS), "refused_accounts": _function_query(m.REFUSED)},
+        evaluation=evaluation)
+
+
+def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str | None,
+           evaluator_timeout: int | None, lambda_metrics: bool = True) -> Report:
+    """The report over the `days` before `end`. `evaluator`: its function's name (None: the stack has none);
+    `lambda_metrics`: whether Lambda's own metrics exist (not on the embedded account)."""
+    from rule_actions_cdk.metrics import KINDS, OUTCOMES, STOP_KINDS
+
+    start = end - timedelta(days=days)
+    asked = queries(evaluator, lambda_metrics)
+    action, trigger, saved, known, cost, stated, events, evaluation = asked
+    found, incomplete = fetch(cloudwatch, asked.all(), start, end)
 
     def total(queries: Iterable[Query]) -> float | None:
         figures = [found[q] for q in queries]
@@ -208,7 +237,7 @@ def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str
     def count(value: float | None) -> int | None:
         return None if value is None else round(value)
 
-    stops = count(total(action[(k, "done")] for k in m.STOP_KINDS))
+    stops = count(total(action[(k, DONE)] for k in STOP_KINDS))
     known_count = count(total(known.values()))
     saved_usd = total(saved.values())
     unknown_count = None if stops is None or known_count is None else max(stops - known_count, 0)
@@ -216,17 +245,17 @@ def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str
     cost_usd = total(cost.values())
     return Report(
         scope=scope, start=_iso(start), end=_iso(end), days=days,
-        actions={k: row for k in m.KINDS if (row := {o: count(found[action[(k, o)]]) for o in m.OUTCOMES
+        actions={k: row for k in KINDS if (row := {o: count(found[action[(k, o)]]) for o in OUTCOMES
                                                       if found[action[(k, o)]] != 0})},
         triggers={t: count(found[q]) for t, q in trigger.items() if found[q] != 0},
-        stops=Stops(stops, count(total(action[(k, "watched")] for k in m.STOP_KINDS)), known_count, unknown_count,
+        stops=Stops(stops, count(total(action[(k, WATCHED)] for k in STOP_KINDS)), known_count, unknown_count,
                     None if not known_count or saved_usd is None else round(saved_usd, 2),
                     {f: round(v, 2) for f, q in saved.items() if (v := found[q])}),
         costs=Costs(stated_count, None if not stated_count or cost_usd is None else round(cost_usd, 2),
                     {f: round(v, 2) for f, q in cost.items() if (v := found[q])}),
         events={key: count(found[q]) for key, q in events.items()},
         evaluator=_evaluator(evaluator, evaluator_timeout, evaluation, found) if evaluator else None,
-        unknown=sorted({q.name for q, v in found.items() if v is None and q.stat != MAX}))
+        unknown=sorted({q.name for q in incomplete}))
 
 
 def _evaluator(function: str, timeout: int | None, queries: Mapping[str, Query],
@@ -309,11 +338,10 @@ def _saved(stops: Stops) -> str:
     if not stops.saving_known:
         return ("$0.00: no stop carried out" if not stops.carried_out else
                 f"unknown: no stop's saving is known ({stops.carried_out:,} stop(s): their prices unknown)")
-    text = (f"{_usd(stops.saved_usd or 0)} at most (the rest of each stopped job's MaxRuntime), from "
-            f"{stops.saving_known:,} stop(s) whose saving is known")
+    text = f"{_usd(stops.saved_usd or 0)} at most, from {stops.saving_known:,} stop(s) ({_by(stops.saved_by_family)})"
     if stops.saving_unknown:
-        text += f"; {stops.saving_unknown:,} stop(s)' saving unknown (their prices unknown)"
-    return text + (f" ({_by(stops.saved_by_family)})" if len(stops.saved_by_family) > 1 else "")
+        text += f"; {stops.saving_unknown:,} more stop(s), saving unknown (price unknown)"
+    return text
 
 
 def _actions_table(actions: Mapping[str, Mapping[str, int | None]]) -> list[str]:
@@ -321,7 +349,7 @@ def _actions_table(actions: Mapping[str, Mapping[str, int | None]]) -> list[str]
 
     if not actions:
         return []
-    columns = [o for o in OUTCOMES if o == "done" or any(o in row for row in actions.values())]
+    columns = [o for o in OUTCOMES if o == DONE or any(o in row for row in actions.values())]
     width = max(len("kind"), *map(len, actions))
     cells = {o: max(len(o), *(len(_n(row.get(o, 0))) for row in actions.values())) for o in columns}
     head = "kind".ljust(width) + "".join(f"  {o:>{cells[o]}}" for o in columns)
@@ -334,12 +362,14 @@ def _evaluator_lines(evaluator: Evaluator | None) -> list[str]:
         return ["none: the stack runs no monitor rules (no EvaluatorFunctionName output)"]
     runs = (f"{_n(evaluator.runs)} run(s), {_n(evaluator.failed_runs)} failed" if evaluator.runs is not None
             else f"{_n(evaluator.timed_runs)} run(s) finished (failed runs unknown: no Lambda metrics here)")
-    longest = "no run" if evaluator.longest_run_s is None else f"{evaluator.longest_run_s:g} s"
+    first = (f"{runs}; {_n(evaluator.failed_reads)} failed read(s), {_n(evaluator.not_computed)} rule evaluation(s) "
+             f"not computed, {_n(evaluator.jobs_not_reached)} job(s) not reached")
+    if evaluator.timed_runs == 0 and not evaluator.runs:
+        return [first, "no run in the window"]
+    longest = "unknown" if evaluator.longest_run_s is None else f"{evaluator.longest_run_s:g} s"
     timeout = f" (timeout {evaluator.timeout_s} s)" if evaluator.timeout_s else ""
-    return [f"{runs}; {_n(evaluator.failed_reads)} failed read(s), {_n(evaluator.not_computed)} rule(s) not "
-            f"computed, {_n(evaluator.jobs_not_reached)} job(s) not reached",
-            f"longest run {longest}{timeout}; at most {_n(evaluator.most_jobs_in_a_run)} job(s) judged in a run; "
-            f"{_n(evaluator.findings)} rule finding(s)"]
+    return [first, f"longest run {longest}{timeout}; at most {_n(evaluator.most_jobs_in_a_run)} job(s) judged in a "
+                   f"run; {_n(evaluator.findings)} rule finding(s)"]
 
 
 def _ledger_lines(ledger: Ledger) -> list[str]:
@@ -538,8 +568,8 @@ def main(args: argparse.Namespace) -> int:
         extra = [option for option, value in (("--config", args.config), ("--secrets", args.secrets),
                                                ("--receiver", args.receiver)) if value]
         if extra:
-            print(f"rule-actions: {' and '.join(extra)} apply to --replay only: a deployed stack has its own "
-                  "configuration", file=sys.stderr)
+            print(f"rule-actions: {', '.join(extra)}: for --replay only (a deployed stack has its own "
+                  "configuration)", file=sys.stderr)
             return 2
         try:
             report = deployed(args.stack, days, args.profile, args.region)

@@ -1,7 +1,7 @@
 """`rule-actions report`: a deployed stack's figures from CloudWatch (the stack with the monitor rules deployed into
 moto, the function's metrics put there as CloudWatch takes them from the function's EMF output: printed by the
-function's own emitters), a replay's from the embedded account, unknown figures said as unknown, bad input in one
-line with exit status 2."""
+function's own emitters), unknown figures said as unknown, bad input in one line with exit status 2. A replay's
+report: test_report_replay.py."""
 
 from __future__ import annotations
 
@@ -27,9 +27,6 @@ from rule_actions.contract import (
     FAMILY_DIMENSION,
     FINDINGS_METRIC,
     IGNORED_METRIC,
-    LEDGER_COST_ATTRIBUTE,
-    LEDGER_KEY_ATTRIBUTE,
-    LEDGER_SAVED_ATTRIBUTE,
     NAMESPACE,
     SAVED_METRIC,
     UNFINISHED_METRIC,
@@ -39,7 +36,6 @@ from rule_actions.observability import emit, metrics
 from rule_actions.records import Origin, Planned, Result
 from rule_actions.triggers.job_outcome import JobOutcome
 from rule_actions.triggers.rule_status import RuleStatus
-from rule_actions_cdk import metrics as catalog
 from rule_actions_cli import savings
 from rule_actions_cli.embedded import EmbeddedAccount
 from rule_actions_cli.main import main
@@ -171,14 +167,14 @@ def test_the_text_says_each_figure_on_its_line(deployed, capsys):
     assert code == 0 and lines[0].startswith(f"rule-actions report: stack {stack} ")
     said = {line[:14].strip(): line[14:] for line in lines[1:] if line[:14].strip()}
     assert said["jobs stopped"] == "3 stop(s) carried out; 1 watched (watch mode: nothing stopped)"
-    assert said["saved"] == ("$150.75 at most (the rest of each stopped job's MaxRuntime), from 2 stop(s) whose "
-                             "saving is known; 1 stop(s)' saving unknown (their prices unknown) (training $120.50, "
-                             "tuning $30.25)")
+    assert said["saved"] == ("$150.75 at most, from 2 stop(s) (training $120.50, tuning $30.25); 1 more stop(s), "
+                             "saving unknown (price unknown)")
     assert said["job costs"] == "$92.34 stated in 2 message(s) (training $80.00, processing $12.34)"
     assert said["triggers"] == "rule:IssuesFound 3, job:Failed 1"
     assert said["events"] == "6 handled, 1 ignored, 0 test notification(s)"
-    assert said["evaluator"] == ("144 run(s), 1 failed; 0 failed read(s), 2 rule(s) not computed, 0 job(s) not "
-                                 "reached")
+    assert said["evaluator"] == ("144 run(s), 1 failed; 0 failed read(s), 2 rule evaluation(s) not computed, 0 "
+                                 "job(s) not reached")
+    assert lines[-1] == "              longest run 45 s (timeout 600 s); at most 4 job(s) judged in a run; 1 rule finding(s)"
     table = lines[lines.index(next(line for line in lines if line.startswith("actions"))):][:6]
     assert table[0].split()[1:] == ["kind", "done", "duplicate", "failed", "watched"]
     assert table[1].split() == ["stoptraining", "2", "0", "0", "1"]
@@ -196,18 +192,20 @@ def test_days_chooses_the_window(deployed, capsys):
 def test_nothing_stopped_is_zero_saved_and_no_known_saving_is_unknown(deployed):
     account, _ = deployed
     cloudwatch = boto3.client("cloudwatch", region_name=account.region)
-    # A window before anything happened: no stop, so nothing saved (a known zero), no cost stated
-    quiet = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=50), None, None)
+    # A window before anything happened: no stop, so nothing saved (a known zero), no cost stated, no run
+    quiet = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=50), account.evaluator_name, 600)
     assert (quiet.stops.carried_out, quiet.stops.saved_usd, quiet.costs.usd) == (0, None, None)
     words = dict((line[:14].strip(), line[14:]) for line in savings.lines(quiet)[1:] if line[:14].strip())
     assert words["saved"] == "$0.00: no stop carried out"
     assert words["job costs"] == "none stated (no message said a job's known cost)"
-    assert words["evaluator"] == "none: the stack runs no monitor rules (no EvaluatorFunctionName output)"
+    assert savings.lines(quiet)[-1] == " " * 14 + "no run in the window"
+    assert quiet.evaluator.runs == 0 and quiet.evaluator.longest_run_s is None
     # The window of the stop 40 days ago: a stop, no saving known: unknown, never $0
     old = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=38), None, None)
     assert (old.stops.carried_out, old.stops.saving_known, old.stops.saved_usd) == (1, 0, None)
     words = dict((line[:14].strip(), line[14:]) for line in savings.lines(old)[1:] if line[:14].strip())
     assert words["saved"] == "unknown: no stop's saving is known (1 stop(s): their prices unknown)"
+    assert words["evaluator"] == "none: the stack runs no monitor rules (no EvaluatorFunctionName output)"
 
 
 def stubbed_cloudwatch(*answers: dict[str, Any]) -> tuple[Any, Stubber]:
@@ -231,6 +229,21 @@ def test_a_figure_cloudwatch_answered_in_part_is_unknown_never_zero():
     assert "jobs stopped  unknown stop(s) carried out" in text
     assert "saved         unknown (CloudWatch answered in part)" in text
     assert text[-1] == "unknown       CloudWatch answered in part for Actions: their figures are unknown"
+
+
+def test_when_cloudwatch_answers_nothing_in_full_every_figure_is_unknown():
+    asked = savings.queries("RuleActions-evaluator").all()
+    client, stub = stubbed_cloudwatch({"MetricDataResults": [
+        {"Id": f"q{index}", "StatusCode": "Forbidden", "Timestamps": [], "Values": []} for index in range(len(asked))]})
+    with stub:
+        found = savings.gather(client, "x", 30, datetime.now(UTC), "RuleActions-evaluator", 600)
+    evaluator = found.evaluator
+    assert (evaluator.runs, evaluator.timed_runs, evaluator.longest_run_s, evaluator.findings) == (None,) * 4
+    assert found.events == dict.fromkeys(found.events) and found.costs.messages is None
+    text = "\n".join(savings.lines(found))
+    assert "longest run unknown (timeout 600 s); at most unknown job(s) judged in a run; unknown rule finding(s)" in text
+    assert " 0 " not in text and "$0" not in text  # nothing unknown is said as 0
+    assert found.unknown == sorted({query.name for query in asked})
 
 
 def test_pages_of_an_answer_are_read_to_the_end():
@@ -277,7 +290,7 @@ def test_a_stack_of_something_else_is_one_line(deployed, capsys):
 
 def test_replay_options_with_a_deployed_stack_are_one_line(capsys):
     assert one_line(capsys, "--stack", "RuleActions", "--config", "x.json") == (
-        "rule-actions: --config apply to --replay only: a deployed stack has its own configuration")
+        "rule-actions: --config: for --replay only (a deployed stack has its own configuration)")
 
 
 def test_no_credentials_is_one_line(capsys, monkeypatch, tmp_path):
@@ -290,103 +303,6 @@ def test_no_credentials_is_one_line(capsys, monkeypatch, tmp_path):
     assert one_line(capsys, "--stack", "RuleActions") == (
         "rule-actions: no AWS credentials: run `aws configure` or set AWS_PROFILE / AWS_ACCESS_KEY_ID and "
         "AWS_SECRET_ACCESS_KEY")
-
-
-# ------------------------------------------------------------------------------------------ a replay
-
-
-@pytest.fixture(scope="module")
-def replay(tmp_path_factory):
-    """`report --replay` of a stop through a rule's action_json, an event the rule does not match and the hung-job
-    timeline (the evaluator stops it), with the monitor rules on; what the cost work adds (test-only): the first
-    job's stop record holds its cost and saving, and its stop emits SavedDollars and CostDollars. (The JSON report,
-    the text report, the datapoints CloudWatch took from the function's output.)"""
-    from rule_actions import handler
-    from rule_actions.effects.ledger import STOPPED_PREFIX, Ledger
-
-    patch = pytest.MonkeyPatch()
-    priced = "pt-resnet50-2026-11-22-08-01-13-512"
-    mark_stopped = Ledger.mark_stopped
-
-    def mark_with_figures(self: Ledger, job_arn: str, by: str) -> None:
-        mark_stopped(self, job_arn, by)
-        if job_arn.endswith(priced):
-            self.client.update_item(TableName=self.table_name, Key={LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn}},
-                                    UpdateExpression="SET #c = :c, #s = :s",
-                                    ExpressionAttributeNames={"#c": LEDGER_COST_ATTRIBUTE, "#s": LEDGER_SAVED_ATTRIBUTE},
-                                    ExpressionAttributeValues={":c": {"S": "12.34"}, ":s": {"S": "45.67"}})
-
-    def emit_with_figures(triggers: Any, results: Any) -> None:
-        results = list(results)
-        emit(triggers, results)
-        if any(priced in r.stopped for r in results):
-            figures_of_one = ((SAVED_METRIC, 45.67), (COST_METRIC, 12.34))
-            for name, value in figures_of_one:
-                with single_metric(name=name, unit=MetricUnit.NoUnit, value=value, namespace=NAMESPACE) as metric:
-                    metric.add_dimension(name=FAMILY_DIMENSION, value="training")
-
-    taken: list[tuple] = []
-    datapoints = savings.emf_datapoints
-    patch.setattr(Ledger, "mark_stopped", mark_with_figures)
-    patch.setattr(handler, "emit", emit_with_figures)
-    patch.setattr(savings, "emf_datapoints", lambda line: taken.extend(found := datapoints(line)) or found)
-    config = tmp_path_factory.mktemp("config") / "monitor.json"
-    config.write_text(json.dumps(MONITOR))
-    paths = [str(ROOT / "events" / "vanishing-gradient-sdk-actions.json"), str(ROOT / "events" / "no-issues-found.json"),
-             str(ROOT / "events" / "timelines" / "hung-job.json")]
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["report", "--replay", *paths, "--config", str(config), "--json"])
-    finally:
-        patch.undo()
-    assert code == 0 and err.getvalue() == "", err.getvalue()
-    return json.loads(out.getvalue()), taken
-
-
-def test_a_replay_reports_its_stops_and_savings_from_the_metrics_and_the_ledger(replay):
-    found, _ = replay
-    assert found["scope"].startswith("a replay of 3 event(s) on the embedded account (moto)")
-    # Two stops (the rule's action_json, the evaluator's StalledTraining): one saving known, one unknown
-    assert found["stops"] == {"carried_out": 2, "watched": 0, "saving_known": 1, "saving_unknown": 1,
-                              "saved_usd": 45.67, "saved_by_family": {"training": 45.67}}
-    assert found["costs"] == {"messages": 1, "usd": 12.34, "by_family": {"training": 12.34}}
-    assert found["triggers"]["rule:IssuesFound"] == 2
-    # The ledger: each job this stack stopped, with its figures when known, unknown (null) otherwise
-    assert found["ledger"]["stopped"] == [
-        {"job": "llm-pretrain-2026-11-24-08-00-00-303", "stopped_by": "rule StalledTraining of "
-         "llm-pretrain-2026-11-24-08-00-00-303", "cost_usd": None, "saved_usd": None},
-        {"job": "pt-resnet50-2026-11-22-08-01-13-512", "stopped_by": "rule VanishingGradient of "
-         "pt-resnet50-2026-11-22-08-01-13-512", "cost_usd": 12.34, "saved_usd": 45.67}]
-    # and one record per action carried out: as many as the metrics counted done
-    done = sum(row.get("done", 0) for row in found["actions"].values())
-    assert found["ledger"]["actions_done"] == done > 2
-    # The evaluator ran at each tick of the timeline (every 10 minutes over 100), judged one job at most, found it
-    evaluator = found["evaluator"]
-    assert evaluator["timed_runs"] == 10 and evaluator["runs"] is None and evaluator["failed_runs"] is None
-    assert evaluator["most_jobs_in_a_run"] == 1 and evaluator["findings"] >= 1 and evaluator["timeout_s"] == 600
-
-
-def test_the_text_of_a_replay_lists_the_stopped_jobs_with_their_figures(replay):
-    found, _ = replay
-    lines = savings._ledger_lines(savings.Ledger(**found["ledger"]))
-    assert lines[:3] == [
-        "2 job(s) stopped by this stack (its stop records)",
-        "  llm-pretrain-2026-11-24-08-00-00-303: cost unknown, saving unknown; by rule StalledTraining of "
-        "llm-pretrain-2026-11-24-08-00-00-303",
-        "  pt-resnet50-2026-11-22-08-01-13-512: cost $12.34 until the stop, saved $45.67 at most; by rule "
-        "VanishingGradient of pt-resnet50-2026-11-22-08-01-13-512"]
-    assert lines[3].endswith("carried out, " + f"{found['ledger']['decisions']} decision(s) not to act, each said once")
-
-
-def test_every_metric_the_replayed_function_emitted_is_one_the_dashboard_and_report_read(replay):
-    _, taken = replay
-    emitted = {(namespace, name, frozenset(dimensions.items())) for namespace, name, dimensions, *_ in taken}
-    known = {(m.namespace, m.name, frozenset(m.dimensions.items())) for m in catalog.every_metric()}
-    assert emitted and emitted <= known
-    # the replay emitted those the report's figures come from: actions, triggers, savings, costs, the evaluation's
-    assert {name for _, name, _ in emitted} >= {"Actions", "Triggers", SAVED_METRIC, COST_METRIC, EVENTS_METRIC,
-                                                 EVALUATION_SECONDS_METRIC, EVALUATED_METRIC}
 
 
 def test_a_replay_with_an_unreadable_event_file_is_one_line(capsys, tmp_path):
