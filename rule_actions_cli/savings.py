@@ -34,7 +34,6 @@ DEFAULT_DAYS = 30
 MAX_DAYS = 455  # CloudWatch keeps hourly datapoints 455 days: a day's figure is computed from them
 DAY = 86400
 QUERIES_PER_CALL = 500  # GetMetricData's limit of MetricDataQueries
-FUNCTION_OUTPUT, EVALUATOR_OUTPUT = "FunctionName", "EvaluatorFunctionName"  # the stack's outputs (stack.py)
 LAMBDA = "AWS/Lambda"
 SUM, MAX, COUNT = "Sum", "Maximum", "SampleCount"
 LABEL = 14  # the text's first column: what each line is about
@@ -395,25 +394,32 @@ def write(report: Report, out: TextIO, as_json: bool) -> None:
 
 def deployed(stack: str, days: int, profile: str | None, region: str | None, now: datetime | None = None) -> Report:
     """The report of a deployed stack: its functions from its outputs, its figures from CloudWatch."""
-    from rule_actions_cli.invoke import InvokeError, _stack_label, aws_errors, lambda_client, open_session
+    from rule_actions_cli.invoke import (
+        EVALUATOR_OUTPUT,
+        FUNCTION_OUTPUT,
+        InvokeError,
+        _stack_label,
+        aws_errors,
+        lambda_client,
+        open_session,
+        output_of,
+        stack_outputs,
+    )
 
     session = open_session(profile, region)
-    with aws_errors("cloudformation"):
-        cloudformation = session.client("cloudformation")
-    with aws_errors("cloudformation", region=cloudformation.meta.region_name, stack=stack):
-        outputs = {o["OutputKey"]: o["OutputValue"]
-                   for o in cloudformation.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])}
-    if FUNCTION_OUTPUT not in outputs:
+    outputs = stack_outputs(session, stack)
+    function = output_of(outputs, FUNCTION_OUTPUT)
+    if function is None:
         raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions "
                           "stack, fully deployed?")
-    evaluator, timeout = outputs.get(EVALUATOR_OUTPUT), None
+    evaluator, timeout = output_of(outputs, EVALUATOR_OUTPUT), None
     if evaluator:
         client = lambda_client(session)
         with aws_errors("lambda", region=client.meta.region_name, function=evaluator):
             timeout = client.get_function_configuration(FunctionName=evaluator).get("Timeout")
     with aws_errors("cloudwatch"):
         cloudwatch = session.client("cloudwatch")
-    scope = f"stack {_stack_label(stack)} (function {outputs[FUNCTION_OUTPUT]}), {cloudwatch.meta.region_name}"
+    scope = f"stack {_stack_label(stack)} (function {function}), {cloudwatch.meta.region_name}"
     return gather(cloudwatch, scope, days, _end(now), evaluator, timeout)
 
 
