@@ -34,6 +34,9 @@ class RuleActionsStack(Stack):
              "Events the function failed on after Lambda's retries"),
         ):
             CfnOutput(self, output_id, value=value, description=description)
+        if actions.dashboard is not None:
+            CfnOutput(self, "DashboardName", value=actions.dashboard.dashboard_name,
+                      description="The CloudWatch dashboard: what rule-actions did and saved, the evaluator's health")
         if actions.chat_topic is not None:
             CfnOutput(self, "ChatTopicArn", value=actions.chat_topic.topic_arn,
                       description="Team messages for the chat channels (custom notifications)")
