@@ -15,6 +15,8 @@
     GetQueryResults and StopQuery for that query), and its alarms (errors,
     jobs whose reads failed, runs near their timeout or out of time for some jobs, no run at all)
     SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
+    CloudWatch dashboard <name>-dashboard (unless settings.dashboard is false: dashboard.py): actions, triggers,
+    stops and dollars saved from the function's metrics, the evaluator's health, the alarms' states
 
 Names derive from `name` (by default the stack's name), so two deployments in one account need two names: two
 constructs in one stack deriving one name are refused at synth (each needs its own `name=`). Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
@@ -66,13 +68,16 @@ from rule_actions.contract import (
     ENV_CONFIG_FILE,
     ENV_LEDGER_TABLE,
     ENV_TOPIC_ARN,
+    EVALUATION_ERRORS_METRIC,
     EVALUATION_KEY,
     LEDGER_EXPIRY_ATTRIBUTE,
     LEDGER_KEY_ATTRIBUTE,
     NAMESPACE,
     ROUTING_ATTRIBUTE,
     SERVICE,
+    SERVICE_DIMENSION,
     TEAM,
+    UNFINISHED_METRIC,
     Arn,
     Grant,
     TeamEndpoint,
@@ -81,6 +86,7 @@ from rule_actions.contract import (
 from rule_actions.text import quoted
 from rule_actions_cdk import bundle, organization
 from rule_actions_cdk.chat import ChatChannels
+from rule_actions_cdk.dashboard import SavingsDashboard
 from rule_actions_cdk.settings import (
     FILE_STACK,
     PYTHON_VERSION,
@@ -227,12 +233,12 @@ class RuleActions(Construct):
     (`{"rules": {"VanishingGradient": ActionList(StopTraining())}}`). Nothing is read from the app's context. A
     valid configuration that leaves someone unreachable or allows more than it probably should is printed on
     stderr as one block ("the configuration is valid, but:"; `warn=False` keeps it quiet).
-    `settings`: the reserved concurrency, log retention and SMS delivery logs (`StackSettings`; its stack_name is
-    not used here). `name` prefixes every resource name (default: the stack's name). `topic`: an existing SNS topic
-    for the team's messages instead of a new one (you own its encryption and policy). `key`: an existing KMS key
-    for the topics and queues instead of a new one; a key defined elsewhere cannot take the statements CloudWatch
-    and EventBridge need (a warning says which), so grant them in its own policy; one of another region is
-    refused, of another account warned (when both are known). The file's (or a mapping's) "stack" block is the
+    `settings`: the reserved concurrency, log retention, SMS delivery logs and dashboard (`StackSettings`; its
+    stack_name is not used here). `name` prefixes every resource name (default: the stack's name). `topic`: an
+    existing SNS topic for the team's messages instead of a new one (you own its encryption and policy). `key`: an
+    existing KMS key for the topics and queues instead of a new one; a key defined elsewhere cannot take the
+    statements CloudWatch and EventBridge need (a warning says which), so grant them in its own policy; one of
+    another region is refused, of another account warned (when both are known). The file's (or a mapping's) "stack" block is the
     settings when `settings` is not given. The stack gets outputs `<construct id>FunctionName`, `...TopicArn`,
     `...OpsTopicArn` (and the others of RuleActionsStack), which `rule-actions check`, `invoke` and `test-notify
     --stack` read; `output_prefix` replaces the construct id in their names.
@@ -415,11 +421,17 @@ class RuleActions(Construct):
                 "them (add the account to organization.accounts, or remove its member stack)",
                 organization.refused_account_metric()))
         self.schedule = registry.schedule(config)
+        self.evaluator_timeout = min(self.schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT) if self.schedule else 0
         self.evaluator = self._evaluator(stack, code, settings) if self.schedule else None
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
 
         self.sms_logs_role = self._sms_delivery_logs(settings) if texts and settings.sms_delivery_logs else None
+        self.dashboard = SavingsDashboard(
+            self, "Dashboard", name=name, alarms=[a.node.default_child.alarm_name for a in self.alarms],
+            evaluator=self.evaluator, evaluator_timeout=self.evaluator_timeout,
+            duration_alarm=DURATION_ALARM_SHARE * self.evaluator_timeout,
+            organization=org is not None).dashboard if settings.dashboard else None
         self._outputs(re.sub(r"[^A-Za-z0-9]", "", construct_id) if output_prefix is None else output_prefix)
         self.warnings = config.warnings(config.where)
         if warn and self.warnings:
@@ -438,6 +450,9 @@ class RuleActions(Construct):
             ("FailedEventsQueueUrl", self.failure_queue.queue_url,
              "Events the function failed on after Lambda's retries"),
         ]
+        if self.dashboard is not None:
+            found.append(("DashboardName", self.dashboard.dashboard_name,
+                          "The CloudWatch dashboard: what rule-actions did and saved, the evaluator's health"))
         if self.chat_topic is not None:
             found.append(("ChatTopicArn", self.chat_topic.topic_arn,
                           "Team messages for the chat channels (custom notifications)"))
@@ -481,7 +496,7 @@ class RuleActions(Construct):
             role_name=organization.evaluator_role_name(name, org) if org else None)
         self._grant_function(stack, self.evaluator_role, self.evaluator_log_group,
                              [] if org else registry.evaluation_grants(self.config))
-        timeout = min(schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT)
+        timeout = self.evaluator_timeout
         evaluator = self._function(
             "Evaluator", function_name,
             "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them",
@@ -505,7 +520,7 @@ class RuleActions(Construct):
                     for run in runs[index:index + TARGETS_PER_RULE]],
             ))
         quiet = Duration.minutes(max(schedule.every_minutes, 5))
-        evaluation = {"namespace": NAMESPACE, "dimensions_map": {"service": SERVICE}, "statistic": "Sum",
+        evaluation = {"namespace": NAMESPACE, "dimensions_map": {SERVICE_DIMENSION: SERVICE}, "statistic": "Sum",
                       "period": quiet}
         self.alarms += [
             self._alarm("EvaluatorErrorsAlarm", f"{name}-evaluator-errors",
@@ -515,7 +530,7 @@ class RuleActions(Construct):
                         "The evaluator could not read what some jobs' rules need (Search, GetMetricData or "
                         "FilterLogEvents failed: throttling, permissions of a member's executor role); those rules "
                         "were not judged (see the evaluator's logs)",
-                        cloudwatch.Metric(metric_name="EvaluationErrors", **evaluation)),
+                        cloudwatch.Metric(metric_name=EVALUATION_ERRORS_METRIC, **evaluation)),
             self._alarm("EvaluatorDurationAlarm", f"{name}-evaluator-duration",
                         f"An evaluation ran longer than {int(DURATION_ALARM_SHARE * 100)}% of its timeout: raise "
                         "monitor.shards (or every_minutes) before runs fail",
@@ -525,7 +540,7 @@ class RuleActions(Construct):
                         "A run had no time left for some jobs' log queries: those jobs were not evaluated in it "
                         "(FilterLogEvents allows 5 calls a second per account and region, a quota that cannot be "
                         "raised; from 500 jobs to read one Logs Insights query reads them); raise every_minutes",
-                        cloudwatch.Metric(metric_name="UnfinishedJobs", **evaluation)),
+                        cloudwatch.Metric(metric_name=UNFINISHED_METRIC, **evaluation)),
             cloudwatch.Alarm(
                 self, "EvaluatorNotRunningAlarm", alarm_name=f"{name}-evaluator-not-running",
                 alarm_description="The evaluator was not invoked for three schedule periods: the schedule rule is "

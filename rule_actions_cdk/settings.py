@@ -37,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "reserved_concurrency": None,
     "log_retention_days": 90,
     "sms_delivery_logs": True,
+    "dashboard": True,
 }
 # Keys of earlier releases, refused with what replaced them.
 REMOVED = {
@@ -57,6 +58,9 @@ class StackSettings:
     # When the configuration can send texts: set the account's SMS delivery status role in the stack's region
     # (an account-wide setting; false leaves it to whoever manages it).
     sms_delivery_logs: bool = DEFAULTS["sms_delivery_logs"]
+    # The CloudWatch dashboard <name>-dashboard: what the stack did and saved, and the evaluator's health (CloudWatch
+    # bills a dashboard beyond an account's first three; false: none).
+    dashboard: bool = DEFAULTS["dashboard"]
 
     @classmethod
     def from_dict(cls, data: Any, where: str = STACK_KEY) -> StackSettings:
@@ -81,8 +85,9 @@ class StackSettings:
         if retention is not None and (isinstance(retention, bool) or retention not in LOG_RETENTION_DAYS):
             errors.append(f"{where}.log_retention_days: {quoted(retention)} is not a retention CloudWatch Logs "
                           f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
-        if not isinstance(values["sms_delivery_logs"], bool):
-            errors.append(f"{where}.sms_delivery_logs: {quoted(values['sms_delivery_logs'])} is not true or false")
+        for key in ("sms_delivery_logs", "dashboard"):
+            if not isinstance(values[key], bool):
+                errors.append(f"{where}.{key}: {quoted(values[key])} is not true or false")
         if errors:
             raise ConfigError("invalid stack settings:\n  " + "\n  ".join(errors))
         return cls(**values)
@@ -112,6 +117,10 @@ STACK_SCHEMA: dict[str, Any] = {
         "sms_delivery_logs": {"type": "boolean", "default": True,
                               "description": "When the configuration can text, set the account's SMS delivery status "
                                              "role in the stack's region so failed texts are logged."},
+        "dashboard": {"type": "boolean", "default": True,
+                      "description": "The CloudWatch dashboard <stack_name>-dashboard: actions, triggers, jobs "
+                                     "stopped, dollars saved and the evaluator's health (billed by CloudWatch "
+                                     "beyond an account's first three dashboards)."},
     },
 }
 

@@ -67,12 +67,10 @@ def run(stack: str, events: list[tuple[str, Any]], *, profile: str | None, regio
 def event_bus(session: Any, stack: str) -> str:
     """The bus the stack's rule is on: in organization mode the central bus (the EventBusArn output), else the
     default one."""
-    from rule_actions_cli.invoke import aws_errors
+    from rule_actions_cli.invoke import output_of, stack_outputs
 
-    with aws_errors("cloudformation", stack=stack):
-        outputs = session.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
-    arns = [o["OutputValue"] for o in outputs if o["OutputKey"].endswith(BUS_OUTPUT)]  # <construct id>EventBusArn too
-    return arns[0].rsplit("/", 1)[1] if arns else "default"
+    arn = output_of(stack_outputs(session, stack), BUS_OUTPUT)  # <construct id>EventBusArn in a user's app
+    return arn.rsplit("/", 1)[1] if arn else "default"
 
 
 def for_eventbridge(event: Any, account: str, region: str) -> Any:

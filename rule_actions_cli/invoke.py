@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,8 +44,9 @@ from botocore.exceptions import (
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 
-FUNCTION_OUTPUT = "FunctionName"
-SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge"}
+FUNCTION_OUTPUT, EVALUATOR_OUTPUT = "FunctionName", "EvaluatorFunctionName"  # rule_actions_cdk/stack.py
+SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge",
+            "cloudwatch": "CloudWatch"}
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError", "Forbidden"}
 CREDENTIALS_REJECTED = {
     "UnrecognizedClientException", "InvalidClientTokenId", "InvalidAccessKeyId", "InvalidSignatureException",
@@ -88,23 +89,37 @@ def open_session(profile: str | None, region: str | None) -> boto3.Session:
 
 def function_from_stack(session: boto3.Session, stack: str, flag: str | None = None) -> str:
     """The function the stack's FunctionName output names: `FunctionName` (RuleActionsStack), or
-    `<construct id>FunctionName` (the RuleActions construct in a stack of yours; two constructs: say which). `flag`:
-    the command's option that names a function instead, when it has one."""
+    `<construct id>FunctionName` (the RuleActions construct in a stack of yours; two constructs: say which; never
+    the evaluator's). `flag`: the command's option that names a function instead, when it has one."""
+    outputs = stack_outputs(session, stack)
+    found = sorted(key for key in outputs if key.endswith(FUNCTION_OUTPUT) and not key.endswith(EVALUATOR_OUTPUT))
+    if FUNCTION_OUTPUT not in outputs and len(found) > 1:
+        raise InvokeError(f"stack '{_stack_label(stack)}' has {len(found)} rule-actions functions (outputs "
+                          f"{', '.join(found)}): " + (f"pass {flag} to name one" if flag else
+                                                      "this command needs a stack with one"))
+    function = output_of(outputs, FUNCTION_OUTPUT)
+    if function is None:
+        raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions "
+                          f"stack, fully deployed?" + (f" Or pass {flag}" if flag else ""))
+    return function
+
+
+def stack_outputs(session: boto3.Session, stack: str) -> dict[str, str]:
     with aws_errors("cloudformation"):
         client = session.client("cloudformation")
     with aws_errors("cloudformation", region=client.meta.region_name, stack=stack):
         outputs = client.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
-    found = {o["OutputKey"]: o["OutputValue"] for o in outputs if o["OutputKey"].endswith(FUNCTION_OUTPUT)}
-    if FUNCTION_OUTPUT in found:
-        return found[FUNCTION_OUTPUT]
-    if len(found) == 1:
-        return next(iter(found.values()))
-    if found:
-        raise InvokeError(f"stack '{_stack_label(stack)}' has {len(found)} rule-actions functions (outputs "
-                          f"{', '.join(sorted(found))}): " + (f"pass {flag} to name one" if flag else
-                                                              "this command needs a stack with one"))
-    raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions stack, "
-                      f"fully deployed?" + (f" Or pass {flag}" if flag else ""))
+    return {output["OutputKey"]: output["OutputValue"] for output in outputs}
+
+
+def output_of(outputs: Mapping[str, str], name: str) -> str | None:
+    """The output `name`, else one whose key ends with it (a user's app may prefix its outputs); the function's
+    never the evaluator's (EvaluatorFunctionName ends with FunctionName too), whatever the outputs' order."""
+    if name in outputs:
+        return outputs[name]
+    found = [value for key, value in outputs.items() if key.endswith(name)
+             and not (name == FUNCTION_OUTPUT and key.endswith(EVALUATOR_OUTPUT))]
+    return found[0] if found else None
 
 
 def invoke_all(client: Any, function: str, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:

@@ -7,16 +7,16 @@ import sys
 from typing import Any
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import files, inputs, receiver, report, subscriptions, testnotify
+from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, testnotify
 from rule_actions_cli import template as template_command
 from rule_actions_cli.options import add_target_options, examples
 
 TOP_EPILOG = """\
 exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
 (replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
-destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove; init,
-schema, samples, template: written), 1 when test-notify or check found a problem (on its own line) or template's
-synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
+destination reached; check: the deployment proved; report: printed; subscriptions: listed, and removed with
+--remove; init, schema, samples, template: written), 1 when test-notify or check found a problem (on its own
+line) or template's synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
 before anything runs).
 """
 EPILOG = """\
@@ -47,8 +47,8 @@ def parser() -> argparse.ArgumentParser:
         description="Actions for SageMaker jobs, on Debugger and Profiler rule statuses (IssuesFound, Error), on "
         "the monitor rules' findings and on job outcomes (training, tuning, processing, pipeline, transform): replay "
         "events on an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, "
-        "clean up its topic's subscriptions; write a starting configuration file (and a CDK app), its schema, the "
-        "sample events, or the stack as a CloudFormation template.",
+        "report what it did and saved, clean up its topic's subscriptions; write a starting configuration file (and a "
+        "CDK app), its schema, the sample events, or the stack as a CloudFormation template.",
         epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -95,6 +95,7 @@ def parser() -> argparse.ArgumentParser:
     subscriptions.add_parser(commands)
     files.add_parsers(commands)
     template_command.add_parser(commands)
+    savings.add_parser(commands)
     return top
 
 
@@ -119,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         return getattr(files, args.command)(args)
     if args.command == "template":
         return template_command.run(args)
+    if args.command == "report":
+        return savings.main(args)
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":

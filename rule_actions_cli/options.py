@@ -21,6 +21,11 @@ def add_target_options(parser: Any, *, required: bool, stack_only: bool = False)
     target.add_argument("--stack", metavar="NAME", required=required and stack_only,
                         help="the deployed stack (its FunctionName output and its rule)" if stack_only
                         else "read the function name from this stack's FunctionName output")
+    add_aws_options(parser)
+
+
+def add_aws_options(parser: Any) -> None:
+    """--profile / --region: the AWS settings of the commands that reach a deployed stack."""
     parser.add_argument("--profile", metavar="NAME", help="the AWS profile to use (default: AWS_PROFILE, else the "
                         "default profile)")
     parser.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "

@@ -85,6 +85,22 @@ def test_function_name_comes_from_the_stack_output():
         assert function_from_stack(session, "RuleActions") == "RuleActions-handler"
 
 
+@pytest.mark.parametrize("prefix", ["", "TrainingActions"])
+def test_the_function_is_never_taken_for_the_evaluator_whatever_the_outputs_order(prefix):
+    # Given a stack with the monitor rules: its evaluator's output, whose key ends with FunctionName too, listed first
+    session = boto3.Session(region_name="us-east-1")
+    client = session.client("cloudformation")
+    outputs = [{"OutputKey": f"{prefix}EvaluatorFunctionName", "OutputValue": "RuleActions-evaluator"},
+               {"OutputKey": f"{prefix}FunctionName", "OutputValue": "RuleActions-handler"}]
+    stacks = {"Stacks": [{"StackName": "RuleActions", "CreationTime": "2026-11-22T00:00:00Z",
+                          "StackStatus": "CREATE_COMPLETE", "Outputs": outputs}]}
+    with Stubber(client) as stub:
+        stub.add_response("describe_stacks", stacks, {"StackName": "RuleActions"})
+        session.client = lambda service, **_: client  # type: ignore[method-assign]
+        # Then the function named is the handler (check, invoke, test-notify and subscriptions reach it)
+        assert function_from_stack(session, "RuleActions") == "RuleActions-handler"
+
+
 def test_invoke_command_prints_json_lines(monkeypatch, capsys):
     # Given the command's Lambda client is a stand-in answering twice
     client = boto3.client("lambda", region_name="us-east-1")

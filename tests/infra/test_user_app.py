@@ -143,7 +143,7 @@ def test_the_member_construct_forwards_to_the_central_bus_in_a_users_stack(tmp_p
 PHYSICAL_NAMES = {"AWS::Lambda::Function": "FunctionName", "AWS::DynamoDB::Table": "TableName",
                   "AWS::Logs::LogGroup": "LogGroupName", "AWS::CloudWatch::Alarm": "AlarmName",
                   "AWS::KMS::Alias": "AliasName", "AWS::SNS::Topic": "TopicName", "AWS::SQS::Queue": "QueueName",
-                  "AWS::Events::Rule": "Name"}
+                  "AWS::Events::Rule": "Name", "AWS::CloudWatch::Dashboard": "DashboardName"}
 TEXTS = {**CONFIG, "notify": {"sms": ["+14155550100"]}}
 
 
@@ -161,6 +161,7 @@ def test_two_constructs_with_their_own_names_synthesize_side_by_side_without_a_s
     # When the stack synthesizes / Then no physical name is used twice, and the second's names carry its name
     names = physical_names(Template.from_stack(stack))
     assert len(names) == len(set(names)) and "MyTraining-audit-handler" in names and "alias/MyTraining-audit" in names
+    assert {"MyTraining-dashboard", "MyTraining-audit-dashboard"} <= set(names)
     # and cdk-nag finds nothing in either
     assert nag_findings(app, tmp_path) == []
 

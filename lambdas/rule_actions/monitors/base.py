@@ -66,6 +66,7 @@ TAG_PREFIX = "rule-actions:"
 PARAMETERS_SUFFIX = ":parameters"
 OPT_OUT = "opt-out"
 TAG_VALUE_MAX = 256  # SageMaker's limit on a tag value
+TAG_KEY_MAX = 128  # and on a tag key
 # SageMaker's tag value characters: letters, separators, digits and _ . : / = + - @ (no quotes, brackets or commas:
 # a tag cannot hold JSON, so the actions are written `stoptraining email=a@example.com`).
 TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]*")
@@ -739,8 +740,9 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
         name = key[len(TAG_PREFIX):]
         target = overrides if name.endswith(PARAMETERS_SUFFIX) else tagged
         name = name.removesuffix(PARAMETERS_SUFFIX)
-        if name not in monitors:
-            problems.append(f"tag {key}: {quoted(name)} {refusal(name)}; the job's other rules go on")
+        if name not in monitors:  # the key as SageMaker allows it, else quoted (it may hold any character)
+            shown = key if len(key) <= TAG_KEY_MAX and TAG_VALUE_RE.fullmatch(key) else quoted(key)
+            problems.append(f"tag {shown}: {quoted(name)} {refusal(name)}; the job's other rules go on")
             continue
         if job.family not in monitors[name].families:
             nouns = " and ".join(f"{FAMILY_NOUNS[f]}s" for f in monitors[name].families)
