@@ -19,7 +19,7 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 NAMED = re.compile(r"rule-actions ([a-z][a-z-]*)((?: [^`\n]*)?)")  # `rule-actions CMD ...`: that command's flags
 # Commands of other tools, whose flags are theirs: `aws ...`, `cdk ...`, `npx ...`, `npm ...`, `make ...`, `pip ...`
 OTHER_TOOLS = re.compile(r"\b(?:aws|cdk|npx|npm|make|pip|python3?|uv) [a-z](?:[^`\n\\]|\\\n)*")  # to the line's end
-DEPLOYED = ("invoke", "test-notify", "check", "subscriptions")
+DEPLOYED = ("invoke", "test-notify", "check", "subscriptions", "report")
 # Which commands can print the strings of a module, or of one of its top-level functions or names.
 REACH = {
     "main.py": ("replay", "invoke"),
@@ -27,8 +27,8 @@ REACH = {
     "main.py:EPILOG": ("replay",),
     "main.py:INVOKE_EPILOG": ("invoke",),
     "main.py:run_invoke": ("invoke",),
-    "inputs.py": ("replay", "invoke", "test-notify", "check", "template"),
-    "receiver.py": ("replay", "test-notify"),
+    "inputs.py": ("replay", "invoke", "test-notify", "check", "template", "report"),
+    "receiver.py": ("replay", "test-notify", "report"),
     "report.py": ("replay", "invoke"),
     "invoke.py": DEPLOYED,
     "invoke.py:deployed_function": ("invoke", "test-notify"),
@@ -41,7 +41,8 @@ REACH = {
     "files.py:init": ("init",),
     "files.py:samples": ("samples",),
     "template.py": ("template",),
-    "embedded.py": ("replay", "test-notify"),
+    "embedded.py": ("replay", "test-notify", "report"),
+    "savings.py": ("report",),
     "timeline.py": ("replay",),
 }
 # Modules that are not the `rule-actions` command (their own parsers: `make deploy`'s, moto's extensions).
