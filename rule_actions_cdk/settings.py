@@ -12,10 +12,12 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from rule_actions.config import ConfigError
-from rule_actions.text import quoted
+from rule_actions.text import os_problem, quoted, unknown
 
 CONFIG_KEY = "rule_actions"  # a context value: the configuration as a JSON object (tests, `-c` overrides)
 CONFIG_FILE_KEY = "rule_actions_file"  # a context value: the configuration file (make deploy CONFIG=...)
@@ -66,7 +68,7 @@ class StackSettings:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigError(f"{where}: must be an object with the keys {', '.join(DEFAULTS)}; got {quoted(data)}")
-        errors = [f"{where}.{key}: {REMOVED.get(key, 'unknown key')}; allowed: {', '.join(DEFAULTS)}"
+        errors = [f"{where}.{key}: {REMOVED[key]}" if key in REMOVED else f"{where}.{key}: {unknown(key, DEFAULTS)}"
                   for key in data if key not in DEFAULTS]
         values = {**DEFAULTS, **{k: v for k, v in data.items() if k in DEFAULTS}}
 
@@ -133,6 +135,22 @@ def file_schema() -> dict[str, Any]:
     found["properties"] = {FILE_SCHEMA: {"type": "string", "description": "This schema's path or URL, for editors."},
                            **found["properties"], FILE_STACK: STACK_SCHEMA}
     return found
+
+
+def read_config_file(path: str | PathLike[str]) -> Any:
+    """The object in a configuration file; ConfigError naming the file when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot be read ({os_problem(err)})") from None
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise ConfigError(f"{path}: not JSON ({err}): a configuration file is one JSON object, as `rule-actions "
+                          "init` writes it") from None
+    except RecursionError:  # json.loads on input nested deeper than Python's recursion limit
+        raise ConfigError(f"{path}: not a readable JSON file (nested too deeply: JSON of more than about 1,000 "
+                          "levels)") from None
 
 
 def split_file(data: Any, where: str) -> tuple[Any, Any]:

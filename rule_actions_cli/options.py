@@ -6,6 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 
+def examples(*commands: str, heading: str = "examples") -> str:
+    """The end of a command's --help (an epilog, with RawDescriptionHelpFormatter): examples, one command a line,
+    each starting `rule-actions` (tests/unit/test_cli_help.py parses each with the command's parser)."""
+    return f"{heading}:\n" + "".join(f"  {command}\n" for command in commands)
+
+
 def add_target_options(parser: Any, *, required: bool, stack_only: bool = False) -> None:
     """--stack (or --function-name, one of them) and --profile / --region: where a deployed function is, for the
     commands that reach one (invoke, test-notify, check)."""
