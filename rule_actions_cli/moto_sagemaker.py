@@ -449,6 +449,7 @@ def put_training_job(
     transitions: Sequence[Mapping[str, Any]] | None = None,
     training_start_time: Any = None,
     final_objective: tuple[str, float] | None = None,
+    stopping_condition: Mapping[str, Any] | None = None,
 ) -> str:
     """Create (if missing) or update training job ``name`` in moto's backend; return its ARN.
 
@@ -467,7 +468,8 @@ def put_training_job(
     For a scheduled evaluation (each replaces the job's value when given): ``resource_config``
     (``{"InstanceType", "InstanceCount", ...}``), ``tags`` (a map; moto keeps them as Search and ListTags
     return them), ``metric_definitions`` (``AlgorithmSpecification.MetricDefinitions``; moto's own default
-    is replaced), ``transitions`` (``SecondaryStatusTransitions``), ``training_start_time``.
+    is replaced), ``transitions`` (``SecondaryStatusTransitions``), ``training_start_time``, ``stopping_condition``
+    (``{"MaxRuntimeInSeconds": ...}``).
     """
     if status not in TRAINING_JOB_STATUSES:
         raise ValueError(f"status must be one of {TRAINING_JOB_STATUSES}, not {status!r}")
@@ -495,6 +497,8 @@ def put_training_job(
         job.secondary_status_transitions = [dict(t) for t in transitions]
     if training_start_time is not None:
         job.training_start_time = training_start_time
+    if stopping_condition is not None:
+        job.stopping_condition = dict(stopping_condition)
 
     for attribute, value in (
         ("debug_rule_configurations", debug_rule_configurations),
