@@ -533,31 +533,29 @@ def span(seconds: float) -> str:
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def _figure(figure: Figure) -> str:
-    return f"{money(figure.usd)} ({figure.inputs()})" if isinstance(figure, Cost) else f"unknown ({figure.reason})"
-
-
 def lines(cost: JobCost | None, stopped: bool) -> list[str]:
     """A message's lines about the job's cost: so far (until the stop, when `stopped`: the job this trigger stopped),
     what the stop saved at most or what the rest of its MaxRuntimeInSeconds would cost, where the rates come from."""
     if cost is None:
         return []
-    until = "until the stop" if stopped else ("so far" if cost.running else "in all")
-    found = [line("Cost", f"{_figure(cost.so_far)}" if isinstance(cost.so_far, Unknown) else
-                  f"{money(cost.so_far.usd)} {until} ({cost.so_far.inputs()})")]
-    if cost.rest is not None and not (isinstance(cost.rest, Unknown) and cost.rest == cost.so_far):
-        label, what = ("Saved", "at most") if stopped else ("Left to run", "at most")
-        tail = (" (the rest of its MaxRuntimeInSeconds)" if isinstance(cost.rest, Cost) else "")
-        found.append(line(label, f"{what} {_figure(cost.rest)}{tail}" if isinstance(cost.rest, Cost)
-                          else _figure(cost.rest)))
+    so_far, rest = cost.so_far, cost.rest
+    if isinstance(so_far, Unknown):
+        found = [line("Cost", f"unknown ({so_far.reason})")]
+    else:
+        until = "until the stop" if stopped else ("so far" if cost.running else "in all")
+        found = [line("Cost", f"{money(so_far.usd)} {until} ({so_far.inputs()})")]
+    label = "Saved" if stopped else "Left to run"
+    if isinstance(rest, Cost):
+        found.append(line(label, f"at most {money(rest.usd)}: the rest of its MaxRuntimeInSeconds ({rest.inputs()})"))
+    elif isinstance(rest, Unknown) and rest != so_far:
+        found.append(line(label, f"unknown ({rest.reason})"))
     if cost.spot is not None:
         found.append(line("Managed spot", f"{round(100 * cost.spot)}% of its training time not billed"))
     if cost.source:
         found.append(line("Prices", {"price list": "the AWS Price List (on-demand)",
                                      "configuration": "this stack's prices block"}.get(cost.source, cost.source)
                           + "; storage and data transfer not included"))
-    found += [line("Note", note) for note in cost.notes]
-    return found
+    return found + [line("Note", note) for note in cost.notes]
 
 
 def short(cost: JobCost | None, stopped: bool) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from aws_lambda_powertools.logging import Logger
-from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
+from aws_lambda_powertools.metrics import EphemeralMetrics, Metrics, MetricUnit, single_metric
 
 from rule_actions.contract import NAMESPACE, SERVICE, Outcome
 from rule_actions.cost import JobCost
@@ -69,5 +69,10 @@ def dollars(triggers: list[Trigger], results: list[Result], job: str, family: st
 
 
 def _dollars(name: str, value: float, family: str) -> None:
-    with single_metric(name=name, unit=MetricUnit.NoUnit, value=value, namespace=NAMESPACE) as metric:
-        metric.add_dimension(name="family", value=family)
+    """One EMF record of `name` with the dimension `family` and nothing else (an empty service: single_metric and
+    the shared Metrics would add `service` from POWERTOOLS_SERVICE_NAME, which the contract's dashboard does not
+    query), flushed at once."""
+    metric = EphemeralMetrics(namespace=NAMESPACE, service="")
+    metric.add_metric(name=name, unit=MetricUnit.NoUnit, value=value)
+    metric.add_dimension(name="family", value=family)
+    metric.flush_metrics()
