@@ -18,6 +18,7 @@ interruption was not billed.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -278,7 +279,7 @@ def fleet(resources: Any, where: str) -> tuple[tuple[str, int], ...] | Unknown:
     elif isinstance(resources.get("InstanceConfigs"), list) and "InstanceType" not in resources:
         configs = [(c.get("InstanceType"), c.get("InstanceCount")) for c in resources["InstanceConfigs"]
                    if isinstance(c, Mapping)]
-        if len(set(configs)) != 1:
+        if len({json.dumps(c, sort_keys=True, default=str) for c in configs}) != 1:
             return Unknown(f"{where}.InstanceConfigs lets SageMaker choose among {len(configs)} instance "
                            "configurations, and a trial's summary does not say which it ran on")
         pairs = configs[:1]
@@ -295,7 +296,7 @@ def fleet(resources: Any, where: str) -> tuple[tuple[str, int], ...] | Unknown:
     return tuple(found) or Unknown(f"{where} names no instance")
 
 
-def _run(billing: Billing, record: Mapping[str, Any], where: str) -> Run | Unknown:
+def _run(billing: Billing, record: Mapping[str, Any]) -> Run | Unknown:
     found = fleet(_at(record, billing.resources), ".".join(billing.resources))
     if isinstance(found, Unknown):
         return found
@@ -383,7 +384,7 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
         runs = _trials(record, found.get(TrialRuns(job_name)))
         limit = _limit(billing, record)
     else:
-        runs, limit = _run(billing, record, ".".join(billing.resources)), None
+        runs, limit = _run(billing, record), None
     if isinstance(runs, Unknown):
         return JobCost(runs, runs, running=_epoch(record.get(billing.ended)) is None)
     listed: tuple[Run, ...] = runs if billing.trials else (runs,)  # type: ignore[assignment]

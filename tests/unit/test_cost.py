@@ -16,6 +16,8 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 from builders import monitor_event, sample
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from planning import parse_event
 
 from rule_actions import cost
@@ -459,3 +461,35 @@ def test_a_reported_outcome_emits_what_the_job_cost(capsys):
     sent = Result(Planned(parsed.outcome, "notify", "team", Origin.CONFIGURATION), Outcome.DONE, "sent")
     emit([parsed.outcome], [sent], parsed.event, found)
     assert [m[:2] for m in emitted(capsys) if m[0].endswith("Dollars")] == [("CostDollars", found.usd)]
+
+
+# ---------------------------------------------------------------- hostile descriptions
+
+JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(allow_nan=True),
+                              st.text(max_size=20), st.sampled_from([P4D, "ml.x", "1763799000000", "Training"])),
+                    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                            st.dictionaries(st.sampled_from(
+                                                ["InstanceType", "InstanceCount", "InstanceGroups", "InstanceConfigs",
+                                                 "SelectedInstanceType", "ResourceConfig", "ClusterConfig",
+                                                 "MaxRuntimeInSeconds", "TrainingJobDefinition",
+                                                 "TrainingJobDefinitions", "DefinitionName", "ResourceLimits"]),
+                                                inner, max_size=4)), max_leaves=12)
+MEMBERS = ["ResourceConfig", "TrainingStartTime", "TrainingEndTime", "StoppingCondition", "BillableTimeInSeconds",
+           "EnableManagedSpotTraining", "ProcessingResources", "ProcessingStartTime", "TransformResources",
+           "CreationTime", "HyperParameterTuningJobConfig", "TrainingJobDefinition", "TrainingJobDefinitions",
+           "TrainingJobStatusCounters", "HyperParameterTuningEndTime"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([TRAINING, PROCESSING, TRANSFORM, TUNING]), st.dictionaries(st.sampled_from(MEMBERS), JUNK),
+       st.one_of(st.none(), st.lists(st.builds(TrialRun, st.text(max_size=5), st.text(max_size=3), st.text(max_size=3),
+                                               st.one_of(st.none(), st.integers(0, 2 * 10**9)),
+                                               st.one_of(st.none(), st.integers(0, 2 * 10**9))), max_size=3)))
+def test_a_hostile_description_never_raises_and_never_makes_up_a_figure(family, detail, trials):
+    found = {PriceNeed(P4D, REGION): {"Training": 37.688, "Processing": 37.688, "BatchTransform": 37.688},
+             **({TrialRuns("job-1"): tuple(trials)} if trials is not None else {})}
+    result = cost.of(family.billing, detail, REGION, Prices(), found, START, "job-1")
+    assert isinstance(result.so_far, (cost.Cost, Unknown))
+    assert result.usd is None or (result.usd >= 0 and isinstance(result.so_far, cost.Cost))
+    cost.lines(result, stopped=True), cost.short(result, True), cost.payload(result, True)  # words never raise
+    cost.needs(family.billing, detail, REGION, Prices(), "job-1")
