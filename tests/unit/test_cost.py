@@ -5,6 +5,7 @@ Every figure here is computed by hand in the test: price x instances x time."""
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -493,3 +494,50 @@ def test_a_hostile_description_never_raises_and_never_makes_up_a_figure(family, 
     assert result.usd is None or (result.usd >= 0 and isinstance(result.so_far, cost.Cost))
     cost.lines(result, stopped=True), cost.short(result, True), cost.payload(result, True)  # words never raise
     cost.needs(family.billing, detail, REGION, Prices(), "job-1")
+
+
+# ---------------------------------------------------------------- the members read, as botocore's model names them
+
+
+@functools.cache
+def sagemaker_model():
+    return botocore.session.get_session().get_service_model("sagemaker")
+
+
+def members(shape_name: str, *path: str):
+    """The shape at `path` below `shape_name` in the SageMaker model (a list's member), or AssertionError naming it."""
+    shape = sagemaker_model().shape_for(shape_name)
+    for key in path:
+        shape = shape.member if shape.type_name == "list" else shape
+        assert key in shape.members, f"{shape_name}.{'.'.join(path)}: {key} is not in {shape.name}"
+        shape = shape.members[key]
+    return shape.member if shape.type_name == "list" else shape
+
+
+@pytest.mark.parametrize("family", [TRAINING, PROCESSING, TRANSFORM, TUNING], ids=lambda f: f.name)
+def test_every_member_a_family_s_cost_reads_is_in_botocore_s_model(family):
+    output = f"{family.api.describe}Response"
+    billing = family.billing
+    for member in (billing.started, billing.ended, billing.billable, billing.spot):
+        if member:
+            members(output, member)
+    if billing.runtime:
+        assert members(output, *billing.runtime).type_name == "integer"
+    if billing.resources:
+        resources = members(output, *billing.resources)
+        assert {"InstanceType", "InstanceCount"} <= set(resources.members)
+    if family is TRAINING:
+        assert {"InstanceGroups", "SelectedInstanceType", "SelectedInstanceCount"} <= set(resources.members)
+        assert {"InstanceType", "InstanceCount"} <= set(members(output, "ResourceConfig", "InstanceGroups").members)
+    if billing.trials:
+        for definition in ("TrainingJobDefinition", "TrainingJobDefinitions"):
+            for key in ("ResourceConfig", "HyperParameterTuningResourceConfig", "StoppingCondition", "DefinitionName"):
+                members(output, definition, key)
+        assert {"InstanceType", "InstanceCount", "InstanceConfigs"} <= set(
+            members(output, "TrainingJobDefinition", "HyperParameterTuningResourceConfig").members)
+        for key in ("MaxNumberOfTrainingJobs", "MaxParallelTrainingJobs", "MaxRuntimeInSeconds"):
+            members(output, "HyperParameterTuningJobConfig", "ResourceLimits", key)
+        members(output, "TrainingJobStatusCounters")
+        summary = members("ListTrainingJobsForHyperParameterTuningJobResponse", "TrainingJobSummaries")
+        assert {"TrainingJobName", "TrainingJobDefinitionName", "TrainingJobStatus", "TrainingStartTime",
+                "TrainingEndTime"} <= set(summary.members)
