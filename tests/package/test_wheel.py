@@ -25,8 +25,10 @@ VERSION = PYPROJECT["project"]["version"]
 PACKAGES = {"rule_actions": ROOT / "lambdas" / "rule_actions", "rule_actions_cdk": ROOT / "rule_actions_cdk",
             "rule_actions_cli": ROOT / "rule_actions_cli", "rule_actions_sdk": ROOT / "rule_actions_sdk"}
 EVENTS = ROOT / "events"  # shipped as rule_actions_cli/samples
-# What the wheel carries besides the sources: the CDK package's data files and the sample events.
-PACKAGE_DATA = {f"rule_actions_cdk/{name}" for name in PYPROJECT["tool"]["setuptools"]["package-data"]["rule_actions_cdk"]}
+# What the wheel carries besides the sources: the CDK package's data files, the command's sample prices (the
+# embedded account's Price List) and the sample events.
+PACKAGE_DATA = {f"{package}/{name}" for package in ("rule_actions_cdk", "rule_actions_cli")
+                for name in PYPROJECT["tool"]["setuptools"]["package-data"][package]}
 SAMPLES = {f"rule_actions_cli/samples/{path.relative_to(EVENTS).as_posix()}"
            for pattern in ("*.json", "*/*.json") for path in EVENTS.glob(pattern)}
 USER_APP = '''\
