@@ -5,4 +5,6 @@ numbers, targets and PASS/MISS; nothing here is a test. `python -m bench 2 4` ru
 2. api_calls.py    AWS API calls per actionable event (actions vs overhead: DescribeTrainingJob, ledger)
 3. cold_start.py   handler import vs bare boto3 in fresh interpreters; first-invocation cost
 4. throughput.py   10,000 generated events (generator.py) through the embedded account: events/s, p50/p99
+...
+9. prices.py       Price List calls (pricing:GetProducts) per evaluation run with budgets, and per stop event
 """

@@ -17,6 +17,7 @@ BENCHMARKS = {
     "6": ("evaluation_scale", "one evaluation over 1,000 running jobs: calls, time, sharding, cost, the job index"),
     "7": ("log_reads", "reads that scale: logs at 1,000 and 10,000 jobs, per job vs one Logs Insights query"),
     "8": ("family_lifecycles", "every family's lifecycle with the monitor rules vs a rule on every state change"),
+    "9": ("prices", "what a job's cost costs to know: Price List calls per evaluation run and per event"),
 }
 
 

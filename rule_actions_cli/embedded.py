@@ -28,7 +28,7 @@ from moto import mock_aws
 from rule_actions import registry
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN, ENV_TOPIC_ARN, ROUTING_ATTRIBUTE
 from rule_actions.text import iso_z, quoted
-from rule_actions_cli import moto_monitoring, moto_sagemaker
+from rule_actions_cli import moto_monitoring, moto_pricing, moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.report import NOTABLE, Delivery
@@ -118,9 +118,10 @@ def _tuning_job_arn(name: str, place: Mapping[str, str]) -> str:
 
 
 def _state_change(name: str, status: str, secondary: str, when: int, account: str, region: str,
-                  tags: Mapping[str, str], tuning_job: str | None = None) -> dict[str, Any]:
+                  tags: Mapping[str, str], tuning_job: str | None = None,
+                  described: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The "SageMaker Training Job State Change" SageMaker sends when a timeline's job ends (a trial's names its
-    tuning job)."""
+    tuning job), with `described`: its members that say what it ran on and when."""
     return {"version": "0", "id": hashlib.sha256(f"{name}{when}{status}".encode()).hexdigest()[:32],
             "detail-type": "SageMaker Training Job State Change", "source": "aws.sagemaker", "account": account,
             "time": iso_z(when), "region": region,
@@ -128,7 +129,8 @@ def _state_change(name: str, status: str, secondary: str, when: int, account: st
             "detail": {"TrainingJobName": name,
                        "TrainingJobArn": f"arn:aws:sagemaker:{region}:{account}:training-job/{name.lower()}",
                        "TrainingJobStatus": status, "SecondaryStatus": secondary, "Tags": dict(tags),
-                       "LastModifiedTime": str(when * 1000), **({"TuningJobArn": tuning_job} if tuning_job else {})}}
+                       "LastModifiedTime": str(when * 1000), **({"TuningJobArn": tuning_job} if tuning_job else {}),
+                       **(described or {})}}
 
 
 def _delivery(message: str, subject: str | None, attributes: Mapping[str, Any] | None) -> Delivery:
@@ -172,6 +174,7 @@ class EmbeddedAccount:
         try:
             moto_sagemaker.install()
             moto_monitoring.install()
+            moto_pricing.install()
             self._deploy()
         except BaseException:
             self.__exit__()
@@ -494,20 +497,27 @@ class EmbeddedAccount:
             return None
         transitions = [{"Status": p[2], "StartTime": _datetime(timeline.time(p[0])),
                         "StatusMessage": p[3]} for p in job.phases if p[0] <= tick and p[1] == "InProgress"]
-        training = [t["StartTime"] for t in transitions if t["Status"] == "Training"]
+        # TrainingStartTime: when the job started on its instances (billing starts), its first phase after launching.
+        training = [t["StartTime"] for t in transitions if t["Status"] not in ("Starting", "Pending",
+                                                                                 "LaunchingMLInstances")]
         tuning_job = _tuning_job_arn(job.tuning_job, place) if job.tuning_job else None
+        resources = {"InstanceType": job.instance_type, "InstanceCount": job.instance_count, "VolumeSizeInGB": 100}
+        stopping = {"MaxRuntimeInSeconds": job.max_runtime_minutes * 60}
         moto_sagemaker.put_training_job(
             job.name, status, secondary_status=secondary, tuning_job_arn=tuning_job, **place,
-            resource_config={"InstanceType": job.instance_type, "InstanceCount": job.instance_count,
-                             "VolumeSizeInGB": 100},
-            tags=job.tags, transitions=transitions,
+            resource_config=resources, tags=job.tags, transitions=transitions,
             metric_definitions=[{"Name": m, "Regex": f"{m}=([0-9.eE+-]+)"} for m in job.metric_definitions],
-            training_start_time=training[-1] if training else None)
+            training_start_time=training[0] if training else None, stopping_condition=stopping)
         if phases.get(job.name) == (status, secondary):
             return None
         phases[job.name] = (status, secondary)
+        # What SageMaker's state change carries of the job besides its status (its description): what it ran on and
+        # when, so that an outcome's message says what the job cost.
+        described = {"ResourceConfig": resources, "StoppingCondition": stopping,
+                     **({"TrainingStartTime": str(int(training[0].timestamp() * 1000))} if training else {}),
+                     **({"TrainingEndTime": str(timeline.time(tick) * 1000)} if status != "InProgress" else {})}
         return _state_change(job.name, status, secondary, timeline.time(tick), place.get("account_id", ACCOUNT),
-                             place["region"], job.tags, tuning_job)
+                             place["region"], job.tags, tuning_job, described)
 
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
         from rule_actions.pipeline import read_event

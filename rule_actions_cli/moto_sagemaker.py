@@ -449,6 +449,8 @@ def put_training_job(
     transitions: Sequence[Mapping[str, Any]] | None = None,
     training_start_time: Any = None,
     final_objective: tuple[str, float] | None = None,
+    stopping_condition: Mapping[str, Any] | None = None,
+    training_end_time: Any = None,
 ) -> str:
     """Create (if missing) or update training job ``name`` in moto's backend; return its ARN.
 
@@ -467,7 +469,8 @@ def put_training_job(
     For a scheduled evaluation (each replaces the job's value when given): ``resource_config``
     (``{"InstanceType", "InstanceCount", ...}``), ``tags`` (a map; moto keeps them as Search and ListTags
     return them), ``metric_definitions`` (``AlgorithmSpecification.MetricDefinitions``; moto's own default
-    is replaced), ``transitions`` (``SecondaryStatusTransitions``), ``training_start_time``.
+    is replaced), ``transitions`` (``SecondaryStatusTransitions``), ``training_start_time``, ``stopping_condition``
+    (``{"MaxRuntimeInSeconds": ...}``), ``training_end_time`` (a job that ended: when, instead of now).
     """
     if status not in TRAINING_JOB_STATUSES:
         raise ValueError(f"status must be one of {TRAINING_JOB_STATUSES}, not {status!r}")
@@ -495,6 +498,10 @@ def put_training_job(
         job.secondary_status_transitions = [dict(t) for t in transitions]
     if training_start_time is not None:
         job.training_start_time = training_start_time
+    if stopping_condition is not None:
+        job.stopping_condition = dict(stopping_condition)
+    if training_end_time is not None and status not in ("InProgress", "Stopping"):
+        job.training_end_time = training_end_time
 
     for attribute, value in (
         ("debug_rule_configurations", debug_rule_configurations),
@@ -758,9 +765,12 @@ def _time(value: Any) -> Any:
 def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
     problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
     if not problems:
+        # (a trial's times as its events say them: its tuning job's cost sums them)
         put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
                          secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
-                         failure_reason=_text(detail, "FailureReason"), **place, **first)
+                         failure_reason=_text(detail, "FailureReason"), **place, **first,
+                         training_start_time=_time(detail.get("TrainingStartTime")),
+                         training_end_time=_time(detail.get("TrainingEndTime")))
         if detail["TrainingJobStatus"] == "Completed" and _text(detail, "TuningJobArn"):
             put_trial_result(detail["TuningJobArn"], detail, **place)  # the tuning job's best, as SageMaker keeps it
     return problems

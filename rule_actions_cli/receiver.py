@@ -167,6 +167,17 @@ def report(receivers: list[Receiver], out: TextIO) -> None:
             out.write(f"  {'signature ok ' if item.valid else 'BAD SIGNATURE'}  {describe(item)}\n")
 
 
+def _cost(cost: Any) -> str:
+    """What a json body says the job cost, in a few words."""
+    if not isinstance(cost, dict):
+        return ""
+    if cost.get("usd") is None:
+        return "  cost unknown"
+    until = {"stop": " until the stop", "now": " so far", "end": " in all"}.get(cost.get("until"), "")
+    saved = f", saved at most ${cost['saved_usd']:,.2f}" if cost.get("saved_usd") is not None else ""
+    return f"  cost ${cost['usd']:,.2f}{until}{saved}"
+
+
 def describe(item: Received) -> str:
     """A request's payload in a few words: json (trigger and job), slack (its text), teams (its title)."""
     try:
@@ -178,7 +189,10 @@ def describe(item: Received) -> str:
         family = job.get("family")
         name = job.get("name") or "no job (test)"
         name = f"{family}:{name}" if family and family != "training" else name  # as the table names other families
-        return f"json v{body.get('version')}  {body['trigger']['label']}  {name}"
+        warning = body["trigger"].get("warning")
+        label = body["trigger"]["label"] + (f" (warning at {warning * 100:g}%)" if isinstance(warning, (int, float))
+                                            else "")
+        return f"json v{body.get('version')}  {label}  {name}{_cost(body.get('cost'))}"
     if isinstance(body, dict) and "blocks" in body:
         return f"slack  {body.get('text')}"
     if isinstance(body, dict) and body.get("type") == "message":

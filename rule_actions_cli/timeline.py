@@ -38,7 +38,8 @@ STATUSES = ("InProgress", "Stopping", "Completed", "Failed", "Stopped")
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
-            "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective")
+            "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective", "max_runtime_minutes")
+MAX_RUNTIME = (1, 40320)  # StoppingCondition.MaxRuntimeInSeconds, in minutes: at most 28 days
 PHASE_KEYS = ("at", "status", "secondary", "message")
 TUNING_JOB = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}")
 SERIES_KEYS = ("metric", "hosts", "from", "to", "value", "jitter", "every")
@@ -113,6 +114,7 @@ class Job:
     family: str = "training"  # training | processing | transform | tuning
     trials: tuple[TimelineTrial, ...] = ()  # a tuning job's trials
     objective: str = "Minimize"  # a tuning job's objective type
+    max_runtime_minutes: int = 1440  # its StoppingCondition.MaxRuntimeInSeconds, in minutes (AWS's default: 1 day)
 
     @property
     def hosts(self) -> tuple[str, ...]:
@@ -386,7 +388,10 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     ok &= need(not trials or family == "tuning", f"{where}.trials", "only a tuning job has trials")
     objective_type = item.get("objective", "Minimize")
     ok &= need(objective_type in ("Minimize", "Maximize"), f"{where}.objective", "must be Minimize or Maximize")
+    runtime = item.get("max_runtime_minutes", 1440)
+    ok &= _minutes(need, runtime, f"{where}.max_runtime_minutes", *MAX_RUNTIME)
     if not ok:
         return None
     return Job(name, item["instance_type"], count, dict(tags), tuple(definitions), tuple(phases), tuple(series),
-               tuple(lines), tuple(expect), stream_epoch, account, tuning_job, family, tuple(trials), objective_type)
+               tuple(lines), tuple(expect), stream_epoch, account, tuning_job, family, tuple(trials), objective_type,
+               runtime)

@@ -1,7 +1,7 @@
 """The dependency rule of the function's package and the CLI, as data a test can check (tests/unit/test_architecture.py)
 and a planted violation can prove (it fails on one).
 
-    ground floor      contract, records, text, privacy, fields, ports: they import only one another
+    ground floor      contract, records, text, privacy, fields, ports, cost: they import only one another
     plug-ins          jobs/, triggers/, kinds/, readers/, monitors/: the ground floor and their own package's shared modules
                       (base.py, helpers); never another plug-in, never anything else
     registry          rule_actions.registry: the only list of plug-ins; everything else reaches them through it
@@ -23,7 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FUNCTION = "rule_actions"
-GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "text", "privacy", "fields", "ports"))
+GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "text", "privacy", "fields", "ports",
+                                                           "cost"))
 PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers", "monitors"))
 REGISTRY = f"{FUNCTION}.registry"
 INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}

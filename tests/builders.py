@@ -105,9 +105,10 @@ def function_resources(monkeypatch: Any, topic_name: str = "rule-actions", table
     names them); returns the topic ARN."""
     import boto3
 
-    from rule_actions_cli import moto_sagemaker
+    from rule_actions_cli import moto_pricing, moto_sagemaker
 
     moto_sagemaker.install()
+    moto_pricing.install()  # the Price List the stack's function reads (sample prices)
     topic_arn = boto3.client("sns", region_name=REGION).create_topic(Name=topic_name)["TopicArn"]
     boto3.client("dynamodb", region_name=REGION).create_table(
         TableName=table,

@@ -6,7 +6,8 @@ bad field, its value and what is allowed: every error at once. `Config.to_dict` 
 passes to the function; `schema()` is the JSON Schema `schemas/config.schema.json` publishes, from the same
 declarations. A plug-in reads its own values back with `config[FIELD]`; nothing here knows a plug-in by name.
 
-The core's own fields (the ledger's memory, the dry run, archive replays, organization mode) are declared here.
+The core's own fields (the ledger's memory, the dry run, archive replays, organization mode, and `prices`, declared
+in cost.py beside what reads it) are assembled here.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from rule_actions.contract import (
     ENV_TOPIC_ARN,
     ChatChannel,
 )
+from rule_actions.cost import PRICES, Prices
 from rule_actions.fields import ActionMap, Field, Flag, Whole
 from rule_actions.organization import ORGANIZATION, Organization
 from rule_actions.records import Action, Declared, Invalid, Place
@@ -42,7 +44,7 @@ ACT_ON_REPLAYS = Flag("act_on_replays", False, "Act on events replayed from an E
                       "are decided and skipped).")
 DRY_RUN = Flag("dry_run", False, "Decide and report every action, change nothing (the ledger records what was "
                "reported).")
-CORE = (DEDUP_TTL_HOURS, ACT_ON_REPLAYS, DRY_RUN, ORGANIZATION)
+CORE = (DEDUP_TTL_HOURS, ACT_ON_REPLAYS, DRY_RUN, ORGANIZATION, PRICES)
 # The canonical form keeps the keys of the first releases in their order (a deployed function's environment stays
 # what it was); keys added since follow, in registry order.
 FIRST_ORDER = ("notify", "rules", "job_outcomes", "chat", "webhooks", "allowed_endpoints", "training_job_prefixes",
@@ -181,6 +183,10 @@ class Config:
     @property
     def organization(self) -> Organization | None:
         return self[ORGANIZATION]
+
+    @property
+    def prices(self) -> Prices:
+        return self[PRICES]
 
     @property
     def chat(self) -> tuple[ChatChannel, ...]:

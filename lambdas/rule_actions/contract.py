@@ -18,6 +18,8 @@ JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"
 # A SageMaker job's name (training, tuning, processing, transform: CreateTrainingJob's pattern; tuning jobs take at
 # most 32 of its characters).
 JOB_NAME = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+# An AWS region's name (us-east-1): the configuration's regions (organization mode, the monitor rules, prices).
+REGION_NAME = r"[a-z]{2,4}(-[a-z]+)+-\d{1,2}"
 
 
 class OutcomeCondition(NamedTuple):
@@ -100,6 +102,10 @@ MONITOR_RULE_FAMILY = "Monitor"
 # A monitor rule's mode (its parameter `mode`, which an evaluation carries in the rule's RuleParameters): ACT, its
 # stops stop the job; WATCH, each stop is reported as what it would do ("would stop <job>") and nothing is stopped.
 MODE_KEY, ACT, WATCH = "mode", "act", "watch"
+# A monitor rule's finding that only warns (a budget's warning at a fraction of it): the evaluation writes the level
+# in the rule's RuleParameters under WARNING_KEY; the rule's stops are skipped for it, its messages go out, each once
+# per job and level (the level is part of the trigger's ledger key).
+WARNING_KEY = "warning"
 
 # A test notification (`rule-actions test-notify`): an invocation whose payload is {TEST_EVENT_KEY: {...}}, never
 # an EventBridge event. Its fields: "id" (one per request: its ledger keys), "emails" and "sms" (lists).

@@ -43,6 +43,7 @@ from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.notify import Notifier
+from rule_actions.effects.pricing import Prices
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
 from rule_actions.observability import emit, log_action, logger, metrics
@@ -80,6 +81,7 @@ def runtime() -> tuple[Settings, Adapters]:
                           loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
         members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
         heard={},  # what the evaluations of this environment read of the jobs' logs
+        prices=Prices(lambda endpoint: client("pricing", endpoint)),  # each answer kept for the environment
     )
     return settings, adapters
 
@@ -219,12 +221,12 @@ def test_notification(event: JobEvent, trigger: Trigger, settings: Settings, ada
 
 def _act(event: JobEvent, triggers: list[Trigger], settings: Settings, ports: Adapters) -> list[dict[str, Any]]:
     """The pipeline over the triggers; one log line per decision and per failed read, the metrics; the results."""
-    results, unread = pipeline.run(event, triggers, settings.config, ports)
+    results, unread, cost = pipeline.run(event, triggers, settings.config, ports)
     for failure in unread:
         logger.warning("read failed", reason=failure.reason)
     for item in results:
         log_action(event.job_name, item)
-    emit(triggers, results)
+    emit(triggers, results, event, cost)
     return [r.as_dict() for r in results]
 
 

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from rule_actions import payloads, registry
+from rule_actions.cost import JobCost
 from rule_actions.ports import Configured
 from rule_actions.records import JobEvent, Message, Result, Trigger, TriggerFacts
 
@@ -26,6 +27,7 @@ class Occasion:
     trigger: Trigger
     region: str
     stops: tuple[Result, ...] = field(default=())
+    cost: JobCost | None = None  # what the job cost at the event's time (None: not asked, or no cost here)
 
     @cached_property
     def message(self) -> Message:
@@ -40,9 +42,10 @@ class Occasion:
 
     def webhook_body(self, fmt: str, delivery: str) -> bytes:
         return payloads.webhook_body(fmt, self.message, self.event, self.trigger, self.facts, self.region, self.stops,
-                                     delivery)
+                                     delivery, self.cost)
 
 
-def render(config: Configured, event: JobEvent, trigger: Trigger, region: str, stops: Sequence[Result] = ()) -> Message:
-    """The message about one trigger; `stops` are its stops carried out so far."""
-    return Occasion(config, event, trigger, region, tuple(stops)).message
+def render(config: Configured, event: JobEvent, trigger: Trigger, region: str, stops: Sequence[Result] = (),
+           cost: JobCost | None = None) -> Message:
+    """The message about one trigger; `stops` are its stops carried out so far, `cost` what the job cost."""
+    return Occasion(config, event, trigger, region, tuple(stops), cost).message

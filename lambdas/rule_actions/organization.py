@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple
 
+from rule_actions.contract import REGION_NAME
 from rule_actions.fields import Custom
 from rule_actions.records import JobEvent
 from rule_actions.text import quoted, unknown
@@ -28,7 +29,7 @@ DEFAULT_MEMBER_ROLE = "RuleActionsMember"
 ACCOUNT_RE = re.compile(r"\d{12}", re.ASCII)
 ORG_ID_RE = re.compile(r"o-[a-z0-9]{10,32}", re.ASCII)  # AWS Organizations' own pattern
 # The longest region names have 14 characters (ap-southeast-4); `-<region>` is appended to the member role.
-REGION_RE = re.compile(r"[a-z]{2,4}(-[a-z]+)+-\d{1,2}", re.ASCII)
+REGION_RE = re.compile(REGION_NAME, re.ASCII)
 REGION_MAX = 14
 ROLE_MAX = 64 - 1 - REGION_MAX  # IAM allows 64 characters in a role name
 ROLE_RE = re.compile(rf"[A-Za-z0-9+=,.@_-]{{1,{ROLE_MAX}}}", re.ASCII)

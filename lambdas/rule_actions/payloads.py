@@ -6,7 +6,7 @@
     slack         Slack incoming webhooks: `text` and Block Kit `blocks`
     teams         Teams workflows: the message envelope around one Adaptive Card
     json          ours, versioned (JSON_VERSION; docs/destinations.md, "The json payload", documents every field; `job.family`,
-                  `job.details` and `trigger.watch` were added to version 1, as it allows)
+                  `job.details`, `trigger.watch` and `cost` were added to version 1, as it allows)
 
 The words come from the trigger family (its Message and its TriggerFacts); untrusted names and reasons arrive as
 plain text (control characters removed, capped). Where a format parses markup they are placed where it does
@@ -20,6 +20,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from rule_actions import cost as costs
+from rule_actions.cost import JobCost
 from rule_actions.records import JobEvent, Message, Result, Trigger, TriggerFacts
 from rule_actions.text import DETAILS_MAX, NAME_MAX, SMS_MAX, SUBJECT_MAX, cap, digest, plain
 
@@ -120,9 +122,10 @@ def teams(message: Message) -> dict[str, Any]:
 
 
 def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: TriggerFacts, region: str,
-                 stops: Iterable[Result], delivery: str) -> dict[str, Any]:
+                 stops: Iterable[Result], delivery: str, cost: JobCost | None = None) -> dict[str, Any]:
     """Our own format, version JSON_VERSION: every field is documented in docs/destinations.md ("The json payload")."""
     family = event.family
+    stops = list(stops)
     job = None if not facts.about_job else {
         "name": plain(event.job_name, NAME_MAX), "arn": plain(event.job_arn, ARN_MAX),
         "status": plain(event.job_status, 64),
@@ -138,7 +141,7 @@ def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: Tri
         "test": not facts.about_job,
         "time": plain(event.time, 64) or None,
         "trigger": _bounded({"label": _label(trigger, facts), "type": facts.type, **facts.fields,
-                             "watch": facts.watch}, NAME_MAX),
+                             "watch": facts.watch, "warning": facts.warning}, NAME_MAX),
         "job": job,
         "reason": _bounded(facts.reason),
         "message": {"subject": cap(message.subject, SUBJECT_MAX), "text": cap(_text(message), BODY_MAX),
@@ -146,6 +149,8 @@ def json_payload(message: Message, event: JobEvent, trigger: Trigger, facts: Tri
         "actions_taken": [_bounded({key: action.get(key) for key in ("kind", "target", "outcome", "reason")})
                           for action in (result.as_dict() for result in stops)],
         "links": [{"label": cap(label, NAME_MAX), "url": cap(url, URL_MAX)} for label, url in message.links],
+        "cost": _bounded(costs.payload(cost, any(event.job_name in r.stopped for r in stops)))
+        if facts.about_job else None,
     }
 
 
@@ -161,12 +166,12 @@ def _bounded(value: Any, limit: int = TEXT_MAX) -> Any:
 
 
 def webhook_body(fmt: str, message: Message, event: JobEvent, trigger: Trigger, facts: TriggerFacts, region: str,
-                 stops: Iterable[Result], delivery: str) -> bytes:
+                 stops: Iterable[Result], delivery: str, cost: JobCost | None = None) -> bytes:
     """The raw body of a webhook request in `fmt` (slack, teams, json): compact JSON, UTF-8."""
     if fmt == "slack":
         payload = slack(message)
     elif fmt == "teams":
         payload = teams(message)
     else:
-        payload = json_payload(message, event, trigger, facts, region, stops, delivery)
+        payload = json_payload(message, event, trigger, facts, region, stops, delivery, cost)
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -1,22 +1,24 @@
 """The route of every invocation, one way: an event (or a request) -> its job and triggers -> the plan, built once
 -> while it needs something, the readers read it -> decide -> the job family learns what was read of its job ->
-carry each action out, at most once (the ledger), every one attempted -> results.
+when an action is to be carried out, what the job cost (cost.py: its prices and a tuning job's trials read) -> carry
+each action out, at most once (the ledger), every one attempted -> results.
 
     read_event(raw)        the job family parses the event; every trigger family observes it (problems named)
     select(...)            the triggers that count under the configuration
     request(raw, ...)      an invocation that is a trigger family's own request (a test notification), if it is
-    run(...)               plan, read, decide, carry out: the results, in plan order
+    run(...)               plan, read, decide, the job's cost, carry out: the results, in plan order
 
 Only the ports it is handed (effects/) call AWS; plug-ins are reached through the registry.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
-from rule_actions import registry
+from rule_actions import cost, registry
 from rule_actions.config import Config
 from rule_actions.contract import Outcome
 from rule_actions.messages import Occasion
@@ -24,7 +26,7 @@ from rule_actions.plan import Plan
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable, Ports
 from rule_actions.privacy import redact
 from rule_actions.records import IgnoredEvent, JobEvent, Need, NothingDone, Planned, Result, Trigger, Unread
-from rule_actions.text import error_text, quoted
+from rule_actions.text import error_text, quoted, timestamp
 
 
 def read_event(raw: Any) -> tuple[JobEvent, list[Trigger]]:
@@ -62,8 +64,14 @@ def request(raw: Any, region: str, config: Config) -> tuple[JobEvent, Trigger] |
     return None
 
 
-def run(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) -> tuple[list[Result], list[Unread]]:
-    """Every planned action's result, and the reads that failed (each already reflected in the results)."""
+class Ran(NamedTuple):
+    results: list[Result]  # every planned action's, in plan order
+    unread: list[Unread]  # the reads that failed (each already reflected in the results or the cost)
+    cost: cost.JobCost | None  # what the job cost at the event's time; None: nothing carried out, or no cost here
+
+
+def run(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) -> Ran:
+    """Every planned action's result, the reads that failed, and the job's cost when an action was carried out."""
     plan = Plan.build(event, triggers, config)
     unread: list[Unread] = []
     while needs := plan.needs():
@@ -73,7 +81,22 @@ def run(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) 
     decided = plan.decide()
     if event.family is not None:  # what its words say of the job: its failed trials, its failed steps
         event = event.family.learn(event, plan.facts)
-    return carry_out(decided, config, event, ports), unread
+    found = job_cost(event, config, ports, unread) if any(item.outcome is None for item in decided) else None
+    return Ran(carry_out(decided, config, event, ports, found), unread, found)
+
+
+def job_cost(event: JobEvent, config: Config, ports: Ports, unread: list[Unread]) -> cost.JobCost | None:
+    """What the event's job cost at the event's time (its prices, a tuning job's trials read; a failed read makes
+    the figure unknown, naming it); None for a family without a cost (a pipeline execution) or a test."""
+    billing = event.family.billing if event.family is not None else None
+    if billing is None:
+        return None
+    region = event.region or ports.region
+    answers = read(cost.needs(billing, event.detail, region, config.prices, event.job_name), ports)
+    unread += [answer for answer in answers.values() if isinstance(answer, Unread)]
+    when = timestamp(event.time) or event.last_modified
+    at = int(when.timestamp()) if when else int(time.time())
+    return cost.of(billing, event.detail, region, config.prices, answers, at, event.job_name)
 
 
 def read(needs: frozenset[Need], ports: Ports) -> dict[Need, Any]:
@@ -96,9 +119,11 @@ class _Unrecorded(Exception):
         self.nothing = nothing
 
 
-def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Ports) -> list[Result]:
+def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Ports,
+              found: cost.JobCost | None = None) -> list[Result]:
     """Each action still open, at most once (the ledger), every one attempted; each decision not to carry one out
-    said once (the ledger too); a failed one as decided, never recorded (a retry reads it again)."""
+    said once (the ledger too); a failed one as decided, never recorded (a retry reads it again). `found`: what the
+    job cost (its messages and stops say it)."""
     results: list[Result] = []
     for item in planned:
         if item.outcome == Outcome.FAILED:  # never recorded: the retry it causes decides again
@@ -109,7 +134,7 @@ def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Po
             continue
         kind = registry.kind(item.kind)
         stops = tuple(r for r in results if r.planned.trigger == item.trigger and r.jobs is not None)
-        occasion = Occasion(config, event, item.trigger, ports.region, stops)
+        occasion = Occasion(config, event, item.trigger, ports.region, stops, found)
 
         def work(item: Planned = item, occasion: Occasion = occasion, kind: Any = kind) -> dict[str, Any]:
             done = kind.carry_out(item, occasion, ports)

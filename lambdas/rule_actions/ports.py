@@ -5,7 +5,7 @@ occasion in messages.py; plug-ins are handed them and never import them.
     Configured   config[FIELD] for a plug-in's own fields; what the configuration attaches; whether action_json
                  is read
     Ports        the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks,
-                 metrics (CloudWatch) and logs (CloudWatch Logs)
+                 metrics (CloudWatch), logs (CloudWatch Logs) and prices (the AWS Price List)
     Occasion     one planned action's trigger and job, with its message and payloads rendered on demand
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from rule_actions.cost import JobCost
 from rule_actions.fields import Field
 from rule_actions.records import (
     Action,
@@ -92,6 +93,10 @@ class Jobs(Protocol):
         """The latest `limit` trials of a tuning job, newest first (Trial records)."""
         ...
 
+    def trial_runs(self, tuning_job_name: str) -> list[Any]:
+        """Every trial of a tuning job, oldest first, with when it trained (TrialRun records)."""
+        ...
+
     def stop(self, api: JobApi, key: str, token: str | None = None) -> str:
         """"stopped", "already Stopping" / "already Stopped", or the status of a job that is not running (`key`: the
         API's name for the job; `token`: a pipeline execution stop's ClientRequestToken)."""
@@ -113,7 +118,12 @@ class Ledger(Protocol):
         InProgressElsewhere or LedgerUnavailable, and whatever `work` raises (nothing recorded then)."""
         ...
 
-    def mark_stopped(self, job_arn: str, by: str) -> None: ...
+    def mark_stopped(self, job_arn: str, by: str, cost_usd: float | None = None,
+                     saved_usd: float | None = None) -> None:
+        """Record that this stack stopped the job (`by`: the rule of the job), with what it cost until the stop and
+        what the stop saved at most, when known."""
+        ...
+
     def stopped_by(self, job_arn: str) -> str | None: ...
 
 
@@ -151,6 +161,15 @@ class Logs(Protocol):
         ...
 
 
+class Prices(Protocol):
+    """The AWS Price List API."""
+
+    def products(self, instance_type: str, region: str) -> Mapping[str, float]:
+        """The on-demand prices of an instance type in a region: the price list's component (Training, Processing,
+        BatchTransform...) -> US dollars per hour; read at most once per execution environment (a failure too)."""
+        ...
+
+
 class Ports(Protocol):
     jobs: Jobs
     notifier: Notifier
@@ -159,6 +178,7 @@ class Ports(Protocol):
     region: str  # where links point: the job's region
     metrics: Metrics
     logs: Logs
+    prices: Prices
 
 
 class Occasion(Protocol):
@@ -167,6 +187,7 @@ class Occasion(Protocol):
     trigger: Trigger
     region: str  # where links point
     stops: tuple[Result, ...]  # the trigger's stops carried out so far (what its message reports as taken)
+    cost: JobCost | None  # what the job cost at the event's time (cost.py); None: not asked, or no cost here
 
     @property
     def message(self) -> Message: ...

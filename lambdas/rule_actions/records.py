@@ -7,8 +7,9 @@
     needs             what the plan asks the readers (readers/) before it can decide or word a message: Described,
                       InProgress, TeamAudience, StopRecord, FailedTrials, FailedSteps; and what a scheduled evaluation
                       asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat of Spans),
-                      LogLatest (many jobs' streams at once: prefix -> Heartbeat); a read that failed is an Unread with
-                      its reason
+                      LogLatest (many jobs' streams at once: prefix -> Heartbeat); and what a job's cost needs (cost.py):
+                      PriceList (one instance type's prices in one region), TrialRuns (a tuning job's trials); a read
+                      that failed is an Unread with its reason
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
     Message           what people read about a trigger; TriggerFacts: what payloads say of it
@@ -343,6 +344,37 @@ class Trial(NamedTuple):
     objective: float | None  # FinalHyperParameterTuningJobObjectiveMetric.Value, when reported
 
 
+class TrialRuns(_Question):
+    """Every trial a tuning job launched, with when it trained (ListTrainingJobsForHyperParameterTuningJob, every
+    page): what its cost sums. The answer: TrialRun records, oldest first."""
+
+    __slots__ = ("tuning_job_name",)
+
+    def __init__(self, tuning_job_name: str):
+        self.tuning_job_name = tuning_job_name
+
+
+class TrialRun(NamedTuple):
+    """One trial of a tuning job as its cost counts it (HyperParameterTrainingJobSummary)."""
+
+    name: str
+    definition: str  # TrainingJobDefinitionName ("" when the tuning job has one definition)
+    status: str  # TrainingJobStatus
+    started: int | None  # TrainingStartTime (epoch seconds); None: not started
+    ended: int | None  # TrainingEndTime (epoch seconds); None: still running
+
+
+class PriceList(_Question):
+    """The on-demand prices of one instance type in one region (the AWS Price List API: GetProducts, service code
+    AmazonSageMaker), read at most once per execution environment. The answer: the price list's component
+    (platoinstancetype: Training, Processing, BatchTransform...) -> US dollars per hour."""
+
+    __slots__ = ("instance_type", "region")
+
+    def __init__(self, instance_type: str, region: str):
+        self.instance_type, self.region = instance_type, region
+
+
 class UnreadJob(NamedTuple):
     """A running job listed whose description or tags could not be read: reported on its own row."""
 
@@ -469,7 +501,7 @@ class StepFailures(tuple):
 
 
 Need = (Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps | RunningJobs | MetricData
-        | LogHeartbeat | LogLatest)
+        | LogHeartbeat | LogLatest | PriceList | TrialRuns)
 
 
 class Unread(NamedTuple):
@@ -536,3 +568,4 @@ class TriggerFacts(NamedTuple):
     mark: str  # the title's emoji
     about_job: bool = True  # False for a test: no job, no thread of a job
     watch: bool = False  # the trigger only watches: its stops are reported as what they would do (TriggerFamily.watched)
+    warning: float | None = None  # the trigger only warns, at this level (a budget's fraction): its stops are skipped

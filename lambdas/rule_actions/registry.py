@@ -18,13 +18,23 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant, Schedule
+from rule_actions.cost import PRICES
 from rule_actions.fields import Custom, Field
 from rule_actions.jobs import pipeline, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
 from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured
-from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, team
+from rule_actions.readers import (
+    describe,
+    failed_steps,
+    failed_trials,
+    in_progress,
+    price_list,
+    stop_record,
+    team,
+    trial_runs,
+)
 from rule_actions.readers.base import Reader
 from rule_actions.records import ACTION_JSON, Capability, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
@@ -38,7 +48,8 @@ TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, t
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
 READERS: dict[type, Reader] = {reader.need: reader for reader in (describe.READER, in_progress.READER, team.READER,
                                                                   stop_record.READER, failed_trials.READER,
-                                                                  failed_steps.READER)}
+                                                                  failed_steps.READER, price_list.READER,
+                                                                  trial_runs.READER)}
 
 
 @cache
@@ -46,6 +57,7 @@ def monitors() -> dict[str, Monitor]:
     """The monitor rules, imported on first use: a configuration without `monitor` never imports them."""
     from rule_actions.monitors import (
         batch_size,
+        budget,
         cpu_bottleneck,
         failing_trials,
         gpu_memory_increase,
@@ -65,7 +77,7 @@ def monitors() -> dict[str, Monitor]:
         stalled_training.MONITOR, low_gpu_utilization.MONITOR, batch_size.MONITOR, cpu_bottleneck.MONITOR,
         gpu_memory_increase.MONITOR, max_initialization_time.MONITOR, loss_not_decreasing.MONITOR, overfit.MONITOR,
         overtraining.MONITOR, stalled_job.MONITOR, idle_instances.MONITOR, runtime_overrun.MONITOR,
-        failing_trials.MONITOR, no_improvement.MONITOR)}
+        failing_trials.MONITOR, no_improvement.MONITOR, budget.MONITOR)}
 
 
 MONITORED = "training"  # the job family the monitor rules evaluate whatever the configuration (monitored_families)
@@ -155,7 +167,8 @@ def config_checks(config: Configured, where: str) -> list[str]:
     """What the plug-ins check across the configuration's fields."""
     found = [e for plugin in (*TRIGGERS, *KINDS.values()) for e in plugin.check_config(config, where)]
     settings = config[MONITOR]
-    return found + ([] if settings is None else _base().check(settings, getattr(config, "organization", None), where))
+    return found + ([] if settings is None else _base().check(settings, getattr(config, "organization", None), where,
+                                                              config, monitors()))
 
 
 def capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
@@ -280,8 +293,23 @@ def schedule(config: Configured) -> Schedule | None:
 
 
 def stack_parts(config: Configured) -> list[Any]:
-    """What the kinds ask of the stack: team subscriptions, chat channels, grants, SMS delivery logs."""
-    return [part for kind in KINDS.values() for part in kind.stack_parts(config)]
+    """What the kinds ask of the stack (team subscriptions, chat channels, grants, SMS delivery logs), and reading
+    prices when a job's cost is asked (both functions' roles: prices are public, read centrally in every mode)."""
+    return [*(part for kind in KINDS.values() for part in kind.stack_parts(config)), *price_grants(config)]
+
+
+PRICE_GRANT = Grant(
+    "ReadPrices", ("pricing:GetProducts",), ("*",),
+    "pricing:GetProducts supports no resource-level permissions; IAM requires Resource \"*\" for it (the only action "
+    "in that statement): it reads AWS's public on-demand prices of SageMaker instance types, read-only, to say and "
+    "judge what a job costs.")
+
+
+def price_grants(config: Configured) -> list[Grant]:
+    """pricing:GetProducts, when the Price List is asked (prices.price_list) and something asks a job's cost: an
+    action that words or stops a job (declared, or from a rule's action_json), or the monitor rules (a budget)."""
+    asks = bool(config.declared) or config.reads_action_json or monitoring(config) is not None
+    return [PRICE_GRANT] if config[PRICES].price_list and asks else []
 
 
 def clauses(config: Configured, family: JobFamily) -> list[dict[str, Any]]:

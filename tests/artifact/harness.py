@@ -41,7 +41,7 @@ from moto.sns.responses import SNSResponse
 
 from rule_actions_cdk.bundle import link_runtime
 from rule_actions_cdk.settings import PYTHON_VERSION
-from rule_actions_cli import moto_monitoring, moto_sagemaker
+from rule_actions_cli import moto_monitoring, moto_pricing, moto_sagemaker
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
@@ -151,6 +151,7 @@ class ServedAccount(EmbeddedAccount):
         SNSResponse.subscribe = _subscribe_as_sns_does
         moto_sagemaker.install()
         moto_monitoring.install()
+        moto_pricing.install()
         self._deploy()
         return self
 

@@ -5,7 +5,9 @@ with a stop) and an idle one (the stack-wide LowGPUUtilization) are evaluated: e
 allowed (Search, GetMetricData, FilterLogEvents on the training log group, DescribeTrainingJob, then the actions'
 own); without the logs grant, that job's rule is an error on its row and the rest goes on. The same with one Logs
 Insights query reading the jobs' logs (StartQuery on the log group, GetQueryResults); without its grant on the
-query's results, the jobs are read one FilterLogEvents call each in the same run."""
+query's results, the jobs are read one FilterLogEvents call each in the same run. A job past its budget: the Price
+List read (pricing:GetProducts, answered by the embedded account's sample prices) is allowed and the job stopped;
+without that grant its price is unknown, said on its row, and nothing is stopped."""
 
 from __future__ import annotations
 
@@ -124,3 +126,42 @@ def test_the_logs_insights_read_is_allowed_by_the_role_and_falls_back_without_it
     assert "FilterLogEvents" in [c[1] for c in answer["calls"] if c[0] == "logs"]
     assert "failed" in answer["result"]["evaluation"]["log_reads"]
     assert moto_sagemaker.training_job_status("artifact-hung-04") == "Stopping"
+
+
+def seed_budget(name: str, usd: float) -> None:
+    """A job on one ml.g5.12xlarge (the embedded account's sample price: $7.09/h), 90 minutes on its instance, whose
+    tags give it a budget and a stop."""
+    start = NOW - timedelta(minutes=90)
+    moto_sagemaker.put_training_job(
+        name, "InProgress", tags={"rule-actions:Budget": "stoptraining", "rule-actions:Budget:parameters": f"usd={usd}"},
+        transitions=[{"Status": "Training", "StartTime": start}], training_start_time=start,
+        resource_config={"InstanceType": "ml.g5.12xlarge", "InstanceCount": 1})
+
+
+def test_a_budget_reads_prices_with_the_evaluators_role_and_without_its_grant_judges_nothing(deployed, artifact):
+    # Given a job past its $5 budget ($10.64 spent)
+    seed_budget("artifact-budget-01", 5)
+    # When the evaluator runs as its role, IAM enforced
+    answer = run(deployed, artifact, minutes_later=4)
+    # Then the Price List was read (pricing:GetProducts allowed, once for the one instance type and region), and the
+    # job was stopped, its result saying what it cost until the stop
+    calls = [tuple(c) for c in answer["calls"]]
+    assert [c for c in calls if c[0] == "pricing"] == [("pricing", "GetProducts", None)]
+    job = next(j for j in answer["result"]["jobs"] if j["training_job"] == "artifact-budget-01")
+    assert {r["rule"]: r["verdict"] for r in job["rules"]}["Budget"] == "IssuesFound"
+    stop = job["actions"][0]
+    assert (stop["kind"], stop["outcome"]) == ("stoptraining", "done") and "(cost $" in stop["reason"]
+    assert moto_sagemaker.training_job_status("artifact-budget-01") == "Stopping"
+    # And given the role without its ReadPrices statement, another job past its budget
+    seed_budget("artifact-budget-02", 5)
+    role = deployed.client("lambda").get_function_configuration(FunctionName=deployed.evaluator_name)["Role"]
+    with without_statement(deployed.client("iam"), role.rsplit("/", 1)[1], "ReadPrices"):
+        answer = run(deployed, artifact, minutes_later=5)
+    # Then the read is refused, the job's row says its price is unknown and why, and nothing is stopped
+    refused = {tuple(c[:2]) for c in answer["calls"] if c[2] in ACCESS_DENIED}
+    assert refused == {("pricing", "GetProducts")}
+    job = next(j for j in answer["result"]["jobs"] if j["training_job"] == "artifact-budget-02")
+    budget = next(r for r in job["rules"] if r["rule"] == "Budget")
+    assert budget["verdict"] == "Skipped" and budget["reason"].startswith("unknown price, not judged: the price of "
+                                                                          "ml.g5.12xlarge in us-east-1 is not known")
+    assert not job.get("actions") and moto_sagemaker.training_job_status("artifact-budget-02") == "InProgress"

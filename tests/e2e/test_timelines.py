@@ -105,6 +105,11 @@ STOPPED = {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "not
     # (their Stopped outcome is their parent's to report: the stack's rule does not even match it)
     ("hung-trial", STOPPED - {("job:Stopped", "notify", "skipped")}),
     ("hung-pipeline-step", STOPPED - {("job:Stopped", "notify", "skipped")}),
+    # a budget: its warning notifies (its stop skipped, saying why), its 100% stops; one under its budget and one
+    # whose price is unknown are never acted on
+    ("budget-job", {("Budget", "stoptraining", "skipped"), ("Budget", "notify", "done"), ("Budget", "webhook", "done"),
+                    ("Budget", "stoptraining", "done"), ("job:Stopped", "notify", "skipped")}),
+    ("healthy-budget", set()),
 ])
 def test_each_timeline_finds_what_it_expects_once_and_nothing_else(demo, timeline, expected):
     rows = rows_of(demo[0], timeline)
@@ -191,6 +196,38 @@ def test_the_multi_host_stall_names_the_silent_host(demo):
     [finding] = [v["reason"] for v in row["rules"] if v["rule"] == "StalledTraining"]
     assert finding == ("no log line from algo-3 for 30 min (threshold 30 min; its longest gap before: 1 min), while "
                        "algo-1, algo-2, algo-4 still log")
+
+
+def test_a_budget_warns_once_at_its_fraction_then_stops_the_job_saying_what_it_cost_and_saved(demo):
+    # Given the job whose tags give it a budget of $10, a warning at 50% and a stop, on the replay's sample prices
+    rows = [r for r in rows_of(demo[0], "budget-job") if r.get("rules")]
+    warned, stopped = rows
+    # Then the first run past 50% warns: the team and the webhook are told, the stop is skipped saying why
+    assert warned["source"].endswith("budget-job.json#+50m")
+    assert warned["rules"][0]["reason"].startswith("its cost $5.55 passed 50% of its budget $10.00 (56%; 1 x "
+                                                   "ml.g5.12xlarge at $7.09/h for 47 min)")
+    assert [(a["kind"], a["outcome"]) for a in warned["actions"]] == [
+        ("stoptraining", "skipped"), ("notify", "done"), ("webhook", "done")]
+    assert warned["actions"][0]["reason"].startswith("Budget warns at 50%: a warning notifies only")
+    # And the first run past 100% stops it, once, saying what it cost until the stop and what the stop saved at most
+    assert stopped["source"].endswith("budget-job.json#+90m")
+    assert stopped["rules"][0]["reason"].startswith("its cost $10.28 passed its budget $10.00 (103%")
+    stop = stopped["actions"][0]
+    assert (stop["kind"], stop["outcome"]) == ("stoptraining", "done")
+    assert stop["reason"] == ("stopped budget-ft-2026-11-24-08-00-00-901 (cost $10.28 until the stop; saved at most "
+                              "$18.08)")  # 87 min of $7.09/h, and the 153 min left of its 240
+    # And the table shows each once
+    table = demo[1]
+    assert sum("budget-job.json#+" in line and "Budget" in line and "evaluated" in line
+               for line in table.splitlines()) == 2
+
+
+def test_a_budget_never_judges_an_unknown_price_and_leaves_a_job_under_its_budget_alone(demo):
+    rows = rows_of(demo[0], "healthy-budget")
+    judged = [(v["rule"], v["verdict"], v["reason"]) for r in rows for v in r.get("rules", [])]
+    assert judged == [("Budget", "Skipped", "unknown price, not judged: the AWS Price List has no Training price for "
+                                            "ml.p5.48xlarge in us-east-1")]
+    assert not [a for r in rows for a in r["actions"]]
 
 
 def test_getting_started_shows_what_make_demo_prints(demo):

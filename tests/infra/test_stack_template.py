@@ -262,7 +262,9 @@ def test_every_iam_statement_is_scoped(template, ids):
     template.resource_count_is("AWS::IAM::Policy", 1)
     for pattern in (
         {"Effect": Match.not_("Allow")},
-        {"Resource": "*", "Action": Match.not_("sagemaker:ListTrainingJobs")},  # "*" only where IAM allows
+        # "*" only where IAM allows nothing narrower: a listing, the public price list
+        {"Resource": "*", "Action": Match.not_(Match.string_like_regexp("^(sagemaker:ListTrainingJobs|pricing:"
+                                                                        "GetProducts)$"))},
         {"Resource": Match.array_with(["*"])},  # nothing else
         {"Action": WILDCARD_ACTION},
         {"Action": Match.array_with([WILDCARD_ACTION])},
@@ -292,6 +294,7 @@ def test_every_iam_statement_is_scoped(template, ids):
                         get_att(ids["table"])),
         "SendFailedEvents": allow("sqs:SendMessage", get_att(ids["failed"])),
         "WriteLogs": allow(["logs:CreateLogStream", "logs:PutLogEvents"], get_att(ids["log_group"])),
+        "ReadPrices": allow("pricing:GetProducts", "*"),  # what a job costs: the AWS Price List (public prices)
     }.items()}
 
 

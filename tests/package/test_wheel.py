@@ -17,8 +17,10 @@ from installing import EVENTS, PACKAGES, ROOT, run, user_env
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
-# What the wheel carries besides the sources: the CDK package's data files and the sample events.
-PACKAGE_DATA = {f"rule_actions_cdk/{name}" for name in PYPROJECT["tool"]["setuptools"]["package-data"]["rule_actions_cdk"]}
+# What the wheel carries besides the sources: the CDK package's data files, the command's sample prices (the
+# embedded account's Price List) and the sample events.
+PACKAGE_DATA = {f"{package}/{name}" for package in ("rule_actions_cdk", "rule_actions_cli")
+                for name in PYPROJECT["tool"]["setuptools"]["package-data"][package]}
 SAMPLES = {f"rule_actions_cli/samples/{path.relative_to(EVENTS).as_posix()}"
            for pattern in ("*.json", "*/*.json") for path in EVENTS.glob(pattern)}
 USER_APP = '''\

@@ -47,6 +47,8 @@ SPEC_KEYS = (
     "transform_job_outcomes",
     "transform_job_prefixes",
     "monitor",
+    # what a job costs (cost.py): the Price List on or off, and rates over it
+    "prices",
 )
 ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-actions", "RULE_ACTIONS_LEDGER_TABLE": "rule-actions-ledger"}
 

@@ -29,7 +29,8 @@ VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 # What the validator checks across fields, which JSON Schema cannot state.
 CROSS_FIELD = re.compile(r"is not in allowed_endpoints|is not declared in webhooks|names an account that is not in "
                          r"accounts|a channel is listed twice|give org_id, accounts or both|only organization mode "
-                         r"evaluates other regions|organization mode evaluates the jobs of organization.accounts")
+                         r"evaluates other regions|organization mode evaluates the jobs of organization.accounts|"
+                         r"a budget needs the jobs' prices, and none can be known|sets both usd and by_prefix")
 
 
 def verdicts(data: Any, validator: Any = VALIDATOR) -> tuple[bool, list[str]]:
@@ -177,6 +178,17 @@ TEAMS = {"tenant_id": "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", "team_id": "1f1e2d
                                                              "123456789012", "central_region": "us-east-1"}},
     {"monitor": {}, "organization": {"org_id": "o-a1b2c3d4e5", "central_account": "123456789012",
                                      "central_region": "us-east-1"}},
+    {"prices": {"price_list": False, "usd_per_hour": {"ml.p4d.24xlarge": 25.1}, "regions": {"eu-west-1": {}}}},
+    {"prices": {"usd_per_hour": {"ml.p4d.24xlarge": 0}}}, {"prices": {"usd_per_hour": {"p4d": 1}}},
+    {"prices": {"regions": {"mars": {}}}}, {"prices": {"regions": {"eu-west-1": []}}}, {"prices": None},
+    {"prices": {"usd_per_hour": {"ml.p4d.24xlarge": 10001}}}, {"prices": {"price_list": 1}},
+    {"monitor": {"rules": {"Budget": {"usd": 100, "warn_at": [0.5, 0.8]}}}},
+    {"monitor": {"rules": {"Budget": {"by_prefix": {"llm-": 500}, "warn_at": []}}}},
+    {"monitor": {"rules": {"Budget": {"usd": 0}}}}, {"monitor": {"rules": {"Budget": {"warn_at": [1]}}}},
+    {"monitor": {"rules": {"Budget": {"warn_at": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}}}},
+    {"monitor": {"rules": {"Budget": {"by_prefix": {"llm*": 5}}}}},
+    {"monitor": {"rules": {"Budget": {"usd": 5, "by_prefix": {"a-": 1}}}}},
+    {"monitor": {"rules": {"Budget": {"usd": 5}}}, "prices": {"price_list": False}},
     {"$schema": "schemas/config.schema.json", "stack": {"stack_name": "MlAlerts", "log_retention_days": None}},
     {"$schema": 3}, {"stack": None}, {"stack": []}, {"stack": {"stack_name": "1abc"}},
     {"stack": {"stack_name": "a" * 41}}, {"stack": {"reserved_concurrency": 0}}, {"stack": {"reserved_concurrency": True}},
@@ -233,13 +245,23 @@ FIELDS = {
                   "accounts": st.lists(st.sampled_from(["111122223333", "444455556666", "1"]), max_size=3),
                   "aliases": st.dictionaries(st.sampled_from(["111122223333", "9"]), st.sampled_from(["team-a", "!"]),
                                              max_size=1)})),
+    "prices": st.one_of(JUNK, st.fixed_dictionaries({}, optional={
+        "price_list": st.sampled_from([True, False, "yes", None]),
+        "usd_per_hour": st.one_of(JUNK, st.dictionaries(st.sampled_from(["ml.p4d.24xlarge", "p4d", ""]),
+                                                        st.sampled_from([25, 0.5, 0, -1, 1e9, True, "3"]), max_size=2)),
+        "regions": st.one_of(JUNK, st.dictionaries(st.sampled_from(["eu-west-1", "mars"]), st.one_of(
+            JUNK, st.dictionaries(st.sampled_from(["ml.g5.xlarge", "x"]), st.sampled_from([1.2, 0, "1"]), max_size=1)),
+            max_size=2)),
+        "unknown": JUNK})),
     "monitor": st.one_of(JUNK, st.fixed_dictionaries({}, optional={
         "rules": st.one_of(JUNK, st.dictionaries(
-            st.sampled_from(["LowGPUUtilization", "StalledTraining", "VanishingGradient", "Nope"]),
+            st.sampled_from(["LowGPUUtilization", "StalledTraining", "VanishingGradient", "Nope", "Budget"]),
             st.one_of(JUNK, st.dictionaries(st.sampled_from(["window", "threshold", "threshold_p95", "metric", "mode",
-                                                             "x"]),
+                                                             "x", "usd", "warn_at", "by_prefix"]),
                                             st.sampled_from([0, 20, 70, 1800, 1e9, -1, "70", "train:loss", "a b",
-                                                             True, None, 20.0, 20.5, "act", "watch", "Act"]),
+                                                             True, None, 20.0, 20.5, "act", "watch", "Act",
+                                                             [0.5, 0.8], [0, 1], [], {"llm-": 50}, {"a*": 1},
+                                                             {"b-": 0}]),
                                             max_size=2)),
             max_size=2)),
         "every_minutes": st.sampled_from([0, 1, 5, 60, 61, 5.0, "5", True]),

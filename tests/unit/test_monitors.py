@@ -173,8 +173,12 @@ def test_a_job_that_never_trained_is_not_started_yet():
 def test_every_training_rule_judges_a_job_while_it_trains_and_the_others_while_in_progress():
     training = {name for name, rule in RULES.items() if rule.families == ("training",)}
     assert {name: RULES[name].phases for name in training} == dict.fromkeys(training, ("Training", "Updating"))
-    assert {name: rule.phases for name, rule in RULES.items() if name not in training} == dict.fromkeys(
+    others = {name: rule.phases for name, rule in RULES.items() if name not in training and name != "Budget"}
+    assert others == dict.fromkeys(
         ("StalledJob", "IdleInstances", "RuntimeOverrun", "FailingTrials", "NoImprovement"), ("InProgress",))
+    # The budget judges every phase a running job is billed or may be stopped in, never a training job's upload
+    assert "Uploading" not in RULES["Budget"].phases
+    assert {"Training", "Downloading", "Restarting", "InProgress"} <= set(RULES["Budget"].phases)
 
 
 # ---------------------------------------------------------------- the rules over instance metrics

@@ -128,7 +128,7 @@ def test_json_payload_of_a_failure_names_the_job_the_outcome_and_the_reason():
     body = json.loads(webhook_body("json", render(parsed, parsed.outcome, REGION), parsed, parsed.outcome, REGION, [],
                                    "a" * 32))
     assert body["trigger"] == {"label": "job:Failed", "type": "job_outcome", "outcome": "Failed", "rule": None,
-                               "rule_family": None, "rule_status": None, "watch": False}
+                               "rule_family": None, "rule_status": None, "watch": False, "warning": None}
     assert body["job"]["name"] == parsed.job_name and body["job"]["arn"] == parsed.job_arn
     assert body["reason"] == parsed.failure_reason
     assert [link["label"] for link in body["links"]] == ["Training job in the console", "Training job logs"]
@@ -149,7 +149,7 @@ def test_a_watched_rule_is_said_in_the_json_payload():
     JSON_V1.validate(body)
     assert body["trigger"] == {"label": "StalledTraining", "type": "rule_status", "outcome": None,
                                "rule": "StalledTraining", "rule_family": "Monitor", "rule_status": "IssuesFound",
-                               "watch": True}
+                               "watch": True, "warning": None}
     assert body["actions_taken"] == [{"kind": "stoptraining", "target": "demo-job-001", "outcome": "watched",
                                       "reason": "watch mode: would stop demo-job-001; nothing was changed"}]
     assert body["message"]["short"].endswith("would stop demo-job-001 (watch mode)")

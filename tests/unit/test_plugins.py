@@ -49,7 +49,7 @@ class Ports:
 
 config = Config.from_dict(json.loads(sys.argv[1]))
 event, found = pipeline.read_event(json.loads(sys.argv[2]))
-results, unread = pipeline.run(event, pipeline.select(event, found, config), config, Ports)
+results, unread, _cost = pipeline.run(event, pipeline.select(event, found, config), config, Ports)
 print(json.dumps({"results": [r.as_dict() for r in results], "sent": Ports.notifier.sent,
                   "pattern": registry.event_pattern(config), "problems": list(event.problems),
                   "grants": [list(g.actions) for g in registry.job_grants(config)]}))
@@ -312,10 +312,8 @@ def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp
         "from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook\n":
             "from rule_actions.kinds import email, notify, page, sms, stop, stop_job, webhook\n",
         "notify.KIND, webhook.KIND)}": "notify.KIND, webhook.KIND, page.KIND)}",
-        "from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, team\n":
-            "from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, tags, "
-            "team\n",
-        "failed_steps.READER)}": "failed_steps.READER, tags.READER)}",
+        "    stop_record,\n    team,\n": "    stop_record,\n    tags,\n    team,\n",
+        "trial_runs.READER)}": "trial_runs.READER, tags.READER)}",
     }, records_addition=JOB_TAGS_NEED)
     (lambdas / "rule_actions" / "readers" / "tags.py").write_text(textwrap.dedent(TAGS_READER))
     assert violations(graph({**PACKAGES, "rule_actions": lambdas / "rule_actions"})) == []

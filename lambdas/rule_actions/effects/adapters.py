@@ -1,5 +1,6 @@
 """The bag of ports the handler builds once per execution environment (ports.Ports): SageMaker, SNS, the ledger,
-webhooks, CloudWatch metrics and logs (clients made on first use), and in organization mode the member accounts'
+webhooks, CloudWatch metrics and logs (clients made on first use), the AWS Price List (its answers kept for the
+environment, whatever account a job runs in: prices are public), and in organization mode the member accounts'
 SageMaker, metrics and logs."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rule_actions.effects import begin_invocation
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.notify import Notifier
+from rule_actions.effects.pricing import Prices
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
 
@@ -31,6 +33,7 @@ class Adapters(NamedTuple):
     # logs (a job heard recently needs no log query until its silence could reach a threshold), and their ports
     # ("ports"); lost with the environment.
     heard: dict[Any, Any] | None = None
+    prices: Prices | None = None  # the AWS Price List: what a job's cost multiplies
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: AWS calls, in-progress records and webhook retries end with its remaining time."""

@@ -7,8 +7,9 @@ progress in another invocation raises InProgressElsewhere (the caller reports it
 it done). When the table cannot be reached, LedgerUnavailable is raised and `work` does not run (or, when only
 completing the record failed, it did: `after_work`).
 
-`mark_stopped(job_arn, by)` / `stopped_by(job_arn)`: a plain item per stopped job (same table, same TTL), so
-that the job's Stopped outcome can tell our own stop from anybody else's.
+`mark_stopped(job_arn, by, cost_usd, saved_usd)` / `stopped_by(job_arn)`: a plain item per stopped job (same table,
+same TTL), so that the job's Stopped outcome can tell our own stop from anybody else's; it also keeps what the job
+cost until the stop and what the stop saved at most (`cost_usd`, `saved_usd`: decimal strings, absent when unknown).
 """
 
 from __future__ import annotations
@@ -81,11 +82,17 @@ class Ledger:
             # "... to success": the work ran, only its record could not be completed
             raise LedgerUnavailable(error_text(source), "to success" in str(err.args[0])) from None
 
-    def mark_stopped(self, job_arn: str, by: str) -> None:
+    def mark_stopped(self, job_arn: str, by: str, cost_usd: float | None = None,
+                     saved_usd: float | None = None) -> None:
+        """The stop's record: who stopped the job, and (when known) what it cost until the stop and what the stop
+        saved at most, in US dollars as decimal strings (cost_usd, saved_usd: what `rule-actions report` sums)."""
+        figures = {name: {"S": f"{value:.2f}"} for name, value in (("cost_usd", cost_usd), ("saved_usd", saved_usd))
+                   if value is not None}
         self.client.put_item(TableName=self.table_name, Item={
             LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn},
             LEDGER_EXPIRY_ATTRIBUTE: {"N": str(int(time.time()) + self.ttl_seconds)},
             "stopped_by": {"S": by},
+            **figures,
         })
 
     def stopped_by(self, job_arn: str) -> str | None:

@@ -13,6 +13,7 @@
                               its model), or None
     outcome_needs, learn      what an outcome's message needs read of the job (its failed trials, its failed
                               steps), and the event knowing it (JobEvent.details)
+    billing                   where its description says what its job runs on and for how long: its cost (cost.py)
     outcome_lines, links      its words in an outcome's message (counters, steps...), its links
     json_details              what the json webhook format says of the job besides its name and status
     pattern                   its EventBridge pattern around the clauses the trigger families give
@@ -35,6 +36,7 @@ from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap, Field, Texts
 from rule_actions.jobs.common import (
     EXECUTION_ARN_HINT,
@@ -99,6 +101,7 @@ class JobFamily:
     owner_key: ClassVar[str] = ""  # how a stop names its jobs as the owner of another's ("tuning_job"), or ""
     name_pattern: ClassVar[re.Pattern[str]] = NAME_RE  # the names SageMaker gives its jobs (botocore's model)
     name_hint: ClassVar[str] = "letters, digits and '-', at most 63"
+    billing: ClassVar[Billing | None] = None  # where its description says what a job costs (cost.py); None: no cost
 
     @property
     def label(self) -> str:

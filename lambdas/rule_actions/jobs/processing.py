@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from rule_actions.contract import Grant, OutcomeCondition
+from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB
@@ -50,6 +51,8 @@ class Processing(JobFamily):
         "email, sms, webhook), with the FailureReason and the exit message. Debugger's rule evaluations are never "
         "reported here (they are their training job's rule statuses). None by default.",
         Place.JOB_OUTCOMES, "processing job outcome", tuple(OUTCOMES))
+    billing = Billing("Processing", ("ProcessingResources", "ClusterConfig"), "ProcessingStartTime",
+                      "ProcessingEndTime", ("StoppingCondition", "MaxRuntimeInSeconds"))
 
     def held_back(self, event, config, facts):
         image = event.detail.get("AppSpecification")

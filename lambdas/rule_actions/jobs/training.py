@@ -13,6 +13,7 @@ on as any training job's.
 from __future__ import annotations
 
 from rule_actions.contract import PHASES, OutcomeCondition
+from rule_actions.cost import TRAINING_RUNTIME, Billing
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.jobs.common import (
@@ -77,6 +78,9 @@ class Training(JobFamily):
         Place.JOB_OUTCOMES, "job outcome", tuple(OUTCOMES))
     settings = (TUNING_TRIALS_ALERT,)
     stoppable = True
+    billing = Billing("Training", ("ResourceConfig",), "TrainingStartTime", "TrainingEndTime",
+                      ("StoppingCondition", "MaxRuntimeInSeconds"), TRAINING_RUNTIME, "BillableTimeInSeconds",
+                      "EnableManagedSpotTraining")
 
     def held_back(self, event, config, facts):
         """A trial of a tuning job, while its tuning job reports for it (unless tuning_trials_alert); a pipeline

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from rule_actions.contract import OutcomeCondition
+from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRANSFORM, TRANSFORM_JOB
@@ -34,6 +35,8 @@ class Transform(JobFamily):
         "transform_job_outcomes", (), "Batch transform job outcome (" + ", ".join(OUTCOMES) + ") -> actions "
         "(notify, email, sms, webhook), with the FailureReason. None by default.",
         Place.JOB_OUTCOMES, "transform job outcome", tuple(OUTCOMES))
+    # A transform job sets no MaxRuntimeInSeconds: what the rest of it would cost has no bound.
+    billing = Billing("BatchTransform", ("TransformResources",), "TransformStartTime", "TransformEndTime")
 
 
 FAMILY = Transform()

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from rule_actions.contract import Grant, OutcomeCondition
+from rule_actions.cost import PRICES, Billing
 from rule_actions.jobs.base import NAME_RE, JobFamily, Members
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
@@ -72,6 +73,9 @@ class Tuning(JobFamily):
     settings = (TUNING_TRIALS_ALERT,)
     name_pattern = re.compile(TUNING_NAME, re.ASCII)
     name_hint = TUNING_NAME_HINT
+    # The sum of its trials (each on its training job definition's instances), bounded by its own ResourceLimits.
+    billing = Billing("Training", started="CreationTime", ended="HyperParameterTuningEndTime",
+                      runtime=("HyperParameterTuningJobConfig", "ResourceLimits", "MaxRuntimeInSeconds"), trials=True)
 
     def logs(self, region, job_name):
         return "Its training jobs' logs", log_link(region, self.log_group, job_name)
@@ -142,12 +146,14 @@ class Tuning(JobFamily):
         outcomes = {outcome for outcome, actions in config[self.outcome_actions] if actions}
         if not outcomes:
             return []
-        actions = (f"sagemaker:{self.api.describe}", *((f"sagemaker:{LIST_TRIALS}",) if FAILED in outcomes else ()))
+        trials = FAILED in outcomes or config[PRICES].known  # a failed one's reasons; every one's cost
+        actions = (f"sagemaker:{self.api.describe}", *((f"sagemaker:{LIST_TRIALS}",) if trials else ()))
         return [Grant(
             sid="ReadHyperparameterTuningJobs", actions=actions, resources=self.resources(config),
             reason="Tuning jobs are named by users at run time: the function describes any tuning job (and lists the "
-                   "failed training jobs of a failed one) under the configured tuning_job_prefixes (every tuning job "
-                   "in the account and region when none are set), read-only, to word its message.",
+                   "training jobs it launched: a failed one's failures, what its trials cost) under the configured "
+                   "tuning_job_prefixes (every tuning job in the account and region when none are set), read-only, "
+                   "to word its message.",
         )]
 
 

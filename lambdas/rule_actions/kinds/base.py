@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from rule_actions.cost import JobCost, stop_note
 from rule_actions.fields import Field
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
@@ -103,12 +104,22 @@ class Kind:
         return [d for d in config.declared if d.action.kind == self.name]
 
 
-def record_stop(item: Planned, event: Any, ports: Any, job: str, arn: str) -> list[str]:
-    """Record that this stack stopped `job` (its ARN), so its Stopped outcome does not alert twice. The job is
+def record_stop(item: Planned, event: Any, ports: Any, job: str, arn: str, cost: JobCost | None = None) -> list[str]:
+    """Record that this stack stopped `job` (its ARN), so its Stopped outcome does not alert twice, with what it
+    cost until the stop and what the stop saved at most (`cost`: the event's own job's, when known). The job is
     stopped whatever happens here: a record that cannot be written is a note on the stop, not a failure of it."""
     by = one_line(f"rule {item.trigger.label} of {event.job_name}", 200)
     try:
-        ports.ledger.mark_stopped(arn, by)
+        figures = {name: value for name, value in (("cost_usd", cost.usd if cost else None),
+                                                   ("saved_usd", cost.saved_usd if cost else None)) if value is not None}
+        ports.ledger.mark_stopped(arn, by, **figures)
     except Exception as err:
         return [f"the record of {job}'s stop could not be written ({type(err).__name__}): its Stopped outcome may alert"]
     return []
+
+
+def own_stop(occasion: Occasion, job: str) -> tuple[JobCost | None, str]:
+    """A stopped job's cost and the note its result carries (" (cost $310.05 until the stop; saved at most
+    $1,499.22)"), when it is the event's own job and its cost is known; else (None, "")."""
+    found = occasion.cost if job == occasion.event.job_name else None
+    return found, stop_note(found)

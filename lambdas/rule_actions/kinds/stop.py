@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
 from rule_actions.fields import Flag, anchored
-from rule_actions.kinds.base import Kind, record_stop
+from rule_actions.kinds.base import Kind, own_stop, record_stop
 from rule_actions.records import Action, Capability, Done, InProgress, Invalid, NothingDone, Place, Planned, Unread
 from rule_actions.text import quoted
 
@@ -116,19 +116,21 @@ class Stop(Kind):
 
     def carry_out(self, item, occasion, ports):
         event = occasion.event
-        stopped, already, not_running = [], [], []
+        stopped, already, not_running, noted = [], [], [], ""
         for job in item.jobs or ():
             status = ports.jobs.stop(event.family.api, job)
             if status == "stopped":
                 stopped.append(job)
-                not_running += record_stop(item, event, ports, job, event.arn_of(job))
+                found, note = own_stop(occasion, job)
+                noted = noted or note
+                not_running += record_stop(item, event, ports, job, event.arn_of(job), found)
             elif status.startswith("already"):
                 already.append(f"{job} {status}")  # "already Stopping/Stopped" from SageMaker is success
             else:
                 not_running.append(f"{job} is {status}")
         if not stopped and not already:
             return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(not_running)}")
-        notes = ([f"stopped {names(stopped)}"] if stopped else []) + already + not_running
+        notes = ([f"stopped {names(stopped)}{noted}"] if stopped else []) + already + not_running
         return Done("; ".join(notes), tuple(stopped))
 
     def capabilities(self, config):

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import Outcome
 from rule_actions.fields import Texts
-from rule_actions.kinds.base import Kind, record_stop
+from rule_actions.kinds.base import Kind, own_stop, record_stop
 from rule_actions.records import (
     Action,
     Capability,
@@ -127,8 +127,9 @@ class StopJob(Kind):
         token = digest(f"{ref.arn}|{item.trigger.label}")[:64] if ref.key == ref.arn else None
         status = ports.jobs.stop(ref.api, ref.key, token)
         if status == "stopped":
-            notes = [f"stopped {ref.name}" + (f" ({PIPELINE_NOTE})" if token else "")]
-            notes += record_stop(item, event, ports, ref.name, ref.arn)
+            found, note = own_stop(occasion, ref.name)
+            notes = [f"stopped {ref.name}" + (f" ({PIPELINE_NOTE})" if token else note)]
+            notes += record_stop(item, event, ports, ref.name, ref.arn, found)
             return Done("; ".join(notes), (ref.name,))
         if status.startswith("already"):
             return Done(f"{ref.name} {status}", ())

@@ -30,8 +30,10 @@ from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import (
     ACT,
+    JOB_NAME_PREFIX,
     MODE_KEY,
     PHASES,
+    REGION_NAME,
     STARTUP_PHASES,
     TRAINING_PHASE,
     TRAINING_PHASES,
@@ -39,6 +41,7 @@ from rule_actions.contract import (
     Arn,
     Grant,
 )
+from rule_actions.cost import JobCost
 from rule_actions.fields import anchored
 from rule_actions.monitors.instances import counts
 from rule_actions.records import Heartbeat, MetricQuery, Span, Trial, Unread
@@ -96,9 +99,11 @@ REFUSED = {
 
 
 class Finding(NamedTuple):
-    """The rule holds: an IssuesFound status of the Monitor family, with a reason a person can act on."""
+    """The rule holds: an IssuesFound status of the Monitor family, with a reason a person can act on; `parameters`:
+    what its status carries in its RuleParameters besides its mode (a warning's level: contract.WARNING_KEY)."""
 
     reason: str
+    parameters: tuple[tuple[str, str], ...] = ()
 
 
 class Clear(NamedTuple):
@@ -342,8 +347,9 @@ def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
 
 
 class Param(NamedTuple):
-    """A rule parameter: a number from `low` to `high` in `unit` (whole when `whole`), a metric name (`text`), or
-    one of `choices`."""
+    """A rule parameter: a number from `low` to `high` in `unit` (whole when `whole`; above `low` when `positive`), a
+    metric name (`text`), one of `choices`, a few `fractions` (each above 0 and below 1: a list, in a tag written
+    0.5/0.8), or job name `prefixes` -> a number from `low` to `high` (an object; the configuration's only)."""
 
     key: str
     default: Any
@@ -354,9 +360,16 @@ class Param(NamedTuple):
     whole: bool = False
     text: bool = False
     choices: tuple[str, ...] = ()
+    positive: bool = False
+    fractions: bool = False
+    prefixes: bool = False
 
     def read(self, value: Any, from_tag: bool = False) -> tuple[Any, str | None]:
         """(the value, or None and why it is refused); a tag gives every value as text."""
+        if self.fractions:
+            return _fractions(value, from_tag)
+        if self.prefixes:
+            return self._prefixes(value, from_tag)
         if self.choices:
             if isinstance(value, str) and value in self.choices:
                 return value, None
@@ -372,24 +385,80 @@ class Param(NamedTuple):
             except ValueError:
                 number = None
         # (an int is compared as it is: one too large for a float must be refused, not raise OverflowError)
-        if isinstance(number, bool) or not isinstance(number, (int, float)) \
-                or (isinstance(number, float) and not math.isfinite(number)) or not self.low <= number <= self.high or (self.whole and number != int(number)):
+        if not _number(number, self.low, self.high, self.positive) or (self.whole and number != int(number)):
             kind = "a whole number" if self.whole else "a number"
-            return None, f"{quoted(value)} is not {kind} from {_num(self.low)} to {_num(self.high)}{_unit(self.unit)}"
+            span = f"above {_num(self.low)}, at most" if self.positive else f"from {_num(self.low)} to"
+            return None, f"{quoted(value)} is not {kind} {span} {_num(self.high)}{_unit(self.unit)}"
         return (int(number) if self.whole else float(number)), None
 
+    def _prefixes(self, value: Any, from_tag: bool) -> tuple[Any, str | None]:
+        if from_tag:
+            return None, "is set in the configuration only (a tag sets the job's own value)"
+        if not isinstance(value, Mapping):
+            return None, f"{quoted(value)} is not an object of job name prefix -> number"
+        for prefix, number in value.items():
+            if not (isinstance(prefix, str) and _PREFIX_RE.fullmatch(prefix)):
+                return None, f"{quoted(prefix)} is not a job name prefix (letters, digits, '-'; at most 63)"
+            if not _number(number, self.low, self.high, positive=True):
+                return None, (f"[{quoted(prefix)}]: {quoted(number)} is not a number above {_num(self.low)}, at most "
+                              f"{_num(self.high)}{_unit(self.unit)}")
+        return {prefix: float(number) for prefix, number in value.items()}, None
+
     def schema(self) -> dict[str, Any]:
+        if self.fractions:
+            return {"type": "array", "maxItems": FRACTIONS_MAX, "default": list(self.default),
+                    "items": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                    "description": f"{self.doc} ({', '.join(_num(f) for f in self.default) or 'none'} by default; in "
+                                   "a tag written with '/': 0.5/0.8)"}
+        if self.prefixes:
+            return {"type": "object", "propertyNames": {"pattern": anchored(JOB_NAME_PREFIX)},
+                    "additionalProperties": {"type": "number", "exclusiveMinimum": self.low, "maximum": self.high},
+                    "description": f"{self.doc} (none by default; the configuration's only)", "default": {}}
         if self.choices:
             return {"type": "string", "enum": list(self.choices), "description": self.doc, "default": self.default}
         if self.text:
             return {"type": "string", "anyOf": [{"maxLength": 0}, {"pattern": anchored(NAME_RE.pattern)}],
                     "description": self.doc, "default": self.default}
-        return {"type": "integer" if self.whole else "number", "minimum": self.low, "maximum": self.high,
-                "description": f"{self.doc} ({_num(self.default)}{_unit(self.unit)} by default)",
-                "default": self.default}
+        bound = {"exclusiveMinimum": self.low} if self.positive else {"minimum": self.low}
+        default = "none" if self.default is None else f"{_num(self.default)}{_unit(self.unit)}"
+        return {"type": "integer" if self.whole else "number", **bound, "maximum": self.high,
+                "description": f"{self.doc} ({default} by default)", "default": self.default}
+
+
+FRACTIONS_MAX = 5
+_PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
+
+
+def _number(value: Any, low: float, high: float, positive: bool = False) -> bool:
+    """A finite number (never a bool) in [low, high] ((low, high] when `positive`). An int is compared as it is: one
+    too large for a float must be refused, not raise OverflowError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (isinstance(value, float) and not math.isfinite(value)):
+        return False
+    return (low < value if positive else low <= value) and value <= high
+
+
+def _fractions(value: Any, from_tag: bool) -> tuple[Any, str | None]:
+    """A few fractions, each above 0 and below 1 (a list; a tag's text 0.5/0.8), sorted, each once."""
+    items: Any = value
+    if from_tag and isinstance(value, str):
+        items = []
+        for part in value.split("/"):
+            try:
+                items.append(float(part))
+            except ValueError:
+                items.append(part)
+    problem = (f"{quoted(value)} is not a list of at most {FRACTIONS_MAX} fractions above 0 and below 1 (e.g. "
+               "[0.5, 0.8]; in a tag 0.5/0.8)")
+    if not isinstance(items, (list, tuple)) or len(items) > FRACTIONS_MAX \
+            or not all(_number(f, 0, 1, positive=True) and f < 1 for f in items):
+        return None, problem
+    return tuple(sorted({float(f) for f in items})), None
 
 
 def _num(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return "/".join(_num(v) for v in value)
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -452,6 +521,7 @@ class Needs(NamedTuple):
     logs: tuple[int, int] | None = None
     streams: tuple[tuple[str, int, int], ...] = ()
     trials: int = 0  # a tuning job's latest trials to read (0: none)
+    cost: bool = False  # what the job cost so far (cost.py: its prices, a tuning job's trials)
 
 
 class Data(NamedTuple):
@@ -463,6 +533,7 @@ class Data(NamedTuple):
     heartbeat: Heartbeat | Unread | None = None
     streams: Mapping[str, Heartbeat] = {}
     trials: tuple[Trial, ...] = ()  # a tuning job's latest trials, newest first (when its rule asked)
+    cost: JobCost | None = None  # what the job cost at the run's time (when its rule asked)
 
     def points(self, query: MetricQuery) -> tuple[tuple[int, float], ...]:
         return self.series.get(query, ())
@@ -484,6 +555,11 @@ class Monitor:
     # The job families it judges (training, processing, transform, tuning): a configuration's rule applies to the
     # jobs of these families only, and the stack evaluates (and grants the reads of) each family a rule judges.
     families: ClassVar[tuple[str, ...]] = (TRAINING,)
+    prices: ClassVar[bool] = False  # it judges a job's cost (cost.py): the stack grants the Price List's reads
+
+    def check_config(self, params: Mapping[str, Any], config: Any, where: str) -> list[str]:
+        """What it checks of its configured parameters against the rest of the configuration (`where`: its path)."""
+        return []
 
     def needs(self, job: Job, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
         raise NotImplementedError
@@ -697,7 +773,7 @@ class Settings(NamedTuple):
 
 EVERY_MINUTES = (1, 60)
 SHARDS = (1, 20)
-REGION_RE = re.compile(r"[a-z]{2,4}(-[a-z]+)+-\d{1,2}", re.ASCII)
+REGION_RE = re.compile(REGION_NAME, re.ASCII)
 KEYS = ("rules", "every_minutes", "job_tags", "shards", "regions", "families")
 OTHER_FAMILIES = ("processing", "transform", "tuning")
 
@@ -950,32 +1026,38 @@ def family_read_grants(family: Any, config: Any, configured: Sequence[Monitor], 
                             "cloudwatch:ListMetrics supports no resource-level permissions; IAM requires Resource "
                             "\"*\" for it (the only action in that statement): a transform job's instances are "
                             "named only by its metrics' Host dimension."))
-    if any(rule.trials for rule in rules):
+    summed = getattr(family.billing, "trials", False)  # a tuning job's cost sums its trials
+    if any(rule.trials or (rule.prices and summed) for rule in rules):
         grants.append(Grant("ListTuningJobTrials", ("sagemaker:ListTrainingJobsForHyperParameterTuningJob",),
                             family.resources(config),
                             "The trials of the running tuning jobs under the configured tuning_job_prefixes: one "
-                            "call per tuning job and run, for the rules about a tuning job as a whole."))
+                            "call per tuning job and run (a page per 100 trials for its cost), for the rules about "
+                            "a tuning job as a whole."))
     return grants
 
 
-def check(settings: Settings | None, organization: Any, where: str) -> list[str]:
+def check(settings: Settings | None, organization: Any, where: str, config: Any = None,
+          monitors: Mapping[str, Monitor] | None = None) -> list[str]:
     """What the block asks of the rest of the configuration: organization mode evaluates the listed accounts (an
-    organization id alone names none), and only organization mode evaluates other regions."""
+    organization id alone names none), only organization mode evaluates other regions, and each configured rule's
+    own checks (a budget needs a way of knowing prices)."""
     if settings is None:
         return []
+    found = [error for name, given in settings.rules if monitors and config is not None
+             for error in monitors[name].check_config(dict(given), config, f"{where}.monitor.rules[{json.dumps(name)}]")]
     if organization is None:
-        return [f"{where}.monitor.regions: only organization mode evaluates other regions (one account: the "
-                "stack's own region); remove it"] if settings.regions else []
+        return found + ([f"{where}.monitor.regions: only organization mode evaluates other regions (one account: the "
+                         "stack's own region); remove it"] if settings.regions else [])
     if not organization.accounts:
-        return [f"{where}.monitor: organization mode evaluates the jobs of organization.accounts, which lists none "
-                "(an organization id alone names no account to evaluate)"]
-    return []
+        return [*found, f"{where}.monitor: organization mode evaluates the jobs of organization.accounts, which lists "
+                        "none (an organization id alone names no account to evaluate)"]
+    return found
 
 
 def tags_for(rule: Monitor, actions: str | None, given: Mapping[str, Any]) -> list[dict[str, str]]:
     """The tags that attach `rule` to a training job: its actions in the tag form (None: the configuration's
     `rules` alone) and its parameters; ValueError naming what SageMaker or the evaluation would refuse."""
-    params, errors = parameters(rule, given, f"{rule.name} parameters")
+    params, errors = parameters(rule, given, f"{rule.name} parameters", from_tag=True)
     if errors:
         raise ValueError("; ".join(errors))
     tags = [{"Key": f"{TAG_PREFIX}{rule.name}", "Value": actions or ""}]

@@ -16,7 +16,9 @@ change.
 The reads, in order, all through the readers: the running jobs (Search: one call per 100, tags included; for
 processing and transform jobs a listing, then a describe and ListTags per job seen for the first time; an UnreadJob
 is reported on its own row); a transform job's instances (one ListMetrics, when a rule judges them); a tuning job's
-latest trials (one call per tuning job, when a rule asks); every metric series of every job at once (GetMetricData,
+latest trials (one call per tuning job, when a rule asks); what the jobs a rule asks it of cost (the Price List's prices
+of their instance types, each read once per execution environment, and a tuning job's trials); every metric series
+of every job at once (GetMetricData,
 500 a call); the logs of the jobs that need them, by one Logs Insights query for many jobs, else (and when it
 fails) one FilterLogEvents per job while the run has time (the jobs not reached are reported, in an order that
 rotates from run to run); DescribeTrainingJob for the
@@ -30,7 +32,9 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from rule_actions import cost as costs
 from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR_RULE_FAMILY
+from rule_actions.cost import PRICES
 from rule_actions.monitors.base import (
     ISSUES_FOUND,
     LOOKBACK_MAX,
@@ -88,6 +92,7 @@ class Verdict(NamedTuple):
     rule: str
     verdict: str  # IssuesFound | NoIssuesFound | Pending | Skipped | NotJudged | Error
     reason: str
+    parameters: tuple[tuple[str, str], ...] = ()  # what a finding carries in its RuleParameters (a warning's level)
 
 
 class JobReport(NamedTuple):
@@ -175,6 +180,7 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
                 rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
     series = _series(needs, ports, read, now)
     trials = _trials(chosen, needs, ports, read)
+    costs = _costs(chosen, needs, family, config, ports, read, now)
     heartbeats, unfinished, queries, log_reads = _heartbeats(chosen, needs, family.log_group, ports, read, now,
                                                              time_left)
 
@@ -188,7 +194,7 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
         for rule in applied:
             key = (job.name, rule.rule.name)
             found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), None,
-                                trials.get(job.name))
+                                trials.get(job.name), costs.get(job.name))
     more = {key: asked for key, asked in found.items() if isinstance(asked, Needs)}
     streams, reached = _streams(more, family.log_group, ports, read, time_left)
     reports, confirm = [], []
@@ -201,7 +207,7 @@ def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], 
             verdict = found[key]
             if isinstance(verdict, Needs):  # judged again with the streams it asked for
                 verdict = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), streams[key],
-                                 trials.get(job.name))
+                                 trials.get(job.name), costs.get(job.name))
             verdicts.append(_named(rule.rule.name, verdict))
         reports.append(JobReport(job.name, tuple(verdicts), tuple(problems), family=family.name))
         if any(v.verdict == ISSUES_FOUND for v in verdicts):
@@ -330,8 +336,30 @@ def _trials(chosen: list, needs: Mapping[tuple[str, str], Any], ports: Ports, re
     return {name: answers[need] for name, need in wanted_needs.items()}
 
 
+def _costs(chosen: list, needs: Mapping[tuple[str, str], Any], family: Any, config: Configured, ports: Ports,
+           read: Read, now: int) -> dict[str, Any]:
+    """What each job a rule asked it of cost at `now` (cost.py): the prices of its instance types (the Price List,
+    once per type and region in the environment) and a tuning job's trials, read at once for every such job."""
+    asking = [(job, record) for job, record, applied, _problems in chosen
+              if any(isinstance(n, Needs) and n.cost for n in (needs[(job.name, r.rule.name)] for r in applied))]
+    if not asking:
+        return {}
+    prices = config[PRICES]
+    regions = {job.name: _region(job.arn) or ports.region for job, _record in asking}
+    wanted = frozenset(need for job, record in asking
+                       for need in costs.needs(family.billing, record, regions[job.name], prices, job.name))
+    answers = read(wanted, ports) if wanted else {}
+    return {job.name: costs.of(family.billing, record, regions[job.name], prices, answers, now, job.name)
+            for job, record in asking}
+
+
+def _region(arn: str) -> str:
+    parts = arn.split(":")
+    return parts[3] if len(parts) > 5 else ""
+
+
 def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbeat: Any,
-           streams: Mapping[str, Any] | None = None, trials: Any = None) -> Any:
+           streams: Mapping[str, Any] | None = None, trials: Any = None, cost: Any = None) -> Any:
     """The rule's verdict for the job (a Verdict when a read failed or the rule did), or the Needs of the streams it
     asks for before it can decide (only on the first judging: `streams` None)."""
     rule = applied.rule.name
@@ -349,7 +377,7 @@ def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbe
     try:
         found = applied.rule.judge(job.clocked(applied.rule.phases), applied.params, now,
                                    Data(series, heartbeat if need.logs else None, streams or {},
-                                        tuple(trials or ()) if need.trials else ()))
+                                        tuple(trials or ()) if need.trials else (), cost if need.cost else None))
     except Exception as err:  # a rule that fails on one job's data is reported there; the others go on
         return Verdict(rule, "Error", f"the rule failed on this job's data ({type(err).__name__}: {err})")
     if isinstance(found, Needs) and (streams is not None or not found.streams):
@@ -360,7 +388,7 @@ def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbe
 def _named(rule: str, verdict: Any) -> Verdict:
     if isinstance(verdict, Verdict):
         return verdict
-    return Verdict(rule, _name(verdict), verdict.reason)
+    return Verdict(rule, _name(verdict), verdict.reason, getattr(verdict, "parameters", ()))
 
 
 def _name(verdict: Any) -> str:
@@ -403,7 +431,7 @@ def _state_change(family: Any, config: Configured, description: Mapping[str, Any
             continue
         statuses.append({"RuleConfigurationName": name, "RuleEvaluationStatus": ISSUES_FOUND,
                          "StatusDetails": found[name].reason, "LastModifiedTime": stamp})
-        parameters = {"rule_to_invoke": name, MODE_KEY: item.params[MODE_KEY]}
+        parameters = {"rule_to_invoke": name, MODE_KEY: item.params[MODE_KEY], **dict(found[name].parameters)}
         if item.actions is not None:
             parameters["action_json"] = json.dumps(config.grammar.tag_entries(item.actions))
         configurations.append({"RuleConfigurationName": name, "RuleParameters": parameters})

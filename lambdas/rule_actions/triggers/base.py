@@ -43,7 +43,7 @@ from rule_actions.records import (
     TriggerFacts,
     Unread,
 )
-from rule_actions.text import SUBJECT_MAX, line, one_line, plain
+from rule_actions.text import SMS_MAX, SUBJECT_MAX, line, one_line, plain
 
 Entry = tuple[Action | Invalid | Unread, Origin]  # Unread: a list that could not be read (the action fails)
 FOOTER = "Sent by rule-actions"
@@ -139,3 +139,9 @@ def account_lines(event: JobEvent) -> list[str]:
 def link_lines(links: Sequence[tuple[str, str]]) -> list[str]:
     """A body's link lines, URLs aligned (a label too long to align keeps a space before its URL)."""
     return [f"{label + ':':<28} {url}" for label, url in links]
+
+
+def text_message(text: str, tail: str = "") -> str:
+    """A text message (one SMS part: SMS_MAX characters) ending with `tail` whatever `text`'s length (the job's cost:
+    the rest gives way)."""
+    return one_line(text, SMS_MAX - len(tail)) + tail

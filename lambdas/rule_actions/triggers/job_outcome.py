@@ -15,20 +15,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rule_actions import cost as costs
 from rule_actions.contract import Outcome
 from rule_actions.records import Message, Origin, Place, StopRecord, Trigger, TriggerFacts
 from rule_actions.text import (
     DETAILS_MAX,
     NAME_MAX,
-    SMS_MAX,
     duration,
     indented,
     line,
-    one_line,
     plain,
     stamp,
 )
-from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, link_lines, subject, tag
+from rule_actions.triggers.base import (
+    FOOTER,
+    TriggerFamily,
+    account_lines,
+    link_lines,
+    subject,
+    tag,
+    text_message,
+)
 
 LABEL_PREFIX = "job:"  # a job outcome's label: job:Failed
 STOPPED = "Stopped"
@@ -143,6 +150,7 @@ class JobOutcomes(TriggerFamily):
         ran = ran_for(event)
         if ran:
             lines.append(line("Ran for", ran))
+        lines += costs.lines(occasion.cost, stopped=False)
         own = family.outcome_lines(event, outcome.outcome)
         if own:
             lines += ["", *own]
@@ -159,7 +167,8 @@ class JobOutcomes(TriggerFamily):
         return Message(
             subject(event, "", condition.subject + ": ", event.job_name),
             "\n".join(lines),
-            one_line(f"{tag(event)}: {condition.subject}: {event.job_name}{reason}", SMS_MAX),
+            text_message(f"{tag(event)}: {condition.subject}: {event.job_name}{reason}",
+                         costs.short(occasion.cost, stopped=False)),
             links,
         )
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from rule_actions.contract import MODE_KEY, MONITOR_RULE_FAMILY, WATCH, Outcome
+from rule_actions import cost as costs
+from rule_actions.contract import MODE_KEY, MONITOR_RULE_FAMILY, WARNING_KEY, WATCH, Outcome
 from rule_actions.fields import ActionMap, Flag
 from rule_actions.records import (
     Action,
@@ -38,16 +39,22 @@ from rule_actions.records import (
 from rule_actions.text import (
     DETAILS_MAX,
     NAME_MAX,
-    SMS_MAX,
     indented,
     line,
     log_link,
-    one_line,
     plain,
     quoted,
     timestamp,
 )
-from rule_actions.triggers.base import FOOTER, TriggerFamily, account_lines, link_lines, subject, tag
+from rule_actions.triggers.base import (
+    FOOTER,
+    TriggerFamily,
+    account_lines,
+    link_lines,
+    subject,
+    tag,
+    text_message,
+)
 
 PATTERN_FAMILIES = ("Debug", "Profiler")  # SageMaker's: their statuses arrive on EventBridge
 RULE_FAMILIES = (*PATTERN_FAMILIES, MONITOR_RULE_FAMILY)
@@ -104,10 +111,20 @@ class RuleStatus(Trigger):
                 and self.parameters.get(MODE_KEY) == WATCH)
 
     @property
+    def warning(self) -> str | None:
+        """A monitor rule's finding that only warns: its level (a budget's fraction, "0.8"), which the evaluation
+        carries in its RuleParameters; None for a finding that acts."""
+        level = self.parameters.get(WARNING_KEY) if (self.rule_family == MONITOR_RULE_FAMILY
+                                                     and isinstance(self.parameters, Mapping)) else None
+        return level if isinstance(level, str) and _fraction(level) is not None else None
+
+    @property
     def ledger_fields(self) -> dict[str, str]:
         found = {"family": self.rule_family, "rule": self.name}  # unchanged since the first release
         # A watching rule's actions are its own: once it acts, its stop and the message saying so are not duplicates.
-        return {**found, MODE_KEY: WATCH} if self.watch else found
+        found = {**found, MODE_KEY: WATCH} if self.watch else found
+        # Each warning's level is its own: said once per job and level, and never standing for the rule's stop.
+        return {**found, WARNING_KEY: self.warning} if self.warning else found
 
     @property
     def metric(self) -> str:
@@ -228,6 +245,13 @@ class RuleStatuses(TriggerFamily):
                 entries += [(item, Origin.ACTION_JSON) for item in (*actions, *invalid)]
         return entries + [(action, Origin.CONFIGURATION) for action in actions_for(config, trigger.name)]
 
+    def check(self, item, event, config, facts):
+        """A warning's stops are skipped (it notifies only; the rule's stop comes when its finding acts)."""
+        if item.trigger.warning and item.jobs is not None:
+            return item.decided(Outcome.SKIPPED, f"{item.trigger.name} warns at {_level(item.trigger.warning)}: a "
+                                                 "warning notifies only (the stop comes when the rule's finding acts)")
+        return item
+
     def watched(self, trigger):
         return "watch mode" if trigger.watch else None
 
@@ -239,15 +263,18 @@ class RuleStatuses(TriggerFamily):
             links.append(("Rule evaluation logs", evaluation))
         if rule.rule_family == MONITOR_RULE_FAMILY and event.family:
             links.append(event.family.logs(region, event.job_name))  # what the finding was read from
-        what = "rule error" if rule.status == RULE_ERROR else "issues found"
+        what = "rule error" if rule.status == RULE_ERROR else (
+            f"warning ({_level(rule.warning)})" if rule.warning else "issues found")
         stopped = [job for result in occasion.stops for job in result.stopped]
         tail = f"; stopped {', '.join(stopped)}" if stopped else ""
         would = would_stop(occasion.stops)
         tail += f"; would stop {', '.join(would)} (watch mode)" if would else ""
+        own = event.job_name in stopped
         return _message(event, rule, region, occasion.stops, tuple(links),
                         subject(event, rule.name, f" {what} in ", event.job_name),
-                        one_line(f"{tag(event)}: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}",
-                                 SMS_MAX))
+                        text_message(f"{tag(event)}: {rule.name} {what} in {event.job_name} ({event.job_status}){tail}",
+                                     costs.short(occasion.cost, own)),
+                        costs.lines(occasion.cost, own))
 
     def facts(self, trigger, event):
         status = plain(trigger.status, 64)
@@ -256,10 +283,11 @@ class RuleStatuses(TriggerFamily):
             fields={"outcome": None, "rule": plain(trigger.name, NAME_MAX), "rule_family": trigger.rule_family,
                     "rule_status": status},
             keywords=(f"{trigger.rule_family} rule", "IssuesFound" if status == ISSUES_FOUND else "rule error",
-                      *(("watch mode",) if trigger.watch else ())),
+                      *(("watch mode",) if trigger.watch else ()), *(("warning",) if trigger.warning else ())),
             reason=plain(trigger.details.strip(), DETAILS_MAX, multiline=True) or None,
             mark="\u26a0\ufe0f",
             watch=trigger.watch,
+            warning=_fraction(trigger.warning) if trigger.warning else None,
         )
 
     def clauses(self, config, family):
@@ -301,7 +329,21 @@ def would_stop(stops: Any) -> list[str]:
     return [job for result in stops if result.outcome == Outcome.WATCHED for job in result.planned.jobs or ()]
 
 
-def _message(event, rule, region, stops, links, subject_line, short) -> Message:
+def _fraction(text: str) -> float | None:
+    """A warning's level: a fraction above 0 and below 1 ("0.8"), else None (no warning: the finding acts)."""
+    try:
+        level = float(text)
+    except ValueError:
+        return None
+    return level if 0 < level < 1 else None
+
+
+def _level(warning: str) -> str:
+    """A warning's level as people read it: "0.8" -> "80%"."""
+    return f"{float(warning) * 100:g}%"
+
+
+def _message(event, rule, region, stops, links, subject_line, short, cost_lines=()) -> Message:
     """The email body: what happened, what was done, where to look."""
     when = rule.last_modified.isoformat() if rule.last_modified else event.time or "unknown"
     job, name = plain(event.job_name, NAME_MAX), plain(rule.name, NAME_MAX)
@@ -325,6 +367,7 @@ def _message(event, rule, region, stops, links, subject_line, short) -> Message:
         line("Rule status", plain(rule.status, 64)),
         line("Time", plain(when, 64)),
         line("Region", plain(region, 64)),
+        *cost_lines,
         "Finding:" if monitor else "Status details:",
         indented(rule.details.strip() or "(none)"),
         "",

@@ -1,0 +1,93 @@
+"""Budget: a job's cost passes its budget. The cost is what cost.py computes (its instances' price x count x time so
+far; a tuning job's trials summed, so its budget covers all of them), at every run. The budget is the job's own (the
+tag rule-actions:Budget:parameters, `usd=400 warn_at=0.5/0.8`), else the configuration's (monitor.rules.Budget:
+`usd` for every job it judges, or `by_prefix`: job name prefix -> budget, the longest prefix of the job's name
+winning). Each of the `warn_at` fractions passed is a warning (its stops skipped: the messages say it), once per job
+and fraction; at 100 % the finding acts (the rule's actions: a stop too).
+
+Never a made-up figure: a job whose cost is unknown (a price the Price List does not give, a read that failed) is
+"unknown price, not judged" on its row (Skipped), and a job no budget covers is NotJudged, saying so. A budget rule
+the configuration turns on while no price can be known (prices.price_list false and no rates) is refused at synth.
+"""
+
+from __future__ import annotations
+
+from rule_actions.contract import STARTUP_PHASES, TRAINING_PHASES, WARNING_KEY
+from rule_actions.cost import PRICES, Cost, money
+from rule_actions.monitors.base import JUDGED, Clear, Finding, Monitor, Needs, NotJudged, Param, Skipped
+
+USD_MAX = 10_000_000.0
+
+
+class Budget(Monitor):
+    name = "Budget"
+    summary = ("A job's cost passes its budget (`usd`, or `by_prefix`): a warning at each of the `warn_at` fractions "
+               "passed (notify only), then the rule acts at 100% (a tuning job's budget covers all its trials).")
+    families = ("training", "processing", "transform", "tuning")
+    # Every phase a running job is billed in or may be stopped in (a training job uploading its model is never
+    # stopped: its family refuses it), and the other families' InProgress.
+    phases = (*STARTUP_PHASES, *TRAINING_PHASES, "Restarting", "Interrupted", JUDGED)
+    metrics = False
+    prices = True
+    params = (
+        Param("usd", None, "The job's budget in US dollars (a tag sets its own job's; in the configuration, the "
+              "budget of every job it judges)", 0, USD_MAX, "USD", positive=True),
+        Param("warn_at", (0.8,), "The fractions of the budget at which to warn (notify only), each once per job",
+              fractions=True),
+        Param("by_prefix", {}, "Job name prefix -> its jobs' budget in US dollars (the longest prefix of a job's "
+              "name wins); not with `usd`", 0, USD_MAX, "USD", prefixes=True),
+    )
+
+    def check_config(self, params, config, where):
+        found = []
+        if params.get("usd") is not None and params.get("by_prefix"):
+            found.append(f"{where}: sets both usd and by_prefix; set usd for every job the rule judges, or by_prefix "
+                         "for the jobs under each prefix (a job's own tag sets its usd over either)")
+        if not config[PRICES].known:
+            found.append(f"{where}: a budget needs the jobs' prices, and none can be known: prices.price_list is "
+                         "false and prices gives no rates (usd_per_hour, regions). Turn price_list on, or give the "
+                         "rates of your instance types")
+        return found
+
+    def needs(self, job, p, now):
+        budget = budget_of(job.name, p)
+        if budget is None:
+            return NotJudged(f"no budget for this job: set usd in the tag rule-actions:{self.name}:parameters "
+                             f"(usd=<dollars>), or monitor.rules.{self.name}.usd or by_prefix")
+        return Needs(cost=True)
+
+    def judge(self, job, p, now, data):
+        cost, budget = data.cost, budget_of(job.name, p)
+        if cost is None or not isinstance(cost.so_far, Cost) or budget is None:
+            reason = getattr(getattr(cost, "so_far", None), "reason", "its cost was not computed")
+            return Skipped(f"unknown price, not judged: {reason}")
+        spent = cost.so_far.usd
+        share = spent / budget
+        words = (f"its cost {money(spent)} is {_pct(share)} of its budget {money(budget)} "
+                 f"({cost.so_far.inputs()})")
+        if share >= 1:
+            return Finding(f"its cost {money(spent)} passed its budget {money(budget)} ({_pct(share)}; "
+                           f"{cost.so_far.inputs()})")
+        passed = [level for level in p["warn_at"] if share >= level]
+        if passed:
+            level = max(passed)
+            return Finding(f"its cost {money(spent)} passed {_pct(level)} of its budget {money(budget)} "
+                           f"({_pct(share)}; {cost.so_far.inputs()}): a warning, nothing is stopped",
+                           ((WARNING_KEY, f"{level:g}"),))
+        return Clear(words)
+
+
+def budget_of(job_name: str, p) -> float | None:
+    """The job's budget: `usd` (its tag's over the configuration's), else the longest of `by_prefix` its name starts
+    with; None when none covers it."""
+    if p.get("usd") is not None:
+        return p["usd"]
+    prefixes = [prefix for prefix in p.get("by_prefix", {}) if job_name.startswith(prefix)]
+    return p["by_prefix"][max(prefixes, key=len)] if prefixes else None
+
+
+def _pct(share: float) -> str:
+    return f"{share * 100:.0f}%"
+
+
+MONITOR = Budget()

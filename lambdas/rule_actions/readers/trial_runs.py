@@ -1,0 +1,20 @@
+"""TrialRuns: every trial a tuning job launched, with when each trained (ListTrainingJobsForHyperParameterTuningJob,
+every page): what a tuning job's cost sums (cost.py)."""
+
+from __future__ import annotations
+
+from rule_actions.readers.base import Reader
+from rule_actions.records import TrialRuns
+
+
+class Runs(Reader):
+    need = TrialRuns
+
+    def read(self, need, ports):
+        return tuple(ports.jobs.trial_runs(need.tuning_job_name))
+
+    def failure(self, need):
+        return "ListTrainingJobsForHyperParameterTuningJob failed"
+
+
+READER = Runs()
