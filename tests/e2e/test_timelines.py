@@ -208,7 +208,7 @@ def test_a_budget_warns_once_at_its_fraction_then_stops_the_job_saying_what_it_c
                                                    "ml.g5.12xlarge at $7.09/h for 47 min)")
     assert [(a["kind"], a["outcome"]) for a in warned["actions"]] == [
         ("stoptraining", "skipped"), ("notify", "done"), ("webhook", "done")]
-    assert warned["actions"][0]["reason"].startswith("Budget warns at 50%: a warning notifies only")
+    assert warned["actions"][0]["reason"].startswith("Budget warns at 50%: a warning only notifies, it never stops")
     # And the first run past 100% stops it, once, saying what it cost until the stop and what the stop saved at most
     assert stopped["source"].endswith("budget-job.json#+90m")
     assert stopped["rules"][0]["reason"].startswith("its cost $10.28 passed its budget $10.00 (103%")

@@ -172,7 +172,7 @@ def test_a_warning_notifies_and_skips_its_stop_saying_why_and_each_level_has_its
     acted = plan_all(warning_event(None), {"rules": {"Budget": ["notify"]}}, running=("ft-1",))
     # Then the warning's stop is skipped, its message goes out; the finding at 100% stops the job
     assert [(p.kind, p.outcome) for p in warned] == [("stoptraining", Outcome.SKIPPED), ("notify", None)]
-    assert "Budget warns at 50%: a warning notifies only" in warned[0].reason
+    assert "Budget warns at 50%: a warning only notifies, it never stops" in warned[0].reason
     assert [(p.kind, p.outcome) for p in acted] == [("stoptraining", None), ("notify", None)]
     # And each level is its own trigger for the ledger: said once per job and level, never standing for the stop
     assert warned[0].trigger.ledger_fields == {"family": "Monitor", "rule": "Budget", WARNING_KEY: "0.5"}

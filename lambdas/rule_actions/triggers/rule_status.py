@@ -249,7 +249,7 @@ class RuleStatuses(TriggerFamily):
         """A warning's stops are skipped (it notifies only; the rule's stop comes when its finding acts)."""
         if item.trigger.warning and item.jobs is not None:
             return item.decided(Outcome.SKIPPED, f"{item.trigger.name} warns at {_level(item.trigger.warning)}: a "
-                                                 "warning notifies only (the stop comes when the rule's finding acts)")
+                                                 "warning only notifies, it never stops")
         return item
 
     def watched(self, trigger):
