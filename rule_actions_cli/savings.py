@@ -8,8 +8,8 @@ finds them.
 
 --replay EVENT_FILE_OR_DIR... replays the events (and timelines) on the embedded account first, as `replay` does,
 has CloudWatch take the function's metrics from its output as it takes them from a Lambda function's log (EMF), and
-prints the same report (the service name the replayed function's environment gives it), then what the embedded
-ledger holds: every job this stack stopped (with what it cost until the stop and saved at most, when known) and its
+prints the same report (of the service name the stack gives the replayed function), then what the embedded ledger
+holds: every job this stack stopped (with what it cost until the stop and saved at most, when known) and its
 records of actions.
 
 A figure that cannot be known is said to be unknown, never 0: a stop whose price is unknown adds nothing to the
