@@ -19,7 +19,9 @@
     stops and dollars saved from the function's metrics, the evaluator's health, the alarms' states
 
 Names derive from `name` (by default the stack's name), so two deployments in one account need two names: two
-constructs in one stack deriving one name are refused at synth (each needs its own `name=`). Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
+constructs in one stack deriving one name are refused at synth (each needs its own `name=`). `name` is also the
+service name (POWERTOOLS_SERVICE_NAME, output ServiceName) of the functions' log lines and metrics, which its alarms
+and dashboard read: each deployment reads its own. Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
 """
 
 from __future__ import annotations
@@ -67,26 +69,24 @@ from rule_actions.contract import (
     ENV_CONFIG,
     ENV_CONFIG_FILE,
     ENV_LEDGER_TABLE,
+    ENV_SERVICE,
     ENV_TOPIC_ARN,
-    EVALUATION_ERRORS_METRIC,
     EVALUATION_KEY,
     LEDGER_EXPIRY_ATTRIBUTE,
     LEDGER_KEY_ATTRIBUTE,
     NAMESPACE,
     ROUTING_ATTRIBUTE,
-    SERVICE,
     SERVICE_DIMENSION,
     TEAM,
-    UNFINISHED_METRIC,
     Arn,
     Grant,
     TeamEndpoint,
     Texts,
 )
 from rule_actions.text import quoted
-from rule_actions_cdk import bundle, organization
+from rule_actions_cdk import bundle, metrics, organization
 from rule_actions_cdk.chat import ChatChannels
-from rule_actions_cdk.dashboard import SavingsDashboard
+from rule_actions_cdk.dashboard import SavingsDashboard, function_metric
 from rule_actions_cdk.settings import (
     FILE_STACK,
     PYTHON_VERSION,
@@ -234,14 +234,15 @@ class RuleActions(Construct):
     valid configuration that leaves someone unreachable or allows more than it probably should is printed on
     stderr as one block ("the configuration is valid, but:"; `warn=False` keeps it quiet).
     `settings`: the reserved concurrency, log retention, SMS delivery logs and dashboard (`StackSettings`; its
-    stack_name is not used here). `name` prefixes every resource name (default: the stack's name). `topic`: an
+    stack_name is not used here). `name` prefixes every resource name (default: the stack's name) and is the service
+    name of the functions' log lines and metrics (their dimension `service`), which its alarms and dashboard read. `topic`: an
     existing SNS topic for the team's messages instead of a new one (you own its encryption and policy). `key`: an
     existing KMS key for the topics and queues instead of a new one; a key defined elsewhere cannot take the
     statements CloudWatch and EventBridge need (a warning says which), so grant them in its own policy; one of
     another region is refused, of another account warned (when both are known). The file's (or a mapping's) "stack" block is the
     settings when `settings` is not given. The stack gets outputs `<construct id>FunctionName`, `...TopicArn`,
-    `...OpsTopicArn` (and the others of RuleActionsStack), which `rule-actions check`, `invoke` and `test-notify
-    --stack` read; `output_prefix` replaces the construct id in their names.
+    `...OpsTopicArn`, `...ServiceName` (and the others of RuleActionsStack), which `rule-actions check`, `invoke`,
+    `test-notify` and `report --stack` read; `output_prefix` replaces the construct id in their names.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, config: ConfigSource,
@@ -265,7 +266,7 @@ class RuleActions(Construct):
         # A configuration too large for the environment ships in the code asset (the environment names the file).
         self.config_in_code = not _fits_environment(
             config, f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{topic_name}", table_name,
-            f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{name}-chat")
+            f"arn:{_LONGEST_PARTITION}:sns:{_LONGEST_REGION}:{_ACCOUNT}:{name}-chat", name)
 
         # One key for the topics and queues, owned by the stack, rotated yearly (or the one given).
         self.key = key or kms.Key(
@@ -375,7 +376,7 @@ class RuleActions(Construct):
 
         self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
                                                 self.chat_topic.topic_arn if self.chat_topic else None,
-                                                self.config_in_code)
+                                                self.config_in_code, service=name)
         code = bundle.function_code({CONFIG_FILE_NAME: config.to_json()} if self.config_in_code else None)
         self.function = self._function(
             "Function", function_name, "Acts on SageMaker training job outcomes and Debugger/Profiler rule statuses",
@@ -419,7 +420,7 @@ class RuleActions(Construct):
                 "RefusedAccountsAlarm", f"{name}-refused-accounts",
                 "Events came from an account the organization configuration does not name: nothing was done for "
                 "them (add the account to organization.accounts, or remove its member stack)",
-                organization.refused_account_metric()))
+                organization.refused_account_metric(name)))
         self.schedule = registry.schedule(config)
         self.evaluator_timeout = min(self.schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT) if self.schedule else 0
         self.evaluator = self._evaluator(stack, code, settings) if self.schedule else None
@@ -428,7 +429,7 @@ class RuleActions(Construct):
 
         self.sms_logs_role = self._sms_delivery_logs(settings) if texts and settings.sms_delivery_logs else None
         self.dashboard = SavingsDashboard(
-            self, "Dashboard", name=name, alarms=[a.node.default_child.alarm_name for a in self.alarms],
+            self, "Dashboard", name=name, service=name, alarms=[a.node.default_child.alarm_name for a in self.alarms],
             evaluator=self.evaluator, evaluator_timeout=self.evaluator_timeout,
             duration_alarm=DURATION_ALARM_SHARE * self.evaluator_timeout,
             organization=org is not None).dashboard if settings.dashboard else None
@@ -449,6 +450,9 @@ class RuleActions(Construct):
              "Events EventBridge could not deliver to the function"),
             ("FailedEventsQueueUrl", self.failure_queue.queue_url,
              "Events the function failed on after Lambda's retries"),
+            ("ServiceName", self.name, f"The service name of the functions' log lines and metrics (dimension "
+             f"{SERVICE_DIMENSION}, namespace {NAMESPACE}): what the alarms, the dashboard and rule-actions report "
+             "read"),
         ]
         if self.dashboard is not None:
             found.append(("DashboardName", self.dashboard.dashboard_name,
@@ -520,8 +524,6 @@ class RuleActions(Construct):
                     for run in runs[index:index + TARGETS_PER_RULE]],
             ))
         quiet = Duration.minutes(max(schedule.every_minutes, 5))
-        evaluation = {"namespace": NAMESPACE, "dimensions_map": {SERVICE_DIMENSION: SERVICE}, "statistic": "Sum",
-                      "period": quiet}
         self.alarms += [
             self._alarm("EvaluatorErrorsAlarm", f"{name}-evaluator-errors",
                         "The evaluator failed: an action it decided failed, or the run raised (see its logs)",
@@ -530,7 +532,7 @@ class RuleActions(Construct):
                         "The evaluator could not read what some jobs' rules need (Search, GetMetricData or "
                         "FilterLogEvents failed: throttling, permissions of a member's executor role); those rules "
                         "were not judged (see the evaluator's logs)",
-                        cloudwatch.Metric(metric_name=EVALUATION_ERRORS_METRIC, **evaluation)),
+                        function_metric(metrics.EVALUATION_ERRORS, name, period=quiet)),
             self._alarm("EvaluatorDurationAlarm", f"{name}-evaluator-duration",
                         f"An evaluation ran longer than {int(DURATION_ALARM_SHARE * 100)}% of its timeout: raise "
                         "monitor.shards (or every_minutes) before runs fail",
@@ -540,7 +542,7 @@ class RuleActions(Construct):
                         "A run had no time left for some jobs' log queries: those jobs were not evaluated in it "
                         "(FilterLogEvents allows 5 calls a second per account and region, a quota that cannot be "
                         "raised; from 500 jobs to read one Logs Insights query reads them); raise every_minutes",
-                        cloudwatch.Metric(metric_name=UNFINISHED_METRIC, **evaluation)),
+                        function_metric(metrics.UNFINISHED, name, period=quiet)),
             cloudwatch.Alarm(
                 self, "EvaluatorNotRunningAlarm", alarm_name=f"{name}-evaluator-not-running",
                 alarm_description="The evaluator was not invoked for three schedule periods: the schedule rule is "
@@ -760,23 +762,25 @@ def acknowledge(policy: Construct, acknowledgments: dict[str, str]) -> None:
 
 
 def function_environment(config: Config, topic_arn: str, table_name: str, chat_topic_arn: str | None = None,
-                         config_in_code: bool = False) -> dict[str, str]:
-    """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools'. The
-    configuration is in it, or (`config_in_code`) in the code asset's CONFIG_FILE_NAME, which it names."""
+                         config_in_code: bool = False, *, service: str) -> dict[str, str]:
+    """The function's environment: what `rule_actions.config.Settings.from_env` reads, plus Powertools' (`service`:
+    the service name its log lines and metrics carry, the construct's name). The configuration is in it, or
+    (`config_in_code`) in the code asset's CONFIG_FILE_NAME, which it names."""
     return {
         **({ENV_CONFIG_FILE: CONFIG_FILE_NAME} if config_in_code else {ENV_CONFIG: config.to_json()}),
         ENV_TOPIC_ARN: topic_arn,
         ENV_LEDGER_TABLE: table_name,
         **({ENV_CHAT_TOPIC_ARN: chat_topic_arn} if chat_topic_arn else {}),
-        "POWERTOOLS_SERVICE_NAME": SERVICE,
+        ENV_SERVICE: service,
         "POWERTOOLS_METRICS_NAMESPACE": NAMESPACE,
     }
 
 
-def _fits_environment(config: Config, longest_topic_arn: str, table_name: str, longest_chat_arn: str) -> bool:
+def _fits_environment(config: Config, longest_topic_arn: str, table_name: str, longest_chat_arn: str,
+                      service: str) -> bool:
     """Whether the environment with the configuration in it fits Lambda's limit, with the longest ARNs."""
     environment = function_environment(config, longest_topic_arn, table_name,
-                                       longest_chat_arn if config.chat else None)
+                                       longest_chat_arn if config.chat else None, service=service)
     return len(json.dumps(environment, separators=(",", ":"), ensure_ascii=False).encode()) <= ENVIRONMENT_LIMIT
 
 

@@ -2,8 +2,9 @@
 emits them by (rule_actions.contract) and the values their dimensions take (rule_actions.registry). The stack's
 dashboard (dashboard.py) graphs them and `rule-actions report` reads them. Plain data: no aws-cdk-lib is loaded.
 
-Powertools adds the dimension `service` (POWERTOOLS_SERVICE_NAME, which the stack sets) to every one of them: a
-metric is the same in every rule-actions deployment of an account and region.
+Every one of them also has the dimension `service`: the deployment's service name (its construct's name, which the
+stack sets in POWERTOOLS_SERVICE_NAME), so that each deployment of an account and region reads its own metrics:
+`FunctionMetric.dimensions(service)`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from rule_actions.contract import (
     OUTCOME_DIMENSION,
     REFUSED_ACCOUNT_METRIC,
     SAVED_METRIC,
-    SERVICE,
     SERVICE_DIMENSION,
     TEST_METRIC,
     TRIGGER_DIMENSION,
@@ -47,9 +47,9 @@ class FunctionMetric(NamedTuple):
     def namespace(self) -> str:
         return NAMESPACE
 
-    @property
-    def dimensions(self) -> dict[str, str]:
-        return {**dict(self.own), SERVICE_DIMENSION: SERVICE}
+    def dimensions(self, service: str) -> dict[str, str]:
+        """Its dimensions as the deployment whose service name is `service` emits it."""
+        return {**dict(self.own), SERVICE_DIMENSION: service}
 
     def value(self, dimension: str) -> str:
         return dict(self.own)[dimension]

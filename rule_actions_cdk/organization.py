@@ -20,7 +20,8 @@ from aws_cdk import aws_events as events
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from rule_actions.contract import NAMESPACE, REFUSED_ACCOUNT_METRIC, SERVICE, SERVICE_DIMENSION
+from rule_actions_cdk import metrics
+from rule_actions_cdk.dashboard import function_metric
 
 if TYPE_CHECKING:  # rule_actions_cdk/ reads the configuration through rule_actions.config at run time
     from rule_actions.organization import Organization
@@ -83,8 +84,7 @@ def grant_assume_member_roles(role: iam.Role, org: Organization) -> None:
         Validations.of(role.node.find_child("DefaultPolicy")).acknowledge(Acknowledgment(id=finding, reason=reason))
 
 
-def refused_account_metric() -> cloudwatch.Metric:
-    """Events the function refused because their account is not configured (a member forwarding without being
-    listed, or an event naming another account's job)."""
-    return cloudwatch.Metric(namespace=NAMESPACE, metric_name=REFUSED_ACCOUNT_METRIC,
-                             dimensions_map={SERVICE_DIMENSION: SERVICE}, statistic="Sum", period=Duration.minutes(5))
+def refused_account_metric(service: str) -> cloudwatch.Metric:
+    """Events the function of the deployment whose service name is `service` refused because their account is not
+    configured (a member forwarding without being listed, or an event naming another account's job)."""
+    return function_metric(metrics.REFUSED, service, period=Duration.minutes(5))

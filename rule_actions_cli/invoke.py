@@ -44,7 +44,8 @@ from botocore.exceptions import (
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 
-FUNCTION_OUTPUT, EVALUATOR_OUTPUT = "FunctionName", "EvaluatorFunctionName"  # rule_actions_cdk/stack.py
+FUNCTION_OUTPUT, EVALUATOR_OUTPUT = "FunctionName", "EvaluatorFunctionName"  # rule_actions_cdk/construct.py
+SERVICE_OUTPUT = "ServiceName"  # the service name of the functions' log lines and metrics
 SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge",
             "cloudwatch": "CloudWatch"}
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError", "Forbidden"}
@@ -92,16 +93,21 @@ def function_from_stack(session: boto3.Session, stack: str, flag: str | None = N
     `<construct id>FunctionName` (the RuleActions construct in a stack of yours; two constructs: say which; never
     the evaluator's). `flag`: the command's option that names a function instead, when it has one."""
     outputs = stack_outputs(session, stack)
+    return outputs[function_output(outputs, stack, flag)]
+
+
+def function_output(outputs: Mapping[str, str], stack: str, flag: str | None = None) -> str:
+    """The key of the output naming the stack's function (see function_from_stack); what precedes FunctionName in it
+    prefixes the construct's other outputs."""
     found = sorted(key for key in outputs if key.endswith(FUNCTION_OUTPUT) and not key.endswith(EVALUATOR_OUTPUT))
     if FUNCTION_OUTPUT not in outputs and len(found) > 1:
         raise InvokeError(f"stack '{_stack_label(stack)}' has {len(found)} rule-actions functions (outputs "
                           f"{', '.join(found)}): " + (f"pass {flag} to name one" if flag else
                                                       "this command needs a stack with one"))
-    function = output_of(outputs, FUNCTION_OUTPUT)
-    if function is None:
+    if not found:
         raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions "
                           f"stack, fully deployed?" + (f" Or pass {flag}" if flag else ""))
-    return function
+    return FUNCTION_OUTPUT if FUNCTION_OUTPUT in outputs else found[0]
 
 
 def stack_outputs(session: boto3.Session, stack: str) -> dict[str, str]:

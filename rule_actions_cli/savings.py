@@ -1,14 +1,16 @@
 """`rule-actions report`: what rule-actions did and saved (the dashboard's figures, printed).
 
 --stack NAME reads a deployed stack's figures over the last --days: the function's metrics (CloudWatch
-GetMetricData: actions by kind and outcome, triggers, stops, dollars saved, job costs, events, the evaluation's) and
-Lambda's own of the evaluator (its runs, failed runs and duration), the stack's functions named by its outputs
-(FunctionName, EvaluatorFunctionName), as `check` finds them.
+GetMetricData: actions by kind and outcome, triggers, stops, dollars saved, job costs, events, the evaluation's)
+under the stack's service name, and Lambda's own of the evaluator (its runs, failed runs and duration), the stack's
+functions and service name read from its outputs (FunctionName, EvaluatorFunctionName, ServiceName), as `check`
+finds them.
 
 --replay EVENT_FILE_OR_DIR... replays the events (and timelines) on the embedded account first, as `replay` does,
 has CloudWatch take the function's metrics from its output as it takes them from a Lambda function's log (EMF), and
-prints the same report, then what the embedded ledger holds: every job this stack stopped (with what it cost until
-the stop and saved at most, when known) and its records of actions.
+prints the same report (of the service name the stack gives the replayed function), then what the embedded ledger
+holds: every job this stack stopped (with what it cost until the stop and saved at most, when known) and its
+records of actions.
 
 A figure that cannot be known is said to be unknown, never 0: a stop whose price is unknown adds nothing to the
 dollars saved (the report says how many), a metric CloudWatch answered only in part is unknown.
@@ -26,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, TextIO
 
-from rule_actions.contract import Outcome
+from rule_actions.contract import ENV_SERVICE, SERVICE, Outcome
 from rule_actions_cli import receiver
 from rule_actions_cli.options import add_aws_options
 
@@ -47,8 +49,10 @@ refuses a call (one line saying what, nothing printed before it).
 
 --stack: the usual AWS settings (--profile or AWS_PROFILE, --region or AWS_REGION / AWS_DEFAULT_REGION,
 AWS_ENDPOINT_URL). The caller needs cloudformation:DescribeStacks, cloudwatch:GetMetricData and, when the stack
-runs the monitor rules, lambda:GetFunctionConfiguration. The function's metrics are the account's and region's:
-every rule-actions deployment there adds to them.
+runs the monitor rules, lambda:GetFunctionConfiguration. The figures are the stack's own: its functions' metrics
+carry its service name (the output ServiceName, its RuleActions construct's name), which the report reads; a stack
+deployed before that output existed has none, and the metrics it emits carry {SERVICE}, which is then read (the
+first line says so). A stack holding two RuleActions constructs is refused (each has its own figures).
 
 examples:
   rule-actions report --stack RuleActions
@@ -108,6 +112,7 @@ class Ledger:
 @dataclass
 class Report:
     scope: str
+    service: str  # the service name whose metrics were read (the dimension service)
     start: str
     end: str
     days: int
@@ -129,8 +134,8 @@ class Query:
     stat: str
 
 
-def _function_query(metric: Any, stat: str = SUM) -> Query:
-    return Query(metric.namespace, metric.name, tuple(metric.dimensions.items()), stat)
+def _function_query(metric: Any, service: str, stat: str = SUM) -> Query:
+    return Query(metric.namespace, metric.name, tuple(metric.dimensions(service).items()), stat)
 
 
 def _lambda_query(function: str, name: str, stat: str = SUM) -> Query:
@@ -192,40 +197,45 @@ class Queries(NamedTuple):
         return [query for group in self for query in group.values()]
 
 
-def queries(evaluator: str | None, lambda_metrics: bool = True) -> Queries:
-    """The report's queries: the function's metrics (rule_actions_cdk/metrics.py), and Lambda's of the evaluator."""
+def queries(evaluator: str | None, service: str, lambda_metrics: bool = True) -> Queries:
+    """The report's queries: the function's metrics (rule_actions_cdk/metrics.py) as the deployment whose service
+    name is `service` emits them, and Lambda's of the evaluator."""
+    from functools import partial
+
     from rule_actions_cdk import metrics as m
 
+    function = partial(_function_query, service=service)
     evaluation: dict[str, Query] = {}
     if evaluator:
         evaluation = {
-            "failed_reads": _function_query(m.EVALUATION_ERRORS), "not_computed": _function_query(m.EVALUATION_PROBLEMS),
-            "jobs_not_reached": _function_query(m.UNFINISHED), "findings": _function_query(m.FINDINGS),
-            "most_jobs_in_a_run": _function_query(m.EVALUATED, MAX),
-            "timed_runs": _function_query(m.EVALUATION_SECONDS, COUNT),
-            "longest_run_s": _function_query(m.EVALUATION_SECONDS, MAX),
+            "failed_reads": function(m.EVALUATION_ERRORS), "not_computed": function(m.EVALUATION_PROBLEMS),
+            "jobs_not_reached": function(m.UNFINISHED), "findings": function(m.FINDINGS),
+            "most_jobs_in_a_run": function(m.EVALUATED, stat=MAX),
+            "timed_runs": function(m.EVALUATION_SECONDS, stat=COUNT),
+            "longest_run_s": function(m.EVALUATION_SECONDS, stat=MAX),
             **({"runs": _lambda_query(evaluator, "Invocations"), "failed_runs": _lambda_query(evaluator, "Errors"),
                 "duration_ms": _lambda_query(evaluator, "Duration", MAX)} if lambda_metrics else {})}
     return Queries(
-        action={(k, o): _function_query(m.actions(k, o)) for k in m.KINDS for o in m.OUTCOMES},
-        trigger={t: _function_query(m.triggers(t)) for t in m.TRIGGERS},
-        saved={f: _function_query(m.saved(f)) for f in m.FAMILIES},
-        known={f: _function_query(m.saved(f), COUNT) for f in m.FAMILIES},
-        cost={f: _function_query(m.cost(f)) for f in m.FAMILIES},
-        stated={f: _function_query(m.cost(f), COUNT) for f in m.FAMILIES},
-        events={"handled": _function_query(m.EVENTS), "ignored": _function_query(m.IGNORED),
-                "test_notifications": _function_query(m.TESTS), "refused_accounts": _function_query(m.REFUSED)},
+        action={(k, o): function(m.actions(k, o)) for k in m.KINDS for o in m.OUTCOMES},
+        trigger={t: function(m.triggers(t)) for t in m.TRIGGERS},
+        saved={f: function(m.saved(f)) for f in m.FAMILIES},
+        known={f: function(m.saved(f), stat=COUNT) for f in m.FAMILIES},
+        cost={f: function(m.cost(f)) for f in m.FAMILIES},
+        stated={f: function(m.cost(f), stat=COUNT) for f in m.FAMILIES},
+        events={"handled": function(m.EVENTS), "ignored": function(m.IGNORED),
+                "test_notifications": function(m.TESTS), "refused_accounts": function(m.REFUSED)},
         evaluation=evaluation)
 
 
 def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str | None,
-           evaluator_timeout: int | None, lambda_metrics: bool = True) -> Report:
-    """The report over the `days` before `end`. `evaluator`: its function's name (None: the stack has none);
-    `lambda_metrics`: whether Lambda's own metrics exist (not on the embedded account)."""
+           evaluator_timeout: int | None, *, service: str, lambda_metrics: bool = True) -> Report:
+    """The report over the `days` before `end` of the deployment whose service name is `service`. `evaluator`: its
+    function's name (None: the stack has none); `lambda_metrics`: whether Lambda's own metrics exist (not on the
+    embedded account)."""
     from rule_actions_cdk.metrics import KINDS, OUTCOMES, STOP_KINDS
 
     start = end - timedelta(days=days)
-    asked = queries(evaluator, lambda_metrics)
+    asked = queries(evaluator, service, lambda_metrics)
     action, trigger, saved, known, cost, stated, events, evaluation = asked
     found, incomplete = fetch(cloudwatch, asked.all(), start, end)
 
@@ -243,7 +253,7 @@ def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str
     stated_count = count(total(stated.values()))
     cost_usd = total(cost.values())
     return Report(
-        scope=scope, start=_iso(start), end=_iso(end), days=days,
+        scope=scope, service=service, start=_iso(start), end=_iso(end), days=days,
         actions={k: row for k in KINDS if (row := {o: count(found[action[(k, o)]]) for o in OUTCOMES
                                                       if found[action[(k, o)]] != 0})},
         triggers={t: count(found[q]) for t, q in trigger.items() if found[q] != 0},
@@ -397,30 +407,31 @@ def deployed(stack: str, days: int, profile: str | None, region: str | None, now
     from rule_actions_cli.invoke import (
         EVALUATOR_OUTPUT,
         FUNCTION_OUTPUT,
-        InvokeError,
+        SERVICE_OUTPUT,
         _stack_label,
         aws_errors,
+        function_output,
         lambda_client,
         open_session,
-        output_of,
         stack_outputs,
     )
 
     session = open_session(profile, region)
     outputs = stack_outputs(session, stack)
-    function = output_of(outputs, FUNCTION_OUTPUT)
-    if function is None:
-        raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions "
-                          "stack, fully deployed?")
-    evaluator, timeout = output_of(outputs, EVALUATOR_OUTPUT), None
+    key = function_output(outputs, stack)
+    function, prefix = outputs[key], key.removesuffix(FUNCTION_OUTPUT)  # the construct's outputs share the prefix
+    evaluator, timeout = outputs.get(prefix + EVALUATOR_OUTPUT), None
+    service = outputs.get(prefix + SERVICE_OUTPUT)
+    said = f"service {service}" if service else (f"service {SERVICE}: the stack has no {prefix + SERVICE_OUTPUT} "
+                                                  "output (deployed before it existed, it emits that)")
     if evaluator:
         client = lambda_client(session)
         with aws_errors("lambda", region=client.meta.region_name, function=evaluator):
             timeout = client.get_function_configuration(FunctionName=evaluator).get("Timeout")
     with aws_errors("cloudwatch"):
         cloudwatch = session.client("cloudwatch")
-    scope = f"stack {_stack_label(stack)} (function {function}), {cloudwatch.meta.region_name}"
-    return gather(cloudwatch, scope, days, _end(now), evaluator, timeout)
+    scope = f"stack {_stack_label(stack)} (function {function}, {said}), {cloudwatch.meta.region_name}"
+    return gather(cloudwatch, scope, days, _end(now), evaluator, timeout, service=service or SERVICE)
 
 
 def _end(now: datetime | None) -> datetime:
@@ -474,8 +485,10 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
                                      for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line)),
                                     **place)
         scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {stack}"
+        # What the replayed function emitted under: the service name its environment (the template's) gives it.
+        service = world.environment.get(ENV_SERVICE) or SERVICE
         report = gather(world.client("cloudwatch"), scope, days, _end(now), world.evaluator_name,
-                        _timeout(world), lambda_metrics=False)
+                        _timeout(world), service=service, lambda_metrics=False)
         report.ledger = ledger(world.client("dynamodb"), world.environment)
     return report
 
@@ -539,8 +552,8 @@ def add_parser(commands: Any) -> None:
     command = commands.add_parser("report", help=HELP, description=__doc__.split("\n\n", 1)[1],
                                   epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     where = command.add_mutually_exclusive_group(required=True)
-    where.add_argument("--stack", metavar="NAME", help="the deployed stack (its FunctionName and "
-                       "EvaluatorFunctionName outputs)")
+    where.add_argument("--stack", metavar="NAME", help="the deployed stack (its FunctionName, "
+                       "EvaluatorFunctionName and ServiceName outputs)")
     where.add_argument("--replay", nargs="+", metavar="EVENT_FILE_OR_DIR", help="replay these events (and "
                        "timelines) on the embedded account first, then report, with what its ledger holds")
     command.add_argument("--days", metavar="N", default=str(DEFAULT_DAYS), help=f"the last N days (1 to {MAX_DAYS}; "

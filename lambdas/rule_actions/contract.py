@@ -123,12 +123,16 @@ LEDGER_EXPIRY_ATTRIBUTE = "expiration"  # the table's TTL attribute
 # until the stop, and what the stop saved at most.
 LEDGER_COST_ATTRIBUTE, LEDGER_SAVED_ATTRIBUTE = "cost_usd", "saved_usd"
 
-# Logs and metrics.
+# Logs and metrics. Each deployment's service name is its construct's name (the root of its physical names), which
+# the stack sets in ENV_SERVICE (Powertools' own variable); SERVICE outside a stack (tests, the CLI), and what a
+# stack deployed before the service name was its own emitted.
 SERVICE = "rule-actions"
+ENV_SERVICE = "POWERTOOLS_SERVICE_NAME"
 NAMESPACE = "RuleActions"
-# The function's EMF metrics, all in NAMESPACE, all counts but where said. Powertools adds the dimension
-# SERVICE_DIMENSION (= SERVICE: the stack sets POWERTOOLS_SERVICE_NAME) to each, beside the ones named here. The
-# stack's alarms and dashboard and `rule-actions report` read them by these names.
+# The function's EMF metrics, all in NAMESPACE, all counts but where said. Each carries the dimension
+# SERVICE_DIMENSION (= the service name: rule_actions.observability adds it to every record) beside the ones named
+# here: two deployments in one account and region keep their metrics apart. The stack's alarms and dashboard and
+# `rule-actions report` read them by these names and the deployment's service name.
 SERVICE_DIMENSION = "service"
 ACTIONS_METRIC, KIND_DIMENSION, OUTCOME_DIMENSION = "Actions", "kind", "outcome"  # each decision, per (kind, outcome)
 TRIGGERS_METRIC, TRIGGER_DIMENSION = "Triggers", "trigger"  # each trigger, per trigger (rule:IssuesFound, job:Failed)

@@ -46,7 +46,7 @@ from rule_actions.effects.notify import Notifier
 from rule_actions.effects.pricing import Prices
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import Webhooks
-from rule_actions.observability import emit, log_action, logger, metrics
+from rule_actions.observability import emit, log_action, logger, metrics, observed
 from rule_actions.privacy import redact
 from rule_actions.records import IgnoredEvent, JobEvent, Trigger
 from rule_actions.text import iso_z
@@ -86,8 +86,7 @@ def runtime() -> tuple[Settings, Adapters]:
     return settings, adapters
 
 
-@logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics
+@observed
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     settings, adapters = runtime()
     adapters.register(context)

@@ -1,7 +1,8 @@
 """`rule-actions report`: a deployed stack's figures from CloudWatch (the stack with the monitor rules deployed into
 moto, the function's metrics put there as CloudWatch takes them from the function's EMF output: printed by the
-function's own emitters), unknown figures said as unknown, bad input in one line with exit status 2. A replay's
-report: test_report_replay.py."""
+function's own emitters under the stack's service name), only its own when another deployment's metrics are there
+too, unknown figures said as unknown, bad input in one line with exit status 2. A replay's report:
+test_report_replay.py."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from botocore.stub import Stubber
 
 from rule_actions.contract import (
     COST_METRIC,
+    ENV_SERVICE,
     EVALUATED_METRIC,
     EVALUATION_ERRORS_METRIC,
     EVALUATION_PROBLEMS_METRIC,
@@ -29,17 +31,18 @@ from rule_actions.contract import (
     IGNORED_METRIC,
     NAMESPACE,
     SAVED_METRIC,
+    SERVICE,
     UNFINISHED_METRIC,
     Outcome,
 )
-from rule_actions.observability import emit, metrics
+from rule_actions.observability import emit, metrics, observed
 from rule_actions.records import Origin, Planned, Result
 from rule_actions.triggers.job_outcome import JobOutcome
 from rule_actions.triggers.rule_status import RuleStatus
 from rule_actions_cli import savings
-from rule_actions_cli.embedded import EmbeddedAccount
+from rule_actions_cli.embedded import EmbeddedAccount, LocalContext
 from rule_actions_cli.main import main
-from rule_actions_cli.synth import synthesize
+from rule_actions_cli.synth import asset_bytes, file_assets, synthesize
 
 ROOT = Path(__file__).resolve().parents[2]
 MONITOR = {"notify": {"emails": ["ml-team@example.com"]}, "rules": {"*": ["notify"]},
@@ -47,20 +50,23 @@ MONITOR = {"notify": {"emails": ["ml-team@example.com"]}, "rules": {"*": ["notif
            "monitor": {"every_minutes": 10, "rules": {"StalledTraining": {}}}}
 
 
-def context(config: dict[str, Any]) -> dict[str, Any]:
+def context(config: dict[str, Any], **stack: Any) -> dict[str, Any]:
     from rule_actions_cdk.app import project_context
 
-    return {**project_context(), "rule_actions": config}
+    found = project_context()
+    return {**found, "rule_actions": config, "rule_actions_stack": {**found["rule_actions_stack"], **stack}}
 
 
 # ------------------------------------------------------------------------------------------ what the function emits
 
 
-def printed(emitting: Any) -> list[str]:
-    """The EMF lines the function's emitters print (to stdout, as in Lambda)."""
+def printed(emitting: Any, service: str) -> list[str]:
+    """The EMF lines the function's emitters print (to stdout, as in Lambda) in an invocation of the function of the
+    deployment whose service name (POWERTOOLS_SERVICE_NAME) is `service`."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        emitting()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
+        patch.setenv(ENV_SERVICE, service)
+        observed(lambda event, context: emitting())({}, LocalContext(f"{service}-handler", "arn:aws:lambda:x"))
     return out.getvalue().splitlines()
 
 
@@ -112,17 +118,60 @@ def put(cloudwatch: Any, lines: list[str], at: datetime | None = None) -> int:
     return len(points)
 
 
+def outputs(account: EmbeddedAccount, stack: str) -> dict[str, str]:
+    found = account.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
+    return {output["OutputKey"]: output["OutputValue"] for output in found}
+
+
+def deploy_beside(account: EmbeddedAccount, config: dict[str, Any], stack_name: str) -> None:
+    """Another rule-actions stack, named `stack_name`, deployed into the same embedded account and region (its
+    assets, then its template, as `cdk deploy` would)."""
+    assembly, stack = synthesize(context(config, stack_name=stack_name))
+    s3 = account.client("s3")
+    for asset in file_assets(assembly, stack):
+        for destination in asset["destinations"].values():
+            place = {key: destination[key].replace("${AWS::AccountId}", account.function_arn.split(":")[4]).replace(
+                "${AWS::Region}", account.region).replace("${AWS::Partition}", "aws")
+                for key in ("bucketName", "objectKey")}
+            s3.put_object(Bucket=place["bucketName"], Key=place["objectKey"], Body=asset_bytes(assembly, asset))
+    template = json.loads((assembly / f"{stack}.template.json").read_text())
+    account.client("cloudformation").create_stack(StackName=stack, TemplateBody=json.dumps(template),
+                                                  Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM"])
+
+
+def audit_figures() -> None:
+    """The other deployment's: one stop done that saved $99 (training), two events handled."""
+    stop = RuleStatus("Debug", "LossNotDecreasing", "IssuesFound")
+    emit([stop], [Result(Planned(stop, "stoptraining", "job", Origin.CONFIGURATION), Outcome.DONE, "", None)])
+    with single_metric(name=SAVED_METRIC, unit=MetricUnit.NoUnit, value=99.0, namespace=NAMESPACE) as metric:
+        metric.add_dimension(name=FAMILY_DIMENSION, value="training")
+    metrics.add_metric(name=EVENTS_METRIC, unit="Count", value=2)
+
+
 @pytest.fixture(scope="module")
 def deployed():
     """The stack with the monitor rules, deployed into moto, with today's metrics, a stop 40 days ago, and Lambda's
-    own metrics of the evaluator (144 runs, 1 failed, the longest 45 s)."""
+    own metrics of the evaluator (144 runs, 1 failed, the longest 45 s); in the same account and region, another
+    rule-actions stack (AuditActions) with metrics of its own, and one deployed before the ServiceName output existed
+    (OldActions: its function emits the service rule-actions)."""
     assembly, stack = synthesize(context(MONITOR))
     with EmbeddedAccount(assembly, stack) as account:
         cloudwatch = boto3.client("cloudwatch", region_name=account.region)
-        assert put(cloudwatch, printed(decisions) + printed(figures) + printed(invocations)) > 20
+        service = outputs(account, stack)["ServiceName"]
+        assert service == stack != SERVICE  # the stack's own name
+        assert put(cloudwatch, printed(decisions, service) + printed(figures, service)
+                   + printed(invocations, service)) > 20
         old = printed(lambda: emit([], [Result(Planned(JobOutcome(outcome="Failed"), "stoptraining", "j",
-                                                       Origin.CONFIGURATION), Outcome.DONE, "", ())]))
+                                                       Origin.CONFIGURATION), Outcome.DONE, "", ())]), service)
         put(cloudwatch, old, datetime.now(UTC) - timedelta(days=40))
+        # The other deployments beside it, and their metrics
+        deploy_beside(account, MONITOR, "AuditActions")
+        assert outputs(account, "AuditActions")["ServiceName"] == "AuditActions"
+        put(cloudwatch, printed(audit_figures, "AuditActions"))
+        account.client("cloudformation").create_stack(StackName="OldActions", TemplateBody=json.dumps({
+            "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+            "Outputs": {"FunctionName": {"Value": "OldActions-handler"}}}))
+        put(cloudwatch, printed(lambda: metrics.add_metric(name=EVENTS_METRIC, unit="Count", value=7), SERVICE))
         for name, value, unit in (("Invocations", 144, "Count"), ("Errors", 1, "Count"),
                                   ("Duration", 45_000, "Milliseconds")):
             cloudwatch.put_metric_data(Namespace="AWS/Lambda", MetricData=[{
@@ -144,7 +193,8 @@ def test_the_report_of_a_deployed_stack_has_every_figure(deployed, capsys):
     # Then exit 0, one JSON object with the figures of the last 30 days (the stop 40 days ago left out)
     assert code == 0 and err == ""
     found = json.loads(out)
-    assert found["days"] == 30 and found["scope"].startswith(f"stack {stack} (function {account.function_name})")
+    assert found["days"] == 30 and found["service"] == stack
+    assert found["scope"].startswith(f"stack {stack} (function {account.function_name}, service {stack})")
     assert found["stops"] == {"carried_out": 3, "watched": 1, "saving_known": 2, "saving_unknown": 1,
                               "saved_usd": 150.75, "saved_by_family": {"training": 120.5, "tuning": 30.25}}
     assert found["costs"] == {"messages": 2, "usd": 92.34, "by_family": {"training": 80.0, "processing": 12.34}}
@@ -180,6 +230,34 @@ def test_the_text_says_each_figure_on_its_line(deployed, capsys):
     assert table[1].split() == ["stoptraining", "2", "0", "0", "1"]
 
 
+def test_each_stack_reports_its_own_metrics_and_none_of_another_deployments(deployed, capsys):
+    # Given AuditActions deployed beside RuleActions in the same account and region, each function emitting under
+    # its own service name (RuleActions' figures, asserted above, count none of AuditActions')
+    code, out, _ = report(capsys, "--stack", "AuditActions", "--json")
+    found = json.loads(out)
+    # Then AuditActions' report has its own figures only: its one stop and its saving, its two events
+    assert code == 0 and found["service"] == "AuditActions"
+    assert found["scope"].startswith("stack AuditActions (function AuditActions-handler, service AuditActions)")
+    assert found["stops"] == {"carried_out": 1, "watched": 0, "saving_known": 1, "saving_unknown": 0,
+                              "saved_usd": 99.0, "saved_by_family": {"training": 99.0}}
+    assert found["actions"] == {"stoptraining": {"done": 1}} and found["triggers"] == {"rule:IssuesFound": 1}
+    assert found["events"] == {"handled": 2, "ignored": 0, "test_notifications": 0, "refused_accounts": 0}
+    assert found["costs"]["messages"] == 0 and found["evaluator"]["function"] == "AuditActions-evaluator"
+    assert (found["evaluator"]["runs"], found["evaluator"]["timed_runs"]) == (0, 0)
+
+
+def test_a_stack_deployed_before_the_service_name_output_reads_what_it_emits(deployed, capsys):
+    # Given a stack without the output ServiceName (deployed before it existed): its function emits rule-actions
+    code, out, _ = report(capsys, "--stack", "OldActions", "--json")
+    found = json.loads(out)
+    # Then the report reads that service, and says why
+    assert code == 0 and found["service"] == SERVICE == "rule-actions"
+    assert found["scope"].startswith(
+        "stack OldActions (function OldActions-handler, service rule-actions: the stack has no ServiceName output "
+        "(deployed before it existed, it emits that)), us-east-1")
+    assert found["events"]["handled"] == 7 and found["stops"]["carried_out"] == 0
+
+
 def test_days_chooses_the_window(deployed, capsys):
     _, stack = deployed
     code, out, _ = report(capsys, "--stack", stack, "--days", "45", "--json")
@@ -190,10 +268,11 @@ def test_days_chooses_the_window(deployed, capsys):
 
 
 def test_nothing_stopped_is_zero_saved_and_no_known_saving_is_unknown(deployed):
-    account, _ = deployed
+    account, stack = deployed
     cloudwatch = boto3.client("cloudwatch", region_name=account.region)
     # A window before anything happened: no stop, so nothing saved (a known zero), no cost stated, no run
-    quiet = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=50), account.evaluator_name, 600)
+    quiet = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=50), account.evaluator_name, 600,
+                           service=stack)
     assert (quiet.stops.carried_out, quiet.stops.saved_usd, quiet.costs.usd) == (0, None, None)
     words = dict((line[:14].strip(), line[14:]) for line in savings.lines(quiet)[1:] if line[:14].strip())
     assert words["saved"] == "$0.00: no stop carried out"
@@ -201,7 +280,7 @@ def test_nothing_stopped_is_zero_saved_and_no_known_saving_is_unknown(deployed):
     assert savings.lines(quiet)[-1] == " " * 14 + "no run in the window"
     assert quiet.evaluator.runs == 0 and quiet.evaluator.longest_run_s is None
     # The window of the stop 40 days ago: a stop, no saving known: unknown, never $0
-    old = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=38), None, None)
+    old = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=38), None, None, service=stack)
     assert (old.stops.carried_out, old.stops.saving_known, old.stops.saved_usd) == (1, 0, None)
     words = dict((line[:14].strip(), line[14:]) for line in savings.lines(old)[1:] if line[:14].strip())
     assert words["saved"] == "unknown: no stop's saving is known (1 stop(s): their prices unknown)"
@@ -221,7 +300,7 @@ def test_a_figure_cloudwatch_answered_in_part_is_unknown_never_zero():
     client, stub = stubbed_cloudwatch({"MetricDataResults": [
         {"Id": "q0", "StatusCode": "InternalError", "Timestamps": [], "Values": []}]})
     with stub:
-        found = savings.gather(client, "x", 30, datetime.now(UTC), None, None)
+        found = savings.gather(client, "x", 30, datetime.now(UTC), None, None, service="RuleActions")
     # Then the stops and what they saved are unknown, and the report names the metric
     assert found.stops.carried_out is None and found.stops.saving_unknown is None
     assert found.unknown == ["Actions"]
@@ -232,11 +311,12 @@ def test_a_figure_cloudwatch_answered_in_part_is_unknown_never_zero():
 
 
 def test_when_cloudwatch_answers_nothing_in_full_every_figure_is_unknown():
-    asked = savings.queries("RuleActions-evaluator").all()
+    asked = savings.queries("RuleActions-evaluator", "RuleActions").all()
     client, stub = stubbed_cloudwatch({"MetricDataResults": [
         {"Id": f"q{index}", "StatusCode": "Forbidden", "Timestamps": [], "Values": []} for index in range(len(asked))]})
     with stub:
-        found = savings.gather(client, "x", 30, datetime.now(UTC), "RuleActions-evaluator", 600)
+        found = savings.gather(client, "x", 30, datetime.now(UTC), "RuleActions-evaluator", 600,
+                               service="RuleActions")
     evaluator = found.evaluator
     assert (evaluator.runs, evaluator.timed_runs, evaluator.longest_run_s, evaluator.findings) == (None,) * 4
     assert found.events == dict.fromkeys(found.events) and found.costs.messages is None
@@ -253,7 +333,7 @@ def test_pages_of_an_answer_are_read_to_the_end():
             {"Id": "q0", "StatusCode": "PartialData", "Timestamps": [now - timedelta(days=2)], "Values": [2.0]}]},
         {"MetricDataResults": [{"Id": "q0", "StatusCode": "Complete", "Timestamps": [now], "Values": [3.0]}]})
     with stub:
-        found = savings.gather(client, "x", 30, now, None, None)
+        found = savings.gather(client, "x", 30, now, None, None, service="RuleActions")
     stub.assert_no_pending_responses()
     assert found.actions == {"stoptraining": {"done": 5}} and found.stops.carried_out == 5
 
@@ -286,6 +366,19 @@ def test_a_stack_of_something_else_is_one_line(deployed, capsys):
         "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}}}))
     assert one_line(capsys, "--stack", "Other") == (
         "rule-actions: stack 'Other' has no FunctionName output: is it a rule-actions stack, fully deployed?")
+
+
+def test_a_stack_of_two_rule_actions_constructs_is_one_line(deployed, capsys):
+    # Given a stack holding two RuleActions (each with its own outputs, service and figures)
+    account, _ = deployed
+    account.client("cloudformation").create_stack(StackName="Both", TemplateBody=json.dumps({
+        "Resources": {"Topic": {"Type": "AWS::SNS::Topic"}},
+        "Outputs": {f"{prefix}{key}": {"Value": f"{prefix}-{key}"} for prefix in ("Alerts", "Audit")
+                    for key in ("FunctionName", "ServiceName")}}))
+    # Then the report names them rather than mixing one's function with another's figures
+    assert one_line(capsys, "--stack", "Both") == (
+        "rule-actions: stack 'Both' has 2 rule-actions functions (outputs AlertsFunctionName, AuditFunctionName): "
+        "this command needs a stack with one")
 
 
 def test_replay_options_with_a_deployed_stack_are_one_line(capsys):

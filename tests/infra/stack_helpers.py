@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +47,27 @@ def deny_without_tls(kind: str, logical_id: str) -> dict[str, Any]:
                 "Resource": ref(logical_id), "Condition": {"Bool": {"aws:SecureTransport": "false"}}}
     return {"Effect": "Deny", "Principal": {"AWS": "*"}, "Action": "sqs:*", "Resource": get_att(logical_id),
             "Condition": {"Bool": {"aws:SecureTransport": "false"}}}
+
+
+def dashboard_body(template: Template, name: str | None = None) -> dict[str, Any]:
+    """The body of the dashboard named `name` (the template's one dashboard when None), its references written
+    <LogicalId> (pseudo parameters <AWS::Region>...)."""
+    [dashboard] = [d for d in template.find_resources("AWS::CloudWatch::Dashboard").values()
+                   if name is None or d["Properties"]["DashboardName"] == name]
+
+    def text(value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        if "Ref" in value:
+            return f"<{value['Ref']}>"
+        separator, parts = value["Fn::Join"]
+        return separator.join(map(text, parts))
+
+    return json.loads(text(dashboard["Properties"]["DashboardBody"]))
+
+
+def graphed(body: dict[str, Any]) -> list[tuple[str, str, frozenset]]:
+    """(namespace, metric name, dimensions) of every metric a dashboard's widgets name (expressions left out)."""
+    return [(line[0], line[1], frozenset(zip(line[2:-1:2], line[3:-1:2], strict=True)) if isinstance(line[-1], dict)
+             else frozenset(zip(line[2::2], line[3::2], strict=True)))
+            for widget in body["widgets"] for line in widget["properties"].get("metrics", []) if isinstance(line[0], str)]

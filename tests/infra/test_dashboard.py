@@ -5,14 +5,13 @@ the construct's alarms, a name of its own per construct; `dashboard: false` leav
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from aws_cdk.assertions import Match, Template
-from stack_helpers import ref, synthesize
+from stack_helpers import dashboard_body, graphed, ref, synthesize
 
-from rule_actions.contract import NAMESPACE, SERVICE_DIMENSION
+from rule_actions.contract import ENV_SERVICE, NAMESPACE, SERVICE_DIMENSION
 from rule_actions_cdk import metrics
 from rule_actions_cdk.app import project_context
 
@@ -41,32 +40,15 @@ def templates(tmp_path_factory) -> dict[str, Template]:
 
 
 def body(template: Template) -> dict[str, Any]:
-    """The one dashboard's body, its references written <LogicalId> (pseudo parameters <AWS::Region>...)."""
-    [dashboard] = template.find_resources(DASHBOARD).values()
-
-    def text(value: Any) -> str:
-        if isinstance(value, str):
-            return value
-        if "Ref" in value:
-            return f"<{value['Ref']}>"
-        separator, parts = value["Fn::Join"]
-        return separator.join(map(text, parts))
-
-    return json.loads(text(dashboard["Properties"]["DashboardBody"]))
-
-
-def graphed(found: dict[str, Any]) -> list[tuple[str, str, frozenset]]:
-    """(namespace, metric name, dimensions) of every metric the widgets name (expressions left out)."""
-    return [(line[0], line[1], frozenset(zip(line[2:-1:2], line[3:-1:2], strict=True)) if isinstance(line[-1], dict)
-             else frozenset(zip(line[2::2], line[3::2], strict=True)))
-            for widget in found["widgets"] for line in widget["properties"].get("metrics", []) if isinstance(line[0], str)]
+    """The one dashboard's body."""
+    return dashboard_body(template)
 
 
 def function_service(template: Template) -> str:
-    """The service dimension Powertools adds: the function's POWERTOOLS_SERVICE_NAME, as the template sets it."""
+    """The service name of the function's metrics: its POWERTOOLS_SERVICE_NAME, as the template sets it."""
     functions = [f for f in template.find_resources("AWS::Lambda::Function").values()
                  if f["Properties"].get("FunctionName") == "RuleActions-handler"]
-    return functions[0]["Properties"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"]
+    return functions[0]["Properties"]["Environment"]["Variables"][ENV_SERVICE]
 
 
 @pytest.mark.parametrize(("variant", "organization", "monitor"), [("plain", False, False), ("monitor", False, True),
@@ -79,8 +61,9 @@ def test_the_dashboard_graphs_every_metric_of_the_function_as_it_is_emitted(temp
     ours = {(namespace, name, dims) for namespace, name, dims in found if namespace == NAMESPACE}
     # Then its metrics of the function's namespace are exactly the ones the function emits (every kind x outcome,
     # trigger, job family; the organization's refused events; the evaluation's only with an evaluator), each with
-    # the service dimension the function's environment gives Powertools
+    # the service dimension the function's environment gives it: the stack's own name
     service = function_service(template)
+    assert service == "RuleActions"
     expected = {(m.namespace, m.name, frozenset({**dict(m.own), SERVICE_DIMENSION: service}.items()))
                 for m in metrics.every_metric(organization=organization, monitor=monitor)}
     assert ours == expected

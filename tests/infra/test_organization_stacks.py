@@ -14,7 +14,7 @@ from aws_cdk.assertions import Capture, Match, Template
 from stack_helpers import arn, get_att, no_statement, ref
 
 from rule_actions.config import Config
-from rule_actions.contract import ENV_CONFIG
+from rule_actions.contract import ENV_CONFIG, ENV_SERVICE, SERVICE_DIMENSION
 from rule_actions.registry import event_pattern
 from rule_actions_cdk.app import build_app, project_context
 
@@ -141,8 +141,10 @@ def test_the_central_stack_passes_the_organization_to_the_function_alarms_on_ref
     assert Config.from_json(config.as_string()).organization == Config.from_dict(context(BOTH)["rule_actions"]).organization
     template.has_resource_properties("AWS::CloudWatch::Alarm", {
         "AlarmName": "RuleActions-refused-accounts", "Namespace": "RuleActions", "MetricName": "RefusedAccountEvents",
-        "Dimensions": [{"Name": "service", "Value": "rule-actions"}], "Statistic": "Sum", "Threshold": 1,
-    })
+        "Dimensions": [{"Name": SERVICE_DIMENSION, "Value": "RuleActions"}], "Statistic": "Sum", "Threshold": 1,
+    })  # the service name the central function emits under: its construct's name, the stack's
+    template.has_resource_properties("AWS::Lambda::Function", {"Environment": {"Variables": Match.object_like(
+        {ENV_SERVICE: "RuleActions"})}})
     outputs = template.find_outputs("*")
     bus = template.get_resource_id("AWS::Events::EventBus")
     assert outputs["EventBusArn"]["Value"] == get_att(bus)

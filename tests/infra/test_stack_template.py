@@ -14,11 +14,11 @@ from rule_actions.contract import (
     ENV_CONFIG,
     ENV_CONFIG_FILE,
     ENV_LEDGER_TABLE,
+    ENV_SERVICE,
     ENV_TOPIC_ARN,
     LEDGER_EXPIRY_ATTRIBUTE,
     LEDGER_KEY_ATTRIBUTE,
     NAMESPACE,
-    SERVICE,
 )
 from rule_actions.registry import event_pattern
 from rule_actions_cdk.app import project_context
@@ -333,12 +333,12 @@ def deployed(value):
 
 
 def test_the_environment_is_what_the_handler_reads(template, ids):
-    assert (SERVICE, NAMESPACE) == ("rule-actions", "RuleActions")
+    assert NAMESPACE == "RuleActions"
     variables = Capture(Match.object_like({
         ENV_CONFIG: Match.serialized_json(json.loads(CONFIG.to_json())),
         ENV_TOPIC_ARN: ref(ids["topic"]),  # a topic's Ref is its ARN
         ENV_LEDGER_TABLE: ref(ids["table"]),  # a table's Ref is its name
-        "POWERTOOLS_SERVICE_NAME": SERVICE,
+        ENV_SERVICE: NAME,  # the service name of its log lines and metrics: the deployment's own name
         "POWERTOOLS_METRICS_NAMESPACE": NAMESPACE,
     }))
     template.has_resource_properties("AWS::Lambda::Function", {
@@ -439,6 +439,7 @@ def test_outputs(template, ids):
         "TargetDeadLetterQueueUrl": ref(ids["target_dlq"]),
         "FailedEventsQueueUrl": ref(ids["failed"]),
         "DashboardName": ref(template.get_resource_id("AWS::CloudWatch::Dashboard")),
+        "ServiceName": NAME,  # the service name of its log lines and metrics, which `rule-actions report` reads
     }
     for name, value in expected.items():
         template.has_output(name, {"Value": value})

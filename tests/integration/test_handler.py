@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import threading
 
 import boto3
@@ -524,3 +527,38 @@ def test_a_skipped_stop_runs_once_the_configuration_allows_it(aws):
     assert (done["actions"][0]["outcome"], done["actions"][0]["jobs"]) == ("done", ["exp-a-1", "exp-a-2"])
     assert again["actions"][0]["outcome"] == "duplicate"
     assert aws.calls.count("StopTrainingJob") == 2 and {aws.status(n) for n in ("exp-a-1", "exp-a-2")} == {"Stopping"}
+
+
+def test_every_log_line_and_metric_carries_the_service_name_its_environment_gives_at_each_invocation(aws, monkeypatch):
+    from rule_actions.contract import ENV_SERVICE, SERVICE_DIMENSION
+    from rule_actions.observability import logger
+
+    def run(service: str) -> tuple[list[dict], list[dict]]:
+        """One invocation with `service` as the environment's service name: its log lines and EMF records."""
+        monkeypatch.setenv(ENV_SERVICE, service)
+        out, logs = io.StringIO(), logger.registered_handler
+        previous, logs.stream = logs.stream, out
+        try:
+            with contextlib.redirect_stdout(out):
+                aws.invoke(issues_found())
+        finally:
+            logs.stream = previous
+        lines = [json.loads(line) for line in out.getvalue().splitlines()]
+        return [line for line in lines if "_aws" not in line], [line for line in lines if "_aws" in line]
+
+    # Given an event whose rule stops the job and emails (Actions and Triggers records of their own, the
+    # invocation's Events)
+    aws.put_job("demo-job-001")
+    # When the function of the deployment TrainingActions handles it, then that of AuditActions (one process, as a
+    # local replay of two stacks runs them)
+    for service in ("TrainingActions", "AuditActions"):
+        logs, records = run(service)
+        # Then every log line says that service, and every EMF record has it as a dimension of every metric
+        assert logs and {line["service"] for line in logs} == {service}
+        names = {metric["Name"] for record in records for d in record["_aws"]["CloudWatchMetrics"]
+                 for metric in d["Metrics"]}
+        assert {"Actions", "Triggers", "Events"} <= names
+        for record in records:
+            assert record[SERVICE_DIMENSION] == service
+            assert all(SERVICE_DIMENSION in dimensions for d in record["_aws"]["CloudWatchMetrics"]
+                       for dimensions in d["Dimensions"])

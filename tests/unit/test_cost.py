@@ -23,7 +23,7 @@ from planning import parse_event
 
 from rule_actions import cost
 from rule_actions.config import Config, ConfigError
-from rule_actions.contract import WARNING_KEY, Outcome
+from rule_actions.contract import ENV_SERVICE, SERVICE, SERVICE_DIMENSION, WARNING_KEY, Outcome
 from rule_actions.cost import Prices, Unknown
 from rule_actions.effects.pricing import Prices as PriceList
 from rule_actions.effects.pricing import endpoint_region, filters, parse
@@ -415,8 +415,8 @@ def test_dollar_figures_and_their_sums_are_not_taken_for_phone_numbers_by_the_re
 # ---------------------------------------------------------------- the contract's metrics
 
 
-def emitted(capsys) -> list[tuple[str, float, list]]:
-    """The EMF metrics printed: (name, value, dimension names)."""
+def emitted(capsys) -> list[tuple[str, float, list, str, str | None, str | None]]:
+    """The EMF metrics printed: (name, value, dimension names, unit, family, service)."""
     found = []
     for text in capsys.readouterr().out.splitlines():
         if not text.startswith("{"):
@@ -427,19 +427,25 @@ def emitted(capsys) -> list[tuple[str, float, list]]:
             for metric in directive["Metrics"]:
                 value = record[metric["Name"]]
                 found.append((metric["Name"], value[0] if isinstance(value, list) else value, directive["Dimensions"],
-                              metric["Unit"], record.get("family")))
+                              metric["Unit"], record.get("family"), record.get(SERVICE_DIMENSION)))
     return found
 
 
-def test_a_stop_done_emits_what_it_saved_and_what_the_job_cost_once_by_family_alone(capsys):
+def test_a_stop_done_emits_what_it_saved_and_what_the_job_cost_once_by_family_and_service(capsys, monkeypatch):
     from rule_actions.observability import emit
 
+    # Given the function of a deployment whose service name (its construct's name) is TrainingActions
+    monkeypatch.setenv(ENV_SERVICE, "TrainingActions")
     occasion = stopped_occasion()
     notify = Result(Planned(occasion.trigger, "notify", "team", Origin.CONFIGURATION), Outcome.DONE, "sent")
     emit([occasion.trigger], [*occasion.stops, notify], occasion.event, occasion.cost)
     dollars = [m for m in emitted(capsys) if m[0].endswith("Dollars")]
-    assert dollars == [("SavedDollars", 1567.82, [["family", "service"]], "None", "training"),
-                       ("CostDollars", 241.2, [["family", "service"]], "None", "training")]
+    assert dollars == [("SavedDollars", 1567.82, [["family", "service"]], "None", "training", "TrainingActions"),
+                       ("CostDollars", 241.2, [["family", "service"]], "None", "training", "TrainingActions")]
+    # Outside a stack (no service name in the environment), the records carry the default one
+    monkeypatch.delenv(ENV_SERVICE)
+    emit([occasion.trigger], list(occasion.stops), occasion.event, occasion.cost)
+    assert {m[5] for m in emitted(capsys)} == {SERVICE}
 
 
 def test_no_dollar_metric_without_a_done_stop_or_a_known_cost(capsys):
