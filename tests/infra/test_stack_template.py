@@ -376,7 +376,7 @@ def test_function_runtime_code_and_limits(template, ids):
 
 def test_the_code_asset_is_the_lambdas_folder_and_the_powertools_files_it_imports(template, outdir):
     [asset] = [p for p in outdir.iterdir() if p.name.startswith("asset.")]
-    files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
+    files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
     # Then: our package, and of Powertools and its dependencies Lambda does not ship, the files the function
     # imports (rule_actions_cdk/bundled-modules.txt), their METADATA and licenses

@@ -122,7 +122,10 @@ def test_a_users_app_synthesizes_from_the_installed_wheel(installed):
     top = {path.name for path in asset.iterdir()}
     assert (asset / "rule_actions" / "handler.py").is_file() and "aws_lambda_powertools" in top
     assert not top & {"rule_actions_cdk", "rule_actions_cli", "rule_actions_sdk", "boto3", "botocore"}
-    assert not list(asset.rglob("__pycache__")) and not (asset / "rule_actions" / "client.py").exists()
+    assert not (asset / "rule_actions" / "client.py").exists()
+    # with the bytecode of the user's interpreter when Lambda offers its version (the function's runtime follows it)
+    assert functions[0]["Runtime"] == f"python{sys.version_info.major}.{sys.version_info.minor}"
+    assert (asset / "rule_actions" / "__pycache__" / f"handler.{sys.implementation.cache_tag}.pyc").is_file()
 
 
 def test_the_command_runs_from_a_users_directory(installed):

@@ -153,11 +153,16 @@ def test_import_measure_runs_both_modules_in_fresh_interpreters():
 
 def test_asset_load_measure_unzips_and_imports_the_shipped_and_the_whole_asset_in_a_clean_interpreter():
     result = cold_start.measure_asset_loads(rounds=1)
-    assert set(result["import_ms"]) == {"shipped", "whole", "compiled", "boto3"}
+    assert set(result["import_ms"]) == {"shipped", "sources", "whole", "boto3"}
     assert min(result["import_ms"].values()) > 0 and min(result["unzip_ms"].values()) > 0
-    shipped, whole = result["sizes"]["shipped"], result["sizes"]["whole"]
+    shipped, sources, whole = (result["sizes"][kind] for kind in ("shipped", "sources", "whole"))
     assert 50_000 < shipped["zip_bytes"] < shipped["unzipped_bytes"] < 50_000_000  # Lambda's zip limit: 50 MB
     assert shipped["files"] < whole["files"] and shipped["zip_bytes"] < whole["zip_bytes"]
+    # The runtime's boto3 is imported from its bytecode, and so is the asset when it ships bytecode (this
+    # interpreter is the function's runtime here): nothing compiled; without bytecode, every module of it is
+    assert result["compiled"]["boto3"] == 0
+    assert sources["bytecode"] == 0 and result["compiled"]["sources"] > 100
+    assert shipped["bytecode"] == shipped["files"] - sources["files"] > 100 and result["compiled"]["shipped"] == 0
 
 
 def test_first_invocation_child_acts_on_its_events():
