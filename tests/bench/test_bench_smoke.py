@@ -204,6 +204,17 @@ def test_replay_counts_events_and_acts_once_per_job_rule_action(harness):
     assert stats["p50"] <= stats["p99"]
 
 
+def test_the_end_to_end_replay_runs_the_command_as_typed_and_counts_its_events():
+    # Given generated events, when `rule-actions replay` runs over one of them and over all of them
+    events = generator.generate(40, 4, tag="typed")
+    found = throughput.end_to_end(events)
+    # Then the command's own summary counts them, and the rates are those of the wall time it took
+    assert found["startup"]["events"] == 1 and found["whole"]["events"] == 40
+    assert 0 < found["whole"]["matched"] < 40
+    assert found["events_per_second"] == pytest.approx(40 / found["whole"]["seconds"])
+    assert found["whole"]["cpu_seconds"] > 0
+
+
 def test_percentile_is_nearest_rank():
     values = [float(v) for v in range(1, 101)]
     assert percentile(values, 50) == 50.0

@@ -3,6 +3,7 @@ cdk-nag) for the whole module."""
 
 import inspect
 import json
+from pathlib import Path
 
 import pytest
 from aws_cdk.assertions import Capture, Match, Template
@@ -440,11 +441,27 @@ def test_outputs(template, ids):
     assert set(template.find_outputs("*")) == set(expected)  # and no other output
 
 
+# What shapes the checkout's cdk.out (`make synth`): the app, its context, the function and the constructs.
+SYNTH_SOURCES = ("app.py", "cdk.json", "rule-actions.json", "lambdas", "rule_actions_cdk")
+
+
+def newer_than(path: Path) -> list[str]:
+    """The sources `make synth` reads that changed after `path` was written (bytecode caches aside)."""
+    written = path.stat().st_mtime
+    files = [f for name in SYNTH_SOURCES for f in ([ROOT / name] if (ROOT / name).is_file() else (ROOT / name).rglob("*"))
+             if f.is_file() and "__pycache__" not in f.parts]
+    return sorted(f.relative_to(ROOT).as_posix() for f in files if f.stat().st_mtime > written)
+
+
 def test_same_template_as_the_cdk_cli(template):
-    """`make test` synthesizes with the real CLI first: its cdk.out holds the same resources."""
+    """`make test` synthesizes with the real CLI first (`make synth`): its cdk.out holds the same resources. A
+    cdk.out older than the sources is not compared (it would differ for that reason alone): the test fails, naming
+    what changed since."""
     written = ROOT / "cdk.out" / f"{NAME}.template.json"
     if not written.is_file():
         pytest.skip("no cdk.out: run `make synth` (make test does)")
+    changed = newer_than(written)
+    assert not changed, f"cdk.out is older than {', '.join(changed[:5])}: run `make synth` (make test does)"
 
     def comparable(t):  # the CLI adds version reporting and construct paths
         return {

@@ -58,6 +58,32 @@ def test_a_planted_cycle_fails_the_rule(tmp_path):
     assert any(line.startswith("import cycle:") and "rule_actions.config" in line for line in violations(graph(packages)))
 
 
+def test_a_new_module_outside_the_ground_floor_is_outside_it(tmp_path):
+    # Given a copy where a new module (in no list) is imported by the ground floor. The rule is closed ("imports
+    # only"): a checker of forbidden lists (import-linter's forbidden contracts, tried for issue 29) lets it pass
+    packages = {name: tmp_path / name for name in PACKAGES}
+    for name, folder in PACKAGES.items():
+        shutil.copytree(folder, packages[name], ignore=shutil.ignore_patterns("__pycache__"))
+    (packages["rule_actions"] / "new_helper.py").write_text("X = 1\n")
+    target = packages["rule_actions"] / "records.py"
+    target.write_text(target.read_text() + "\nfrom rule_actions.new_helper import X\n")
+    # When / Then
+    assert "rule_actions.records -> rule_actions.new_helper: the ground floor imports only the ground floor" in (
+        violations(graph(packages)))
+
+
+def test_a_planted_cycle_across_packages_fails_the_rule(tmp_path):
+    # Given a copy where the constructs import the CLI's synthesis, which imports the constructs: no rule but "no
+    # cycles" forbids it (import-linter's acyclic_siblings, tried for issue 29, sees siblings only, not this)
+    packages = {name: tmp_path / name for name in PACKAGES}
+    for name, folder in PACKAGES.items():
+        shutil.copytree(folder, packages[name], ignore=shutil.ignore_patterns("__pycache__"))
+    target = packages["rule_actions_cdk"] / "app.py"
+    target.write_text(target.read_text() + "\ndef later():\n    from rule_actions_cli import synth\n")
+    # When / Then
+    assert "import cycle: rule_actions_cdk.app <-> rule_actions_cli.synth" in violations(graph(packages))
+
+
 def runtime_imports(path: Path) -> set[str]:
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
