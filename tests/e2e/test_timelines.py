@@ -14,6 +14,7 @@ import pytest
 
 from rule_actions_cli.main import main
 from rule_actions_cli.receiver import Receiver
+from rule_actions_cli.report import write_table
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS, TIMELINES = ROOT / "events", ROOT / "events" / "timelines"
@@ -24,23 +25,23 @@ HOOK_SECRET, HOOK_PATH = "rule-actions/demo-webhook", "/hooks/ml-alerts"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """What `make demo` replays (events/, then events/timelines/), as JSON rows and as the table."""
+    """What `make demo` replays (events/, then events/timelines/), as JSON rows and as the table the command prints
+    for those rows (replayed once: the table of `--json`'s rows is the one the command prints without it)."""
     key = json.loads(DEMO_SECRETS.read_text())[HOOK_SECRET]["signing_key"]
-    found = {}
-    for form in ("--json", None):
-        out = io.StringIO()
-        with Receiver({HOOK_PATH: key}) as receiver:
-            secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
-            secrets.write_text(json.dumps({HOOK_SECRET: {"url": receiver.url(HOOK_PATH), "signing_key": key}}))
-            saved, sys.stdout = sys.stdout, out
-            try:
-                args = ["replay", *([form] if form else []), "--config", str(DEMO), "--secrets", str(secrets),
-                        str(EVENTS), str(TIMELINES)]
-                assert main(args) == 0
-            finally:
-                sys.stdout = saved
-        found[form or "table"] = out.getvalue()
-    return [json.loads(line) for line in found["--json"].splitlines()], found["table"]
+    out = io.StringIO()
+    with Receiver({HOOK_PATH: key}) as receiver:
+        secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
+        secrets.write_text(json.dumps({HOOK_SECRET: {"url": receiver.url(HOOK_PATH), "signing_key": key}}))
+        saved, sys.stdout = sys.stdout, out
+        try:
+            args = ["replay", "--json", "--config", str(DEMO), "--secrets", str(secrets), str(EVENTS), str(TIMELINES)]
+            assert main(args) == 0
+        finally:
+            sys.stdout = saved
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    table = io.StringIO()
+    write_table(rows, table)
+    return rows, table.getvalue()
 
 
 def rows_of(rows, timeline):
