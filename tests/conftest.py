@@ -1,6 +1,10 @@
-"""Shared test set-up: never real AWS. Fake credentials and a fixed region for every test."""
+"""Shared test set-up: never real AWS. Fake credentials and a fixed region for every test; botocore's JSON files
+parsed once per process."""
 
+import functools
 import os
+
+from botocore import loaders
 
 # Set before any boto3 client exists; tests that need an endpoint set AWS_ENDPOINT_URL themselves.
 os.environ.update(
@@ -14,3 +18,19 @@ os.environ.update(
 )
 os.environ.pop("AWS_PROFILE", None)
 os.environ.pop("AWS_ENDPOINT_URL", None)
+
+
+# botocore parses its JSON files (endpoints, service models) anew for every session, and the tests start many: moto's
+# mock_aws gives each test a new default session, and the function's runtime() makes its own. Parsing the same files
+# again was 40% of the integration tier's time. Here each file is parsed once per process; botocore only reads a
+# parsed model (a session's clients share one already), and merging a model's sdk-extras into it again changes
+# nothing.
+_parse = loaders.JSONFileLoader._load_file
+
+
+@functools.cache
+def _parsed(full_path: str, open_method):
+    return _parse(loaders.JSONFileLoader(), full_path, open_method)
+
+
+loaders.JSONFileLoader._load_file = lambda self, full_path, open_method: _parsed(full_path, open_method)
