@@ -4,6 +4,7 @@ parsed once per process."""
 import functools
 import os
 
+import pytest
 from botocore import loaders
 
 # Set before any boto3 client exists; tests that need an endpoint set AWS_ENDPOINT_URL themselves.
@@ -34,3 +35,14 @@ def _parsed(full_path: str, open_method):
 
 
 loaders.JSONFileLoader._load_file = lambda self, full_path, open_method: _parsed(full_path, open_method)
+
+
+@pytest.fixture(autouse=True)
+def outside_an_invocation():
+    """Each test starts outside any Lambda invocation. The end of the invocation bounds every AWS call of the function
+    (rule_actions.effects.begin_invocation), process-wide as in Lambda: left as the last test's lambda_handler set it,
+    it refused the calls of a later test in the same process once that time had passed (seen under pytest-xdist,
+    whose workers live through many modules)."""
+    from rule_actions.effects import begin_invocation
+
+    begin_invocation(None)
