@@ -441,6 +441,21 @@ def test_outputs(template, ids):
     assert set(template.find_outputs("*")) == set(expected)  # and no other output
 
 
+def test_the_runtime_follows_the_synthesizing_python_where_lambda_offers_it():
+    # Given this interpreter's version and the Python runtimes Lambda offers
+    import sys
+
+    from rule_actions_cdk.construct import RUNTIMES
+    from rule_actions_cdk.settings import LAMBDA_PYTHONS
+
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    # Then the function's runtime is this interpreter's version where Lambda offers it, else the newest, and each
+    # version Lambda offers names its runtime in aws-cdk-lib
+    assert PYTHON_VERSION == (mine if mine in LAMBDA_PYTHONS else LAMBDA_PYTHONS[-1])
+    assert {version: runtime.name for version, runtime in RUNTIMES.items()} == {
+        version: f"python{version}" for version in LAMBDA_PYTHONS}
+
+
 # What shapes the checkout's cdk.out (`make synth`): the app, its context, the function and the constructs.
 SYNTH_SOURCES = ("app.py", "cdk.json", "rule-actions.json", "lambdas", "rule_actions_cdk")
 

@@ -124,8 +124,12 @@ def test_a_users_app_synthesizes_from_the_installed_wheel(installed):
     assert not top & {"rule_actions_cdk", "rule_actions_cli", "rule_actions_sdk", "boto3", "botocore"}
     assert not (asset / "rule_actions" / "client.py").exists()
     # with the bytecode of the user's interpreter when Lambda offers its version (the function's runtime follows it)
-    assert functions[0]["Runtime"] == f"python{sys.version_info.major}.{sys.version_info.minor}"
-    assert (asset / "rule_actions" / "__pycache__" / f"handler.{sys.implementation.cache_tag}.pyc").is_file()
+    from rule_actions_cdk.settings import LAMBDA_PYTHONS
+
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    compiled = (asset / "rule_actions" / "__pycache__" / f"handler.{sys.implementation.cache_tag}.pyc").is_file()
+    assert (functions[0]["Runtime"], compiled) == ((f"python{mine}", True) if mine in LAMBDA_PYTHONS else
+                                                   (f"python{LAMBDA_PYTHONS[-1]}", False))
 
 
 def test_the_command_runs_from_a_users_directory(installed):
