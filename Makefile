@@ -100,7 +100,7 @@ docs: setup
 bench: setup
 	$(PY) -m bench
 
-# The heavy adversarial runs kept out of `make test`: 10,000 fuzz cases, 10,000 concurrent events.
+# The heavy adversarial runs kept out of `make test`: 13,500 fuzz cases, 10,000 concurrent events.
 stress: setup
 	RULE_ACTIONS_STRESS=1 $(PY) -m pytest -q -m stress
 

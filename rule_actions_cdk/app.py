@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from rule_actions_cdk.settings import (
     STACK_KEY,
     StackSettings,
     context_object,
+    read_config_file,
     split_file,
 )
 
@@ -40,17 +40,6 @@ CODE_BUCKET = "CodeBucket"  # the portable template's parameter: where its code 
 def feature_flags() -> dict[str, Any]:
     """CDK's feature flags this stack is written and tested with (the repository's cdk.json holds the same)."""
     return dict(json.loads(FEATURE_FLAGS.read_text()))
-
-
-def read_config_file(path: str | Path) -> Any:
-    """The object in a configuration file; ConfigError naming the file when it cannot be read."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise ConfigError(f"{path}: not a readable JSON file ({err})") from None
-    except RecursionError:  # json.loads on input nested deeper than Python's recursion limit
-        raise ConfigError(f"{path}: not a readable JSON file (nested too deeply: JSON of more than about 1,000 "
-                          "levels)") from None
 
 
 def file_context(path: str | Path | None = None) -> dict[str, Any]:
@@ -103,12 +92,13 @@ def quiet_node() -> None:
 
 
 def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = None, nag: bool = True,
-              portable: bool = False):
+              portable: bool = False, warn: bool = True):
     """The app with its stack (and, in organization mode, the member stack) and cdk-nag's AwsSolutions checks;
     `context=None` reads what the CLI passes. Returns the app and the (central) stack.
 
     `portable`: a template for CloudFormation alone (`rule-actions template`): its code zips are read from the
-    bucket its CODE_BUCKET parameter names (their keys are the assets' hashes), no CDK bootstrap is needed."""
+    bucket its CODE_BUCKET parameter names (their keys are the assets' hashes), no CDK bootstrap is needed. `warn`:
+    the construct prints the configuration's warnings on stderr (not for the replay, which prints its rows only)."""
     quiet_node()
     import aws_cdk as cdk  # the jsii runtime starts here
     from cdk_nag import AwsSolutionsChecks
@@ -124,7 +114,7 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
     if portable:  # the assets' bucket is the parameter's value (the synthesizer writes it into an Fn::Sub)
         extra["synthesizer"] = cdk.DefaultStackSynthesizer(file_assets_bucket_name="${" + CODE_BUCKET + "}",
                                                            generate_bootstrap_version_rule=False)
-    stack = RuleActionsStack(app, config=config, settings=settings, **extra)
+    stack = RuleActionsStack(app, config=config, settings=settings, warn=warn, **extra)
     if portable:
         cdk.CfnParameter(stack, CODE_BUCKET, type="String", allowed_pattern=r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]",
                          description="The S3 bucket, in this stack's region, holding the code zips "
@@ -139,21 +129,12 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
     return app, stack
 
 
-def warning_block(warnings: list[str], width: int = 110) -> str:
-    """One readable block: a heading, then each finding as a wrapped bullet."""
-    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ") for w in warnings]
-    return "\n".join(["rule-actions: the configuration is valid, but:", *items])
-
-
 def main() -> int:
     try:
-        app, stack = build_app()
+        app, _ = build_app()  # the construct prints the configuration's warnings
     except ConfigError as err:
         print(err, file=sys.stderr)
         return 1
-    warnings = stack.actions.config.warnings(CONFIG_KEY)
-    if warnings:
-        print(warning_block(warnings), file=sys.stderr)
     try:
         app.synth()
     except RuntimeError as err:  # the validation report (cdk-nag findings) is already printed above

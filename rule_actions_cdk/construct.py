@@ -15,6 +15,8 @@
     GetQueryResults and StopQuery for that query), and its alarms (errors,
     jobs whose reads failed, runs near their timeout or out of time for some jobs, no run at all)
     SNS account SMS preferences: the delivery status role (when the configuration can text; a custom resource)
+    CloudWatch dashboard <name>-dashboard (unless settings.dashboard is false: dashboard.py): actions, triggers,
+    stops and dollars saved from the function's metrics, the evaluator's health, the alarms' states
 
 Names derive from `name` (by default the stack's name), so two deployments in one account need two names: two
 constructs in one stack deriving one name are refused at synth (each needs its own `name=`). Every cdk-nag acknowledgment is made here, next to the resource it is about, with its reason.
@@ -24,7 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import sys
+import textwrap
 from collections.abc import Mapping
+from os import PathLike
 from typing import Any
 
 import jsii
@@ -32,6 +38,7 @@ from aws_cdk import (
     Acknowledgment,
     Annotations,
     ArnFormat,
+    CfnOutput,
     Duration,
     RemovalPolicy,
     Stack,
@@ -61,13 +68,16 @@ from rule_actions.contract import (
     ENV_CONFIG_FILE,
     ENV_LEDGER_TABLE,
     ENV_TOPIC_ARN,
+    EVALUATION_ERRORS_METRIC,
     EVALUATION_KEY,
     LEDGER_EXPIRY_ATTRIBUTE,
     LEDGER_KEY_ATTRIBUTE,
     NAMESPACE,
     ROUTING_ATTRIBUTE,
     SERVICE,
+    SERVICE_DIMENSION,
     TEAM,
+    UNFINISHED_METRIC,
     Arn,
     Grant,
     TeamEndpoint,
@@ -76,12 +86,14 @@ from rule_actions.contract import (
 from rule_actions.text import quoted
 from rule_actions_cdk import bundle, organization
 from rule_actions_cdk.chat import ChatChannels
+from rule_actions_cdk.dashboard import SavingsDashboard
 from rule_actions_cdk.settings import (
     FILE_STACK,
     LAMBDA_PYTHONS,
     PYTHON_VERSION,
     STACK_NAME_RE,
     StackSettings,
+    read_config_file,
     split_file,
 )
 
@@ -131,23 +143,47 @@ class _QueueDestination:
         return lambda_.DestinationConfig(destination=self.queue.queue_arn)
 
 
-def as_config(config: Config | Mapping[str, Any]) -> Config:
-    """The configuration, given as `Config` or as a mapping with the keys of rule-actions.json (its "$schema"
-    line ignored, its "stack" block read by `file_settings`); ConfigError naming every bad key."""
+ConfigSource = Config | Mapping[str, Any] | str | PathLike[str]
+
+
+def read_source(config: ConfigSource) -> tuple[Config | Mapping[str, Any], str]:
+    """The configuration as given, a file's read (a path: rule-actions.json), and the name its errors and warnings
+    use for it (the file's path, else `config`)."""
+    if isinstance(config, str | PathLike):
+        return read_config_file(config), str(config)
+    return config, "config"
+
+
+def as_config(config: ConfigSource, where: str | None = None) -> Config:
+    """The configuration, given as `Config`, as a mapping with the keys of rule-actions.json (its "$schema" line
+    ignored, its "stack" block read by `file_settings`) or as the path of such a file; ConfigError naming every bad
+    key (and the file). `where` names a mapping in errors (default: `config`)."""
+    config, named = read_source(config)
+    where = where or named
     if isinstance(config, Config):
         return config
     if not isinstance(config, Mapping):
-        raise ConfigError(f"config: must be a rule_actions.config.Config or a mapping, got {type(config).__name__}")
-    values, _ = split_file(config, "config")
-    return Config.from_dict(values, where="config")
+        raise ConfigError(f"{where}: must be a rule_actions.config.Config, a mapping or the path of rule-actions.json, "
+                          f"got {type(config).__name__}")
+    values, _ = split_file(config, where)
+    return Config.from_dict(values, where=where)
 
 
-def file_settings(config: Config | Mapping[str, Any]) -> StackSettings | None:
-    """The "stack" block of rule-actions.json given as the mapping (validated: ConfigError names a bad key), or
-    None when there is none."""
+def file_settings(config: ConfigSource, where: str | None = None) -> StackSettings | None:
+    """The "stack" block of rule-actions.json given as the mapping or the file (validated: ConfigError names a bad
+    key), or None when there is none."""
+    config, named = read_source(config)
+    where = where or named
     if isinstance(config, Mapping) and config.get(FILE_STACK) is not None:
-        return StackSettings.from_dict(config[FILE_STACK], where=f"config.{FILE_STACK}")
+        return StackSettings.from_dict(config[FILE_STACK], where=f"{where}.{FILE_STACK}")
     return None
+
+
+def warning_block(warnings: list[str], width: int = 110) -> str:
+    """The configuration's warnings as one readable block: a heading, then each finding as a wrapped bullet."""
+    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ", break_long_words=False,
+                           break_on_hyphens=False) for w in warnings]  # a file's path stays whole
+    return "\n".join(["rule-actions: the configuration is valid, but:", *items])
 
 
 def _claim_name(construct: RuleActions, stack: Stack, name: str, sms_logs: bool) -> None:
@@ -190,25 +226,33 @@ class RuleActions(Construct):
 
         RuleActions(stack, "TrainingActions", config={"notify": {"emails": ["ml-team@example.com"]}})
 
-    `config`: the configuration as a mapping with the keys of rule-actions.json (validated here: ConfigError names
-    every bad key), or a `rule_actions.config.Config`; actions may be `rule_actions_sdk` objects
-    (`{"rules": {"VanishingGradient": ActionList(StopTraining())}}`). Nothing is read from the app's context.
-    `settings`: the reserved concurrency, log retention and SMS delivery logs (`StackSettings`; its stack_name is
-    not used here). `name` prefixes every resource name (default: the stack's name). `topic`: an existing SNS topic
-    for the team's messages instead of a new one (you own its encryption and policy). `key`: an existing KMS key
-    for the topics and queues instead of a new one; a key defined elsewhere cannot take the statements CloudWatch
-    and EventBridge need (a warning says which), so grant them in its own policy; one of another region is
-    refused, of another account warned (when both are known). A mapping's "stack" block (rule-actions.json as
-    `rule-actions init` writes it) is the settings when `settings` is not given.
+        RuleActions(stack, "TrainingActions", config="rule-actions.json")
+
+    `config`: the path of rule-actions.json (the file `rule-actions replay`, `template` and `test-notify` read), the
+    configuration as a mapping with its keys (validated here: ConfigError names every bad key, and the file), or a
+    `rule_actions.config.Config`; actions may be `rule_actions_sdk` objects
+    (`{"rules": {"VanishingGradient": ActionList(StopTraining())}}`). Nothing is read from the app's context. A
+    valid configuration that leaves someone unreachable or allows more than it probably should is printed on
+    stderr as one block ("the configuration is valid, but:"; `warn=False` keeps it quiet).
+    `settings`: the reserved concurrency, log retention, SMS delivery logs and dashboard (`StackSettings`; its
+    stack_name is not used here). `name` prefixes every resource name (default: the stack's name). `topic`: an
+    existing SNS topic for the team's messages instead of a new one (you own its encryption and policy). `key`: an
+    existing KMS key for the topics and queues instead of a new one; a key defined elsewhere cannot take the
+    statements CloudWatch and EventBridge need (a warning says which), so grant them in its own policy; one of
+    another region is refused, of another account warned (when both are known). The file's (or a mapping's) "stack" block is the
+    settings when `settings` is not given. The stack gets outputs `<construct id>FunctionName`, `...TopicArn`,
+    `...OpsTopicArn` (and the others of RuleActionsStack), which `rule-actions check`, `invoke` and `test-notify
+    --stack` read; `output_prefix` replaces the construct id in their names.
     """
 
-    def __init__(self, scope: Construct, construct_id: str, *, config: Config | Mapping[str, Any],
+    def __init__(self, scope: Construct, construct_id: str, *, config: ConfigSource,
                  settings: StackSettings | None = None, name: str | None = None, topic: sns.ITopic | None = None,
-                 key: kms.IKey | None = None) -> None:
+                 key: kms.IKey | None = None, output_prefix: str | None = None, warn: bool = True) -> None:
         super().__init__(scope, construct_id)
-        settings = settings or file_settings(config) or StackSettings()
+        source, where = read_source(config)  # a file, read once: its errors and warnings name it
+        settings = settings or file_settings(source, where) or StackSettings()
         stack = Stack.of(self)
-        self.config = config = as_config(config)
+        self.config = config = as_config(source, where)
         self.name = name = name or stack.stack_name
         if not STACK_NAME_RE.fullmatch(name):
             raise ConfigError(f"RuleActions name {quoted(name)}: resource names are derived from it, so it must be "
@@ -378,11 +422,54 @@ class RuleActions(Construct):
                 "them (add the account to organization.accounts, or remove its member stack)",
                 organization.refused_account_metric()))
         self.schedule = registry.schedule(config)
+        self.evaluator_timeout = min(self.schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT) if self.schedule else 0
         self.evaluator = self._evaluator(stack, code, settings) if self.schedule else None
         for alarm in self.alarms:
             alarm.add_alarm_action(alarm_action)
 
         self.sms_logs_role = self._sms_delivery_logs(settings) if texts and settings.sms_delivery_logs else None
+        self.dashboard = SavingsDashboard(
+            self, "Dashboard", name=name, alarms=[a.node.default_child.alarm_name for a in self.alarms],
+            evaluator=self.evaluator, evaluator_timeout=self.evaluator_timeout,
+            duration_alarm=DURATION_ALARM_SHARE * self.evaluator_timeout,
+            organization=org is not None).dashboard if settings.dashboard else None
+        self._outputs(re.sub(r"[^A-Za-z0-9]", "", construct_id) if output_prefix is None else output_prefix)
+        self.warnings = config.warnings(config.where)
+        if warn and self.warnings:
+            print(warning_block(self.warnings), file=sys.stderr)
+
+    def _outputs(self, prefix: str) -> None:
+        """The stack outputs the command reads (check, invoke, test-notify, subscriptions) and a person needs, each
+        named `<prefix><name>` so that two constructs in one stack keep theirs apart."""
+        found = [
+            ("FunctionName", self.function.function_name, "The function that acts on rule outcomes"),
+            ("TopicArn", self.topic.topic_arn, "Team notifications (subscribers filter on to=team)"),
+            ("OpsTopicArn", self.ops_topic.topic_arn, "Alarm notifications"),
+            ("LedgerTable", self.table.table_name, "The exactly-once ledger"),
+            ("TargetDeadLetterQueueUrl", self.target_dlq.queue_url,
+             "Events EventBridge could not deliver to the function"),
+            ("FailedEventsQueueUrl", self.failure_queue.queue_url,
+             "Events the function failed on after Lambda's retries"),
+        ]
+        if self.dashboard is not None:
+            found.append(("DashboardName", self.dashboard.dashboard_name,
+                          "The CloudWatch dashboard: what rule-actions did and saved, the evaluator's health"))
+        if self.chat_topic is not None:
+            found.append(("ChatTopicArn", self.chat_topic.topic_arn,
+                          "Team messages for the chat channels (custom notifications)"))
+        if self.evaluator is not None:
+            found.append(("EvaluatorFunctionName", self.evaluator.function_name,
+                          "The function that evaluates the monitor rules on its schedule"))
+        if self.bus:
+            found += [("EventBusArn", self.bus.event_bus_arn,
+                       "The bus the member stacks forward training job events to"),
+                      ("FunctionRoleArn", self.role.role_arn, "The role the member stacks' executor roles trust")]
+            if self.evaluator is not None:
+                found.append(("EvaluatorRoleArn", self.evaluator_role.role_arn,
+                              "The evaluator's role, which the member stacks' executor roles also trust"))
+        for output_id, value, description in found:
+            output = CfnOutput(self, output_id, value=value, description=description)
+            output.override_logical_id(prefix + output_id)
 
     def _function(self, construct_id: str, function_name: str, description: str, code: lambda_.Code, role: iam.Role,
                   log_group: logs.LogGroup, memory: int, timeout: Duration, **options: object) -> lambda_.Function:
@@ -419,7 +506,7 @@ class RuleActions(Construct):
             role_name=organization.evaluator_role_name(name, org) if org else None)
         self._grant_function(stack, self.evaluator_role, self.evaluator_log_group,
                              [] if org else registry.evaluation_grants(self.config))
-        timeout = min(schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT)
+        timeout = self.evaluator_timeout
         evaluator = self._function(
             "Evaluator", function_name,
             "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them",
@@ -443,7 +530,7 @@ class RuleActions(Construct):
                     for run in runs[index:index + TARGETS_PER_RULE]],
             ))
         quiet = Duration.minutes(max(schedule.every_minutes, 5))
-        evaluation = {"namespace": NAMESPACE, "dimensions_map": {"service": SERVICE}, "statistic": "Sum",
+        evaluation = {"namespace": NAMESPACE, "dimensions_map": {SERVICE_DIMENSION: SERVICE}, "statistic": "Sum",
                       "period": quiet}
         self.alarms += [
             self._alarm("EvaluatorErrorsAlarm", f"{name}-evaluator-errors",
@@ -453,7 +540,7 @@ class RuleActions(Construct):
                         "The evaluator could not read what some jobs' rules need (Search, GetMetricData or "
                         "FilterLogEvents failed: throttling, permissions of a member's executor role); those rules "
                         "were not judged (see the evaluator's logs)",
-                        cloudwatch.Metric(metric_name="EvaluationErrors", **evaluation)),
+                        cloudwatch.Metric(metric_name=EVALUATION_ERRORS_METRIC, **evaluation)),
             self._alarm("EvaluatorDurationAlarm", f"{name}-evaluator-duration",
                         f"An evaluation ran longer than {int(DURATION_ALARM_SHARE * 100)}% of its timeout: raise "
                         "monitor.shards (or every_minutes) before runs fail",
@@ -463,7 +550,7 @@ class RuleActions(Construct):
                         "A run had no time left for some jobs' log queries: those jobs were not evaluated in it "
                         "(FilterLogEvents allows 5 calls a second per account and region, a quota that cannot be "
                         "raised; from 500 jobs to read one Logs Insights query reads them); raise every_minutes",
-                        cloudwatch.Metric(metric_name="UnfinishedJobs", **evaluation)),
+                        cloudwatch.Metric(metric_name=UNFINISHED_METRIC, **evaluation)),
             cloudwatch.Alarm(
                 self, "EvaluatorNotRunningAlarm", alarm_name=f"{name}-evaluator-not-running",
                 alarm_description="The evaluator was not invoked for three schedule periods: the schedule rule is "

@@ -20,7 +20,7 @@ from aws_cdk import aws_events as events
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from rule_actions.contract import NAMESPACE, REFUSED_ACCOUNT_METRIC, SERVICE
+from rule_actions.contract import NAMESPACE, REFUSED_ACCOUNT_METRIC, SERVICE, SERVICE_DIMENSION
 
 if TYPE_CHECKING:  # rule_actions_cdk/ reads the configuration through rule_actions.config at run time
     from rule_actions.organization import Organization
@@ -87,4 +87,4 @@ def refused_account_metric() -> cloudwatch.Metric:
     """Events the function refused because their account is not configured (a member forwarding without being
     listed, or an event naming another account's job)."""
     return cloudwatch.Metric(namespace=NAMESPACE, metric_name=REFUSED_ACCOUNT_METRIC,
-                             dimensions_map={"service": SERVICE}, statistic="Sum", period=Duration.minutes(5))
+                             dimensions_map={SERVICE_DIMENSION: SERVICE}, statistic="Sum", period=Duration.minutes(5))

@@ -13,10 +13,12 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from rule_actions.config import ConfigError
-from rule_actions.text import quoted
+from rule_actions.text import os_problem, quoted, unknown
 
 CONFIG_KEY = "rule_actions"  # a context value: the configuration as a JSON object (tests, `-c` overrides)
 CONFIG_FILE_KEY = "rule_actions_file"  # a context value: the configuration file (make deploy CONFIG=...)
@@ -43,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "reserved_concurrency": None,
     "log_retention_days": 90,
     "sms_delivery_logs": True,
+    "dashboard": True,
 }
 # Keys of earlier releases, refused with what replaced them.
 REMOVED = {
@@ -63,6 +66,9 @@ class StackSettings:
     # When the configuration can send texts: set the account's SMS delivery status role in the stack's region
     # (an account-wide setting; false leaves it to whoever manages it).
     sms_delivery_logs: bool = DEFAULTS["sms_delivery_logs"]
+    # The CloudWatch dashboard <name>-dashboard: what the stack did and saved, and the evaluator's health (CloudWatch
+    # bills a dashboard beyond an account's first three; false: none).
+    dashboard: bool = DEFAULTS["dashboard"]
 
     @classmethod
     def from_dict(cls, data: Any, where: str = STACK_KEY) -> StackSettings:
@@ -70,7 +76,7 @@ class StackSettings:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigError(f"{where}: must be an object with the keys {', '.join(DEFAULTS)}; got {quoted(data)}")
-        errors = [f"{where}.{key}: {REMOVED.get(key, 'unknown key')}; allowed: {', '.join(DEFAULTS)}"
+        errors = [f"{where}.{key}: {REMOVED[key]}" if key in REMOVED else f"{where}.{key}: {unknown(key, DEFAULTS)}"
                   for key in data if key not in DEFAULTS]
         values = {**DEFAULTS, **{k: v for k, v in data.items() if k in DEFAULTS}}
 
@@ -87,8 +93,9 @@ class StackSettings:
         if retention is not None and (isinstance(retention, bool) or retention not in LOG_RETENTION_DAYS):
             errors.append(f"{where}.log_retention_days: {quoted(retention)} is not a retention CloudWatch Logs "
                           f"allows: null (never expire) or one of {', '.join(map(str, LOG_RETENTION_DAYS))}")
-        if not isinstance(values["sms_delivery_logs"], bool):
-            errors.append(f"{where}.sms_delivery_logs: {quoted(values['sms_delivery_logs'])} is not true or false")
+        for key in ("sms_delivery_logs", "dashboard"):
+            if not isinstance(values[key], bool):
+                errors.append(f"{where}.{key}: {quoted(values[key])} is not true or false")
         if errors:
             raise ConfigError("invalid stack settings:\n  " + "\n  ".join(errors))
         return cls(**values)
@@ -118,6 +125,10 @@ STACK_SCHEMA: dict[str, Any] = {
         "sms_delivery_logs": {"type": "boolean", "default": True,
                               "description": "When the configuration can text, set the account's SMS delivery status "
                                              "role in the stack's region so failed texts are logged."},
+        "dashboard": {"type": "boolean", "default": True,
+                      "description": "The CloudWatch dashboard <stack_name>-dashboard: actions, triggers, jobs "
+                                     "stopped, dollars saved and the evaluator's health (billed by CloudWatch "
+                                     "beyond an account's first three dashboards)."},
     },
 }
 
@@ -132,6 +143,22 @@ def file_schema() -> dict[str, Any]:
     found["properties"] = {FILE_SCHEMA: {"type": "string", "description": "This schema's path or URL, for editors."},
                            **found["properties"], FILE_STACK: STACK_SCHEMA}
     return found
+
+
+def read_config_file(path: str | PathLike[str]) -> Any:
+    """The object in a configuration file; ConfigError naming the file when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot be read ({os_problem(err)})") from None
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise ConfigError(f"{path}: not JSON ({err}): a configuration file is one JSON object, as `rule-actions "
+                          "init` writes it") from None
+    except RecursionError:  # json.loads on input nested deeper than Python's recursion limit
+        raise ConfigError(f"{path}: not a readable JSON file (nested too deeply: JSON of more than about 1,000 "
+                          "levels)") from None
 
 
 def split_file(data: Any, where: str) -> tuple[Any, Any]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rule_actions_cli.matcher import matches
-from rule_actions_cli.options import add_target_options
+from rule_actions_cli.options import add_target_options, examples
 
 CHECK_RULE = "RuleActionsCheck"
 REPLAY_NAME = "rule-actions-check"
@@ -67,12 +67,10 @@ def run(stack: str, events: list[tuple[str, Any]], *, profile: str | None, regio
 def event_bus(session: Any, stack: str) -> str:
     """The bus the stack's rule is on: in organization mode the central bus (the EventBusArn output), else the
     default one."""
-    from rule_actions_cli.invoke import aws_errors
+    from rule_actions_cli.invoke import output_of, stack_outputs
 
-    with aws_errors("cloudformation", stack=stack):
-        outputs = session.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
-    arns = [o["OutputValue"] for o in outputs if o["OutputKey"] == BUS_OUTPUT]
-    return arns[0].rsplit("/", 1)[1] if arns else "default"
+    arn = output_of(stack_outputs(session, stack), BUS_OUTPUT)  # <construct id>EventBusArn in a user's app
+    return arn.rsplit("/", 1)[1] if arn else "default"
 
 
 def for_eventbridge(event: Any, account: str, region: str) -> Any:
@@ -149,7 +147,7 @@ def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, An
                      account: str, say: Callable[[str], None]) -> bool:
     """The synthetic event: routed by the deployed rule (TestEventPattern), then answered by the function with
     every action skipped as an archive replay."""
-    from rule_actions_cli.invoke import aws_errors
+    from rule_actions_cli.invoke import aws_errors, read_answer
 
     config = json.loads((configuration.get("Environment") or {}).get("Variables", {}).get("RULE_ACTIONS_CONFIG") or "{}")
     region = lambda_.meta.region_name
@@ -174,7 +172,7 @@ def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, An
     with aws_errors("lambda", region=region, function=configuration["FunctionName"]):
         response = lambda_.invoke(FunctionName=configuration["FunctionName"], InvocationType="RequestResponse",
                                   Payload=json.dumps(event))
-        payload = json.loads(response["Payload"].read() or b"null")
+        payload = read_answer(response, configuration["FunctionName"], region)
     seconds = time.monotonic() - start
     if response.get("FunctionError") or not isinstance(payload, dict):
         message = payload.get("errorMessage") if isinstance(payload, dict) else payload
@@ -212,7 +210,8 @@ synthetic event without acting; 1 when one of those failed (each finding on its 
 unusable or AWS cannot be configured or reached, or refuses a call (one line saying what is missing).
 AWS settings as for `invoke`. The caller needs cloudformation:DescribeStacks, lambda:GetFunctionConfiguration,
 lambda:InvokeFunction, events:ListRuleNamesByTarget, events:DescribeRule and events:TestEventPattern.
-"""
+
+""" + examples("rule-actions check --stack MLPlatform --region us-east-1")
 
 
 def add_parser(commands: Any) -> None:

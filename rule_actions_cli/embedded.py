@@ -26,11 +26,12 @@ from botocore import xform_name
 from moto import mock_aws
 
 from rule_actions import registry
+from rule_actions.contract import ENV_CHAT_TOPIC_ARN, ENV_TOPIC_ARN, ROUTING_ATTRIBUTE
 from rule_actions.text import iso_z, quoted
 from rule_actions_cli import moto_monitoring, moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
-from rule_actions_cli.report import NOTABLE
+from rule_actions_cli.report import NOTABLE, Delivery
 from rule_actions_cli.synth import asset_bytes, file_assets
 
 ACCOUNT = "123456789012"  # moto's default account
@@ -130,6 +131,21 @@ def _state_change(name: str, status: str, secondary: str, when: int, account: st
                        "LastModifiedTime": str(when * 1000), **({"TuningJobArn": tuning_job} if tuning_job else {})}}
 
 
+def _delivery(message: str, subject: str | None, attributes: Mapping[str, Any] | None) -> Delivery:
+    """One published message as a subscriber gets it: the team topic's JSON structure (its text message under
+    "sms"), or the chat topic's custom notification (its title and description)."""
+    to = ((attributes or {}).get(ROUTING_ATTRIBUTE) or {}).get("Value") or "chat channels"
+    try:
+        body = json.loads(message)
+    except ValueError:
+        body = message
+    if isinstance(body, dict) and isinstance(body.get("content"), dict):  # a chat custom notification
+        content = body["content"]
+        return Delivery(to, str(content.get("title") or ""), str(content.get("description") or ""))
+    text = body.get("sms") or body.get("default") if isinstance(body, dict) else body
+    return Delivery(to, subject or "", str(text or ""))
+
+
 def _sub(value: str, region: str) -> str:
     return value.replace("${AWS::AccountId}", ACCOUNT).replace("${AWS::Region}", region).replace("${AWS::Partition}", "aws")
 
@@ -225,6 +241,23 @@ class EmbeddedAccount:
         self._subscriptions(template, resources)
         for name, value in self.secrets.items():
             self.client("secretsmanager").create_secret(Name=name, SecretString=value)
+
+    def deliveries(self) -> list[Delivery]:
+        """What the stack's topics delivered, in order: each message's audience (`to`: team, or the address or
+        number it was sent to), its subject and its text message (the chat topic's: the notification's title and
+        description). Read from moto's SNS, which records every publish; call it inside the `with`."""
+        from moto.sns.models import sns_backends
+
+        found = []
+        for variable in (ENV_TOPIC_ARN, ENV_CHAT_TOPIC_ARN):
+            arn = self.environment.get(variable)
+            if not arn:
+                continue
+            _, _, _, region, account, _ = arn.split(":", 5)
+            topic = sns_backends[account][region].topics.get(arn)
+            for _id, message, subject, attributes, _group in topic.sent_notifications if topic else []:
+                found.append(_delivery(message, subject, attributes))
+        return found
 
     def _subscriptions(self, template: dict[str, Any], resources: list[dict[str, Any]]) -> None:
         """moto's CloudFormation skips AWS::SNS::Subscription: create the team's subscriptions as declared."""
@@ -479,7 +512,7 @@ class EmbeddedAccount:
     def _replay_one(self, handler: Any, context: LocalContext, source: str, event: Any) -> dict[str, Any]:
         from rule_actions.pipeline import read_event
         from rule_actions.records import IgnoredEvent
-        from rule_actions_cli.inputs import not_an_event
+        from rule_actions_cli.inputs import EVENT_SHAPE, not_an_event
         from rule_actions_cli.report import row
 
         if not_an_event(event):  # an element of a list of events that is not one: its own row, the rest goes on
@@ -488,7 +521,8 @@ class EmbeddedAccount:
         try:
             problems = list(read_event(event)[0].problems)
         except IgnoredEvent as err:
-            problems = [f"not an event the function acts on: {err}"]
+            shape = "" if isinstance(event, dict) and "detail-type" in event else f"; {EVENT_SHAPE}"
+            problems = [f"not an event the function acts on: {err}{shape}"]
         undelivered = self.undelivered(event)
         if undelivered:  # its account is not in this embedded world: nothing to seed, no bus of ours sees it
             return row(source, job, False, {"ignored": undelivered, **self.where(event)}, problems, family)

@@ -1,8 +1,11 @@
-"""`rule-actions init` and `rule-actions schema`: the configuration file and its JSON Schema, in any directory.
+"""`rule-actions init`, `schema` and `samples`: the configuration file, its JSON Schema, a CDK app reading it, and
+the sample events, in any directory.
 
     rule-actions init     writes ./rule-actions.json (a starting configuration whose "$schema" line names the
-                          schema beside it) and ./rule-actions.schema.json; refuses to overwrite either
+                          schema beside it) and ./rule-actions.schema.json; with --cdk also ./app.py and ./cdk.json,
+                          a CDK app whose stack is configured by rule-actions.json; refuses to overwrite any
     rule-actions schema   prints the schema (or writes it: --out FILE)
+    rule-actions samples  writes the sample events and timelines shipped with the command (./events/), for replay
 
 A place that cannot be written (a missing directory, a file where a directory is named, a directory named for a
 file, a read-only or forbidden place) is one line naming it, with exit status 2, and nothing is written.
@@ -13,10 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from rule_actions_cli.options import examples
 
 SCHEMA_FILE = "rule-actions.schema.json"
 STARTER: dict[str, Any] = {
@@ -29,19 +35,73 @@ STARTER: dict[str, Any] = {
     "training_job_prefixes": [],
     "stack": {"stack_name": "RuleActions"},
 }
+APP_FILE, CDK_FILE = "app.py", "cdk.json"
+STACK = "MLPlatform"  # the stack of the app `init --cdk` writes (and its configuration's stack_name)
+# The CDK app `init --cdk` writes (the README shows it as it is).
+APP = f"""\
+# A CDK app: `npx cdk synth` and `npx cdk deploy` run it (cdk.json). Its configuration is rule-actions.json, the
+# file `rule-actions replay`, `template` and `test-notify` read too.
+from aws_cdk import App, Stack
+from rule_actions_cdk import RuleActions
+
+app = App()
+stack = Stack(app, "{STACK}")
+RuleActions(stack, "TrainingActions", config="rule-actions.json")
+app.synth()
+"""
 
 
 def add_parsers(commands: Any) -> None:
     init = commands.add_parser(
-        "init", help="write a starting rule-actions.json and its JSON Schema in this directory",
+        "init", help="write a starting rule-actions.json and its JSON Schema in this directory (--cdk: and a CDK app)",
         description="Writes ./rule-actions.json (notify the team on every rule's IssuesFound and on failed, timed "
         "out or interrupted jobs; add the team's addresses to notify.emails) and ./" + SCHEMA_FILE + ", which "
-        "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.")
+        "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.",
+        epilog=examples("rule-actions init --cdk", "rule-actions init --directory infra"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
+    init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack "
+                      f"({STACK}) holds the construct configured by rule-actions.json, and ./{CDK_FILE}, which runs "
+                      "it with this Python (python3) and the feature flags the construct is tested with")
     schema = commands.add_parser("schema", help="print the configuration file's JSON Schema",
                                  description="The JSON Schema of rule-actions.json, generated from what the "
-                                 "installed version declares.")
+                                 "installed version declares.",
+                                 epilog=examples("rule-actions schema --out rule-actions.schema.json"),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     schema.add_argument("--out", metavar="FILE", help="write it to FILE instead of printing it")
+    samples = commands.add_parser(
+        "samples", help="write the sample events and timelines shipped with the command, to replay them",
+        description="Writes the sample events (what SageMaker sends; docs/sample-events.md says what each shows) "
+        "and the sample timelines (timelines/: jobs minute by minute, for the monitor rules) shipped with the "
+        "command into a new directory, as the repository's events/ holds them.",
+        epilog=examples("rule-actions samples", "rule-actions replay events/timelines/hung-job.json"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    samples.add_argument("--directory", default="events", metavar="DIR",
+                         help="where to write them (default: ./events; it must not exist or be empty)")
+
+
+def samples(args: argparse.Namespace) -> int:
+    """Copy the shipped samples (rule_actions_cli/samples, or a checkout's events/) into a new directory."""
+    from rule_actions_cli.check import samples_folder
+
+    folder, source = Path(args.directory), samples_folder()
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        return _refuse(f"{folder}: already exists and is not an empty directory: nothing was written (name "
+                       "another with --directory)")
+    problem = directory_problem(folder, create=True)
+    if problem:
+        return _refuse(problem)
+    files = sorted(p for pattern in ("*.json", "*/*.json") for p in source.glob(pattern))
+    for path in files:
+        target = folder / path.relative_to(source)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+        except OSError as err:
+            return _refuse(f"{target}: cannot write it ({err.strerror or type(err).__name__})")
+    print(f"wrote {len(files)} sample files in {folder}/ (timelines in {folder / 'timelines'}/)")
+    print(f"next: rule-actions replay {shlex.quote(str(folder))}/ {shlex.quote(str(folder / 'timelines'))}/")
+    return 0
 
 
 def text() -> str:
@@ -97,6 +157,14 @@ def _write(path: Path, content: str) -> str | None:
     return None
 
 
+def cdk_json() -> str:
+    """cdk.json of the app `init --cdk` writes: the app, run through `python3 -m rule_actions_cdk` (no Node.js
+    end-of-life banner, a configuration error in one message), and the feature flags the construct is tested with."""
+    from rule_actions_cdk.app import feature_flags
+
+    return json.dumps({"app": f"python3 -m rule_actions_cdk {APP_FILE}", "context": feature_flags()}, indent=2) + "\n"
+
+
 def init(args: argparse.Namespace) -> int:
     from rule_actions_cdk.settings import FILE_NAME
 
@@ -104,7 +172,10 @@ def init(args: argparse.Namespace) -> int:
     problem = directory_problem(folder)
     if problem:
         return _refuse(problem)
-    targets = {folder / FILE_NAME: json.dumps(STARTER, indent=2) + "\n", folder / SCHEMA_FILE: text()}
+    starter = {**STARTER, "stack": {"stack_name": STACK}} if args.cdk else STARTER
+    targets = {folder / FILE_NAME: json.dumps(starter, indent=2) + "\n", folder / SCHEMA_FILE: text()}
+    if args.cdk:
+        targets.update({folder / APP_FILE: APP, folder / CDK_FILE: cdk_json()})
     existing = [str(path) for path in targets if os.path.lexists(path)]
     if existing:
         print(f"rule-actions: {', '.join(existing)} already exist: nothing was written", file=sys.stderr)
@@ -114,7 +185,9 @@ def init(args: argparse.Namespace) -> int:
         if problem:
             return _refuse(problem)
         print(f"wrote {path}")
-    print("next: add the team's addresses to notify.emails, then `rule-actions replay EVENTS` to try it locally")
+    print("next: add the team's addresses to notify.emails; try it locally with `rule-actions samples` (writes "
+          "./events) and `rule-actions replay events/`" + ("; synthesize with `npx cdk synth` (the CDK CLI: npm "
+                                                            "install aws-cdk@2)" if args.cdk else ""))
     return 0
 
 

@@ -15,12 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rule_actions.text import quoted
+from rule_actions.text import os_problem, quoted
 
 # json.loads raises RecursionError on input nested deeper than Python's recursion limit (about 1,000 levels):
 # the file is then said to be nested too deeply, on one line, like any other unreadable file.
 TOO_DEEP = "nested too deeply: JSON of more than about 1,000 levels"
 MAX_EVENT_FILE_BYTES = 10_000_000  # 10 MB: some 40,000 events of SageMaker's size; the replay's memory stays bounded
+# What an input that is not an event is told (a CSV, an object without "detail-type").
+EVENT_SHAPE = ('an event is the JSON object EventBridge delivers, e.g. {"source": "aws.sagemaker", "detail-type": '
+               '"SageMaker Training Job State Change", "detail": {"TrainingJobName": "...", "TrainingJobStatus": '
+               '"Failed", ...}} (a file holds one, or a JSON list of them; the samples: docs/sample-events.md)')
 
 
 @dataclass(frozen=True)
@@ -71,9 +75,9 @@ def read(path: Path) -> tuple[list[tuple[str, Any]], str | None]:
                         f"({MAX_EVENT_FILE_BYTES // 1_000_000} MB): split it into smaller files")
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
-        return [], f"{path}: cannot be read ({err})"
+        return [], f"{path}: cannot be read ({os_problem(err)})"
     except ValueError as err:
-        return [], f"{path}: not JSON ({err})"
+        return [], f"{path}: not JSON ({err}): {EVENT_SHAPE}"
     except RecursionError:
         return [], f"{path}: not readable JSON ({TOO_DEEP})"
     if isinstance(data, dict):
@@ -82,7 +86,7 @@ def read(path: Path) -> tuple[list[tuple[str, Any]], str | None]:
         return [(f"{path}#{index}", item) for index, item in enumerate(data)], None
     if isinstance(data, list):
         return [], f"{path}: holds an empty list: no event to replay"
-    return [], f"{path}: must hold an event (a JSON object) or a list of events, not {_kind(data)}"
+    return [], f"{path}: must hold an event (a JSON object) or a list of events, not {_kind(data)}: {EVENT_SHAPE}"
 
 
 def not_an_event(item: Any) -> str | None:
@@ -122,7 +126,7 @@ def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
-        return {}, [f"{path}: cannot be read ({type(err).__name__})"]
+        return {}, [f"{path}: cannot be read ({os_problem(err)})"]
     except ValueError:
         return {}, [f"{path}: not JSON"]
     except RecursionError:

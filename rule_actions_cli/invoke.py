@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,8 +44,9 @@ from botocore.exceptions import (
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 
-FUNCTION_OUTPUT = "FunctionName"
-SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge"}
+FUNCTION_OUTPUT, EVALUATOR_OUTPUT = "FunctionName", "EvaluatorFunctionName"  # rule_actions_cdk/stack.py
+SERVICES = {"lambda": "Lambda", "cloudformation": "CloudFormation", "sts": "STS", "events": "EventBridge",
+            "cloudwatch": "CloudWatch"}
 ACCESS_DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError", "Forbidden"}
 CREDENTIALS_REJECTED = {
     "UnrecognizedClientException", "InvalidClientTokenId", "InvalidAccessKeyId", "InvalidSignatureException",
@@ -75,7 +76,7 @@ def deployed_function(function_name: str | None, stack: str | None, profile: str
                       region: str | None) -> tuple[Any, str]:
     """A Lambda client and the function named, or the one the stack's FunctionName output names."""
     session = open_session(profile, region)
-    function = function_name or function_from_stack(session, stack or "")
+    function = function_name or function_from_stack(session, stack or "", flag="--function-name")
     return lambda_client(session), function
 
 
@@ -86,16 +87,39 @@ def open_session(profile: str | None, region: str | None) -> boto3.Session:
         return boto3.Session(profile_name=profile or None, region_name=region or os.environ.get("AWS_REGION") or None)
 
 
-def function_from_stack(session: boto3.Session, stack: str) -> str:
+def function_from_stack(session: boto3.Session, stack: str, flag: str | None = None) -> str:
+    """The function the stack's FunctionName output names: `FunctionName` (RuleActionsStack), or
+    `<construct id>FunctionName` (the RuleActions construct in a stack of yours; two constructs: say which; never
+    the evaluator's). `flag`: the command's option that names a function instead, when it has one."""
+    outputs = stack_outputs(session, stack)
+    found = sorted(key for key in outputs if key.endswith(FUNCTION_OUTPUT) and not key.endswith(EVALUATOR_OUTPUT))
+    if FUNCTION_OUTPUT not in outputs and len(found) > 1:
+        raise InvokeError(f"stack '{_stack_label(stack)}' has {len(found)} rule-actions functions (outputs "
+                          f"{', '.join(found)}): " + (f"pass {flag} to name one" if flag else
+                                                      "this command needs a stack with one"))
+    function = output_of(outputs, FUNCTION_OUTPUT)
+    if function is None:
+        raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions "
+                          f"stack, fully deployed?" + (f" Or pass {flag}" if flag else ""))
+    return function
+
+
+def stack_outputs(session: boto3.Session, stack: str) -> dict[str, str]:
     with aws_errors("cloudformation"):
         client = session.client("cloudformation")
     with aws_errors("cloudformation", region=client.meta.region_name, stack=stack):
         outputs = client.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
-    for output in outputs:
-        if output["OutputKey"] == FUNCTION_OUTPUT or output["OutputKey"].endswith(FUNCTION_OUTPUT):
-            return output["OutputValue"]
-    raise InvokeError(f"stack '{_stack_label(stack)}' has no {FUNCTION_OUTPUT} output: is it a rule-actions stack, "
-                      f"fully deployed? Or pass --function-name")
+    return {output["OutputKey"]: output["OutputValue"] for output in outputs}
+
+
+def output_of(outputs: Mapping[str, str], name: str) -> str | None:
+    """The output `name`, else one whose key ends with it (a user's app may prefix its outputs); the function's
+    never the evaluator's (EvaluatorFunctionName ends with FunctionName too), whatever the outputs' order."""
+    if name in outputs:
+        return outputs[name]
+    found = [value for key, value in outputs.items() if key.endswith(name)
+             and not (name == FUNCTION_OUTPUT and key.endswith(EVALUATOR_OUTPUT))]
+    return found[0] if found else None
 
 
 def invoke_all(client: Any, function: str, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
@@ -133,11 +157,26 @@ def _invoke(client: Any, function: str, payload: Any) -> tuple[Any, str | None]:
     """(the function's answer, "function error: ..." when it raised); InvokeError when AWS is not usable."""
     with aws_errors("lambda", region=client.meta.region_name, function=function):
         response = client.invoke(FunctionName=function, InvocationType="RequestResponse", Payload=json.dumps(payload))
-        answer = json.loads(response["Payload"].read() or b"null")
+        answer = read_answer(response, function, client.meta.region_name)
     if response.get("FunctionError"):
         message = answer.get("errorMessage", str(answer)) if isinstance(answer, dict) else str(answer)
         return answer, f"function error: {message}"
     return answer, None
+
+
+def read_answer(response: dict[str, Any], function: str, region: str | None) -> Any:
+    """The function's answer (its JSON payload); InvokeError when the endpoint answered with something else: an
+    endpoint that cannot run the function (an emulator without a container runtime) says so in plain text. Its
+    text is not repeated (it can name paths or accounts)."""
+    raw = response["Payload"].read()
+    try:
+        return json.loads(raw or b"null")
+    except ValueError:
+        failed = f", function error {response['FunctionError']}" if response.get("FunctionError") else ""
+        where = f" in {region}" if region else ""
+        raise InvokeError(f"the Lambda endpoint{where} answered Invoke of '{_function_label(function)}' with "
+                          f"{len(raw)} bytes that are not JSON{failed}: it did not run the function (an emulator "
+                          "without a container runtime answers so); check AWS_ENDPOINT_URL and the function") from None
 
 
 def lambda_client(session: boto3.Session) -> Any:
@@ -196,7 +235,7 @@ def _unusable(err: BotoCoreError, service: str | None) -> str:
         ran = "; the function may have run: see its logs" if service == "lambda" else ""
         return f"no complete answer from the {name} endpoint {endpoint} ({kind}){ran}"
     if isinstance(err, ParamValidationError):
-        return f"{name} refused the request before sending it ({kind}): check --function-name / --stack"
+        return f"{name} refused the request before sending it ({kind}): check the function's or the stack's name"
     return f"AWS set-up problem ({kind}): check the AWS config and credentials files and the AWS_* variables"
 
 
@@ -212,8 +251,8 @@ def _refused(err: ClientError, service: str | None, region: str | None, function
         return (f"AWS rejected the credentials: {call} returned {code}: refresh them (`aws configure`, "
                 f"`aws sso login`) or choose another profile with --profile")
     if service == "lambda" and function and code == "ResourceNotFoundException":
-        return (f"function '{_function_label(function)}' not found{where} ({call} returned {code}): check "
-                f"--function-name (or the stack's output) and --region")
+        return (f"function '{_function_label(function)}' not found{where} ({call} returned {code}): check the "
+                f"function's name (or the stack's {FUNCTION_OUTPUT} output) and --region")
     message = str(err.response.get("Error", {}).get("Message") or "")
     if service == "cloudformation" and stack is not None and code == "ValidationError" and "does not exist" in message:
         return f"stack '{_stack_label(stack)}' not found{where} ({call} returned {code}): check --stack and --region"

@@ -7,23 +7,27 @@ import sys
 from typing import Any
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import files, inputs, receiver, report, subscriptions, testnotify
+from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, testnotify
 from rule_actions_cli import template as template_command
-from rule_actions_cli.options import add_target_options
+from rule_actions_cli.options import add_target_options, examples
 
 TOP_EPILOG = """\
 exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
 (replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
-destination reached; check: the deployment proved; subscriptions: listed, and removed with --remove; init,
-schema, template: written), 1 when test-notify or check found a problem (on its own line) or template's
-synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
+destination reached; check: the deployment proved; report: printed; subscriptions: listed, and removed with
+--remove; init, schema, samples, template: written), 1 when test-notify or check found a problem (on its own
+line) or template's synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
 before anything runs).
 """
 EPILOG = """\
 exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed: an event
 file larger than 10 MB too; a directory's entry that cannot be read is reported on its own row instead).
-"""
+
+The table fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
+
+""" + examples("rule-actions samples", "rule-actions replay events/ events/timelines/",
+               "rule-actions replay --config my-config.json --all events/timelines/hung-job.json")
 INVOKE_EPILOG = """\
 exit status: 0 when every event was sent and answered (a function error, e.g. failed actions, is reported in
 the output, not as the exit status), 2 when an input is unusable (one line per problem, nothing is sent) or
@@ -33,7 +37,8 @@ before it are still reported).
 AWS settings, as the AWS CLI reads them: --profile or AWS_PROFILE; --region or AWS_REGION / AWS_DEFAULT_REGION
 or the profile's region; credentials from the profile (`aws configure`, `aws sso login`) or AWS_ACCESS_KEY_ID
 and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
-"""
+
+""" + examples("rule-actions invoke --stack MLPlatform --region us-east-1 my-event.json")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -42,8 +47,8 @@ def parser() -> argparse.ArgumentParser:
         description="Actions for SageMaker jobs, on Debugger and Profiler rule statuses (IssuesFound, Error), on "
         "the monitor rules' findings and on job outcomes (training, tuning, processing, pipeline, transform): replay "
         "events on an embedded AWS, invoke a deployed function, send test notifications, check a deployed stack, "
-        "clean up its topic's subscriptions; write a starting configuration file, its schema, or the stack as a "
-        "CloudFormation template.",
+        "report what it did and saved, clean up its topic's subscriptions; write a starting configuration file (and a "
+        "CDK app), its schema, the sample events, or the stack as a CloudFormation template.",
         epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -64,6 +69,8 @@ def parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     replay.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
+    replay.add_argument("--all", action="store_true", help="list every event in the table, also those the rule does "
+                        "not match and repeated deliveries that change nothing (without it they are counted)")
     replay.add_argument("--config", metavar="FILE", help="the configuration file (default: ./rule-actions.json if "
                         "there is one, else the defaults)")
     replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, change nothing")
@@ -81,11 +88,14 @@ def parser() -> argparse.ArgumentParser:
     add_target_options(invoke, required=True)
     invoke.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     invoke.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
+    invoke.add_argument("--all", action="store_true", help="list every event in the table, also repeated deliveries "
+                        "that change nothing (without it they are counted)")
     testnotify.add_parser(commands)
     check_command.add_parser(commands)
     subscriptions.add_parser(commands)
     files.add_parsers(commands)
     template_command.add_parser(commands)
+    savings.add_parser(commands)
     return top
 
 
@@ -106,10 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         return check_command.main(args)
     if args.command == "subscriptions":
         return subscriptions.main(args)
-    if args.command in ("init", "schema"):
+    if args.command in ("init", "schema", "samples"):
         return getattr(files, args.command)(args)
     if args.command == "template":
         return template_command.run(args)
+    if args.command == "report":
+        return savings.main(args)
     events, errors = inputs.load(args.paths)
     context, secrets = None, {}
     if args.command == "replay":
@@ -126,17 +138,30 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
-            rows = run_replay(events, context, args.verbose, secrets)
+            deliveries: list[report.Delivery] = []
+            rows = run_replay(events, context, args.verbose, secrets, deliveries)
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
-    (report.write_json if args.json else report.write_table)(rows, sys.stdout)
-    receiver.report(receivers, sys.stderr if args.json else sys.stdout)
+    write(args)(rows, sys.stdout)
+    side = sys.stderr if args.json else sys.stdout
+    receiver.report(receivers, side)
+    if args.receiver:
+        report.write_deliveries(deliveries, side)
     return 0
 
 
+def write(args: argparse.Namespace) -> Any:
+    """How rows are printed: --json, or the table fitted to the terminal (colour only on one)."""
+    if args.json:
+        return report.write_json
+    return lambda rows, out: report.write_table(rows, out, colour=report.colour_wanted(out), show_all=args.all)
+
+
 def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
-               secrets: dict[str, str] | None = None) -> list[dict[str, Any]]:
+               secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None
+               ) -> list[dict[str, Any]]:
+    """The rows; `deliveries`, when given, receives what the stack's topics delivered."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
@@ -144,7 +169,10 @@ def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: 
     assembly, stack = synthesize(context)
     # One account, or (organization mode) the central stack and a member stack in every account the events name.
     with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
-        return world.replay(events, log=sys.stderr if verbose else None)
+        rows = world.replay(events, log=sys.stderr if verbose else None)
+        if deliveries is not None:
+            deliveries += world.deliveries()
+        return rows
 
 
 def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
@@ -152,15 +180,15 @@ def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
     before, one line on stderr, 2."""
     from rule_actions_cli.invoke import InvokeError, send
 
-    write = report.write_json if args.json else report.write_table
+    write_rows = write(args)
     try:
         rows = send(events, function_name=args.function_name, stack=args.stack, profile=args.profile, region=args.region)
     except InvokeError as err:
         if err.rows:
-            write(err.rows, sys.stdout)
+            write_rows(err.rows, sys.stdout)
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
-    write(rows, sys.stdout)
+    write_rows(rows, sys.stdout)
     return 0
 
 

@@ -6,6 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 
+def examples(*commands: str, heading: str = "examples") -> str:
+    """The end of a command's --help (an epilog, with RawDescriptionHelpFormatter): examples, one command a line,
+    each starting `rule-actions` (tests/unit/test_cli_help.py parses each with the command's parser)."""
+    return f"{heading}:\n" + "".join(f"  {command}\n" for command in commands)
+
+
 def add_target_options(parser: Any, *, required: bool, stack_only: bool = False) -> None:
     """--stack (or --function-name, one of them) and --profile / --region: where a deployed function is, for the
     commands that reach one (invoke, test-notify, check)."""
@@ -15,6 +21,11 @@ def add_target_options(parser: Any, *, required: bool, stack_only: bool = False)
     target.add_argument("--stack", metavar="NAME", required=required and stack_only,
                         help="the deployed stack (its FunctionName output and its rule)" if stack_only
                         else "read the function name from this stack's FunctionName output")
+    add_aws_options(parser)
+
+
+def add_aws_options(parser: Any) -> None:
+    """--profile / --region: the AWS settings of the commands that reach a deployed stack."""
     parser.add_argument("--profile", metavar="NAME", help="the AWS profile to use (default: AWS_PROFILE, else the "
                         "default profile)")
     parser.add_argument("--region", metavar="REGION", help="the function's region (default: AWS_REGION, "

@@ -1,11 +1,15 @@
-"""Output of `replay` and `invoke`: a table a person reads at a glance, or one JSON object per event."""
+"""Output of `replay` and `invoke`: a table a person reads at a glance (fitted to the terminal's width, in colour on
+a terminal), or one JSON object per event (`--json`, for scripts: its shape never depends on the terminal)."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import textwrap
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, TextIO
 
 from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
@@ -15,6 +19,14 @@ NOTABLE = ("IssuesFound", "Skipped", "NotJudged", "Error")  # the monitor rules'
 
 
 TRAINING = "training"  # the family whose job "training_job" names (the key of the first releases)
+
+
+class Delivery(NamedTuple):
+    """A message a topic delivered: to whom (team, chat channels, or an address or number), its subject, its text."""
+
+    to: str
+    subject: str
+    text: str
 
 
 def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | None,
@@ -45,37 +57,185 @@ def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
         out.write(json.dumps(item, ensure_ascii=False) + "\n")
 
 
-def write_table(rows: list[dict[str, Any]], out: TextIO, width: int = 56) -> None:
-    """event | job | matched | trigger | action | target | outcome | reason, one line per action; a row's
-    problems (parts of the event that could not be read) on lines of their own."""
-    lines = [("EVENT", "JOB", "MATCHED", "TRIGGER", "ACTION", "TARGET", "OUTCOME", "REASON")]
-    for item in rows:
-        name, _, index = item["source"].rsplit("/", 1)[-1].partition("#")  # the file name (and #index)
-        source = _short(name, 36 - len(index) - 1) + f"#{index}" if index else _short(name, 36)
-        where = item.get("account_alias") or item.get("account")  # organization mode: the job's account
-        job = item.get("job", item.get("training_job"))
-        family = item.get("job_family")
-        job = f"{family}:{job}" if job and family and family != TRAINING else job  # other families say which
-        job = f"{where}:{job}" if where and job else job
-        first = (source, _short(job or "-", 36), "yes" if item["matched"] else "no")
-        for rule in item.get("rules", []):  # a timeline's evaluation: what the monitor rules found
-            lines.append((*first, _short(rule["rule"], 24), "evaluated", "-", rule["verdict"],
-                          _short(rule["reason"], width)))
-            first = ("", "", "")
-        if not item["actions"] and not item.get("rules"):
-            note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
-            lines.append((*first, "-", "-", "-", "-", _short(note, width)))
-        for index, action in enumerate(item["actions"]):
-            lead = first if index == 0 else ("", "", "")
-            lines.append(
-                (*lead, _short(action.get("trigger") or action.get("rule") or "-", 24), action["kind"],
-                 _short(str(action["target"]), 28), action["outcome"], _short(action["reason"], width))
-            )
-        lines += [("", "", "", "problem", "-", "-", "-", _short(problem, width)) for problem in item.get("problems", [])]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]) - 1)]
-    for line in lines:
-        out.write("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=False)) + "  " + line[-1] + "\n")
-    out.write(summary(rows) + "\n")
+# The table: each event on a line of its own, then one line per thing done about it, in four columns.
+HEADER = ("TRIGGER", "ACTION", "OUTCOME", "REASON")
+INDENT, GAP = "  ", "  "
+CAPS = (24, 26, 12)  # the widest TRIGGER, ACTION and OUTCOME cells before they wrap
+MIN_REASON = 32  # a narrower REASON column goes on lines of its own below its row, the whole width
+REASON_INDENT = "      "
+WIDTH = 120  # when the output is no terminal and COLUMNS is not set
+COLOURS = {"done": "32", "watched": "36", "dry_run": "36", "duplicate": "2", "skipped": "33", "denied": "31",
+           "invalid": "31", "failed": "1;31", "IssuesFound": "33", "Error": "31", "NotJudged": "2", "Skipped": "2",
+           "problem": "31", "error": "31"}
+
+
+def terminal_width(out: TextIO | None = None) -> int:
+    """The width to fit: COLUMNS when set, else the terminal's, else WIDTH (a file or a pipe)."""
+    return max(40, shutil.get_terminal_size((WIDTH, 24)).columns)
+
+
+def colour_wanted(out: TextIO) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org) or the terminal is dumb."""
+    return bool(getattr(out, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR") \
+        and os.environ.get("TERM") != "dumb"
+
+
+def quiet(item: dict[str, Any]) -> str | None:
+    """Why a row is left out of the table without --all (None when it is shown): an event the stack's rule does not
+    match, or a repeated delivery whose every action was done or reported before. A row with problems, an error,
+    a monitor rule's finding, a reason it was ignored or anything new is always shown."""
+    if item.get("problems") or item.get("error") or item.get("rules") or item.get("ignored"):
+        return None
+    if not item["matched"] and not item["actions"]:
+        return "unmatched"
+    actions = item["actions"]
+    if actions and all(a["outcome"] == Outcome.DUPLICATE for a in actions):
+        return "duplicate"
+    return None
+
+
+def write_table(rows: list[dict[str, Any]], out: TextIO, width: int | None = None, colour: bool = False,
+                show_all: bool = False) -> None:
+    """Each event (its file, #index or +minute, and job), then trigger | action | outcome | reason, one line per
+    action, a monitor rule's finding or a problem (a part of the event that could not be read); every line fits
+    `width`: a long cell wraps within its column, and a reason never is cut (it wraps, or takes lines of its own
+    when its column would be too narrow). Rows that did nothing (see `quiet`) are counted, not listed, unless
+    `show_all`."""
+    width = width or terminal_width(out)
+    paint = _painter(colour)
+    shown = [item for item in rows if show_all or not quiet(item)]
+    blocks = [(_event_line(item), _cells(item, show_all)) for item in shown]
+    cells = [cell for _, block in blocks for cell in block]
+    widths = _fit([min(cap, max([len(HEADER[i]), *(len(c[i]) for c in cells)])) for i, cap in enumerate(CAPS)],
+                  width - len(INDENT) - len(GAP) * (len(CAPS) - 1))
+    reason = width - len(INDENT) - sum(widths) - len(GAP) * len(widths)
+    inline = reason >= MIN_REASON
+    out.write(paint("EVENT  JOB", "1") + "\n")
+    head = INDENT + GAP.join(h.ljust(w) for h, w in zip(HEADER, widths, strict=False))
+    below = head.rstrip() + "  (REASON below)"
+    out.write(paint(head + GAP + "REASON" if inline else below if len(below) <= width else head.rstrip(), "1") + "\n")
+    for event, block in blocks:
+        for line in _wrap(event, width, "    "):
+            out.write(paint(line, "1") + "\n")
+        for row in block:
+            _write_row(row, widths, reason if inline else None, width, paint, out)
+    left_out = Counter(quiet(item) for item in rows if not show_all and quiet(item))
+    if left_out:
+        parts = [f"{_count(left_out['unmatched'], 'event')} the stack's rule does not match"] \
+            if left_out["unmatched"] else []
+        if left_out["duplicate"]:
+            parts.append(f"{_count(left_out['duplicate'], 'repeated event')} whose every action was done or "
+                         "reported before (duplicate)")
+        for line in _wrap(f"not listed (--all lists them): {'; '.join(parts)}", width, "  "):
+            out.write(paint(line, "2") + "\n")
+    for line in _wrap(summary(rows), width, "  "):
+        out.write(line + "\n")
+
+
+def _fit(widths: list[int], room: int) -> list[int]:
+    """The columns' widths, the widest narrowed one character at a time until they fit `room` (or reach the
+    width of their heading)."""
+    widths = list(widths)
+    while sum(widths) > room:
+        widest = max(range(len(widths)), key=lambda i: widths[i] - len(HEADER[i]))
+        if widths[widest] <= len(HEADER[widest]):
+            break
+        widths[widest] -= 1
+    return widths
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _painter(colour: bool) -> Callable[[str, str | None], str]:
+    def paint(text: str, code: str | None) -> str:
+        return f"\033[{code}m{text}\033[0m" if colour and code and text.strip() else text
+    return paint
+
+
+def _event_line(item: dict[str, Any]) -> str:
+    """The event's file name (and #index or +minute), its job (`family:job` for the other families, `account:` in
+    organization mode), and "not matched" when the stack's rule does not match it."""
+    source = item["source"].rsplit("/", 1)[-1]
+    where = item.get("account_alias") or item.get("account")
+    job = item.get("job", item.get("training_job"))
+    family = item.get("job_family")
+    job = f"{family}:{job}" if job and family and family != TRAINING else job
+    job = f"{where}:{job}" if where and job else job
+    return "  ".join(p for p in (source, job or "", "" if item["matched"] else "(not matched by the stack's rule)") if p)
+
+
+def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, str, str]]:
+    """trigger, action, outcome, reason: a timeline's findings, the actions (or why there are none), the problems.
+    Without `show_all`, a row's duplicate actions (done or reported before) share one line."""
+    job = item.get("job", item.get("training_job"))
+    found = [(rule["rule"], "evaluated", rule["verdict"], rule["reason"]) for rule in item.get("rules", [])]
+    if not item["actions"] and not item.get("rules"):
+        note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
+        word = "error" if item.get("error") else "ignored" if item.get("ignored") else "-"
+        if note:
+            found.append(("-", "-", word, note))
+    repeated = [] if show_all else [a for a in item["actions"] if a["outcome"] == Outcome.DUPLICATE]
+    for action in item["actions"]:
+        if action in repeated:
+            if action is repeated[0]:
+                found.append(("-", ", ".join(dict.fromkeys(a["kind"] for a in repeated)), Outcome.DUPLICATE.value,
+                              "done or reported before; --all gives each reason"))
+            continue
+        found.append((action.get("trigger") or action.get("rule") or "-", _action(action, job), action["outcome"],
+                       action["reason"]))
+    found += [("problem", "-", "-", problem) for problem in item.get("problems", [])]
+    return [tuple(" ".join(str(cell).split()) for cell in cells) for cells in found]  # type: ignore[misc]
+
+
+def _action(action: dict[str, Any], job: str | None) -> str:
+    """The action's kind, and its target unless it is the event's own job (`stoptraining`, `email a***@...`)."""
+    target = str(action.get("target") or "")
+    return action["kind"] if target in ("", "-", job) else f"{action['kind']} {target}"
+
+
+def _write_row(row: tuple[str, str, str, str], widths: list[int], reason: int | None, width: int,
+               paint: Callable[[str, str | None], str], out: TextIO) -> None:
+    columns = [_wrap(cell, w) for cell, w in zip(row, widths, strict=False)]
+    said = _wrap(row[3], reason) if reason else []
+    colour = COLOURS.get(row[2]) or COLOURS.get(row[0])
+    for index in range(max(len(c) for c in [*columns, said])):
+        cells = [c[index] if index < len(c) else "" for c in columns]
+        text = [cell.ljust(w) for cell, w in zip(cells, widths, strict=False)]
+        text[2] = paint(text[2], colour)
+        line = INDENT + GAP.join(text) + (GAP + said[index] if index < len(said) else "")
+        out.write(line.rstrip() + "\n")
+    if reason is None:
+        for line in _wrap(row[3], width - len(REASON_INDENT)):
+            out.write(REASON_INDENT + line + "\n")
+
+
+def _wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """`text` in lines of at most `width` characters (the lines after the first indented by `indent`); a word
+    longer than a line is split, never cut."""
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+
+
+def write_deliveries(deliveries: list[Delivery], out: TextIO, width: int | None = None) -> None:
+    """What each destination of the topics received, grouped by destination in the order first reached: each
+    message's subject, then its text message, indented (every line fits `width`; addresses redacted)."""
+    width = width or terminal_width(out)
+    by_destination: dict[str, list[Delivery]] = {}
+    for delivery in deliveries:
+        by_destination.setdefault(redact(delivery.to), []).append(delivery)
+    heading = f"what the topics delivered: {len(deliveries)} message(s)" + (
+        " (each: its subject, then its text message)" if deliveries else "")
+    for line in _wrap(heading, width, "  "):
+        out.write(line + "\n")
+    for to, received in by_destination.items():
+        audience = "the team" if to == "team" else to
+        out.write(f"  to {audience}: {len(received)}\n")
+        for item in received:
+            for line in _wrap(redact(" ".join(item.subject.split())) or "(no subject)", width - 4, "  "):
+                out.write(f"    {line}\n")
+            for line in _wrap(redact(" ".join(item.text.split())), width - 8):
+                out.write(f"        {line}\n")
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
@@ -85,8 +245,3 @@ def summary(rows: list[dict[str, Any]]) -> str:
     flawed = sum(1 for item in rows if item.get("problems") or item.get("error"))
     tail = f"; {flawed} with problems (see their rows)" if flawed else ""
     return f"{len(rows)} events, {matched} matched the stack's rule; actions: {', '.join(parts) or 'none'}{tail}"
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -31,7 +31,7 @@ from collections import Counter
 from typing import Any, TextIO
 
 from rule_actions.privacy import redact
-from rule_actions_cli.options import add_target_options
+from rule_actions_cli.options import add_target_options, examples
 
 HELP = "list the team topic's subscriptions and remove the personal ones nobody needs (dry run unless --remove)"
 
@@ -39,7 +39,10 @@ HELP = "list the team topic's subscriptions and remove the personal ones nobody 
 def add_parser(commands: Any) -> None:
     command = commands.add_parser("subscriptions", help=HELP, description=__doc__.split("\n\n", 1)[1].rsplit(
         "\n\nExit status", 1)[0], epilog="exit status: 0 when the listing (and each removal) succeeded, 2 when AWS "
-        "cannot be configured or reached or refuses a call", formatter_class=argparse.RawDescriptionHelpFormatter)
+        "cannot be configured or reached or refuses a call\n\n" + examples(
+            "rule-actions subscriptions --stack MLPlatform",
+            "rule-actions subscriptions --stack MLPlatform --endpoint 'casey@example.com' --remove"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_target_options(command, required=True, stack_only=True)
     command.add_argument("--endpoint", action="append", default=[], metavar="GLOB",
                          help="also remove the personal subscriptions of endpoints matching this glob, any case "

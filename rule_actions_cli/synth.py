@@ -82,7 +82,7 @@ def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
 
         cache.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(dir=cache))
-        app, _ = build_app(context, outdir=str(work), nag=False)
+        app, _ = build_app(context, outdir=str(work), nag=False, warn=False)
         app.synth()
         try:
             work.rename(target)  # atomic: a reader sees the whole assembly or none

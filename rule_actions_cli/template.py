@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rule_actions_cli.options import examples
 from rule_actions_cli.synth import asset_bytes, file_assets, stacks
 
 CODE_FOLDER = "code"
@@ -31,7 +32,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "template", help="write the stack as a CloudFormation template and its code zips (no CDK needed to deploy)",
         description="Synthesizes the stack of a configuration file into a CloudFormation template whose code is "
         "read from a bucket you name at deploy time (its CodeBucket parameter), and the code zips to upload there. "
-        "The account needs no CDK bootstrap; the AWS CLI deploys it (the commands are printed).")
+        "The account needs no CDK bootstrap; the AWS CLI deploys it (the commands are printed).",
+        epilog=examples("rule-actions template --config rule-actions.json --out cfn"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     template.add_argument("--config", metavar="FILE", help="the configuration file (default: ./rule-actions.json if "
                           "there is one, else the defaults)")
     template.add_argument("--out", default="rule-actions-template", metavar="DIR",

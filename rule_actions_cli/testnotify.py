@@ -19,8 +19,8 @@ from typing import Any, TextIO
 
 from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
-from rule_actions_cli import inputs, receiver
-from rule_actions_cli.options import add_target_options
+from rule_actions_cli import inputs, receiver, report
+from rule_actions_cli.options import add_target_options, examples
 
 HELP = "send one test message to every configured destination and report each destination's outcome"
 EPILOG = """\
@@ -31,7 +31,9 @@ reached (one line saying what is missing, as for `invoke`).
 Locally, --secrets seeds the embedded Secrets Manager with the webhooks' secrets and --receiver listens on the
 loopback addresses their URLs name, checks each signature and prints what arrived. Deployed, the usual AWS
 settings apply: --profile or AWS_PROFILE, --region or AWS_REGION / AWS_DEFAULT_REGION, AWS_ENDPOINT_URL.
-"""
+
+""" + examples("rule-actions test-notify --email me@example.com",
+               "rule-actions test-notify --stack MLPlatform --email me@example.com")
 
 
 def add_parser(commands: Any) -> None:
@@ -86,19 +88,21 @@ def run(args: argparse.Namespace) -> int:
             assembly, stack = synthesize(context)
             with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
                 result = world.invoke(payload, log=sys.stderr if args.verbose else None)
+                deliveries = world.deliveries() if args.receiver else None
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         print(f"rule-actions: {err}", file=sys.stderr)
         return 2
-    return finish(result, args.json, receivers, LOCALLY)
+    return finish(result, args.json, receivers, LOCALLY, deliveries)
 
 
 LOCALLY = ("ran locally, on the embedded account (moto): no email, text or chat message left this machine; "
            "--stack NAME tests a deployed stack")
 
 
-def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver], where: str) -> int:
-    """Print the outcome per destination, and where it ran (`where`: stderr with --json); 0 when each got the
-    test."""
+def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver], where: str,
+           deliveries: list[report.Delivery] | None = None) -> int:
+    """Print the outcome per destination, and where it ran (`where`: stderr with --json), what the receivers and
+    the topics' destinations got (`deliveries`, with --receiver locally); 0 when each got the test."""
     result = redact(result) if isinstance(result, dict) else {"ignored": f"unexpected answer: {result!r}"}
     if as_json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
@@ -107,6 +111,8 @@ def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver], where
         write_table(result, sys.stdout)
         print(where)
     receiver.report(receivers, sys.stderr if as_json else sys.stdout)
+    if deliveries is not None:
+        report.write_deliveries(deliveries, sys.stderr if as_json else sys.stdout)
     actions = result.get("actions") or []
     return 0 if actions and all(a["outcome"] in ("done", "dry_run") for a in actions) else 1
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from rule_actions.text import quoted
+from rule_actions.text import quoted, unknown
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
@@ -187,9 +187,8 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
 
     if not need(isinstance(data, Mapping), "timeline", "must be an object"):
         return None, problems
-    unknown = [key for key in data if key not in TIMELINE_KEYS]
-    need(not unknown, ", ".join(quoted(key) for key in unknown),  # quoted: a key may hold any character
-         f"unknown key(s); allowed: {', '.join(TIMELINE_KEYS)}")
+    for key in (key for key in data if key not in TIMELINE_KEYS):  # quoted: a key may hold any character
+        need(False, quoted(key), unknown(key, TIMELINE_KEYS, listed="docs/sample-events.md"))
     for key in ("timeline", "description"):
         need(isinstance(data.get(key, ""), str), key, f"{quoted(data.get(key))} is not text")
     start, given = None, data.get("start")
@@ -287,9 +286,9 @@ def _text(need: Any, text: Any, path: str) -> bool:
 def _job(item: Any, where: str, need: Any) -> Job | None:
     if not need(isinstance(item, Mapping), where, "must be an object"):
         return None
-    unknown = [key for key in item if key not in JOB_KEYS]
-    ok = need(not unknown, f"{where}.{', '.join(quoted(key) for key in unknown)}",
-              f"unknown key(s); allowed: {', '.join(JOB_KEYS)}")
+    ok = True
+    for key in (key for key in item if key not in JOB_KEYS):
+        ok &= need(False, f"{where}.{quoted(key)}", unknown(key, JOB_KEYS, listed="docs/sample-events.md"))
     name = item.get("name")
     family = item.get("family", "training")
     ok &= need(family in FAMILIES, f"{where}.family", f"must be one of {', '.join(FAMILIES)}")

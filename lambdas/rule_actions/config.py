@@ -30,7 +30,7 @@ from rule_actions.contract import (
 from rule_actions.fields import ActionMap, Field, Flag, Whole
 from rule_actions.organization import ORGANIZATION, Organization
 from rule_actions.records import Action, Declared, Invalid, Place
-from rule_actions.text import quoted
+from rule_actions.text import quoted, unknown
 
 T = TypeVar("T")
 WHERE = "rule_actions"
@@ -113,7 +113,7 @@ class Config:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigError(f"{where}: must be an object with the keys {', '.join(KEYS)}; got {quoted(data)}")
-        errors = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in data if key not in KEYS]
+        errors = [f"{where}.{key}: {unknown(key, KEYS)}" for key in data if key not in KEYS]
         config = cls({f.key: f.load(data, where, errors, CONTEXT) for f in FIELDS}, where)
         errors += registry.config_checks(config, where)
         if errors:

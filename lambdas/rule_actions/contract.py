@@ -113,10 +113,28 @@ TEAM = "team"
 # The ledger table (Powertools idempotency records and the function's own stop records).
 LEDGER_KEY_ATTRIBUTE = "id"
 LEDGER_EXPIRY_ATTRIBUTE = "expiration"  # the table's TTL attribute
+# A stop record's optional figures (strings holding a decimal, US dollars; absent when unknown): what the job cost
+# until the stop, and what the stop saved at most.
+LEDGER_COST_ATTRIBUTE, LEDGER_SAVED_ATTRIBUTE = "cost_usd", "saved_usd"
 
 # Logs and metrics.
 SERVICE = "rule-actions"
 NAMESPACE = "RuleActions"
+# The function's EMF metrics, all in NAMESPACE, all counts but where said. Powertools adds the dimension
+# SERVICE_DIMENSION (= SERVICE: the stack sets POWERTOOLS_SERVICE_NAME) to each, beside the ones named here. The
+# stack's alarms and dashboard and `rule-actions report` read them by these names.
+SERVICE_DIMENSION = "service"
+ACTIONS_METRIC, KIND_DIMENSION, OUTCOME_DIMENSION = "Actions", "kind", "outcome"  # each decision, per (kind, outcome)
+TRIGGERS_METRIC, TRIGGER_DIMENSION = "Triggers", "trigger"  # each trigger, per trigger (rule:IssuesFound, job:Failed)
+EVENTS_METRIC, IGNORED_METRIC, TEST_METRIC = "Events", "IgnoredEvents", "TestNotifications"  # per invocation
+# A scheduled evaluation's, once per run: jobs judged, rules that hold, failed reads, rules not computed (or jobs'
+# problems), jobs a run had no time left for; and the run's seconds (unit Seconds).
+EVALUATED_METRIC, FINDINGS_METRIC, EVALUATION_ERRORS_METRIC = "EvaluatedJobs", "RuleFindings", "EvaluationErrors"
+EVALUATION_PROBLEMS_METRIC, UNFINISHED_METRIC = "EvaluationProblems", "UnfinishedJobs"
+EVALUATION_SECONDS_METRIC = "EvaluationSeconds"
+# What a stop saved at most (once per stop done whose saving is known) and a job's cost when a message says it, in
+# US dollars (unit None), per job family (FAMILY_DIMENSION): nothing is emitted when the figure is unknown.
+SAVED_METRIC, COST_METRIC, FAMILY_DIMENSION = "SavedDollars", "CostDollars", "family"
 # Organization mode: events from an account the configuration does not name (refused; the stack alarms on it).
 REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 from rule_actions.records import Action, Invalid
-from rule_actions.text import quoted
+from rule_actions.text import quoted, unknown
 
 T = TypeVar("T")
 Actions = tuple[tuple[str, tuple[Action, ...]], ...]  # (key, its actions), in the file's order
@@ -145,7 +145,7 @@ class ActionMap(Field[Actions]):
                 errors.append(f"{path}: a {self.what} must be a non-empty string")
                 continue
             if self.keys and key not in self.keys:
-                errors.append(f"{path}: unknown {self.what}; allowed: {', '.join(self.keys)}")
+                errors.append(f"{path}: {unknown(key, self.keys, self.what)}")
                 continue
             if hasattr(entries, "entries"):  # rule_actions_sdk objects
                 entries = entries.entries()

@@ -30,7 +30,7 @@ from typing import Any
 from rule_actions import registry
 from rule_actions.fields import anchored
 from rule_actions.records import Action, Invalid, Place
-from rule_actions.text import quoted
+from rule_actions.text import quoted, unknown
 
 
 def as_dict(action: Action) -> dict[str, str]:
@@ -96,8 +96,7 @@ def parse_entry(entry: Any, where: str, place: Place) -> Action | Invalid:
         return Invalid(f"{where}.name", f"unknown action {quoted(name)}{_hint(kind, place)}; allowed: {', '.join(allowed)}")
     for key in entry:
         if key != "name" and key not in kind.keys:
-            return Invalid(f"{where}.{key}", f"unknown key for {kind.name} (allowed: {', '.join(('name', *kind.keys))})",
-                           kind.name)
+            return Invalid(f"{where}.{key}", unknown(key, ("name", *kind.keys), f"key for {kind.name}"), kind.name)
     return kind.parse(entry, where)
 
 

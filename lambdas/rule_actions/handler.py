@@ -26,7 +26,19 @@ from typing import Any
 
 from rule_actions import organization, pipeline, registry
 from rule_actions.config import Settings
-from rule_actions.contract import REFUSED_ACCOUNT_METRIC, Outcome
+from rule_actions.contract import (
+    EVALUATED_METRIC,
+    EVALUATION_ERRORS_METRIC,
+    EVALUATION_PROBLEMS_METRIC,
+    EVALUATION_SECONDS_METRIC,
+    EVENTS_METRIC,
+    FINDINGS_METRIC,
+    IGNORED_METRIC,
+    REFUSED_ACCOUNT_METRIC,
+    TEST_METRIC,
+    UNFINISHED_METRIC,
+    Outcome,
+)
 from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters
 from rule_actions.effects.ledger import Ledger
@@ -99,7 +111,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 def process(raw: Any, settings: Settings, adapters: Adapters) -> dict[str, Any]:
     config = settings.config
-    metrics.add_metric(name="Events", unit="Count", value=1)
+    metrics.add_metric(name=EVENTS_METRIC, unit="Count", value=1)
     try:
         event, found = pipeline.read_event(raw)
     except IgnoredEvent as err:
@@ -178,12 +190,13 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
         logger.remove_keys([*EVENT_KEYS, "account"])  # the job's event's keys, then the run's account again
         logger.append_keys(account=request.account)
     verdicts = [v.verdict for job in report.jobs for v in job.verdicts]
-    for name, value in (("EvaluatedJobs", len(report.jobs)), ("RuleFindings", verdicts.count("IssuesFound")),
-                        ("EvaluationErrors", verdicts.count("Error") + (1 if report.error else 0)),
-                        ("EvaluationProblems", verdicts.count("Skipped") + sum(len(j.problems) for j in report.jobs)),
-                        ("UnfinishedJobs", report.unfinished)):
+    for name, value in ((EVALUATED_METRIC, len(report.jobs)), (FINDINGS_METRIC, verdicts.count("IssuesFound")),
+                        (EVALUATION_ERRORS_METRIC, verdicts.count("Error") + (1 if report.error else 0)),
+                        (EVALUATION_PROBLEMS_METRIC,
+                         verdicts.count("Skipped") + sum(len(j.problems) for j in report.jobs)),
+                        (UNFINISHED_METRIC, report.unfinished)):
         metrics.add_metric(name=name, unit="Count", value=value)
-    metrics.add_metric(name="EvaluationSeconds", unit="Seconds", value=round(time.monotonic() - began, 3))
+    metrics.add_metric(name=EVALUATION_SECONDS_METRIC, unit="Seconds", value=round(time.monotonic() - began, 3))
     summary = {"time": iso_z(now), "account": request.account, "region": request.region,
                "shard": request.shard, "shards": request.shards, "running": report.listed,
                "evaluated": len(report.jobs), "findings": verdicts.count("IssuesFound"),
@@ -199,7 +212,7 @@ def evaluate(request: Any, settings: Settings, adapters: Adapters, context: Any)
 def test_notification(event: JobEvent, trigger: Trigger, settings: Settings, adapters: Adapters) -> dict[str, Any]:
     """One test message to every destination; each destination's outcome, never an exception for them."""
     logger.append_keys(test_notification=event.event_id)
-    metrics.add_metric(name="TestNotifications", unit="Count", value=1)
+    metrics.add_metric(name=TEST_METRIC, unit="Count", value=1)
     return redact({"test_notification": event.event_id,
                    "actions": _act(event, [trigger], settings, adapters)})
 
@@ -232,7 +245,7 @@ def _job(job: str | None, family: Any) -> dict[str, Any]:
 def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (), family: Any = None,
              account: dict[str, str] | None = None) -> dict[str, Any]:
     logger.info("event ignored", reason=reason)
-    metrics.add_metric(name="IgnoredEvents", unit="Count", value=1)
+    metrics.add_metric(name=IGNORED_METRIC, unit="Count", value=1)
     return _with_problems({**_job(job, family), **(account or {}), "actions": [], "ignored": reason}, problems)
 
 

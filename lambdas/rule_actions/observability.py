@@ -11,7 +11,16 @@ from typing import Any
 from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
 
-from rule_actions.contract import NAMESPACE, SERVICE, Outcome
+from rule_actions.contract import (
+    ACTIONS_METRIC,
+    KIND_DIMENSION,
+    NAMESPACE,
+    OUTCOME_DIMENSION,
+    SERVICE,
+    TRIGGER_DIMENSION,
+    TRIGGERS_METRIC,
+    Outcome,
+)
 from rule_actions.privacy import redact
 from rule_actions.records import Result, Trigger
 
@@ -36,9 +45,9 @@ def emit(triggers: Iterable[Trigger], results: Iterable[Result]) -> None:
     """EMF metrics: `Actions` per (kind, outcome) and `Triggers` per trigger type (rule:IssuesFound, job:Failed),
     each with its values as dimensions (never a name or an endpoint: bounded, and nothing personal)."""
     actions = Counter((r.planned.kind, str(r.outcome)) for r in results)
-    for dimensions, count in [*((dict(kind=k, outcome=o), n) for (k, o), n in actions.items()),
-                              *((dict(trigger=t), n) for t, n in Counter(t.metric for t in triggers).items())]:
-        name = "Actions" if "kind" in dimensions else "Triggers"
+    for dimensions, count in [*(({KIND_DIMENSION: k, OUTCOME_DIMENSION: o}, n) for (k, o), n in actions.items()),
+                              *(({TRIGGER_DIMENSION: t}, n) for t, n in Counter(t.metric for t in triggers).items())]:
+        name = ACTIONS_METRIC if KIND_DIMENSION in dimensions else TRIGGERS_METRIC
         with single_metric(name=name, unit=MetricUnit.Count, value=count, namespace=NAMESPACE) as metric:
             for key, value in dimensions.items():
                 metric.add_dimension(name=key, value=value)

@@ -26,7 +26,7 @@ from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured
 from rule_actions.readers import describe, failed_steps, failed_trials, in_progress, stop_record, team
 from rule_actions.readers.base import Reader
-from rule_actions.records import Capability, Place, Trigger
+from rule_actions.records import ACTION_JSON, Capability, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
@@ -132,6 +132,17 @@ def allowed_in(place: Place) -> tuple[str, ...]:
 
 def acts_on_jobs(name: str) -> bool:
     return name in KINDS and KINDS[name].acts_on_jobs
+
+
+def action_kinds() -> tuple[str, ...]:
+    """Every value of the `Actions` metric's kind: the kinds, and ACTION_JSON (a rule's list that cannot be read)."""
+    return (*KINDS, str(ACTION_JSON))
+
+
+def trigger_metrics() -> tuple[str, ...]:
+    """Every value of the `Triggers` metric's trigger: the trigger families', over every job family's outcomes."""
+    outcomes = tuple(dict.fromkeys(outcome for family in JOBS for outcome in family.outcomes))
+    return tuple(dict.fromkeys(value for trigger in TRIGGERS for value in trigger.metric_values(outcomes)))
 
 
 def fields() -> tuple[Field[Any], ...]:

@@ -7,6 +7,9 @@
     encoded(value)     a value placed in a link, percent-encoded whole
     timestamp(value)   an event's time (epoch milliseconds or ISO 8601), None when unreadable
     error_text(err)    "<code>: <message>" of an AWS error, "<class>: <text>" of another
+    unknown(key, allowed)   an unknown key's error: "did you mean" the closest allowed one, the few allowed, or
+                       where the many are listed (never 28 keys on one line)
+    os_problem(err)    what an OSError says of a file, in words: no errno number, no path (the caller names it)
 
 Names, reasons and details come from events and from whoever started a job: everything a person reads goes
 through `plain` or `one_line`, every value in a link through `encoded`. Redaction is privacy.py's.
@@ -14,10 +17,12 @@ through `plain` or `one_line`, every value in a link through `encoded`. Redactio
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -171,3 +176,31 @@ def error_message(err: BaseException) -> str:
 def error_text(err: BaseException) -> str:
     """"<code>: <message>" of an AWS error (or "<class>: <text>" of another), for reasons."""
     return f"{error_code(err)}: {error_message(err)}"
+
+
+FEW = 8  # allowed keys listed in full up to this many
+REFERENCE = "docs/configuration.md, or `rule-actions schema`"
+
+
+def unknown(key: Any, allowed: Iterable[str], what: str = "key", listed: str = REFERENCE) -> str:
+    """The error of an unknown key: the closest allowed one when there is one ("did you mean"), else the allowed
+    ones when they are few, else where they are listed."""
+    allowed = list(allowed)
+    comparable = isinstance(key, str) and len(key) <= 100  # a hostile key of megabytes is not compared
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if comparable else []
+    if not close and comparable:  # a different case is a close match too: "Stalledtraining"
+        close = [a for a in allowed if a.lower() == key.lower()][:1]
+    if close:
+        return f"unknown {what}; did you mean {quoted(close[0])}?"
+    if len(allowed) <= FEW:
+        return f"unknown {what}; allowed: {', '.join(allowed) or 'none'}"
+    return f"unknown {what}: none of the {len(allowed)} allowed is close (see {listed})"
+
+
+def os_problem(err: OSError | UnicodeDecodeError) -> str:
+    """An OSError in words (its strerror, "no such file or directory"; the path left to the caller), or "not
+    UTF-8 text"."""
+    if isinstance(err, UnicodeDecodeError):
+        return "not UTF-8 text"
+    said = err.strerror or type(err).__name__
+    return said[:1].lower() + said[1:]

@@ -85,6 +85,22 @@ def test_function_name_comes_from_the_stack_output():
         assert function_from_stack(session, "RuleActions") == "RuleActions-handler"
 
 
+@pytest.mark.parametrize("prefix", ["", "TrainingActions"])
+def test_the_function_is_never_taken_for_the_evaluator_whatever_the_outputs_order(prefix):
+    # Given a stack with the monitor rules: its evaluator's output, whose key ends with FunctionName too, listed first
+    session = boto3.Session(region_name="us-east-1")
+    client = session.client("cloudformation")
+    outputs = [{"OutputKey": f"{prefix}EvaluatorFunctionName", "OutputValue": "RuleActions-evaluator"},
+               {"OutputKey": f"{prefix}FunctionName", "OutputValue": "RuleActions-handler"}]
+    stacks = {"Stacks": [{"StackName": "RuleActions", "CreationTime": "2026-11-22T00:00:00Z",
+                          "StackStatus": "CREATE_COMPLETE", "Outputs": outputs}]}
+    with Stubber(client) as stub:
+        stub.add_response("describe_stacks", stacks, {"StackName": "RuleActions"})
+        session.client = lambda service, **_: client  # type: ignore[method-assign]
+        # Then the function named is the handler (check, invoke, test-notify and subscriptions reach it)
+        assert function_from_stack(session, "RuleActions") == "RuleActions-handler"
+
+
 def test_invoke_command_prints_json_lines(monkeypatch, capsys):
     # Given the command's Lambda client is a stand-in answering twice
     client = boto3.client("lambda", region_name="us-east-1")
@@ -246,12 +262,36 @@ def test_stack_without_the_function_output(stubbed, capsys):
         "Or pass --function-name")
 
 
+def test_a_stack_with_two_constructs_asks_which_function(stubbed, capsys):
+    # Given a user's stack holding two RuleActions constructs, each with its output
+    outputs = [{"OutputKey": f"{name}FunctionName", "OutputValue": f"MLPlatform-{name}-handler"} for name in ("Alerts", "Audit")]
+    stacks = {"Stacks": [{"StackName": "MLPlatform", "CreationTime": "2026-11-22T00:00:00Z",
+                          "StackStatus": "CREATE_COMPLETE", "Outputs": outputs}]}
+    stubbed["cloudformation"].add_response("describe_stacks", stacks, {"StackName": "MLPlatform"})
+    # Then invoke names both outputs and the flag that picks one
+    assert fails(capsys, "--stack", "MLPlatform") == (
+        "rule-actions: stack 'MLPlatform' has 2 rule-actions functions (outputs AlertsFunctionName, "
+        "AuditFunctionName): pass --function-name to name one")
+
+
+def test_an_endpoint_that_cannot_run_the_function_is_one_line_exit_2(stubbed, capsys):
+    # Given an endpoint answering Invoke with a function error in plain text (moto without Docker does)
+    stubbed["lambda"].add_response("invoke", {"StatusCode": 200, "FunctionError": "Handled", "Payload": StreamingBody(
+        io.BytesIO(b"error running docker: Error while fetching server API version"), 61)})
+    # Then invoke says so on one line, without the endpoint's text, and exits 2
+    assert fails(capsys, "--function-name", "fn") == (
+        "rule-actions: the Lambda endpoint in us-east-1 answered Invoke of 'fn' with 61 bytes that are not JSON, "
+        "function error Handled: it did not run the function (an emulator without a container runtime answers so); "
+        "check AWS_ENDPOINT_URL and the function")
+
+
 def test_function_that_does_not_exist(stubbed, capsys):
     arn = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:Missing"
     stubbed["lambda"].add_client_error("invoke", "ResourceNotFoundException", f"Function not found: {arn}", 404)
     line = fails(capsys, "--function-name", arn)
     assert line == ("rule-actions: function 'Missing' not found in us-east-1 (Lambda Invoke returned "
-                    "ResourceNotFoundException): check --function-name (or the stack's output) and --region")
+                    "ResourceNotFoundException): check the function's name (or the stack's FunctionName output) "
+                    "and --region")
     assert ACCOUNT not in line
 
 

@@ -149,8 +149,9 @@ def test_table_output_reads_at_a_glance(capsys):
     code = main(["replay", "--config", str(DEMO_CONFIG), str(EVENTS / "cross-team-prefix.json")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert out[0].split()[:4] == ["EVENT", "JOB", "MATCHED", "TRIGGER"]
-    assert any("denied" in line and "stoptraining" in line for line in out)
+    assert out[:3] == ["EVENT  JOB", f"  TRIGGER          ACTION{' ' * 18}OUTCOME  REASON",
+                       "cross-team-prefix.json  cv-detr-ablation-03"]
+    assert out[3].split()[:4] == ["ExplodingTensor", "stoptraining", "nlp-bert-", "denied"]
     assert out[-1] == "1 events, 1 matched the stack's rule; actions: 2 done, 1 denied"
 
 
@@ -352,7 +353,7 @@ def test_the_embedded_account_deploys_and_acts_in_any_region(region):
     assert row["matched"] and {a["outcome"] for a in row["actions"]} == {"done"}, row
 
 
-@pytest.mark.parametrize(("text", "says"), [("{bad", "not a readable JSON file"),
+@pytest.mark.parametrize(("text", "says"), [("{bad", "not JSON (Expecting property name enclosed in double quotes"),
                                             ('{"$schema": 5}', "$schema: 5 is not a string")])
 def test_an_unreadable_configuration_file_is_named_once(tmp_path, monkeypatch, capsys, text, says):
     # Given a broken rule-actions.json in the current directory, found without --config
@@ -387,3 +388,17 @@ def test_json_nested_too_deeply_is_a_one_line_error_exit_2(capsys, tmp_path, com
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and "deep.json" in err and "nested too deeply" in err, err
     assert "Traceback" not in err
+
+
+def test_an_object_without_detail_type_is_told_what_an_event_looks_like_on_its_row(capsys, tmp_path):
+    # Given a JSON object that is not an EventBridge event (a job's description pasted instead), and an event
+    (tmp_path / "a-description.json").write_text(json.dumps({"TrainingJobName": "job-1", "TrainingJobStatus": "Failed"}))
+    (tmp_path / "b-event.json").write_text((EVENTS / "vanishing-gradient-sdk-actions.json").read_text())
+    # When both are replayed
+    code, rows, _ = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path))
+    # Then its row says what an event looks like, and the event still acts
+    assert code == 0 and not rows[0]["matched"]
+    [problem] = rows[0]["problems"]
+    assert "(source null, detail-type null); an event is the JSON object EventBridge delivers, e.g. {\"source\": " \
+           "\"aws.sagemaker\", \"detail-type\": \"SageMaker Training Job State Change\"" in problem
+    assert rows[1]["matched"] and rows[1]["actions"]

@@ -104,7 +104,12 @@ def test_organization_mode_writes_the_member_template_too(tmp_path, capsys):
     out, _ = written(config, tmp_path)
     member = json.loads((out / "RuleActionsMember.template.json").read_text())
     assert any(r["Type"] == "AWS::Events::Rule" for r in member["Resources"].values())
-    assert "--stack-name RuleActionsMember" in capsys.readouterr().out
+    printed, err = capsys.readouterr()
+    assert "--stack-name RuleActionsMember" in printed
+    # and the configuration's warnings are said, once, as a synth of the stack says them (the example allows any
+    # address: allowed_endpoints is empty)
+    assert err.count("rule-actions: the configuration is valid, but:") == 1
+    assert "allows: rule_actions.allowed_endpoints is empty" in " ".join(err.split())
 
 
 def test_a_bad_configuration_writes_nothing_and_names_the_key(tmp_path, capsys):

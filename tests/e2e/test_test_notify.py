@@ -67,9 +67,19 @@ def test_a_destination_not_reached_exits_1_and_says_why(files, capsys):
     assert "connection failed (ConnectionRefusedError)" in webhook["reason"]
 
 
-def test_receiver_without_a_loopback_url_and_flags_for_deployed_only_exit_2(capsys):
-    assert main(["test-notify", "--receiver"]) == 2
-    assert "--receiver: no secret in --secrets holds a webhook url" in capsys.readouterr().err
+def test_receiver_without_a_webhook_shows_what_the_topics_delivered(tmp_path, capsys):
+    # Given a configuration with a team and no webhook
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"notify": {"emails": ["ml-team@example.com"]}}))
+    # When the test notification is sent locally with --receiver / Then the team's message is shown, redacted
+    assert main(["test-notify", "--config", str(config), "--receiver"]) == 0
+    out = capsys.readouterr().out
+    assert "what the topics delivered: 1 message(s)" in out and "  to the team: 1\n" in out
+    assert "    [rule-actions] TEST notification: this destination is wired correctly\n" in out
+    assert "ml-team@" not in out
+
+
+def test_flags_for_deployed_only_exit_2(capsys):
     assert main(["test-notify", "--profile", "x"]) == 2
     assert "--profile is only for a deployed function" in capsys.readouterr().err
 

@@ -5,16 +5,19 @@ nothing else; organization mode acts in the member's account through its executo
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import re
+import socket
 import sys
 from pathlib import Path
 
 import pytest
+from replaying import UUID, reasons_shown_whole
 
 from rule_actions_cli.main import main
 from rule_actions_cli.receiver import Receiver
-from rule_actions_cli.report import write_table
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS, TIMELINES = ROOT / "events", ROOT / "events" / "timelines"
@@ -25,23 +28,34 @@ HOOK_SECRET, HOOK_PATH = "rule-actions/demo-webhook", "/hooks/ml-alerts"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """What `make demo` replays (events/, then events/timelines/), as JSON rows and as the table the command prints
-    for those rows (replayed once: the table of `--json`'s rows is the one the command prints without it)."""
+    """What `make demo` replays (events/, then events/timelines/), as JSON rows (the test's receiver gets the
+    webhook) and as the table `COLUMNS=120 make demo` prints (--receiver: the command's own receiver, on a free
+    port, then what the topics' destinations received)."""
     key = json.loads(DEMO_SECRETS.read_text())[HOOK_SECRET]["signing_key"]
-    out = io.StringIO()
-    with Receiver({HOOK_PATH: key}) as receiver:
-        secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
-        secrets.write_text(json.dumps({HOOK_SECRET: {"url": receiver.url(HOOK_PATH), "signing_key": key}}))
-        saved, sys.stdout = sys.stdout, out
-        try:
-            args = ["replay", "--json", "--config", str(DEMO), "--secrets", str(secrets), str(EVENTS), str(TIMELINES)]
-            assert main(args) == 0
-        finally:
-            sys.stdout = saved
-    rows = [json.loads(line) for line in out.getvalue().splitlines()]
-    table = io.StringIO()
-    write_table(rows, table)
-    return rows, table.getvalue()
+    found = {}
+    for form in ("--json", "--receiver"):
+        out = io.StringIO()
+        with contextlib.ExitStack() as stack:
+            patch = stack.enter_context(pytest.MonkeyPatch.context())
+            patch.setenv("COLUMNS", "120")
+            url = stack.enter_context(Receiver({HOOK_PATH: key})).url(HOOK_PATH) if form == "--json" \
+                else f"http://127.0.0.1:{free_port()}{HOOK_PATH}"
+            secrets = tmp_path_factory.mktemp("secrets") / "secrets.json"
+            secrets.write_text(json.dumps({HOOK_SECRET: {"url": url, "signing_key": key}}))
+            saved, sys.stdout = sys.stdout, out
+            try:
+                args = ["replay", form, "--config", str(DEMO), "--secrets", str(secrets), str(EVENTS), str(TIMELINES)]
+                assert main(args) == 0
+            finally:
+                sys.stdout = saved
+        found[form] = out.getvalue()
+    return [json.loads(line) for line in found["--json"].splitlines()], found["--receiver"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def rows_of(rows, timeline):
@@ -60,8 +74,10 @@ def test_make_demo_shows_the_hung_job_stopped_and_the_team_told(demo):
     # and SageMaker's Stopped state change of the job this stack stopped alerts nobody twice
     [stopped] = [r for r in hung if not r.get("rules")]
     assert [(a["trigger"], a["outcome"]) for a in stopped["actions"]] == [("job:Stopped", "skipped")]
-    assert any(line.startswith("hung-job.json#+80m") and line.split()[3:6] == ["StalledTraining", "evaluated", "-"]
-               and "IssuesFound  no log line from any host for 30" in line for line in table.splitlines())
+    lines = table.splitlines()
+    at = lines.index("hung-job.json#+80m  llm-pretrain-2026-11-24-08-00-00-303")
+    assert lines[at + 1].split()[:3] == ["StalledTraining", "evaluated", "IssuesFound"]
+    assert "IssuesFound  no log line from any host for 30" in lines[at + 1]
 
 
 STOPPED = {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "notify", "done"),
@@ -141,8 +157,9 @@ def test_a_rule_in_watch_mode_says_what_it_would_stop_and_stops_nothing(demo):
     assert [r["source"].rsplit("#", 1)[1] for r in found] == ["+80m"]
     assert not [a for r in found for a in r["actions"] if a["kind"] == "stoptraining" and a["outcome"] == "done"]
     assert not [a for r in rows_of(rows, "watch-mode") for a in r["actions"] if a["trigger"].startswith("job:")]
-    assert any(line.split()[1:4] == ["stoptraining", "mistral-ft-watch-2026-11-...", "watched"]
-               and "watch mode: would stop mistral-ft-watch" in line for line in table.splitlines())
+    assert any(line.split()[:4] == ["StalledTraining", "stoptraining", "watched", "watch"]
+               for line in table.splitlines())
+    assert f"watch mode: would stop {job}; nothing was changed" in " ".join(table.split())
 
 
 def test_an_opted_out_job_is_never_stopped_even_when_the_stack_reads_no_tags(tmp_path):
@@ -180,6 +197,38 @@ def test_getting_started_shows_what_make_demo_prints(demo):
     from rule_actions_cli.report import summary
 
     assert summary(demo[0]) in (ROOT / "docs" / "getting-started.md").read_text()
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page):
+    # Given the excerpt of `make demo` a page shows (its lines between "..." elisions)
+    [excerpt] = re.findall(r"```[^\n]*\n(EVENT  JOB\n.*?)```", (ROOT / page).read_text(), re.DOTALL)
+    shown = [line for line in excerpt.splitlines() if line != "..."]
+    # Then its lines are lines of what the demo prints, in its order (message ids and the receiver's port aside)
+    def same(line: str) -> str:
+        return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", UUID.sub("<id>", line))
+
+    printed = iter(same(line) for line in demo[1].splitlines())
+    missing = [line for line in shown if not any(same(line) == other for other in printed)]
+    assert not missing and len(shown) > 10, missing
+
+
+def test_columns_120_make_demo_fits_120_columns_and_cuts_no_reason(demo):
+    # Given what `COLUMNS=120 make demo` prints, and its rows
+    rows, table = demo
+    lines = table.splitlines()
+    # Then no line is wider than 120 characters
+    assert max(map(len, lines)) <= 120 and len(lines) > 100
+    # and every reason the table lists is there whole (wrapped in its column): the monitor rules' findings, each
+    # action's (a row's repeated actions share one line saying so), each problem
+    assert reasons_shown_whole(table, rows) > 80
+    # and the rows that did nothing are counted on one line
+    assert any(line.startswith("not listed (--all lists them): 80 events the stack's rule does not match")
+               for line in lines)
+    # and what the team was sent is there: each message's subject, then its text
+    at = lines.index("  to the team: 32")
+    assert lines[at + 1] == "    [rule-actions] ExplodingTensor issues found in cv-detr-ablation-03"
+    assert lines[at + 2] == "        rule-actions: ExplodingTensor issues found in cv-detr-ablation-03 (InProgress)"
 
 
 def test_a_timeline_without_monitor_rules_says_so(capsys):

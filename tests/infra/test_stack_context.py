@@ -55,7 +55,8 @@ def test_a_value_that_is_not_json_names_the_key():
     ({"reserved_concurrency": True}, "rule_actions_stack.reserved_concurrency: true"),
     ({"log_retention_days": 2}, "rule_actions_stack.log_retention_days: 2 is not a retention CloudWatch Logs allows"),
     ({"powertools_layer": None}, "rule_actions_stack.powertools_layer: removed: Powertools is bundled into the function's code"),
-    ({"stack": "x"}, "rule_actions_stack.stack: unknown key; allowed: stack_name, reserved_concurrency, log_retention_days"),
+    ({"stack": "x"}, 'rule_actions_stack.stack: unknown key; did you mean "stack_name"?'),
+        ({"colour": "x"}, "rule_actions_stack.colour: unknown key; allowed: stack_name, reserved_concurrency, log_retention_days"),
     ([], "rule_actions_stack: must be an object"),
 ])
 def test_invalid_stack_settings_name_the_key_and_what_is_allowed(block, message):

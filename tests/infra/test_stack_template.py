@@ -75,6 +75,7 @@ COUNTS = {
     "AWS::Events::Rule": 1, "AWS::CloudWatch::Alarm": 7,
     "AWS::SNS::Subscription": 0,  # rule-actions.json's notify lists are empty
     "Custom::AWS": 0,  # nor can it send texts: the account's SMS settings are left alone
+    "AWS::CloudWatch::Dashboard": 1,  # tests/infra/test_dashboard.py
 }
 
 
@@ -435,6 +436,7 @@ def test_outputs(template, ids):
         "LedgerTable": ref(ids["table"]),
         "TargetDeadLetterQueueUrl": ref(ids["target_dlq"]),
         "FailedEventsQueueUrl": ref(ids["failed"]),
+        "DashboardName": ref(template.get_resource_id("AWS::CloudWatch::Dashboard")),
     }
     for name, value in expected.items():
         template.has_output(name, {"Value": value})

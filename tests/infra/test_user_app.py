@@ -143,7 +143,7 @@ def test_the_member_construct_forwards_to_the_central_bus_in_a_users_stack(tmp_p
 PHYSICAL_NAMES = {"AWS::Lambda::Function": "FunctionName", "AWS::DynamoDB::Table": "TableName",
                   "AWS::Logs::LogGroup": "LogGroupName", "AWS::CloudWatch::Alarm": "AlarmName",
                   "AWS::KMS::Alias": "AliasName", "AWS::SNS::Topic": "TopicName", "AWS::SQS::Queue": "QueueName",
-                  "AWS::Events::Rule": "Name"}
+                  "AWS::Events::Rule": "Name", "AWS::CloudWatch::Dashboard": "DashboardName"}
 TEXTS = {**CONFIG, "notify": {"sms": ["+14155550100"]}}
 
 
@@ -161,6 +161,7 @@ def test_two_constructs_with_their_own_names_synthesize_side_by_side_without_a_s
     # When the stack synthesizes / Then no physical name is used twice, and the second's names carry its name
     names = physical_names(Template.from_stack(stack))
     assert len(names) == len(set(names)) and "MyTraining-audit-handler" in names and "alias/MyTraining-audit" in names
+    assert {"MyTraining-dashboard", "MyTraining-audit-dashboard"} <= set(names)
     # and cdk-nag finds nothing in either
     assert nag_findings(app, tmp_path) == []
 
@@ -212,7 +213,7 @@ def test_the_file_init_writes_is_accepted_as_the_configuration(tmp_path):
     from rule_actions_cli.files import init
 
     (tmp_path / "project").mkdir()
-    assert init(argparse.Namespace(directory=str(tmp_path / "project"))) == 0
+    assert init(argparse.Namespace(directory=str(tmp_path / "project"), cdk=False)) == 0
     written = json.loads((tmp_path / "project" / "rule-actions.json").read_text())
     assert "stack" in written and "$schema" in written
     # When the construct is given the file's object
@@ -223,3 +224,43 @@ def test_the_file_init_writes_is_accepted_as_the_configuration(tmp_path):
         "LogGroupName": "/aws/lambda/MyTraining-handler", "RetentionInDays": 30})
     with pytest.raises(ConfigError, match=r"config\.stack\.colour: unknown key"):
         RuleActions(stack, "Other", config={**written, "stack": {"colour": "red"}}, name="Other")
+
+
+def test_the_path_of_rule_actions_json_is_the_configuration_its_errors_and_warnings_naming_the_file(tmp_path, capsys):
+    # Given rule-actions.json as `init --cdk` writes it (no addresses yet: valid, but nobody is reached)
+    import argparse
+
+    from rule_actions_cli.files import init
+
+    (tmp_path / "project").mkdir()
+    assert init(argparse.Namespace(directory=str(tmp_path / "project"), cdk=True)) == 0
+    capsys.readouterr()
+    path = tmp_path / "project" / "rule-actions.json"
+    # When the construct is given its path
+    _, stack = user_stack(tmp_path)
+    RuleActions(stack, "TrainingActions", config=str(path))
+    # Then the configuration is the file's, and its warnings are printed once, as one block naming the file
+    err = capsys.readouterr().err
+    assert err.startswith("rule-actions: the configuration is valid, but:\n  - unreachable:")
+    assert f"{path}.notify lists no emails or sms" in " ".join(err.split())
+    # and the stack has the outputs the command reads, named after the construct
+    outputs = Template.from_stack(stack).find_outputs("*")
+    assert {"TrainingActionsFunctionName", "TrainingActionsTopicArn", "TrainingActionsOpsTopicArn"} <= set(outputs)
+    assert outputs["TrainingActionsFunctionName"]["Value"] == ref(
+        stack.get_logical_id(stack.node.find_child("TrainingActions").function.node.default_child))
+    # When the file names an unknown key / Then synthesis stops naming the file, the key and the key meant
+    path.write_text(json.dumps({"rulez": {"*": ["notify"]}}))
+    with pytest.raises(ConfigError, match=rf'{path}\.rulez: unknown key; did you mean "rules"\?'):
+        RuleActions(stack, "Other", config=path, name="Other")
+    # and a file that is not there is named in words
+    with pytest.raises(ConfigError, match=r"missing\.json: cannot be read \(no such file or directory\)$"):
+        RuleActions(stack, "Third", config=tmp_path / "missing.json", name="Third")
+
+
+def test_warn_false_keeps_the_warnings_quiet_and_two_constructs_keep_their_outputs_apart(tmp_path, capsys):
+    _, stack = user_stack(tmp_path)
+    RuleActions(stack, "Alerts", config={"rules": {"*": ["notify"]}}, warn=False)
+    RuleActions(stack, "Audit", config={"rules": {"*": ["notify"]}}, name="Audit", warn=False)
+    assert capsys.readouterr().err == ""
+    outputs = Template.from_stack(stack).find_outputs("*")
+    assert {"AlertsFunctionName", "AuditFunctionName"} <= set(outputs)

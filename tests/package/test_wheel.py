@@ -2,29 +2,22 @@
 venv outside the checkout; a 10-line CDK app of the user's synthesizes from it, and `rule-actions` runs there
 (init, --version, replay of a copied sample). Also: nothing is in the wheel or the function's asset by accident.
 
-One build and one install for the module (uv, from its cache after `make setup`: a few seconds).
+One build and one install for the tier (conftest.py: uv, from its cache after `make setup`: a few seconds).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tomllib
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
-import pytest
+from installing import EVENTS, PACKAGES, ROOT, run, user_env
 
-ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
-# The import packages and where their sources are in the repository.
-PACKAGES = {"rule_actions": ROOT / "lambdas" / "rule_actions", "rule_actions_cdk": ROOT / "rule_actions_cdk",
-            "rule_actions_cli": ROOT / "rule_actions_cli", "rule_actions_sdk": ROOT / "rule_actions_sdk"}
-EVENTS = ROOT / "events"  # shipped as rule_actions_cli/samples
 # What the wheel carries besides the sources: the CDK package's data files and the sample events.
 PACKAGE_DATA = {f"rule_actions_cdk/{name}" for name in PYPROJECT["tool"]["setuptools"]["package-data"]["rule_actions_cdk"]}
 SAMPLES = {f"rule_actions_cli/samples/{path.relative_to(EVENTS).as_posix()}"
@@ -42,50 +35,6 @@ RuleActions(stack, "TrainingActions", config={
 app.synth()
 '''
 SAMPLE = ROOT / "events" / "vanishing-gradient-sdk-actions.json"  # its action_json: StopTraining and an Email
-
-
-def uv() -> str:
-    found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
-    if not found:
-        pytest.fail("uv is not installed: `make setup` installs it into .venv")
-    return found
-
-
-def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"{args}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
-def user_env(home: Path) -> dict[str, str]:
-    """A user's shell: no PYTHONPATH or venv of ours, a cache of their own, fake credentials."""
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "RULE_ACTIONS_CACHE") and not key.startswith("PYTEST")}
-    return {**env, "XDG_CACHE_HOME": str(home / "cache")}
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """The wheel, built (through an sdist, as `uv build` does) from a copy of the sources the distribution names."""
-    source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for folder in (*PACKAGES.values(), EVENTS):
-        shutil.copytree(folder, source / folder.relative_to(ROOT), ignore=shutil.ignore_patterns("__pycache__"))
-    run(uv(), "build", "--quiet", "--out-dir", source / "dist", cwd=source)
-    wheels = list((source / "dist").glob("*.whl"))
-    assert [w.name for w in wheels] == [f"rule_actions-{VERSION}-py3-none-any.whl"]
-    return wheels[0]
-
-
-@pytest.fixture(scope="module")
-def installed(built, tmp_path_factory) -> Path:
-    """A clean venv outside the checkout with the wheel and its `cdk` and `local` extras."""
-    home = tmp_path_factory.mktemp("user")
-    assert ROOT not in home.parents
-    run(uv(), "venv", "--quiet", "--python", sys.executable, home / "venv", cwd=home)
-    run(uv(), "pip", "install", "--quiet", "--python", home / "venv" / "bin" / "python", f"{built}[cdk,local]", cwd=home)
-    return home
 
 
 def test_the_wheel_holds_the_four_packages_and_nothing_else(built):

@@ -21,8 +21,14 @@ SCHEMA = json.loads((ROOT / "schemas" / "config.schema.json").read_text())
 
 
 def run(page: Path, code: str, where: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
-    """Run a snippet as a user would, in an empty directory `where` (a CDK app may write its cloud assembly there)."""
+    """Run a snippet as a user would, in an empty directory `where` (a CDK app may write its cloud assembly there);
+    an app reading rule-actions.json finds it as `rule-actions init` writes it (tests/package/ runs the README's
+    commands around it)."""
     monkeypatch.chdir(where)
+    if '"rule-actions.json"' in code:
+        from rule_actions_cli.main import main
+
+        assert main(["init"]) == 0
     scope: dict = {}
     exec(compile(code, str(page), "exec"), scope)
     return scope
@@ -100,3 +106,32 @@ def test_the_rule_table_lists_every_monitor_rule_with_its_families_the_phases_it
         assert rows[name][2] == ", ".join(f"`{phase}`" for phase in rule.phases), name
         missing = [p.key for p in params_of(rule) if p.key != "mode" and f"`{p.key}`" not in rows[name][4]]
         assert not missing, f"{name}: {missing}"
+
+
+def test_the_home_page_opens_with_the_flow_picture_then_the_two_commands():
+    # Given the home page's first lines after its title
+    lines = [line for line in (DOCS / "index.md").read_text().splitlines()[1:] if line.strip()]
+    # Then it opens with the picture of the flow, a static SVG of the docs, then the two commands
+    assert re.fullmatch(r"!\[[^\]]{40,}\]\(flow\.svg\)", lines[0]), lines[0]
+    block = lines.index("```sh")
+    assert [line.split("#")[0].strip() for line in lines[block + 1:block + 3]] == ["make demo", "make test"]
+
+
+def test_the_flow_picture_renders_without_any_other_file_or_network():
+    # Given the SVG the home page shows
+    from xml.etree import ElementTree
+
+    text = (DOCS / "flow.svg").read_text()
+    root = ElementTree.fromstring(text)
+    svg = "{http://www.w3.org/2000/svg}"
+    # Then it is a picture with its own title and description, that loads nothing: no URL but its namespace, no
+    # image, script, font or stylesheet of elsewhere
+    assert root.tag == f"{svg}svg" and root.find(f"{svg}title").text and len(root.find(f"{svg}desc").text) > 100
+    assert re.findall(r"https?://[^\"' )]+", text) == ["http://www.w3.org/2000/svg"]
+    assert not [e for e in root.iter() if e.tag in (f"{svg}image", f"{svg}script", f"{svg}foreignObject")]
+    assert "@import" not in text and "url(http" not in text
+    # and it names what the flow is made of
+    words = " ".join("".join(t.itertext()) for t in root.iter(f"{svg}text"))
+    for part in ("SageMaker jobs", "EventBridge rule", "Lambda function", "DynamoDB ledger", "Stop the job",
+                 "Signed webhooks", "Evaluator"):
+        assert part in words, part

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 from importlib import metadata
+from pathlib import Path
 
 import jsonschema
 import pytest
 
 from rule_actions.config import Config
+from rule_actions_cdk.app import feature_flags
 from rule_actions_cdk.settings import StackSettings, file_schema, split_file
-from rule_actions_cli.files import SCHEMA_FILE
+from rule_actions_cli.files import APP, SCHEMA_FILE, STACK
 from rule_actions_cli.main import main
+
+EVENTS = Path(__file__).resolve().parents[2] / "events"
 
 
 def test_init_writes_a_valid_file_whose_schema_line_names_the_schema_beside_it(tmp_path, capsys):
@@ -36,6 +40,45 @@ def test_init_overwrites_nothing(tmp_path, capsys):
     assert "rule-actions.json already exist" in capsys.readouterr().err
     assert (tmp_path / "rule-actions.json").read_text() == '{"rules": {}}'
     assert not (tmp_path / SCHEMA_FILE).exists()
+
+
+def test_init_cdk_writes_an_app_reading_the_file_and_cdk_json_running_it(tmp_path, capsys):
+    # When init --cdk runs in an empty directory
+    assert main(["init", "--cdk", "--directory", str(tmp_path)]) == 0
+    # Then it writes the configuration (its stack named as the app's), its schema, the app and cdk.json
+    assert {p.name for p in tmp_path.iterdir()} == {"rule-actions.json", SCHEMA_FILE, "app.py", "cdk.json"}
+    data = json.loads((tmp_path / "rule-actions.json").read_text())
+    assert data["stack"] == {"stack_name": STACK}
+    app = (tmp_path / "app.py").read_text()
+    assert app == APP and f'Stack(app, "{STACK}")' in app and 'config="rule-actions.json"' in app
+    compile(app, "app.py", "exec")
+    # and cdk.json runs the app through the runner, with the feature flags the construct is tested with
+    cdk = json.loads((tmp_path / "cdk.json").read_text())
+    assert cdk == {"app": "python3 -m rule_actions_cdk app.py", "context": feature_flags()}
+    assert "npx cdk synth" in capsys.readouterr().out
+    # and a second run overwrites nothing
+    assert main(["init", "--cdk", "--directory", str(tmp_path)]) == 2
+    assert "already exist" in capsys.readouterr().err
+
+
+def test_init_cdk_beside_an_app_of_the_users_writes_nothing(tmp_path, capsys):
+    (tmp_path / "app.py").write_text("# mine\n")
+    assert main(["init", "--cdk", "--directory", str(tmp_path)]) == 2
+    assert "app.py already exist" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["app.py"] and (tmp_path / "app.py").read_text() == "# mine\n"
+
+
+def test_samples_writes_the_shipped_events_and_timelines_once(tmp_path, capsys):
+    # When samples writes into a new directory
+    target = tmp_path / "events"
+    assert main(["samples", "--directory", str(target)]) == 0
+    # Then it holds the samples as the repository's events/ does, and says how to replay them
+    assert (target / "timelines" / "hung-job.json").read_text() == (EVENTS / "timelines" / "hung-job.json").read_text()
+    assert len(list(target.rglob("*.json"))) == len(list(EVENTS.glob("*.json"))) + len(list(EVENTS.glob("*/*.json")))
+    assert f"next: rule-actions replay {target}/ {target / 'timelines'}/" in capsys.readouterr().out
+    # and a second run overwrites nothing
+    assert main(["samples", "--directory", str(target)]) == 2
+    assert "already exists and is not an empty directory" in capsys.readouterr().err
 
 
 def test_schema_prints_or_writes_the_generated_schema(tmp_path, capsys):

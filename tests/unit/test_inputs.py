@@ -74,3 +74,34 @@ def test_an_event_file_at_the_bound_is_read(tmp_path, monkeypatch):
 @pytest.mark.parametrize("size", [10_000_000])
 def test_the_bound_is_ten_megabytes(size):
     assert inputs.MAX_EVENT_FILE_BYTES == size
+
+
+def test_a_csv_given_as_events_is_told_what_an_event_looks_like(tmp_path):
+    # Given a CSV export where events are expected
+    (tmp_path / "jobs.csv").write_text("TrainingJobName,TrainingJobStatus\njob-1,Failed\n")
+    # When it is loaded / Then the one error line names the file, says it is not JSON and shows an event's shape
+    _, [error] = inputs.load([str(tmp_path / "jobs.csv")])
+    assert error.startswith(f"{tmp_path / 'jobs.csv'}: not JSON (Expecting value: line 1 column 1 (char 0)): an "
+                            "event is the JSON object EventBridge delivers")
+    assert '"detail-type": "SageMaker Training Job State Change"' in error and "\n" not in error
+
+
+@pytest.mark.parametrize("command", [["replay", "--config", "{missing}", "{event}"],
+                                     ["replay", "--secrets", "{missing}", "{event}"],
+                                     ["template", "--config", "{missing}", "--out", "{out}"],
+                                     ["test-notify", "--config", "{missing}"]])
+def test_a_missing_file_is_named_in_words_without_errno_text(tmp_path, capsys, command):
+    # Given a configuration or secrets file that does not exist
+    (tmp_path / "event.json").write_text(json.dumps(EVENT))
+    names = {"missing": str(tmp_path / "missing.json"), "event": str(tmp_path / "event.json"), "out": str(tmp_path / "t")}
+    # When a command is given it / Then one line names it and says what is wrong, without Python's errno text
+    assert main([part.format(**names) for part in command]) == 2
+    err = capsys.readouterr().err
+    assert err == f"rule-actions: {tmp_path / 'missing.json'}: cannot be read (no such file or directory)\n"
+
+
+def test_an_unreadable_configuration_says_so_in_words(tmp_path, capsys):
+    config = tmp_path / "rule-actions.json"
+    config.write_bytes(b"\xff\xfe{}")
+    assert main(["replay", "--config", str(config), str(tmp_path)]) == 2
+    assert f"{config}: cannot be read (not UTF-8 text)" in capsys.readouterr().err

@@ -517,6 +517,8 @@ def test_the_opt_out_is_honoured_whatever_job_tags_says():
      'tag rule-actions:StalledTraining:parameters.threshold: "999999'),
     ({"rule-actions:opt-out": "maybe"}, 'tag rule-actions:opt-out: "maybe" is not true or false'),
     ({"rule-actions:Overfit:parameters": "patience=2"}, "which no configuration or tag rule-actions:Overfit applies"),
+    # a key SageMaker could not have given (found by the fuzz test): quoted, so the problem stays one line
+    ({"rule-actions:\nX\u202e": "stop"}, 'tag "rule-actions:\\nX\\u202e": "\\nX\\u202e" is not a rule rule-actions evaluates'),
 ])
 def test_a_tag_that_cannot_be_used_is_a_problem_naming_it_and_the_rest_goes_on(tags, problem):
     applied, problems = rules_of(job(tags=tags), STACK_WIDE, RULES)

@@ -24,7 +24,7 @@ from rule_actions.contract import Outcome
 from rule_actions.fields import Custom, Flag, Texts, anchored, strings
 from rule_actions.kinds.base import Kind
 from rule_actions.records import Action, Done, Invalid, NothingDone
-from rule_actions.text import quoted
+from rule_actions.text import quoted, unknown
 
 # Everything the SDK's `^[a-z0-9]+[@]\w+[.]\w{2,3}$` accepts in ASCII, plus ordinary addresses (dotted local
 # parts, sub-domains, long top-level domains). Non-ASCII is refused: SNS cannot deliver to it.
@@ -58,8 +58,12 @@ TEAM_KEYS = {"emails": "email", "sms": "sms"}
 def _team(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if value is None:
         return (), ()
-    if not isinstance(value, Mapping) or set(value) - set(TEAM_KEYS):
+    if not isinstance(value, Mapping):
         errors.append(f"{where}: {quoted(value)} must be an object with the keys emails, sms")
+        return (), ()
+    strays = [f"{where}.{key}: {unknown(key, TEAM_KEYS)}" for key in value if key not in TEAM_KEYS]
+    if strays:
+        errors += strays
         return (), ()
     found: dict[str, tuple[str, ...]] = {}
     for key, kind in TEAM_KEYS.items():

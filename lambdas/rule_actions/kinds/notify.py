@@ -24,7 +24,7 @@ from rule_actions.kinds.base import Kind
 from rule_actions.kinds.endpoint import TEAM as TEAM_FIELD
 from rule_actions.kinds.endpoint import TEAM_KEYS, allowed
 from rule_actions.records import Action, Done, Place, TeamAudience
-from rule_actions.text import quoted
+from rule_actions.text import quoted, unknown
 
 CHAT = "chat"
 # Chat channel ids as Amazon Q Developer in chat applications (CloudFormation) accepts them.
@@ -45,8 +45,12 @@ def _chat(value: Any, where: str, errors: list[str]) -> tuple[ChatChannel, ...]:
     """`chat`: {"slack": [{workspace_id, channel_id}], "teams": [{tenant_id, team_id, channel_id}]}."""
     if value is None:
         return ()
-    if not isinstance(value, Mapping) or set(value) - set(CHAT_KEYS):
+    if not isinstance(value, Mapping):
         errors.append(f"{where}: {quoted(value)} must be an object with the keys {', '.join(CHAT_KEYS)}")
+        return ()
+    strays = [f"{where}.{key}: {unknown(key, CHAT_KEYS)}" for key in value if key not in CHAT_KEYS]
+    if strays:
+        errors += strays
         return ()
     found: list[ChatChannel] = []
     for platform, keys in _CHAT_RE.items():

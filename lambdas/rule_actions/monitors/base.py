@@ -42,7 +42,7 @@ from rule_actions.contract import (
 from rule_actions.fields import anchored
 from rule_actions.monitors.instances import counts
 from rule_actions.records import Heartbeat, MetricQuery, Span, Trial, Unread
-from rule_actions.text import quoted
+from rule_actions.text import quoted, unknown
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
 # The other families' instance metrics (dimension Host: <job>/algo-<n> for processing, <job>/<instance-id> for
@@ -66,6 +66,7 @@ TAG_PREFIX = "rule-actions:"
 PARAMETERS_SUFFIX = ":parameters"
 OPT_OUT = "opt-out"
 TAG_VALUE_MAX = 256  # SageMaker's limit on a tag value
+TAG_KEY_MAX = 128  # and on a tag key
 # SageMaker's tag value characters: letters, separators, digits and _ . : / = + - @ (no quotes, brackets or commas:
 # a tag cannot hold JSON, so the actions are written `stoptraining email=a@example.com`).
 TAG_VALUE_RE = re.compile(r"[\w .:/=+\-@]*")
@@ -427,7 +428,7 @@ def parameters(rule: Monitor, given: Mapping[str, Any], where: str, base: Mappin
     for key, value in given.items():
         param = known.get(key)
         if param is None:
-            errors.append(f"{where}.{key}: unknown parameter of {rule.name}; allowed: {', '.join(known) or 'none'}")
+            errors.append(f"{where}.{key}: {unknown(key, known, f'parameter of {rule.name}', 'docs/triggers.md')}")
             continue
         read, problem = param.read(value, from_tag)
         if problem:
@@ -739,8 +740,9 @@ def rules_of(job: Job, settings: Settings, monitors: Mapping[str, Monitor]) -> t
         name = key[len(TAG_PREFIX):]
         target = overrides if name.endswith(PARAMETERS_SUFFIX) else tagged
         name = name.removesuffix(PARAMETERS_SUFFIX)
-        if name not in monitors:
-            problems.append(f"tag {key}: {quoted(name)} {refusal(name)}; the job's other rules go on")
+        if name not in monitors:  # the key as SageMaker allows it, else quoted (it may hold any character)
+            shown = key if len(key) <= TAG_KEY_MAX and TAG_VALUE_RE.fullmatch(key) else quoted(key)
+            problems.append(f"tag {shown}: {quoted(name)} {refusal(name)}; the job's other rules go on")
             continue
         if job.family not in monitors[name].families:
             nouns = " and ".join(f"{FAMILY_NOUNS[f]}s" for f in monitors[name].families)
@@ -798,7 +800,7 @@ def read_settings(value: Any, where: str, errors: list[str], monitors: Mapping[s
         errors.append(f"{where}: {quoted(value)} must be null (no evaluation) or an object with the keys "
                       f"{', '.join(KEYS)}")
         return None
-    found = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in value if key not in KEYS]
+    found = [f"{where}.{key}: {unknown(key, KEYS)}" for key in value if key not in KEYS]
     rules = _read_rules(value.get("rules", {}), f"{where}.rules", monitors, found)
     every = _whole(value.get("every_minutes", 5), f"{where}.every_minutes", EVERY_MINUTES, "minutes", found)
     shards = _whole(value.get("shards", 1), f"{where}.shards", SHARDS, "shards", found)

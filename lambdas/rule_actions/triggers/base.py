@@ -11,6 +11,8 @@
     watched                why a trigger only watches (its actions that act on jobs are reported, not carried out)
     words, facts           its message (subject, body, text, links) and what payloads say of it
     clauses                its EventBridge detail clauses for a job family's events (none: it never triggers there)
+    metric_values          every value its triggers' `Triggers` metric dimension can take (the stack's dashboard
+                           and `rule-actions report` read each)
     places                 where its actions are declared (the kinds declared there act on the families it fires on)
     capabilities           what it needs of the job families (describe...), which they grant
 
@@ -85,6 +87,11 @@ class TriggerFamily:
 
     def clauses(self, config: Configured, family: JobFamily) -> list[dict[str, Any]]:
         return []
+
+    def metric_values(self, outcomes: Sequence[str]) -> tuple[str, ...]:
+        """Every value of its triggers' `metric` (a bounded vocabulary), `outcomes` being every job outcome of the
+        job families."""
+        return ()
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:
         return frozenset()

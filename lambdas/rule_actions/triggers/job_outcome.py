@@ -86,6 +86,9 @@ class JobOutcomes(TriggerFamily):
     record = JobOutcome
     places = frozenset({Place.JOB_OUTCOMES})
 
+    def metric_values(self, outcomes):
+        return tuple(JobOutcome(outcome=outcome).metric for outcome in outcomes)
+
     def observe(self, event):
         family = event.family
         if family is None:

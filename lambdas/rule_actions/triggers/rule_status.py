@@ -188,6 +188,9 @@ class RuleStatuses(TriggerFamily):
     fields = (RULES, HONOR_ACTION_JSON, NOTIFY_ON_RULE_ERROR)
     places = frozenset({Place.ACTION_JSON, Place.RULES})
 
+    def metric_values(self, outcomes):
+        return tuple(RuleStatus("", "", status).metric for status in (ISSUES_FOUND, RULE_ERROR))
+
     def observe(self, event):
         if event.family is None:
             return [], []

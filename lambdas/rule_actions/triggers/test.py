@@ -48,6 +48,9 @@ class TestNotification(Trigger):
 class TestNotifications(TriggerFamily):
     type = TestNotification.TYPE
     record = TestNotification
+
+    def metric_values(self, outcomes):
+        return (TestNotification("").metric,)
     __test__ = False
 
     def request(self, raw, region, config):

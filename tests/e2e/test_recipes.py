@@ -1,0 +1,142 @@
+"""docs/recipes.md: each recipe's configuration, taken from the page as printed, replays the samples its replay line
+names (as `rule-actions samples` writes them) and does what the recipe promises. Where a sample job's own tags
+attach the rule too, the same timeline without them is replayed beside it: the recipe's configuration alone must
+keep the promise."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rule_actions_cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "recipes.md"
+
+
+def sections() -> dict[str, str]:
+    parts = re.split(r"^## ", PAGE.read_text(), flags=re.MULTILINE)[1:]
+    return {part.split("\n", 1)[0]: part for part in parts}
+
+
+def recipe(title: str) -> tuple[dict, list[str]]:
+    """The recipe's configuration (its first json block) and the sample paths of its replay line."""
+    text = sections()[title]
+    config = json.loads(re.search(r"```json\n(.*?)```", text, re.DOTALL).group(1))
+    [line] = [line for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
+              for line in block.replace("\\\n", " ").splitlines() if line.startswith("rule-actions replay ")]
+    return config, [arg for arg in shlex.split(line)[2:] if not arg.startswith("--")]
+
+
+def untagged(path: Path, folder: Path) -> Path:
+    """A copy of a timeline whose jobs carry no rule-actions tag (only the configuration can act on them), named
+    `u-<name>` (a job of its own in the embedded account the samples share)."""
+    data = json.loads(path.read_text())
+    for job in data["jobs"]:
+        job["name"] = f"u-{job['name']}"
+        job["tags"] = {k: v for k, v in (job.get("tags") or {}).items() if not k.startswith("rule-actions:")}
+    copy = folder / f"untagged-{path.name}"
+    copy.write_text(json.dumps(data))
+    return copy
+
+
+def replay(title: str, tmp_path: Path, capsys, strip: bool = False) -> list[dict]:
+    """The recipe's rows: its samples (each path as the page prints it, under the repository's events/, which is
+    what `rule-actions samples` writes) and, with `strip`, their untagged copies."""
+    config, samples = recipe(title)
+    (tmp_path / "rule-actions.json").write_text(json.dumps(config))
+    paths = [ROOT / sample for sample in samples]
+    assert all(path.is_file() for path in paths), samples
+    paths += [untagged(path, tmp_path) for path in paths] if strip else []
+    assert main(["replay", "--json", "--config", str(tmp_path / "rule-actions.json"), *map(str, paths)]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def file_of(row: dict) -> str:
+    return row["source"].rsplit("/", 1)[1].split("#")[0]
+
+
+def acted(rows: list[dict], name: str) -> list[tuple[str, str, str, str]]:
+    """(source file, trigger, action, outcome) of every action on the rows of the sample files named `name`..."""
+    return [(file_of(r), a["trigger"], f"{a['kind']} {a['target']}", a["outcome"])
+            for r in rows if file_of(r).startswith(name) for a in r["actions"]]
+
+
+def test_the_page_is_the_recipes_the_issue_asks_for_each_ending_with_a_deploy():
+    titles = list(sections())
+    assert titles == ["Trying and deploying a recipe", "Stop a hung job and tell Slack",
+                      "Tell the team once when a job fails or times out", "Stop idle GPUs",
+                      "Watch a rule before it may stop", "One stack for an organization"]
+    for title in titles[1:]:
+        text = sections()[title]
+        assert "**Deploy it**" in text and "make " not in text, title  # the pip-installed package, not a checkout
+
+
+def test_stop_a_hung_job_and_tell_slack(tmp_path, capsys):
+    rows = replay("Stop a hung job and tell Slack", tmp_path, capsys, strip=True)
+    for sample, job in (("hung-job.json", "llm-pretrain-2026-11-24-08-00-00-303"),
+                        ("untagged-hung-job.json", "u-llm-pretrain-2026-11-24-08-00-00-303")):
+        # the run at minute 80 stops the job and tells the team and the Slack channel, once
+        assert acted(rows, sample) == [(sample, "StalledTraining", f"stoptraining {job}", "done"),
+                                       (sample, "StalledTraining", "notify team", "done"),
+                                       (sample, "StalledTraining", "notify chat", "done")]
+        [found] = [r for r in rows if file_of(r) == sample and r["source"].endswith("#+80m")]
+        assert [v["verdict"] for v in found["rules"]] == ["IssuesFound"]
+
+
+def test_tell_the_team_once_when_a_job_fails_or_times_out(tmp_path, capsys):
+    rows = replay("Tell the team once when a job fails or times out", tmp_path, capsys)
+    failed = acted(rows, "lifecycle-failed-algorithm-error")
+    timed_out = acted(rows, "lifecycle-max-runtime-exceeded")
+    # one message per job, every later delivery a duplicate, nothing stopped
+    assert Counter(outcome for *_, outcome in failed) == Counter({"done": 1, "duplicate": 2})
+    assert {(trigger, action) for _, trigger, action, _ in failed} == {("job:Failed", "notify team")}
+    assert Counter(outcome for *_, outcome in timed_out) == Counter({"done": 1, "duplicate": 3})
+    assert {(trigger, action) for _, trigger, action, _ in timed_out} == {("job:MaxRuntimeExceeded", "notify team")}
+
+
+def test_stop_idle_gpus_and_leave_the_healthy_jobs_alone(tmp_path, capsys):
+    rows = replay("Stop idle GPUs", tmp_path, capsys)
+    assert acted(rows, "idle-gpu-job") == [
+        ("idle-gpu-job.json", "LowGPUUtilization", "stoptraining resnet152-idle-2026-11-24-08-00-00-202", "done"),
+        ("idle-gpu-job.json", "LowGPUUtilization", "notify team", "done")]
+    # the healthy jobs, judged at every run, are never stopped nor reported
+    assert not acted(rows, "healthy-") and not [r for r in rows if "healthy-" in r["source"]]
+
+
+def test_watch_a_rule_before_it_may_stop(tmp_path, capsys):
+    rows = replay("Watch a rule before it may stop", tmp_path, capsys, strip=True)
+    for sample, job in (("watch-mode.json", "mistral-ft-watch-2026-11-24-08-00-00-404"),
+                        ("untagged-watch-mode.json", "u-mistral-ft-watch-2026-11-24-08-00-00-404")):
+        # the stop is said, not made, and the team is told once
+        assert acted(rows, sample) == [(sample, "StalledTraining", f"stoptraining {job}", "watched"),
+                                       (sample, "StalledTraining", "notify team", "done")]
+        [stop] = [a for r in rows if file_of(r) == sample for a in r["actions"] if a["kind"] == "stoptraining"]
+        assert stop["reason"] == f"watch mode: would stop {job}; nothing was changed"
+
+
+def test_one_stack_for_an_organization(tmp_path, capsys):
+    rows = replay("One stack for an organization", tmp_path, capsys)
+    done = {(r.get("account_alias"), a["trigger"], a["kind"]) for r in rows for a in r["actions"] if a["outcome"] == "done"}
+    # each team's job acted on in its own account, under its alias
+    assert ("team-a-prod", "LossNotDecreasing", "stoptraining") in done
+    assert ("team-b-dev", "job:Failed", "notify") in done
+    # and the account the configuration does not list reaches nothing
+    [refused] = [r for r in rows if "unknown-account" in r["source"]]
+    assert not refused["matched"] and not refused["actions"] and "777788889999" in refused["ignored"]
+
+
+@pytest.mark.parametrize("title", list(sections())[1:])
+def test_each_recipe_is_valid_and_names_only_shipped_samples(title):
+    from rule_actions.config import Config
+
+    config, samples = recipe(title)
+    Config.from_dict(config)  # a recipe is a valid configuration, as printed
+    assert samples and all(sample.startswith("events/") for sample in samples)
+    shipped = {p.relative_to(ROOT).as_posix() for pattern in ("*.json", "*/*.json") for p in (ROOT / "events").glob(pattern)}
+    assert set(samples) <= {f"events/{p.split('/', 1)[1]}" for p in shipped}  # what `rule-actions samples` writes

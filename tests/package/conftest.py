@@ -1,0 +1,33 @@
+"""The tier's shared set-up: the wheel built once from the sources through an sdist, and a clean venv outside the
+checkout with it and its `cdk` and `local` extras, for every test of the tier."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from installing import EVENTS, PACKAGES, ROOT, VERSION, install, run, uv
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    """The wheel, built (through an sdist, as `uv build` does) from a copy of the sources the distribution names."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in (*PACKAGES.values(), EVENTS):
+        shutil.copytree(folder, source / folder.relative_to(ROOT), ignore=shutil.ignore_patterns("__pycache__"))
+    run(uv(), "build", "--quiet", "--out-dir", source / "dist", cwd=source)
+    wheels = list((source / "dist").glob("*.whl"))
+    assert [w.name for w in wheels] == [f"rule_actions-{VERSION}-py3-none-any.whl"]
+    return wheels[0]
+
+
+@pytest.fixture(scope="session")
+def installed(built, tmp_path_factory) -> Path:
+    """A clean venv outside the checkout with the wheel and its `cdk` and `local` extras."""
+    home = tmp_path_factory.mktemp("user")
+    assert ROOT not in home.parents
+    install(built, home / "venv", home)
+    return home
