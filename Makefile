@@ -85,8 +85,11 @@ demo-families: $(DEMO_STAMP)
 lint: setup
 	$(VENV)/bin/ruff check --quiet .
 
+# pytest on every core (pytest-xdist), each test module on one worker (its synthesized stack or deployed account is
+# built once); PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= auto
 test: setup lint synth lint-template docs
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope
 
 # The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not
 # --quiet: it hides the warnings --strict counts, and the build passes. No banner about MkDocs 2.0 either.

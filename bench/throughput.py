@@ -10,14 +10,27 @@ done records kept in the execution environment, rule_actions.effects.ledger.LOCA
 fresh embedded account, each checked for exactly-once. Then a smaller set runs under cProfile to show where the
 time goes: the function's own code (rule_actions + Powertools), botocore's client side, moto answering the calls,
 and the replay loop itself.
+
+End to end, what a user waits for: `rule-actions replay --config examples/demo-config.json` over the same 10,000
+events (JSON lists of 2,000 events, under the command's 10 MB a file), the command as typed, from its start to its
+exit (the stack's synthesis is cached by an earlier run; the embedded account deployed, the events replayed, the
+table printed), wall and CPU time; and the same command over one event, which is its start-up. The target applies
+here: the loop alone leaves out what the command does before and around it.
 """
 
 from __future__ import annotations
 
 import cProfile
+import json
 import pstats
+import re
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from bench import generator
@@ -35,6 +48,7 @@ from bench.common import (
 
 N_EVENTS, N_JOBS = 10_000, 500
 PROFILE_EVENTS, PROFILE_JOBS = 2_000, 100
+EVENTS_PER_FILE = 2_000  # about 4 MB of JSON: `rule-actions replay` refuses a file over 10 MB
 TARGET_EVENTS_PER_SECOND = 200
 GOAL_MATCHED_PER_SECOND = 200
 
@@ -79,6 +93,36 @@ def replay(harness: Harness, events: list[tuple[str, Any]]) -> dict[str, Any]:
         "exactly_once": all(n == 1 for n in done_keys.values()),
         "done_actions": sum(done_keys.values()),
     }
+
+
+def command(events: list[tuple[str, Any]], config: Path = DEMO_CONFIG) -> dict[str, Any]:
+    """`rule-actions replay --config CONFIG FILE...` over `events` (JSON lists of EVENTS_PER_FILE events), as a user
+    types it: wall and CPU seconds from start to exit, and the events its summary line counts."""
+    script = Path(sys.executable).with_name("rule-actions")
+    with tempfile.TemporaryDirectory(prefix="replay-") as folder:
+        paths = []
+        for first in range(0, len(events), EVENTS_PER_FILE):
+            paths.append(Path(folder) / f"events-{first // EVENTS_PER_FILE:03d}.json")
+            paths[-1].write_text(json.dumps([event for _, event in events[first:first + EVENTS_PER_FILE]]))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run([str(script), "replay", "--config", str(config), *map(str, paths)],
+                              capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    counted = re.search(r"^(\d+) events?, (\d+) matched", done.stdout, re.MULTILINE)
+    return {"events": int(counted.group(1)) if counted else 0, "matched": int(counted.group(2)) if counted else 0,
+            "seconds": wall, "cpu_seconds": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
+
+
+def end_to_end(events: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The command over one event (its start-up), then over `events`; events per second of each."""
+    startup = command(events[:1])
+    whole = command(events)
+    per_event = whole["seconds"] - startup["seconds"]
+    return {"startup": startup, "whole": whole,
+            "events_per_second": whole["events"] / whole["seconds"] if whole["seconds"] else float("inf"),
+            "after_startup_per_second": (whole["events"] - 1) / per_event if per_event > 0 else float("inf")}
 
 
 def _cumulative(stats: pstats.Stats, path_part: str, function: str) -> float:
@@ -132,6 +176,8 @@ def run() -> list[str]:
     without, _ = replay_with(False, events, assembly, stack)
     stats, shares = replay_with(True, events, assembly, stack, profiled)
     adopted = stats if LOCAL_CACHE else without
+    typed = end_to_end(events)
+    whole, startup = typed["whole"], typed["startup"]
 
     def matched_rate(run: dict[str, Any]) -> float:
         return run["matched"] / run["matched_seconds"] if run["matched_seconds"] else float("inf")
@@ -149,8 +195,13 @@ def run() -> list[str]:
         f"ledger local cache {'on' if LOCAL_CACHE else 'off'} (adopted)",
         f"matched events: {adopted['matched']} in {adopted['matched_seconds']:.1f} s of handler time = "
         f"{matched_rate(adopted):.0f}/s   goal >= {GOAL_MATCHED_PER_SECOND}",
-        f"all events:     {adopted['events_per_second']:.0f} events/s over the whole loop ({adopted['seconds']:.1f} s)   "
-        f"target >= {TARGET_EVENTS_PER_SECOND}",
+        f"all events:     {adopted['events_per_second']:.0f} events/s over the whole loop ({adopted['seconds']:.1f} s)",
+        f"end to end, as a user waits for it: `rule-actions replay --config {DEMO_CONFIG.name}` over {whole['events']:,} "
+        f"events ({whole['matched']} matched): {whole['seconds']:.1f} s ({whole['cpu_seconds']:.1f} s of CPU) = "
+        f"{typed['events_per_second']:.0f} events/s   target >= {TARGET_EVENTS_PER_SECOND}",
+        f"  of which start-up (the same command over 1 event: imports, the cached synthesis read, the embedded "
+        f"account deployed, the report): {startup['seconds']:.1f} s ({startup['cpu_seconds']:.1f} s of CPU); after "
+        f"it {typed['after_startup_per_second']:.0f} events/s",
         f"the ledger's local cache, same events on a fresh account each: off {matched_rate(without):.0f} matched/s "
         f"({without['events_per_second']:.0f} events/s), on {matched_rate(stats):.0f} matched/s "
         f"({stats['events_per_second']:.0f} events/s): {ratio_text(matched_rate(stats), matched_rate(without))} on "
@@ -172,8 +223,9 @@ def run() -> list[str]:
     verdicts = [
         verdict(matched_rate(adopted) >= GOAL_MATCHED_PER_SECOND,
                 f"{matched_rate(adopted):.0f} matched events/s (goal >= {GOAL_MATCHED_PER_SECOND})"),
-        verdict(adopted["events_per_second"] >= TARGET_EVENTS_PER_SECOND,
-                f"{adopted['events_per_second']:.0f} events/s over all events (target >= {TARGET_EVENTS_PER_SECOND})"),
+        verdict(typed["events_per_second"] >= TARGET_EVENTS_PER_SECOND,
+                f"{typed['events_per_second']:.0f} events/s end to end, `rule-actions replay` over {whole['events']:,} "
+                f"events (target >= {TARGET_EVENTS_PER_SECOND})"),
         verdict(same, "exactly once with and without the ledger's local cache, the same outcomes"),
     ]
     print(block(f"[4] Replay throughput: {N_EVENTS:,} events, {N_JOBS} jobs, embedded account", lines + verdicts))

@@ -13,16 +13,27 @@ ran), copied at synth from the installed distributions: no Docker, no network, n
 into the cloud assembly like any directory (not CDK bundling, which prints "Bundling asset ..." on every synth for
 a copy that needs no container).
 
-Only pure-Python distributions are bundled (the function runs on arm64 and another Python minor version than
-this machine); a distribution with compiled code stops synth with a message naming it. Files outside the
-distribution's own packages (console scripts) and bytecode caches are left out: the source is the same for every
-Python version, a .pyc is not.
+Only pure-Python distributions are bundled (the function runs on arm64, perhaps with another Python minor version
+than this machine); a distribution with compiled code stops synth with a message naming it. Files outside the
+distribution's own packages (console scripts) and the installed bytecode caches are left out.
+
+Bytecode: in Lambda /var/task is read-only, so a module without its .pyc is compiled at every cold start (about a
+third of the handler's import). When the synthesizing interpreter is the function's runtime version (settings.py:
+the runtime follows it where Lambda offers it), the asset ships the bytecode this interpreter compiles, beside the
+sources: `compileall --invalidation-mode unchecked-hash` (the CDK CLI dates every file of the asset's zip
+1980-01-01, so a .pyc checked against its source's timestamp would be found stale and compiled again; an unchecked
+hash-based .pyc is used as it is), compiled in a fresh interpreter with PYTHONHASHSEED=0 and the paths named as in
+/var/task, so that the same sources give the same bytes (the asset's hash, hence the template, stays put). Another
+version cannot read it: then only the sources ship.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable
 from importlib import metadata
@@ -42,6 +53,7 @@ RUNTIME_PROVIDES = "boto3"  # the Lambda Python runtimes ship boto3 with its dep
 COMPILED_SUFFIXES = (".so", ".pyd", ".dylib")
 LICENSE_NAMES = ("LICENSE", "LICENCE", "NOTICE", "COPYING", "AUTHORS")
 MODULES_FILE = Path(__file__).resolve().with_name("bundled-modules.txt")
+TASK_ROOT = "/var/task"  # where Lambda unzips the code: the source paths the bytecode names (tracebacks)
 
 
 def shipped_modules() -> set[str]:
@@ -105,9 +117,24 @@ def _files(dist: metadata.Distribution, only: set[str] | None) -> Iterable[tuple
         yield file.as_posix(), Path(str(dist.locate_file(file)))
 
 
-def write(output_dir: str | Path, python_version: str, only_imported: bool = True) -> list[str]:
+def compiles_for(python_version: str) -> bool:
+    """Whether this interpreter's bytecode is the function's: the same Python minor version."""
+    return python_version == f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def compile_bytecode(folder: Path) -> None:
+    """Every source under `folder` compiled beside it (__pycache__), as unchecked hash-based .pyc files named for
+    /var/task, reproducibly (see the module's doc)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "1", "--invalidation-mode", "unchecked-hash",
+                    "-d", TASK_ROOT, str(folder)], check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+                   stdout=subprocess.DEVNULL)
+
+
+def write(output_dir: str | Path, python_version: str, only_imported: bool = True,
+          bytecode: bool | None = None) -> list[str]:
     """Fill `output_dir` with the function's code; returns the bundled distributions as 'name==version'.
-    `only_imported=False`: the distributions whole (to measure what leaving the rest out saves)."""
+    `only_imported=False`: the distributions whole (to measure what leaving the rest out saves). `bytecode`: with
+    this interpreter's bytecode (by default when it is the function's Python version, `compiles_for`)."""
     out = Path(output_dir)
     shutil.copytree(FUNCTION, out / FUNCTION.name, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -119,6 +146,8 @@ def write(output_dir: str | Path, python_version: str, only_imported: bool = Tru
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
         pins.append(f"{dist.metadata['Name']}=={dist.version}")
+    if compiles_for(python_version) if bytecode is None else bytecode:
+        compile_bytecode(out)
     return pins
 
 

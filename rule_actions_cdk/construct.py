@@ -89,6 +89,7 @@ from rule_actions_cdk.chat import ChatChannels
 from rule_actions_cdk.dashboard import SavingsDashboard, function_metric
 from rule_actions_cdk.settings import (
     FILE_STACK,
+    LAMBDA_PYTHONS,
     PYTHON_VERSION,
     STACK_NAME_RE,
     StackSettings,
@@ -97,7 +98,7 @@ from rule_actions_cdk.settings import (
 )
 
 HANDLER = "rule_actions.handler.lambda_handler"
-RUNTIMES = {"3.13": lambda_.Runtime.PYTHON_3_13, "3.14": lambda_.Runtime.PYTHON_3_14}
+RUNTIMES = {version: getattr(lambda_.Runtime, "PYTHON_" + version.replace(".", "_")) for version in LAMBDA_PYTHONS}
 
 # Lambda's limit on the environment, keys and values together. Counted here as the JSON of the variables,
 # which is at least what Lambda counts, with the longest partition and region names for the ARNs.
@@ -476,12 +477,21 @@ class RuleActions(Construct):
 
     def _function(self, construct_id: str, function_name: str, description: str, code: lambda_.Code, role: iam.Role,
                   log_group: logs.LogGroup, memory: int, timeout: Duration, **options: object) -> lambda_.Function:
-        """A function of this construct: the handler of the bundled code, on arm64, with the functions' environment."""
-        return lambda_.Function(
+        """A function of this construct: the handler of the bundled code, on arm64, with the functions' environment,
+        on the runtime of the synthesizing interpreter's Python version where Lambda offers it (settings.py)."""
+        function = lambda_.Function(
             self, construct_id, function_name=function_name, description=description,
             runtime=RUNTIMES[PYTHON_VERSION], architecture=lambda_.Architecture.ARM_64, handler=HANDLER, code=code,
             role=role, environment=self.environment, memory_size=memory, timeout=timeout, log_group=log_group,
             **options)
+        if PYTHON_VERSION != LAMBDA_PYTHONS[-1]:
+            Validations.of(function).acknowledge(Acknowledgment(
+                id="AwsSolutions-L1",
+                reason=f"The runtime is python{PYTHON_VERSION}, the version of the Python that synthesized the stack, "
+                       "so that the code ships the bytecode that runtime reads (a faster cold start); Lambda supports "
+                       f"it. Synthesize with Python {LAMBDA_PYTHONS[-1]} for the latest runtime.",
+            ))
+        return function
 
     # ------------------------------------------------------------------------------------ the monitor rules
 

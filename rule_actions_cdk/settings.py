@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from os import PathLike
@@ -25,7 +26,14 @@ STACK_KEY = "rule_actions_stack"  # a context value: the stack settings (else th
 FILE_NAME = "rule-actions.json"  # the configuration file, found in the current directory when none is named
 FILE_STACK, FILE_SCHEMA = "stack", "$schema"  # the file's keys besides the configuration's
 
-PYTHON_VERSION = "3.14"  # the function's runtime (and the markers its bundled dependencies are chosen by)
+# The Python versions Lambda offers as managed runtimes (python3.11 on Amazon Linux 2, deprecated on 2027-06-30;
+# python3.12 on 2028-10-31; python3.13 and python3.14 on 2029-06-30), and the function's runtime (and the markers its
+# bundled dependencies are chosen by): the synthesizing interpreter's version where Lambda offers it, so that the
+# code asset can ship the bytecode this interpreter compiles (rule_actions_cdk/bundle.py: only that version reads
+# it), else the newest.
+LAMBDA_PYTHONS = ("3.11", "3.12", "3.13", "3.14")
+SYNTHESIZING_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+PYTHON_VERSION = SYNTHESIZING_PYTHON if SYNTHESIZING_PYTHON in LAMBDA_PYTHONS else LAMBDA_PYTHONS[-1]
 
 # Retention periods CloudWatch Logs accepts (and aws-cdk-lib's RetentionDays names); null keeps logs forever.
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,

@@ -34,13 +34,15 @@ def sources() -> list[Path]:
 
 
 def cache_key(context: Mapping[str, Any]) -> str:
-    """The configuration as the stack reads it, aws-cdk-lib's version, the sources, the versions bundled into the
-    function's code (Powertools) and which of their files it ships, as a short digest."""
-    from rule_actions_cdk.bundle import bundled_distributions
+    """The configuration as the stack reads it, aws-cdk-lib's version, the function's runtime (and whether its
+    bytecode ships), the sources, the versions bundled into the function's code (Powertools) and which of their
+    files it ships, as a short digest."""
+    from rule_actions_cdk.bundle import bundled_distributions, compiles_for
     from rule_actions_cdk.settings import PYTHON_VERSION
 
     digest = hashlib.sha256(canonical_context(context).encode())
     digest.update(metadata.version("aws-cdk-lib").encode())
+    digest.update(f"python{PYTHON_VERSION} bytecode={compiles_for(PYTHON_VERSION)}".encode())  # the runtime
     for dist in bundled_distributions(PYTHON_VERSION):
         digest.update(f"{dist.metadata['Name']}=={dist.version}".encode())
     for folder in sources():
@@ -82,8 +84,14 @@ def synthesize(context: Mapping[str, Any]) -> tuple[Path, str]:
         work = Path(tempfile.mkdtemp(dir=cache))
         app, _ = build_app(context, outdir=str(work), nag=False, warn=False)
         app.synth()
-        shutil.rmtree(target, ignore_errors=True)
-        work.rename(target)
+        try:
+            work.rename(target)  # atomic: a reader sees the whole assembly or none
+        except OSError:  # there already: another process (a test worker) synthesized it meanwhile, or left it broken
+            if (target / "manifest.json").is_file():
+                shutil.rmtree(work, ignore_errors=True)  # the same assembly: keep the one others may be reading
+            else:
+                shutil.rmtree(target, ignore_errors=True)
+                work.rename(target)
     names = stacks(target)
     if len(names) == 1:
         return target, names[0]
@@ -117,11 +125,11 @@ def asset_bytes(assembly: Path, asset: Mapping[str, Any]) -> bytes:
 
 
 def zip_directory(source: Path) -> bytes:
-    """`source`'s files (no bytecode caches) as a zip Lambda reads: sorted, readable by all, with a fixed
-    timestamp, so that one directory gives one zip byte for byte."""
+    """`source`'s files (the bytecode the asset ships included) as a zip Lambda reads: sorted, readable by all,
+    with a fixed timestamp (as the CDK CLI's), so that one directory gives one zip byte for byte."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for path in sorted(p for p in source.rglob("*") if p.is_file()):
             entry = zipfile.ZipInfo(path.relative_to(source).as_posix(), ZIP_TIME)
             entry.external_attr, entry.compress_type = FILE_MODE, zipfile.ZIP_DEFLATED
             archive.writestr(entry, path.read_bytes())

@@ -1,9 +1,12 @@
-"""Shared test set-up: never real AWS. Fake credentials and a fixed region for every test."""
+"""Shared test set-up: never real AWS. Fake credentials and a fixed region for every test; botocore's JSON files
+parsed once per process."""
 
+import functools
 import os
 import sys
 
 import pytest
+from botocore import loaders
 
 # Set before any boto3 client exists; tests that need an endpoint set AWS_ENDPOINT_URL themselves.
 os.environ.update(
@@ -19,6 +22,21 @@ os.environ.pop("AWS_PROFILE", None)
 os.environ.pop("AWS_ENDPOINT_URL", None)
 
 
+# botocore parses its JSON files (endpoints, service models) anew for every session, and the tests start many: moto's
+# mock_aws gives each test a new default session, and the function's runtime() makes its own. Parsing the same files
+# again was 40% of the integration tier's time. Here each file is parsed once per process; botocore only reads a
+# parsed model (a session's clients share one already), and merging a model's sdk-extras into it again changes
+# nothing.
+_parse = loaders.JSONFileLoader._load_file
+
+
+@functools.cache
+def _parsed(full_path: str, open_method):
+    return _parse(loaders.JSONFileLoader(), full_path, open_method)
+
+
+loaders.JSONFileLoader._load_file = lambda self, full_path, open_method: _parsed(full_path, open_method)
+
 
 @pytest.fixture(autouse=True)
 def _no_invocation_deadline_left_behind():
@@ -29,3 +47,12 @@ def _no_invocation_deadline_left_behind():
     if effects is not None:
         effects.begin_invocation(None)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width_given(monkeypatch):
+    """Each test sees no COLUMNS or LINES, as in a pipe, whatever runs it: a pytest-xdist worker has COLUMNS=80 in its
+    environment, which narrowed the replay's table (rule_actions_cli.report fits COLUMNS) in the tests that read it
+    at its default width. A test that needs a width sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)

@@ -23,8 +23,10 @@ def test_the_asset_holds_the_package_the_listed_files_and_the_metadata_only(tmp_
     # When the asset is written
     bundle.write(tmp_path, PYTHON_VERSION)
 
-    # Then it holds lambdas/, the listed files, and each bundled distribution's metadata, nothing else
-    shipped = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
+    # Then it holds lambdas/, the listed files, and each bundled distribution's metadata, nothing else (besides the
+    # bytecode of those sources: the next test)
+    shipped = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
     ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")
             if "__pycache__" not in p.parts}
     metadata = {path for path in shipped if path.split("/", 1)[0].endswith(".dist-info")}
@@ -37,4 +39,62 @@ def test_the_asset_holds_the_package_the_listed_files_and_the_metadata_only(tmp_
     # and far fewer than the distributions whole
     whole = tmp_path.parent / "whole"
     bundle.write(whole, PYTHON_VERSION, only_imported=False)
-    assert len(shipped) < len([p for p in whole.rglob("*") if p.is_file()]) / 2
+    assert len(shipped) < len([p for p in whole.rglob("*") if p.is_file() and "__pycache__" not in p.parts]) / 2
+
+
+def pyc_flags(path: Path) -> int:
+    """The flags word of a .pyc's header (PEP 552): 0 timestamp-based, 0b01 hash-based unchecked, 0b11 checked."""
+    return int.from_bytes(path.read_bytes()[4:8], "little")
+
+
+def test_the_asset_ships_unchecked_bytecode_for_the_runtime_it_was_synthesized_for(tmp_path):
+    # When the asset is written for this interpreter's Python version (the runtime follows it where Lambda has it),
+    # twice, and for another version
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    bundle.write(tmp_path / "one", mine)
+    bundle.write(tmp_path / "two", mine)
+    other = "3.14" if mine != "3.14" else "3.13"
+    bundle.write(tmp_path / "other", other)
+
+    # Then every source has its bytecode beside it, hash-based and unchecked (the CDK CLI dates the zip's files
+    # 1980-01-01: a timestamp-checked .pyc would be compiled again), and nothing else is compiled
+    sources = {p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.py")}
+    compiled = {p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.pyc")}
+    tag = sys.implementation.cache_tag
+    assert compiled == {s.parent / "__pycache__" / f"{s.stem}.{tag}.pyc" for s in sources}
+    assert {pyc_flags(tmp_path / "one" / c) for c in compiled} == {0b01}
+    # named as Lambda unzips them (tracebacks), and the same bytes each time (the asset's hash stays put)
+    assert b"/var/task/rule_actions/handler.py" in (tmp_path / "one" / f"rule_actions/__pycache__/handler.{tag}.pyc").read_bytes()
+    assert all((tmp_path / "one" / c).read_bytes() == (tmp_path / "two" / c).read_bytes() for c in compiled)
+    # and another version's asset carries no bytecode (this interpreter's would be refused there)
+    assert bundle.compiles_for(mine) and not bundle.compiles_for(other)
+    assert not list((tmp_path / "other").rglob("__pycache__"))
+
+
+def test_the_shipped_bytecode_is_what_a_clean_interpreter_runs_from_a_zip_dated_1980(tmp_path):
+    # Given the asset zipped as the CDK CLI zips it (every file dated 1980-01-01) and unzipped
+    import zipfile
+
+    from rule_actions_cli.synth import zip_directory
+
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    bundle.write(tmp_path / "staged", mine)
+    (tmp_path / "code.zip").write_bytes(zip_directory(tmp_path / "staged"))
+    zipfile.ZipFile(tmp_path / "code.zip").extractall(tmp_path / "task")
+    runtime = bundle.link_runtime(tmp_path / "runtime", mine)
+    # When a clean interpreter that writes no bytecode (/var/task is read-only) imports the handler from it
+    child = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
+             "import importlib.machinery as m\n"
+             "compiled = []\n"
+             "original = m.SourceFileLoader.source_to_code\n"
+             "def counted(self, data, path, **kw):\n"
+             "    compiled.append(str(path))\n"
+             "    return original(self, data, path, **kw)\n"
+             "m.SourceFileLoader.source_to_code = counted\n"
+             "import rule_actions.handler\n"
+             "print([p for p in compiled if p.startswith(sys.argv[1])])\n")
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", child, str(tmp_path / "task"), str(runtime)],
+                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    # Then it compiles none of the asset's sources: it runs the shipped bytecode
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

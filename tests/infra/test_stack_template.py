@@ -3,6 +3,7 @@ cdk-nag) for the whole module."""
 
 import inspect
 import json
+from pathlib import Path
 
 import pytest
 from aws_cdk.assertions import Capture, Match, Template
@@ -380,7 +381,7 @@ def test_function_runtime_code_and_limits(template, ids):
 
 def test_the_code_asset_is_the_lambdas_folder_and_the_powertools_files_it_imports(template, outdir):
     [asset] = [p for p in outdir.iterdir() if p.name.startswith("asset.")]
-    files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file()}
+    files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
     # Then: our package, and of Powertools and its dependencies Lambda does not ship, the files the function
     # imports (rule_actions_cdk/bundled-modules.txt), their METADATA and licenses
@@ -446,11 +447,42 @@ def test_outputs(template, ids):
     assert set(template.find_outputs("*")) == set(expected)  # and no other output
 
 
+def test_the_runtime_follows_the_synthesizing_python_where_lambda_offers_it():
+    # Given this interpreter's version and the Python runtimes Lambda offers
+    import sys
+
+    from rule_actions_cdk.construct import RUNTIMES
+    from rule_actions_cdk.settings import LAMBDA_PYTHONS
+
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    # Then the function's runtime is this interpreter's version where Lambda offers it, else the newest, and each
+    # version Lambda offers names its runtime in aws-cdk-lib
+    assert PYTHON_VERSION == (mine if mine in LAMBDA_PYTHONS else LAMBDA_PYTHONS[-1])
+    assert {version: runtime.name for version, runtime in RUNTIMES.items()} == {
+        version: f"python{version}" for version in LAMBDA_PYTHONS}
+
+
+# What shapes the checkout's cdk.out (`make synth`): the app, its context, the function and the constructs.
+SYNTH_SOURCES = ("app.py", "cdk.json", "rule-actions.json", "lambdas", "rule_actions_cdk")
+
+
+def newer_than(path: Path) -> list[str]:
+    """The sources `make synth` reads that changed after `path` was written (bytecode caches aside)."""
+    written = path.stat().st_mtime
+    files = [f for name in SYNTH_SOURCES for f in ([ROOT / name] if (ROOT / name).is_file() else (ROOT / name).rglob("*"))
+             if f.is_file() and "__pycache__" not in f.parts]
+    return sorted(f.relative_to(ROOT).as_posix() for f in files if f.stat().st_mtime > written)
+
+
 def test_same_template_as_the_cdk_cli(template):
-    """`make test` synthesizes with the real CLI first: its cdk.out holds the same resources."""
+    """`make test` synthesizes with the real CLI first (`make synth`): its cdk.out holds the same resources. A
+    cdk.out older than the sources is not compared (it would differ for that reason alone): the test fails, naming
+    what changed since."""
     written = ROOT / "cdk.out" / f"{NAME}.template.json"
     if not written.is_file():
         pytest.skip("no cdk.out: run `make synth` (make test does)")
+    changed = newer_than(written)
+    assert not changed, f"cdk.out is older than {', '.join(changed[:5])}: run `make synth` (make test does)"
 
     def comparable(t):  # the CLI adds version reporting and construct paths
         return {

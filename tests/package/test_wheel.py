@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tomllib
 import zipfile
 from pathlib import PurePosixPath
@@ -72,7 +73,14 @@ def test_a_users_app_synthesizes_from_the_installed_wheel(installed):
     top = {path.name for path in asset.iterdir()}
     assert (asset / "rule_actions" / "handler.py").is_file() and "aws_lambda_powertools" in top
     assert not top & {"rule_actions_cdk", "rule_actions_cli", "rule_actions_sdk", "boto3", "botocore"}
-    assert not list(asset.rglob("__pycache__")) and not (asset / "rule_actions" / "client.py").exists()
+    assert not (asset / "rule_actions" / "client.py").exists()
+    # with the bytecode of the user's interpreter when Lambda offers its version (the function's runtime follows it)
+    from rule_actions_cdk.settings import LAMBDA_PYTHONS
+
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    compiled = (asset / "rule_actions" / "__pycache__" / f"handler.{sys.implementation.cache_tag}.pyc").is_file()
+    assert (functions[0]["Runtime"], compiled) == ((f"python{mine}", True) if mine in LAMBDA_PYTHONS else
+                                                   (f"python{LAMBDA_PYTHONS[-1]}", False))
 
 
 def test_the_command_runs_from_a_users_directory(installed):

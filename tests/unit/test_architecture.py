@@ -14,6 +14,14 @@ from architecture import PACKAGES, ROOT, graph, violations
 PACKAGE = ROOT / "lambdas" / "rule_actions"
 
 
+def copied(folder: Path) -> dict[str, Path]:
+    """The four packages' sources copied under `folder`: package name -> its copy."""
+    packages = {name: folder / name for name in PACKAGES}
+    for name, source in PACKAGES.items():
+        shutil.copytree(source, packages[name], ignore=shutil.ignore_patterns("__pycache__"))
+    return packages
+
+
 def test_the_dependency_rule_holds():
     # Given the function's package, the CLI, the CDK library and the SDK mirror, every import counted (type-only and in-function too)
     # When the rule is checked
@@ -33,9 +41,7 @@ def test_the_dependency_rule_holds():
 ])
 def test_a_planted_violation_fails_the_rule(tmp_path, module, planted, expected):
     # Given a copy of the sources with one import planted
-    packages = {name: tmp_path / name for name in PACKAGES}
-    for name, folder in PACKAGES.items():
-        shutil.copytree(folder, packages[name], ignore=shutil.ignore_patterns("__pycache__"))
+    packages = copied(tmp_path)
     target = packages["rule_actions"] / module
     target.write_text(target.read_text() + "\n" + planted + "\n")
     # When the rule is checked
@@ -49,13 +55,33 @@ def test_a_planted_violation_fails_the_rule(tmp_path, module, planted, expected)
 
 def test_a_planted_cycle_fails_the_rule(tmp_path):
     # Given a copy where the configuration imports the CLI, which imports the configuration
-    packages = {name: tmp_path / name for name in PACKAGES}
-    for name, folder in PACKAGES.items():
-        shutil.copytree(folder, packages[name], ignore=shutil.ignore_patterns("__pycache__"))
+    packages = copied(tmp_path)
     target = packages["rule_actions"] / "config.py"
     target.write_text(target.read_text() + "\nif TYPE_CHECKING:\n    from rule_actions_cli.main import main\n")
     # When / Then: the cycle is found, though the import is for type checking only
     assert any(line.startswith("import cycle:") and "rule_actions.config" in line for line in violations(graph(packages)))
+
+
+def test_a_new_module_outside_the_ground_floor_is_outside_it(tmp_path):
+    # Given a copy where a new module (in no list) is imported by the ground floor. The rule is closed ("imports
+    # only"): a checker of forbidden lists (import-linter's forbidden contracts, tried for issue 29) lets it pass
+    packages = copied(tmp_path)
+    (packages["rule_actions"] / "new_helper.py").write_text("X = 1\n")
+    target = packages["rule_actions"] / "records.py"
+    target.write_text(target.read_text() + "\nfrom rule_actions.new_helper import X\n")
+    # When / Then
+    assert "rule_actions.records -> rule_actions.new_helper: the ground floor imports only the ground floor" in (
+        violations(graph(packages)))
+
+
+def test_a_planted_cycle_across_packages_fails_the_rule(tmp_path):
+    # Given a copy where the constructs import the CLI's synthesis, which imports the constructs: no rule but "no
+    # cycles" forbids it (import-linter's acyclic_siblings, tried for issue 29, sees siblings only, not this)
+    packages = copied(tmp_path)
+    target = packages["rule_actions_cdk"] / "app.py"
+    target.write_text(target.read_text() + "\ndef later():\n    from rule_actions_cli import synth\n")
+    # When / Then
+    assert "import cycle: rule_actions_cdk.app <-> rule_actions_cli.synth" in violations(graph(packages))
 
 
 def runtime_imports(path: Path) -> set[str]:

@@ -1,11 +1,13 @@
 """Webhooks: read a webhook's secret (Secrets Manager, cached per execution environment by Powertools' parameters
 utility) and POST a signed body with retries. The only module that talks HTTP.
 
-Delivery, with the standard library only:
+Delivery, over urllib3 (which botocore loads already: no cost at a cold start): its connection pool frames the
+request, wraps TLS and checks the certificate against the name; the connection it opens is ours (`_Vetted`):
 - deadlines, not socket timeouts: each attempt (name lookup, connection, TLS, request and answer together) ends
   within ATTEMPT_TIMEOUT, the whole delivery (attempts and waits) within DELIVERY_BUDGET and RESERVE seconds before
-  the invocation's time runs out; every socket operation waits only for what is left, so a receiver answering one
-  byte a second cannot hold a delivery longer than that;
+  the invocation's time runs out; every socket operation waits only for what is left (the attempt's deadline, in a
+  context variable the connection's sockets read), so a receiver answering one byte a second cannot hold a delivery
+  longer than that;
 - 429, 408 and 5xx answers and network errors are retried with exponential backoff (honouring Retry-After) within
   those limits; any other answer is final, and so is a TLS certificate the receiver's name does not verify (a
   retry cannot fix it);
@@ -22,6 +24,7 @@ URL, its addresses, the key and the receiver's own words never reach a log line 
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import http.client
 import ipaddress
@@ -36,6 +39,12 @@ from email.utils import parsedate_to_datetime
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
+
+import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import ProtocolError
+from urllib3.exceptions import SSLError as Urllib3SSLError
+from urllib3.exceptions import TimeoutError as Urllib3Timeout
 
 from rule_actions.ports import Webhook
 from rule_actions.text import error_code, error_message
@@ -138,42 +147,48 @@ class Webhooks:
         parts = urlsplit(url)
         tls = parts.scheme == "https"
         port = parts.port or (443 if tls else 80)
-        deadline = time.monotonic() + allowed
-        # The connection frames the request (its Host header names the host); the socket is ours, opened below.
-        connection = (http.client.HTTPSConnection(parts.hostname, port, context=_tls()) if tls
-                      else http.client.HTTPConnection(parts.hostname, port))
+        # One connection, never reused, to an address checked when it opens (_Vetted); no proxy, no retry, no
+        # redirect of urllib3's (the loop above retries; a redirect is a failure), the body never read.
+        pool = (_TLSPool(parts.hostname, port, maxsize=1, retries=False, ssl_context=_tls(), vet=self.vet_addresses)
+                if tls else _Pool(parts.hostname, port, maxsize=1, retries=False, vet=self.vet_addresses))
+        deadline = _DEADLINE.set(time.monotonic() + allowed)
         try:
-            connection.sock = _open(parts.hostname, port, tls, deadline, self.vet_addresses)
-            connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body,
-                               dict(headers))
-            response = connection.getresponse()  # the status line and headers; the body is never read
-        except Refused as err:
-            return None, None, str(err), False
-        except ssl.SSLCertVerificationError:
-            return None, None, "the receiver's TLS certificate does not verify (SSLCertVerificationError)", False
-        except TimeoutError:
-            return None, None, f"no answer within {allowed:.1f} s", True
-        except (OSError, http.client.HTTPException) as err:  # refused, reset, closed without an answer, malformed
-            return None, None, f"connection failed ({type(err).__name__})", True
+            response = pool.urlopen("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
+                                    body=body, headers=dict(headers), retries=False, redirect=False,
+                                    preload_content=False, release_conn=False)
+        except (OSError, http.client.HTTPException, urllib3.exceptions.HTTPError) as err:
+            cause = _cause(err)
+            if isinstance(cause, Refused):
+                return None, None, str(cause), False
+            if isinstance(cause, ssl.SSLCertVerificationError):
+                return None, None, "the receiver's TLS certificate does not verify (SSLCertVerificationError)", False
+            if isinstance(cause, (TimeoutError, Urllib3Timeout)):
+                return None, None, f"no answer within {allowed:.1f} s", True
+            # refused, reset, closed without an answer, malformed
+            return None, None, f"connection failed ({type(cause).__name__})", True
         finally:
-            connection.close()
+            _DEADLINE.reset(deadline)
+            pool.close()
         status = response.status
         retry = status in RETRIED or status >= 500
-        return status, _retry_after(response.getheader("Retry-After")), f"HTTP {status}{_phrase(status)}", retry
+        return status, _retry_after(response.headers.get("Retry-After")), f"HTTP {status}{_phrase(status)}", retry
 
 
 class Refused(OSError):
     """The webhook's host resolves only to addresses a deployed function must not contact."""
 
 
-class _Deadline:
-    """Mixed into a socket class: every operation waits only until `deadline` (time.monotonic()), so the deadline
-    bounds the whole exchange, not each read (a receiver trickling bytes cannot stretch it)."""
+# The time.monotonic() by which the current attempt ends: every socket operation of its connection waits only
+# until then (a context variable: each thread's delivery has its own).
+_DEADLINE: contextvars.ContextVar[float] = contextvars.ContextVar("webhook_attempt_deadline")
 
-    deadline = 0.0
+
+class _Deadline:
+    """Mixed into a socket class: every operation waits only until the attempt's deadline, so the deadline bounds
+    the whole exchange, not each read (a receiver trickling bytes cannot stretch it)."""
 
     def _left(self) -> None:
-        left = self.deadline - time.monotonic()
+        left = _DEADLINE.get() - time.monotonic()
         if left <= 0:
             raise TimeoutError("the attempt's deadline passed")
         self.settimeout(left)  # type: ignore[attr-defined]
@@ -207,10 +222,48 @@ class _TLSSocket(_Deadline, ssl.SSLSocket):
     pass
 
 
-def _open(host: str, port: int, tls: bool, deadline: float, vet: bool) -> socket.socket:
-    """A connected socket (TLS-wrapped, the certificate verified against `host`) to the first address of `host`
-    that accepts, every address checked first when `vet`; Refused when none may be contacted."""
-    candidates = _resolve(host, port, deadline)
+class _Vetted:
+    """Mixed into urllib3's connection classes: the connection is `_open`'s socket, to an address checked first."""
+
+    def __init__(self, *args: Any, vet: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.vet = vet
+
+    def _new_conn(self) -> socket.socket:
+        return _open(self._dns_host, self.port, self.vet)  # type: ignore[attr-defined]
+
+
+class _VettedHTTP(_Vetted, HTTPConnection):
+    pass
+
+
+class _VettedHTTPS(_Vetted, HTTPSConnection):
+    pass
+
+
+class _Pool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _VettedHTTP
+
+
+class _TLSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _VettedHTTPS
+
+
+def _cause(err: BaseException) -> BaseException:
+    """The error under urllib3's wrappers (a refused or reset connection, a certificate, a timeout)."""
+    while True:
+        if isinstance(err, ProtocolError) and len(err.args) > 1 and isinstance(err.args[1], BaseException):
+            err = err.args[1]
+        elif isinstance(err, Urllib3SSLError) and err.args and isinstance(err.args[0], BaseException):
+            err = err.args[0]
+        else:
+            return err
+
+
+def _open(host: str, port: int, vet: bool) -> socket.socket:
+    """A connected socket to the first address of `host` that accepts, every address checked first when `vet`;
+    Refused when none may be contacted. urllib3 wraps it in TLS, the certificate verified against `host`."""
+    candidates = _resolve(host, port, _DEADLINE.get())
     allowed = [c for c in candidates if not (vet and refusal(c[4][0]))]
     if not allowed:
         kinds = sorted({refusal(c[4][0]) or "" for c in candidates})
@@ -219,7 +272,6 @@ def _open(host: str, port: int, tls: bool, deadline: float, vet: bool) -> socket
     last: OSError = OSError("no address")
     for family, kind, proto, _name, address in allowed:
         sock = _Socket(family, kind, proto)
-        sock.deadline = deadline
         try:
             sock._left()
             _connect(sock, address)
@@ -227,16 +279,7 @@ def _open(host: str, port: int, tls: bool, deadline: float, vet: bool) -> socket
             sock.close()
             last = err
             continue
-        if not tls:
-            return sock
-        wrapped = _tls().wrap_socket(sock, server_hostname=host, do_handshake_on_connect=False)
-        wrapped.deadline = deadline
-        try:
-            wrapped.do_handshake()
-        except BaseException:
-            wrapped.close()
-            raise
-        return wrapped
+        return sock
     raise last
 
 

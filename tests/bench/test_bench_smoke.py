@@ -153,11 +153,22 @@ def test_import_measure_runs_both_modules_in_fresh_interpreters():
 
 def test_asset_load_measure_unzips_and_imports_the_shipped_and_the_whole_asset_in_a_clean_interpreter():
     result = cold_start.measure_asset_loads(rounds=1)
-    assert set(result["import_ms"]) == {"shipped", "whole", "compiled", "boto3"}
+    assert set(result["import_ms"]) == {"shipped", "sources", "whole", "boto3"}
     assert min(result["import_ms"].values()) > 0 and min(result["unzip_ms"].values()) > 0
-    shipped, whole = result["sizes"]["shipped"], result["sizes"]["whole"]
+    shipped, sources, whole = (result["sizes"][kind] for kind in ("shipped", "sources", "whole"))
     assert 50_000 < shipped["zip_bytes"] < shipped["unzipped_bytes"] < 50_000_000  # Lambda's zip limit: 50 MB
     assert shipped["files"] < whole["files"] and shipped["zip_bytes"] < whole["zip_bytes"]
+    # The runtime's boto3 is imported from its bytecode, and so is the asset when it ships bytecode (when this
+    # interpreter is the function's runtime): nothing compiled; without bytecode, every module of it is
+    from rule_actions_cdk.bundle import compiles_for
+    from rule_actions_cdk.settings import PYTHON_VERSION
+
+    assert result["compiled"]["boto3"] == 0
+    assert sources["bytecode"] == 0 and result["compiled"]["sources"] > 100
+    if compiles_for(PYTHON_VERSION):
+        assert shipped["bytecode"] == shipped["files"] - sources["files"] > 100 and result["compiled"]["shipped"] == 0
+    else:
+        assert shipped == sources
 
 
 def test_first_invocation_child_acts_on_its_events():
@@ -197,6 +208,17 @@ def test_replay_counts_events_and_acts_once_per_job_rule_action(harness):
     }
     assert stoppable and stats["calls"]["StopTrainingJob"] == len(stoppable)  # once per job, not per event
     assert stats["p50"] <= stats["p99"]
+
+
+def test_the_end_to_end_replay_runs_the_command_as_typed_and_counts_its_events():
+    # Given generated events, when `rule-actions replay` runs over one of them and over all of them
+    events = generator.generate(40, 4, tag="typed")
+    found = throughput.end_to_end(events)
+    # Then the command's own summary counts them, and the rates are those of the wall time it took
+    assert found["startup"]["events"] == 1 and found["whole"]["events"] == 40
+    assert 0 < found["whole"]["matched"] < 40
+    assert found["events_per_second"] == pytest.approx(40 / found["whole"]["seconds"])
+    assert found["whole"]["cpu_seconds"] > 0
 
 
 def test_percentile_is_nearest_rank():
