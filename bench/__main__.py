@@ -18,6 +18,7 @@ BENCHMARKS = {
     "7": ("log_reads", "reads that scale: logs at 1,000 and 10,000 jobs, per job vs one Logs Insights query"),
     "8": ("family_lifecycles", "every family's lifecycle with the monitor rules vs a rule on every state change"),
     "9": ("prices", "what a job's cost costs to know: Price List calls per evaluation run and per event"),
+    "10": ("walk", "the walk of an event and of a scheduled evaluation through the code: places, returns"),
 }
 
 
