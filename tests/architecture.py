@@ -3,7 +3,7 @@ and a planted violation can prove (it fails on one).
 
     ground floor      contract, records, text, privacy, fields, ports, cost: they import only one another
     plug-ins          jobs/, triggers/, kinds/, readers/, monitors/: the ground floor and their own package's shared modules
-                      (base.py, helpers); never another plug-in, never anything else
+                      (base.py, helpers: the modules that define no plug-in); never another plug-in, never anything else
     registry          rule_actions.registry: the only list of plug-ins; everything else reaches them through it
     rule_actions_cdk  the ground floor, the configuration, the organization block and the registry; never an
                       adapter, never a plug-in but through the registry
@@ -34,6 +34,7 @@ GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "tex
                                                            "cost"))
 PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers", "monitors"))
 REGISTRY = f"{FUNCTION}.registry"
+PLUGINS = ("FAMILY", "KIND", "READER", "MONITOR")  # the name a plug-in module gives its plug-in
 INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}
 OUTSIDE = ("rule_actions_cli", "rule_actions_cdk", "rule_actions_sdk")  # the packages around the function
 PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, **{name: ROOT / name for name in OUTSIDE}}
@@ -129,15 +130,23 @@ def plugin_package(name: str) -> str | None:
     return next((p for p in PLUGIN_PACKAGES if name == p or name.startswith(p + ".")), None)
 
 
-def registered(edges: Mapping[str, set[str]]) -> set[str]:
-    """The plug-in modules: what the registry imports from the plug-in packages, but their bases."""
-    return {name for name in edges.get(REGISTRY, ())
-            if plugin_package(name) and name not in PLUGIN_PACKAGES and not name.endswith(".base")}
+def defines_plugin(path: Path) -> bool:
+    """The module defines a plug-in: a top-level FAMILY, KIND, READER or MONITOR (what its registry line names)."""
+    return any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in PLUGINS for t in node.targets)
+               for node in ast.parse(path.read_text(), str(path)).body)
 
 
-def violations(edges: Mapping[str, set[str]]) -> list[str]:
+def registered(edges: Mapping[str, set[str]], packages: Mapping[str, Path] = PACKAGES) -> set[str]:
+    """The plug-in modules: what the registry imports from the plug-in packages that defines a plug-in; the
+    packages' other modules are their shared modules (base.py, common.py, monitors/rule.py, the helpers)."""
+    known = modules(packages)
+    return {name for name in edges.get(REGISTRY, ()) if plugin_package(name) and name not in PLUGIN_PACKAGES
+            and name in known and defines_plugin(known[name])}
+
+
+def violations(edges: Mapping[str, set[str]], packages: Mapping[str, Path] = PACKAGES) -> list[str]:
     """Every import the dependency rule forbids, one line each (empty: the rule holds)."""
-    plugins = registered(edges)
+    plugins = registered(edges, packages)
     found = []
     for name, targets in sorted(edges.items()):
         if name == FUNCTION or name.startswith(FUNCTION + "."):

@@ -41,7 +41,7 @@ from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
 if TYPE_CHECKING:
-    from rule_actions.monitors.base import Monitor
+    from rule_actions.monitors.rule import Monitor
 
 JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipeline.FAMILY, transform.FAMILY)
 TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
@@ -84,24 +84,38 @@ MONITORED = "training"  # the job family the monitor rules evaluate whatever the
 
 
 def _monitor_read(value: Any, where: str, errors: list[str]) -> Any:
-    return None if value is None else _base().read_settings(value, where, errors, monitors())
+    return None if value is None else _settings().read_settings(value, where, errors, monitors())
 
 
-# The `monitor` block, assembled here from what monitors/ declares (the rules' parameters, base.py's reading and
+# The `monitor` block, assembled here from what monitors/ declares (the rules' parameters, settings.py's reading and
 # schema): read lazily, so that a configuration without it never imports the monitor rules (cold start).
 MONITOR: Custom[Any] = Custom(
     "monitor", None,
     "Rules evaluated by rule-actions itself every few minutes, from the metrics and logs SageMaker publishes for "
     "every training job (no Debugger): null (off) or {rules, every_minutes, job_tags, shards, regions}.",
-    _monitor_read, lambda settings: None if settings is None else _base().write_settings(settings),
-    lambda ctx: _base().settings_schema(monitors()))
+    _monitor_read, lambda settings: None if settings is None else _settings().write_settings(settings),
+    lambda ctx: _settings().settings_schema(monitors()))
 
 
-def _base() -> Any:
-    """The monitor rules' shared module (imported when an evaluation or a monitor configuration needs it)."""
-    from rule_actions.monitors import base
+# The monitor rules' shared modules, imported when an evaluation or a monitor configuration needs them.
 
-    return base
+
+def _settings() -> Any:
+    from rule_actions.monitors import settings
+
+    return settings
+
+
+def _tags() -> Any:
+    from rule_actions.monitors import tags
+
+    return tags
+
+
+def _grants() -> Any:
+    from rule_actions.monitors import grants
+
+    return grants
 
 _BY_DETAIL_TYPE = {detail_type: family for family in JOBS for detail_type in family.detail_types}
 _BY_TYPE = {family.type: family for family in TRIGGERS}
@@ -167,7 +181,7 @@ def config_checks(config: Configured, where: str) -> list[str]:
     """What the plug-ins check across the configuration's fields."""
     found = [e for plugin in (*TRIGGERS, *KINDS.values()) for e in plugin.check_config(config, where)]
     settings = config[MONITOR]
-    return found + ([] if settings is None else _base().check(settings, getattr(config, "organization", None), where,
+    return found + ([] if settings is None else _settings().check(settings, getattr(config, "organization", None), where,
                                                               config, monitors()))
 
 
@@ -212,9 +226,9 @@ def monitored_family() -> JobFamily:
 
 def monitored_families(config: Configured) -> list[JobFamily]:
     """The job families an evaluation lists: training jobs, and each family a configured rule judges or
-    `monitor.families` names (monitors/base.py evaluated_families)."""
+    `monitor.families` names (monitors/settings.py evaluated_families)."""
     settings = monitoring(config)
-    names = _base().evaluated_families(settings, monitors()) if settings is not None else (MONITORED,)
+    names = _settings().evaluated_families(settings, monitors()) if settings is not None else (MONITORED,)
     return [family for name in names for family in JOBS if family.name == name]
 
 
@@ -232,7 +246,7 @@ def evaluation_grants(config: Configured) -> list[Grant]:
         listing = {Capability.SEARCH} if family.api.search else {Capability.LIST}
         needed = monitor_capabilities(config) | listing | {Capability.DESCRIBE}
         grants += family.grants(config, needed)
-        grants += _base().family_read_grants(family, config, configured, judging if tagged else [],
+        grants += _grants().family_read_grants(family, config, configured, judging if tagged else [],
                                              first=family.name == MONITORED)
     evaluated = monitored_families(config)
     grants += [grant for owner in JOBS if owner not in evaluated and owner_capabilities(config, owner)
@@ -271,12 +285,12 @@ def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> 
     """The training job tags that attach monitor rule `rule` (ValueError naming an unknown rule, a parameter out of
     range, a value SageMaker refuses)."""
     if rule not in monitors():
-        raise ValueError(f"{rule!r} {_base().refusal(rule)}; rules: {', '.join(monitors())}")
-    return _base().tags_for(monitors()[rule], actions, parameters)
+        raise ValueError(f"{rule!r} {_tags().refusal(rule)}; rules: {', '.join(monitors())}")
+    return _tags().tags_for(monitors()[rule], actions, parameters)
 
 
 def monitor_opt_out_tags() -> list[dict[str, str]]:
-    return _base().opt_out_tags()
+    return _tags().opt_out_tags()
 
 
 def schedule(config: Configured) -> Schedule | None:

@@ -943,7 +943,7 @@ def test_a_text_message_is_printable_ascii_whatever_the_text(text):
 @PURE
 @given(value=st.one_of(hostile_values, st.integers(-(10**400), 10**400), st.integers().map(str)))
 def test_a_monitor_parameter_is_read_or_refused_never_an_exception(value):
-    from rule_actions.monitors.base import Param
+    from rule_actions.monitors.params import Param
 
     # Given any value for a whole and a fractional parameter, from the configuration or a tag
     # When it is read / Then the value, or the reason it is refused (one line)
@@ -1075,7 +1075,9 @@ def test_stress_tags(family, tags, stack_wide):
 
 
 def check_tags(family: str, tags: dict[str, str], stack_wide: dict[str, Any]) -> None:
-    from rule_actions.monitors.base import Job, read_settings, rules_of
+    from rule_actions.monitors.job import Job
+    from rule_actions.monitors.settings import read_settings
+    from rule_actions.monitors.tags import rules_of
 
     # Given a running job of any family with hostile tags, under a configuration with or without stack-wide rules
     monitors = registry.monitors()

@@ -24,8 +24,10 @@ from builders import ACCOUNT, REGION, event, rule_config, rule_status
 
 from rule_actions import registry
 from rule_actions.config import Config
-from rule_actions.monitors import base as monitors
 from rule_actions.monitors.evaluation import JobReport, Verdict, _state_change
+from rule_actions.monitors.job import Job as RunningJob
+from rule_actions.monitors.settings import MonitorSettings
+from rule_actions.monitors.tags import rules_of
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.matcher import matches
 from rule_actions_sdk import StopTraining, monitor_tags, prepare_actions
@@ -84,8 +86,8 @@ def seeded_event(job: Job, trigger: str, config: Config) -> dict[str, Any]:
     if trigger == "Monitor":  # what a scheduled evaluation hands the handler when the tag's rule holds
         described = boto3.client("sagemaker", region_name=REGION).describe_training_job(TrainingJobName=job.name)
         record = {**described, "Tags": [{"Key": key, "Value": value} for key, value in tags.items()]}  # Search's
-        found = monitors.Job.of(record)
-        applied, problems = monitors.rules_of(found, monitors.Settings(), registry.monitors())  # its tag's rule
+        found = RunningJob.of(record)
+        applied, problems = rules_of(found, MonitorSettings(), registry.monitors())  # its tag's rule
         assert [a.rule.name for a in applied] == [MONITOR_RULE] and not problems
         report = JobReport(job.name, (Verdict(MONITOR_RULE, "IssuesFound", "no log line for 34 minutes"),), ())
         return _state_change(registry.monitored_family(), config, record, applied, report, NOW)

@@ -45,7 +45,7 @@ def test_a_planted_violation_fails_the_rule(tmp_path, module, planted, expected)
     target = packages["rule_actions"] / module
     target.write_text(target.read_text() + "\n" + planted + "\n")
     # When the rule is checked
-    found = violations(graph(packages))
+    found = violations(graph(packages), packages)
     # Then it names the planted import (and only an allowed one passes)
     if expected is None:
         assert found == []
@@ -59,7 +59,7 @@ def test_a_planted_cycle_fails_the_rule(tmp_path):
     target = packages["rule_actions"] / "config.py"
     target.write_text(target.read_text() + "\nif TYPE_CHECKING:\n    from rule_actions_cli.main import main\n")
     # When / Then: the cycle is found, though the import is for type checking only
-    assert any(line.startswith("import cycle:") and "rule_actions.config" in line for line in violations(graph(packages)))
+    assert any(line.startswith("import cycle:") and "rule_actions.config" in line for line in violations(graph(packages), packages))
 
 
 def test_a_new_module_outside_the_ground_floor_is_outside_it(tmp_path):
@@ -71,7 +71,7 @@ def test_a_new_module_outside_the_ground_floor_is_outside_it(tmp_path):
     target.write_text(target.read_text() + "\nfrom rule_actions.new_helper import X\n")
     # When / Then
     assert "rule_actions.records -> rule_actions.new_helper: the ground floor imports only the ground floor" in (
-        violations(graph(packages)))
+        violations(graph(packages), packages))
 
 
 def test_a_planted_cycle_across_packages_fails_the_rule(tmp_path):
@@ -81,7 +81,7 @@ def test_a_planted_cycle_across_packages_fails_the_rule(tmp_path):
     target = packages["rule_actions_cdk"] / "app.py"
     target.write_text(target.read_text() + "\ndef later():\n    from rule_actions_cli import synth\n")
     # When / Then
-    assert "import cycle: rule_actions_cdk.app <-> rule_actions_cli.synth" in violations(graph(packages))
+    assert "import cycle: rule_actions_cdk.app <-> rule_actions_cli.synth" in violations(graph(packages), packages)
 
 
 def runtime_imports(path: Path) -> set[str]:

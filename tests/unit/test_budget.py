@@ -16,24 +16,17 @@ from rule_actions.config import Config, ConfigError
 from rule_actions.contract import WARNING_KEY, Outcome
 from rule_actions.cost import Cost as Figure
 from rule_actions.cost import JobCost, Term, Unknown
-from rule_actions.monitors.base import (
-    Clear,
-    Data,
-    Finding,
-    Job,
-    Needs,
-    NotJudged,
-    Settings,
-    Skipped,
-    parameters,
-    rules_of,
-)
 from rule_actions.monitors.budget import budget_of
 from rule_actions.monitors.evaluation import Verdict, _state_change
+from rule_actions.monitors.job import Job
+from rule_actions.monitors.rule import Data, Needs, parameters
+from rule_actions.monitors.settings import MonitorSettings
+from rule_actions.monitors.tags import rules_of
+from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Skipped
 
 NOW = int(datetime(2026, 11, 24, 10, 0, tzinfo=UTC).timestamp())
 BUDGET = registry.monitors()["Budget"]
-SETTINGS = Settings()  # no stack-wide rule: what the job's tags attach
+SETTINGS = MonitorSettings()  # no stack-wide rule: what the job's tags attach
 
 
 def job(name="ft-1", tags=None, family="training") -> Job:
@@ -90,7 +83,7 @@ def test_the_longest_prefix_wins_and_a_job_s_own_usd_wins_over_the_configuration
     assert budget_of("llm-pretrain-7b", p) == 5000.0 and budget_of("llm-ft-1", p) == 500.0
     assert budget_of("cv-1", p) is None
     # a tag's usd over the configuration's by_prefix: rules_of lays the tag's parameters over the configuration's
-    settings = Settings(rules=(("Budget", (("by_prefix", {"llm-": 500.0}),)),))
+    settings = MonitorSettings(rules=(("Budget", (("by_prefix", {"llm-": 500.0}),)),))
     applied, problems = rules_of(job("llm-1", {"rule-actions:Budget:parameters": "usd=20"}), settings,
                                  registry.monitors())
     assert problems == [] and budget_of("llm-1", applied[0].params) == 20.0
@@ -186,8 +179,8 @@ def test_a_warning_level_that_is_no_fraction_is_no_warning():
 
 def test_the_evaluation_writes_a_warning_s_level_into_the_rule_s_parameters():
     from rule_actions.jobs.training import FAMILY
-    from rule_actions.monitors.base import Applied
     from rule_actions.monitors.evaluation import JobReport
+    from rule_actions.monitors.tags import Applied
 
     applied = [Applied(BUDGET, {"mode": "act"}, "notify", "tag")]
     report = JobReport("ft-1", (Verdict("Budget", "IssuesFound", "half", ((WARNING_KEY, "0.5"),)),), ())

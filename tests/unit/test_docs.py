@@ -94,7 +94,7 @@ def test_the_configuration_reference_documents_every_key_of_the_schema():
 def test_the_rule_table_lists_every_monitor_rule_with_its_families_the_phases_it_judges_and_its_parameters():
     # Given the monitor rules as the code declares them
     from rule_actions import registry
-    from rule_actions.monitors.base import params_of
+    from rule_actions.monitors.rule import params_of
 
     table = (DOCS / "triggers.md").read_text().split("| rule | families | phases judged |", 1)[1].split("\n\n", 1)[0]
     rows = {cells[0].strip("|` "): cells for cells in (line.split(" | ") for line in table.splitlines()[2:])}

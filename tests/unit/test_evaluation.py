@@ -13,8 +13,8 @@ import pytest
 from rule_actions import pipeline, registry
 from rule_actions.config import Config
 from rule_actions.messages import render
-from rule_actions.monitors.base import host_query
 from rule_actions.monitors.evaluation import NOT_REACHED, Request, request, shard_of
+from rule_actions.monitors.series import host_query
 from rule_actions.records import Heartbeat, IgnoredEvent, Span
 
 NOW = 1_795_514_400
@@ -261,7 +261,7 @@ def test_a_job_without_rules_or_problems_is_not_in_the_report():
 def test_an_idle_gpu_finding_carries_the_hosts_numbers():
     rec = record("idle-1", count=2)
     j = registry.monitors()["LowGPUUtilization"]
-    from rule_actions.monitors.base import Job
+    from rule_actions.monitors.job import Job
 
     job = Job.of(rec)
     series = {host_query(job, job.hosts[0], "GPUUtilization"): tuple((NOW - m * MIN, 20.0) for m in range(40, 0, -1)),

@@ -12,23 +12,13 @@ from rule_actions import pipeline, registry
 from rule_actions.config import Config
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.jobs.common import PROCESSING
-from rule_actions.monitors.base import (
-    Clear,
-    Data,
-    Finding,
-    Host,
-    Job,
-    Needs,
-    NotJudged,
-    Pending,
-    Settings,
-    Skipped,
-    host_query,
-    in_phase,
-    parameters,
-    rules_of,
-)
 from rule_actions.monitors.evaluation import Request
+from rule_actions.monitors.job import Host, Job
+from rule_actions.monitors.rule import Data, Needs, in_phase, parameters
+from rule_actions.monitors.series import host_query
+from rule_actions.monitors.settings import MonitorSettings
+from rule_actions.monitors.tags import rules_of
+from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat, Span, Trial, UnreadJob
 
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
@@ -133,7 +123,7 @@ def test_a_transform_job_s_streams_name_its_instances_and_a_tuning_job_its_objec
 
 def test_a_configured_rule_applies_to_the_families_it_judges_and_a_tag_of_another_family_s_rule_is_a_problem():
     # Given a configuration turning on StalledTraining and StalledJob, and a processing job tagged with LowGPUUtilization
-    settings = Settings(rules=(("StalledTraining", ()), ("StalledJob", ())))
+    settings = MonitorSettings(rules=(("StalledTraining", ()), ("StalledJob", ())))
     j = Job.of(processing(tags={"rule-actions:LowGPUUtilization": "stop"}), "processing")
     applied, problems = rules_of(j, settings, RULES)
     # Then only StalledJob applies, and the tag is a problem naming what the rule judges

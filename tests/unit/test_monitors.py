@@ -11,27 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rule_actions import registry
-from rule_actions.monitors.base import (
-    Clear,
-    Data,
-    Finding,
-    Host,
-    Job,
-    Needs,
-    NotJudged,
-    Pending,
-    Settings,
-    Skipped,
-    clock,
-    host_query,
-    in_phase,
-    job_query,
-    parameters,
-    percentile,
-    rules_of,
-)
 from rule_actions.monitors.instances import counts
+from rule_actions.monitors.job import Host, Job, clock
+from rule_actions.monitors.rule import Data, Needs, in_phase, parameters
+from rule_actions.monitors.series import host_query, job_query, percentile
+from rule_actions.monitors.settings import MonitorSettings
 from rule_actions.monitors.stalled_training import rhythm
+from rule_actions.monitors.tags import rules_of
+from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat, Span
 
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
@@ -471,7 +458,7 @@ def test_parameters_are_checked_and_named():
     assert parameters(RULES["StalledTraining"], {"threshold": "1200"}, "w", from_tag=True)[0]["threshold"] == 1200
 
 
-STACK_WIDE = Settings(rules=(("LowGPUUtilization", (("window", 20),)),))
+STACK_WIDE = MonitorSettings(rules=(("LowGPUUtilization", (("window", 20),)),))
 
 
 def test_a_job_gets_the_stack_wide_rules_and_those_its_tags_attach():
@@ -545,13 +532,13 @@ def test_the_mode_is_act_or_watch_wherever_it_is_set():
     assert parameters(rule, {"mode": True}, "w")[1] == ["w.mode: true is not one of act, watch"]
     # and in a job's parameters tag the rule is then not evaluated, the problem naming the tag
     applied, problems = rules_of(job(tags={"rule-actions:StalledTraining": "stoptraining",
-                                           "rule-actions:StalledTraining:parameters": "mode=wtch"}), Settings(), RULES)
+                                           "rule-actions:StalledTraining:parameters": "mode=wtch"}), MonitorSettings(), RULES)
     assert applied == [] and problems == ['tag rule-actions:StalledTraining:parameters.mode: "wtch" is not one of '
                                           "act, watch; StalledTraining is not evaluated for this job"]
 
 
 def test_every_rule_has_a_mode_in_the_configuration_and_its_schema():
-    from rule_actions.monitors.base import settings_schema
+    from rule_actions.monitors.settings import settings_schema
 
     # Given every rule's block in the schema / Then each has the mode, its two values and watch for its default
     schema = settings_schema(RULES)["properties"]["rules"]["properties"]
@@ -577,8 +564,8 @@ CONFIGURED = {"rule-actions:StalledTraining": ""}  # the job's own tag attaches 
 ])
 def test_a_rules_mode_is_the_one_set_else_who_turned_it_on_decides(configured, tags, mode):
     # Given StalledTraining turned on by the configuration (its parameters), by the job's tag, or both
-    settings = Settings(rules=(("StalledTraining", tuple(configured.items())),)) if configured is not None else \
-        Settings()
+    settings = MonitorSettings(rules=(("StalledTraining", tuple(configured.items())),)) if configured is not None else \
+        MonitorSettings()
     # When the job's rules are chosen
     applied, problems = rules_of(job(tags=tags), settings, RULES)
     # Then the rule has the mode set (the tag's over the configuration's), else act when the job's tag attaches
@@ -587,7 +574,7 @@ def test_a_rules_mode_is_the_one_set_else_who_turned_it_on_decides(configured, t
 
 
 def test_an_opted_out_job_keeps_its_own_rules_acting():
-    settings = Settings(rules=(("StalledTraining", ()),))
+    settings = MonitorSettings(rules=(("StalledTraining", ()),))
     applied, _ = rules_of(job(tags={"rule-actions:opt-out": "true", **CONFIGURED}), settings, RULES)
     assert [(a.source, a.params["mode"]) for a in applied] == [("tag", "act")]
 

@@ -3,17 +3,9 @@ per GPU): a larger batch, or a smaller instance, would use what is paid for."""
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    PATIENCE,
-    WINDOW,
-    Monitor,
-    Param,
-    host_needs,
-    pct,
-    per_host,
-    percentile,
-    settle_all,
-)
+from rule_actions.monitors.params import PATIENCE, WINDOW, Param
+from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.series import host_needs, pct, per_host, percentile, settle_all
 
 METRICS = ("CPUUtilization", "GPUUtilization", "GPUMemoryUtilization")
 

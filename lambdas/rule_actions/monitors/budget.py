@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from rule_actions.contract import STARTUP_PHASES, TRAINING_PHASES, WARNING_KEY
 from rule_actions.cost import PRICES, Cost, money
-from rule_actions.monitors.base import JUDGED, Clear, Finding, Monitor, Needs, NotJudged, Param, Skipped
+from rule_actions.monitors.job import JUDGED
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Skipped
 
 USD_MAX = 10_000_000.0
 

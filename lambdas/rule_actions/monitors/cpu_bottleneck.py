@@ -3,16 +3,9 @@ above cpu_threshold while GPU (per GPU) is below gpu_threshold; it holds when th
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    PATIENCE,
-    WINDOW,
-    Monitor,
-    Param,
-    host_needs,
-    pct,
-    per_host,
-    settle_all,
-)
+from rule_actions.monitors.params import PATIENCE, WINDOW, Param
+from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.series import host_needs, pct, per_host, settle_all
 
 CPU, GPU = "CPUUtilization", "GPUUtilization"
 

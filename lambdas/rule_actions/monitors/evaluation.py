@@ -35,28 +35,12 @@ from typing import Any, NamedTuple
 from rule_actions import cost as costs
 from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR_RULE_FAMILY
 from rule_actions.cost import PRICES
-from rule_actions.monitors.base import (
-    ISSUES_FOUND,
-    LOOKBACK_MAX,
-    NAMESPACES,
-    OPTED_OUT,
-    STALE_AFTER,
-    Applied,
-    Clear,
-    Data,
-    Finding,
-    Job,
-    Monitor,
-    Needs,
-    NotJudged,
-    Pending,
-    Settings,
-    Skipped,
-    in_phase,
-    is_opted_out,
-    rules_of,
-    transform_hosts,
-)
+from rule_actions.monitors.job import NAMESPACES, Job, transform_hosts
+from rule_actions.monitors.rule import Data, Monitor, Needs, in_phase
+from rule_actions.monitors.series import LOOKBACK_MAX, STALE_AFTER
+from rule_actions.monitors.settings import MonitorSettings
+from rule_actions.monitors.tags import OPTED_OUT, Applied, is_opted_out, rules_of
+from rule_actions.monitors.verdicts import ISSUES_FOUND, Clear, Finding, NotJudged, Pending, Skipped
 from rule_actions.ports import Configured, Ports
 from rule_actions.records import (
     Described,
@@ -142,7 +126,7 @@ def shard_of(name: str, shards: int) -> int:
     return int(digest(name)[:8], 16) % shards
 
 
-def evaluate(req: Request, settings: Settings, monitors: Mapping[str, Monitor], family: Any, config: Configured,
+def evaluate(req: Request, settings: MonitorSettings, monitors: Mapping[str, Monitor], family: Any, config: Configured,
              ports: Ports, read: Read, now: int, time_left: Callable[[], bool] = lambda: True,
              heard: Mapping[str, Mapping[str, int]] | None = None) -> Report:
     """The verdicts for the running jobs of `ports`' account and region (of `family`) in the request's shard;

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rule_actions.monitors.base import JUDGED, TRIALS, Clear, Finding, Monitor, Needs, Param, Pending
+from rule_actions.monitors.job import JUDGED, TRIALS
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.verdicts import Clear, Finding, Pending
 
 ENDED = ("Completed", "Failed", "Stopped")
 REASON_MAX = 200

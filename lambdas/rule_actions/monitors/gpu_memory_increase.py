@@ -5,16 +5,9 @@ holds when it rose by more than `increase` points. Default increase 5: the value
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    PATIENCE,
-    Monitor,
-    Param,
-    gpus,
-    host_needs,
-    pct,
-    per_host,
-    settle,
-)
+from rule_actions.monitors.params import PATIENCE, Param
+from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.series import gpus, host_needs, pct, per_host, settle
 
 METRIC = "GPUMemoryUtilization"
 

@@ -13,24 +13,11 @@ read per run, for every transform job), and judges those of `<job>/`; none yet: 
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    JUDGED,
-    PATIENCE,
-    STALE_AFTER,
-    Clear,
-    Monitor,
-    Needs,
-    Param,
-    Pending,
-    Skipped,
-    gpus,
-    host_query,
-    pct,
-    per_host,
-    percentile,
-    settle_all,
-    warmed_up,
-)
+from rule_actions.monitors.job import JUDGED
+from rule_actions.monitors.params import PATIENCE, Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.series import STALE_AFTER, gpus, host_query, pct, per_host, percentile, settle_all, warmed_up
+from rule_actions.monitors.verdicts import Clear, Pending, Skipped
 
 CPU, GPU = "CPUUtilization", "GPUUtilization"
 

@@ -4,19 +4,10 @@ by more than `increase_threshold_percent` % (Debugger's test, over datapoints in
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    LOSS_WINDOW,
-    NOT_STARTED,
-    Clear,
-    Finding,
-    Monitor,
-    Needs,
-    Param,
-    Pending,
-    Skipped,
-    job_query,
-    user_metric,
-)
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.series import LOSS_WINDOW, job_query, user_metric
+from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Pending, Skipped
 
 LOSS = r"loss"
 

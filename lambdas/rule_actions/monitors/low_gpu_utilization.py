@@ -12,18 +12,9 @@ rule counts them instead: the GPUs fluctuate when they idle for more than `low_m
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    PATIENCE,
-    WINDOW,
-    Monitor,
-    Param,
-    gpus,
-    host_needs,
-    pct,
-    per_host,
-    percentile,
-    settle,
-)
+from rule_actions.monitors.params import PATIENCE, WINDOW, Param
+from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.series import gpus, host_needs, pct, per_host, percentile, settle
 
 METRIC = "GPUUtilization"
 

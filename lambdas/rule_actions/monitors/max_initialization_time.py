@@ -4,19 +4,11 @@ LATE minutes past the threshold: after that StalledTraining watches the job."""
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    NOT_STARTED,
-    Clear,
-    Finding,
-    Monitor,
-    Needs,
-    Param,
-    Pending,
-    Skipped,
-    ago,
-    job_query,
-    user_metric,
-)
+from rule_actions.monitors.job import ago
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.series import job_query, user_metric
+from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Pending, Skipped
 
 LATE = 60  # minutes past the threshold during which the rule is judged
 

@@ -6,7 +6,10 @@ HyperParameterTuningJobConfig). Read: the same one call per tuning job and run a
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import JUDGED, TRIALS, Clear, Finding, Monitor, Needs, Param, Pending, Skipped
+from rule_actions.monitors.job import JUDGED, TRIALS
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.verdicts import Clear, Finding, Pending, Skipped
 
 
 class NoImprovement(Monitor):

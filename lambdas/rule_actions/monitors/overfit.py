@@ -6,18 +6,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from rule_actions.monitors.base import (
-    LOSS_METRICS,
-    LOSS_WINDOW,
-    Clear,
-    Finding,
-    Monitor,
-    Param,
-    Pending,
-    job_query,
-    loss_needs,
-    loss_pair,
-)
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.series import LOSS_METRICS, LOSS_WINDOW, job_query, loss_needs, loss_pair
+from rule_actions.monitors.verdicts import Clear, Finding, Pending
 
 
 class Overfit(Monitor):

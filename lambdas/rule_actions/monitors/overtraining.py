@@ -4,18 +4,10 @@ more than `delta` over its last `patience_train` datapoints, and the validation 
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import (
-    LOSS_METRICS,
-    LOSS_WINDOW,
-    Clear,
-    Finding,
-    Monitor,
-    Param,
-    Pending,
-    job_query,
-    loss_needs,
-    loss_pair,
-)
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.series import LOSS_METRICS, LOSS_WINDOW, job_query, loss_needs, loss_pair
+from rule_actions.monitors.verdicts import Clear, Finding, Pending
 
 
 def stalled(values: list[float], patience: int, delta: float) -> bool:

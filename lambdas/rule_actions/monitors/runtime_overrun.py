@@ -7,7 +7,10 @@ the reason). Nothing is read: the job's start is in its listing."""
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import JUDGED, Clear, Finding, Monitor, Needs, Param, Skipped, ago
+from rule_actions.monitors.job import JUDGED, ago
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.verdicts import Clear, Finding, Skipped
 
 EXPECTED = "expected_minutes"
 

@@ -31,19 +31,11 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from rule_actions.monitors.base import (
-    NOT_STARTED,
-    Clear,
-    Finding,
-    Monitor,
-    Needs,
-    Param,
-    Pending,
-    ago,
-    began,
-    job_query,
-    user_metric,
-)
+from rule_actions.monitors.job import ago, began
+from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.series import job_query, user_metric
+from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Pending
 from rule_actions.records import Heartbeat
 
 LOOKBACK = 15  # minutes before the threshold the window reaches back (three runs at the default schedule)

@@ -17,8 +17,10 @@ waits quietly while the others work: the whole job's silence is the stall.
 
 from __future__ import annotations
 
-from rule_actions.monitors.base import JUDGED, Clear, Finding, Param, Pending, ago
+from rule_actions.monitors.job import JUDGED, ago
+from rule_actions.monitors.params import Param
 from rule_actions.monitors.silence import StalledTraining
+from rule_actions.monitors.verdicts import Clear, Finding, Pending
 
 
 class StalledJob(StalledTraining):

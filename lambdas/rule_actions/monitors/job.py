@@ -1,0 +1,213 @@
+"""The running job as the monitor rules see it (`Job`, from SageMaker's Search record or a Describe answer, of any
+family the rules judge), its hosts, and its clock: when its latest stretch of the phases a rule judges began."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from rule_actions.contract import TRAINING_PHASE, TRAINING_PHASES
+from rule_actions.monitors.instances import counts
+from rule_actions.records import Span
+
+NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
+# The other families' instance metrics (dimension Host: <job>/algo-<n> for processing, <job>/<instance-id> for
+# transform) and log groups: docs/triggers.md, "Monitor rules of other job families", with their sources.
+NAMESPACES = {"training": NAMESPACE, "processing": "/aws/sagemaker/ProcessingJobs",
+              "transform": "/aws/sagemaker/TransformJobs", "tuning": NAMESPACE}
+TRAINING = "training"
+TRIALS = 100  # a tuning job's latest trials its rules read per run (ListTrainingJobsForHyperParameterTuningJob's largest page)
+JUDGED = "InProgress"  # the status other families are judged in, once they started (they have no SecondaryStatus)
+FAMILY_NOUNS = {"training": "training job", "processing": "processing job", "transform": "transform job",
+                "tuning": "hyperparameter tuning job"}
+
+
+class Host(NamedTuple):
+    name: str  # algo-1
+    instance_type: str
+    gpus: int | None  # None: not in the instance table
+    vcpus: int | None
+
+
+class Job(NamedTuple):
+    """A running training job as the rules see it (from SageMaker's Search record: its Describe members and tags)."""
+
+    name: str
+    arn: str
+    status: str
+    secondary: str  # its phase (SecondaryStatus)
+    started: int | None  # epoch seconds: when its latest stretch of training began (the rules' clock; see `clock`)
+    hosts: tuple[Host, ...]
+    metrics: tuple[str, ...]  # the names of its MetricDefinitions
+    tags: Mapping[str, str]
+    # The latest log line per host that earlier runs of this execution environment read (epoch ms): a host heard at
+    # L cannot have been silent for the threshold before L + threshold, so no log query is needed until then.
+    heard: Mapping[str, int] = {}
+    transitions: tuple[tuple[str, int], ...] = ()  # (SecondaryStatus, its start in epoch seconds), in order
+    family: str = TRAINING  # its job family: training | processing | transform | tuning
+    namespace: str = NAMESPACE  # where its instance metrics are (per family)
+    max_runtime: int | None = None  # StoppingCondition.MaxRuntimeInSeconds, when it declares one
+    objective: str = ""  # a tuning job's objective type: Minimize | Maximize ("" unknown)
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any], family: str = TRAINING) -> Job:
+        """The job of a Search (or Describe) record of `family`; members that are missing or malformed are left
+        empty. Families without a SecondaryStatus (processing, transform, tuning) have their status as their phase
+        (InProgress), and their clock starts when they started (ProcessingStartTime, TransformStartTime; a tuning
+        job's CreationTime): judged while InProgress after they started."""
+        tags = _tags(record)
+        if family != TRAINING:
+            return _other(record, family, tags)
+        algorithm = record.get("AlgorithmSpecification") if isinstance(record.get("AlgorithmSpecification"), Mapping) else {}
+        definitions = algorithm.get("MetricDefinitions") if isinstance(algorithm.get("MetricDefinitions"), list) else []
+        metrics = tuple(d["Name"] for d in definitions if isinstance(d, Mapping) and isinstance(d.get("Name"), str))
+        secondary = str(record.get("SecondaryStatus", ""))
+        transitions = _transitions(record)
+        started = clock(transitions, TRAINING_PHASES)
+        if started is None and secondary == TRAINING_PHASE:  # no transitions: the job's own start of training
+            started = _epoch(record.get("TrainingStartTime"))
+        return cls(name=str(record.get("TrainingJobName", "")), arn=str(record.get("TrainingJobArn", "")),
+                   status=str(record.get("TrainingJobStatus", "")), secondary=secondary, started=started,
+                   hosts=_hosts(record), metrics=metrics, tags=tags, transitions=transitions)
+
+    def clocked(self, phases: Sequence[str]) -> Job:
+        """The job as a rule judging `phases` sees it: `started` is when its latest stretch of them began."""
+        found = clock(self.transitions, phases)
+        return self if found is None or found == self.started else self._replace(started=found)
+
+    def phase_since(self) -> int | None:
+        """When its current phase began (epoch seconds), if its transitions say."""
+        last = self.transitions[-1] if self.transitions else None
+        return last[1] if last and last[0] == self.secondary else None
+
+    def host_of(self, stream: str) -> str:
+        """The host a log stream belongs to: <job>/algo-<n>-<epoch> -> algo-<n> (training, processing); a transform
+        job's <job>/<instance-id>-<epoch>[/data-log] -> <instance-id>."""
+        rest = stream[len(self.name) + 1:] if stream.startswith(self.name + "/") else stream
+        found = re.match(r"(algo-\d+)", rest)
+        if found:
+            return found.group(1)
+        if self.family == "transform":
+            return re.sub(r"-\d{10,13}$", "", rest.split("/")[0])
+        return rest
+
+    def latest_per_host(self, streams: Sequence[Span], into: Mapping[str, int] | None = None) -> dict[str, int]:
+        """The latest log event (epoch ms) of each host in a heartbeat's `streams`, merged into `into`'s."""
+        latest = dict(into or {})
+        for found in streams:
+            host = self.host_of(found.stream)
+            latest[host] = max(found.last, latest.get(host, 0))
+        return latest
+
+
+def transform_hosts(job: Job, record: Mapping[str, Any], found: Sequence[str]) -> Job:
+    """A transform job with its instances: the Host values `<job>/<instance-id>` ListMetrics found, each of the type
+    its TransformResources names."""
+    resources = record.get("TransformResources") if isinstance(record.get("TransformResources"), Mapping) else {}
+    instance_type = resources.get("InstanceType") if isinstance(resources.get("InstanceType"), str) else ""
+    gpus, vcpus = counts(instance_type)
+    names = sorted(value[len(job.name) + 1:] for value in found if value.startswith(f"{job.name}/"))
+    return job._replace(hosts=tuple(Host(name, instance_type, gpus, vcpus) for name in names if name))
+
+
+def began(job: Job) -> str:
+    """What started when the job's clock did: training (a training job), the job (the others)."""
+    return "training" if job.family == TRAINING else "the job"
+
+
+def _tags(record: Mapping[str, Any]) -> dict[str, str]:
+    tags = record.get("Tags")
+    if isinstance(tags, list):
+        tags = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
+    return {k: v for k, v in (tags or {}).items() if isinstance(k, str) and isinstance(v, str)} \
+        if isinstance(tags, Mapping) else {}
+
+
+# Each other family's members: name, ARN, status, start, and where its instances are declared.
+_MEMBERS = {
+    "processing": ("ProcessingJobName", "ProcessingJobArn", "ProcessingJobStatus", "ProcessingStartTime"),
+    "transform": ("TransformJobName", "TransformJobArn", "TransformJobStatus", "TransformStartTime"),
+    "tuning": ("HyperParameterTuningJobName", "HyperParameterTuningJobArn", "HyperParameterTuningJobStatus",
+               "CreationTime"),
+}
+
+
+def _other(record: Mapping[str, Any], family: str, tags: dict[str, str]) -> Job:
+    """A processing, transform or tuning job: its status is its phase, its clock its start."""
+    name, arn, status, start = _MEMBERS[family]
+    started = _epoch(record.get(start))
+    state = str(record.get(status, ""))
+    hosts: tuple[Host, ...] = ()
+    if family == "processing":
+        cluster = record.get("ProcessingResources", {}).get("ClusterConfig") \
+            if isinstance(record.get("ProcessingResources"), Mapping) else None
+        hosts = _hosts({"ResourceConfig": cluster}) if isinstance(cluster, Mapping) else ()
+    stopping = record.get("StoppingCondition") if isinstance(record.get("StoppingCondition"), Mapping) else {}
+    runtime = stopping.get("MaxRuntimeInSeconds")
+    config = record.get("HyperParameterTuningJobConfig") \
+        if isinstance(record.get("HyperParameterTuningJobConfig"), Mapping) else {}
+    objective = config.get("HyperParameterTuningJobObjective") \
+        if isinstance(config.get("HyperParameterTuningJobObjective"), Mapping) else {}
+    return Job(name=str(record.get(name, "")), arn=str(record.get(arn, "")), status=state,
+               secondary=state if started is not None else "", started=started, hosts=hosts, metrics=(), tags=tags,
+               transitions=((state, started),) if started is not None else (), family=family,
+               namespace=NAMESPACES[family],
+               max_runtime=runtime if isinstance(runtime, int) and not isinstance(runtime, bool) else None,
+               objective=str(objective.get("Type", "")))
+
+
+def _epoch(value: Any) -> int | None:
+    if isinstance(value, datetime):
+        return int(value.timestamp())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value / 1000 if value > 10**11 else value)  # epoch ms, as events carry them
+    if isinstance(value, str) and value.isdigit():
+        return _epoch(int(value))
+    return None
+
+
+def _transitions(record: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """SecondaryStatusTransitions as (status, start), in order; malformed entries are left out."""
+    found = record.get("SecondaryStatusTransitions")
+    pairs = [(t.get("Status"), _epoch(t.get("StartTime"))) for t in found if isinstance(t, Mapping)] \
+        if isinstance(found, list) else []
+    return tuple((status, start) for status, start in pairs if isinstance(status, str) and start is not None)
+
+
+def clock(transitions: Sequence[tuple[str, int]], phases: Sequence[str]) -> int | None:
+    """When the latest stretch of `phases` began: a rule's clock. A stretch ends with any other phase (Uploading, a
+    cluster repair's Restarting, a spot interruption and the start-up after it), so the clock starts again when
+    training does. None: never in those phases."""
+    start = latest = None
+    for status, at in transitions:
+        if status in phases:
+            start = at if start is None else start
+            latest = start
+        else:
+            start = None
+    return latest
+
+
+
+def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
+    """algo-1 ... algo-N: the instances of ResourceConfig (or of its instance groups, in order)."""
+    resources = record.get("ResourceConfig") if isinstance(record.get("ResourceConfig"), Mapping) else {}
+    groups = resources.get("InstanceGroups") if isinstance(resources.get("InstanceGroups"), list) else []
+    kinds = [(g.get("InstanceType"), g.get("InstanceCount")) for g in groups if isinstance(g, Mapping)] or \
+        [(resources.get("InstanceType"), resources.get("InstanceCount"))]
+    hosts: list[Host] = []
+    for instance_type, count in kinds:
+        if not isinstance(instance_type, str) or not isinstance(count, int) or isinstance(count, bool):
+            continue
+        gpus, vcpus = counts(instance_type)
+        for _ in range(min(count, 1000)):
+            hosts.append(Host(f"algo-{len(hosts) + 1}", instance_type, gpus, vcpus))
+    return tuple(hosts)
+
+
+def ago(seconds: float) -> str:
+    """A duration as people read it: 34 min, 2 h 05 min."""
+    minutes = int(seconds // 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
