@@ -127,7 +127,7 @@ def _measure(jobs: int) -> dict[str, Any]:
 
         def evaluate(handler: Any) -> list[dict[str, Any]]:
             handler.runtime.cache_clear()
-            effects = handler._evaluating(handler.runtime()[1])  # the evaluator's ports
+            effects = handler.runtime()[1].evaluation()  # the evaluator's ports
             found = []
             timed = Timed()
             timed.attach(effects.jobs.client, effects.metrics.client, effects.logs.client, effects.notifier.client,

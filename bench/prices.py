@@ -56,7 +56,7 @@ def measure(jobs: int = JOBS, runs: int = RUNS, events: int = EVENTS) -> dict[st
             for index in range(runs + 1):
                 if index in (0, runs):  # a fresh execution environment: the first run, and the last one again
                     handler.runtime.cache_clear()
-                prices = handler._evaluating(handler.runtime()[1]).prices
+                prices = handler.runtime()[1].evaluation().prices
                 before, served = prices.calls, moto_pricing.calls()
                 when = (NOW + timedelta(minutes=5 * index)).isoformat().replace("+00:00", "Z")
                 context = LocalContext(account.evaluator_name, account.evaluator_arn, remaining_millis=300_000)

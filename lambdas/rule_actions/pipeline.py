@@ -1,10 +1,20 @@
-"""The route of every invocation, one way: an event (or a request) -> its job and triggers -> the plan, built once
--> while it needs something, the readers read it -> decide -> the job family learns what was read of its job ->
-when an action is to be carried out, what the job cost (cost.py: its prices and a tuning job's trials read) -> carry
-each action out, at most once (the ledger), every one attempted -> results.
+"""The route of every invocation, one way, and every decision about an event: a job's state change (or a scheduled
+evaluation's finding, or a test request) -> its job and triggers -> organization mode's refusal, the job family's
+scope -> the triggers that count -> the plan, built once -> while it needs something, the readers read it -> decide
+-> the job family learns what was read of its job -> when an action is to be carried out, what the job cost
+(cost.py: its prices and a tuning job's trials read) -> carry each action out, at most once (the ledger), every one
+attempted -> the result, each decision not to act on its row (ignored, with its reason, for the event as a whole;
+skipped, denied... for an action), one log line per decision, the metrics.
+
+    handle(raw, ...)       a job's state change (EventBridge): read, then `act`
+    evaluate(request, ...) a scheduled evaluation: the monitor rules judge every running job in scope (they ask what
+                           they need read: `answered`), then each job whose rules hold is acted on as the typed event
+                           its family read (`act`), each job's verdicts on its row
+    test(event, ...)       a trigger family's own request (a test notification)
+    act(event, ...)        a job's event, read: organization mode's refusal, the family's scope, the triggers that
+                           count (`select`), `run`, the result
 
     read_event(raw)        the job family parses the event; every trigger family observes it (problems named)
-    select(...)            the triggers that count under the configuration
     request(raw, ...)      an invocation that is a trigger family's own request (a test notification), if it is
     run(...)               plan, read, decide, the job's cost, carry out: the results, in plan order
 
@@ -14,19 +24,198 @@ Only the ports it is handed (effects/) call AWS; plug-ins are reached through th
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping, MutableMapping
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
-from rule_actions import cost, registry
+from rule_actions import cost, organization, registry
 from rule_actions.config import Config
-from rule_actions.contract import Outcome
+from rule_actions.contract import (
+    EVALUATED_METRIC,
+    EVALUATION_ERRORS_METRIC,
+    EVALUATION_PROBLEMS_METRIC,
+    EVALUATION_SECONDS_METRIC,
+    EVENTS_METRIC,
+    FINDINGS_METRIC,
+    IGNORED_METRIC,
+    REFUSED_ACCOUNT_METRIC,
+    TEST_METRIC,
+    UNFINISHED_METRIC,
+    Outcome,
+)
 from rule_actions.messages import Occasion
+from rule_actions.observability import emit, log_action, logger, metrics
 from rule_actions.plan import Plan
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable, Ports
 from rule_actions.privacy import redact
-from rule_actions.records import IgnoredEvent, JobEvent, Need, NothingDone, Planned, Result, Trigger, Unread
-from rule_actions.text import error_text, quoted, timestamp
+from rule_actions.records import (
+    EvaluationRequest,
+    EvaluationRun,
+    IgnoredEvent,
+    JobEvent,
+    Need,
+    NothingDone,
+    Planned,
+    Result,
+    Trigger,
+    Unread,
+)
+from rule_actions.text import error_text, iso_z, quoted, timestamp
+
+T = TypeVar("T")
+EVENT_KEYS = ("job", "job_family", "event_id")  # what `act` adds to the log lines of an event's handling
+TRAINING = "training"  # the family whose job the result's "training_job" names (its key since the first release)
+# A run keeps this share of its time (at least RESERVE_MIN seconds) for acting on what it found.
+RESERVE_SHARE, RESERVE_MIN = 0.15, 10.0
+
+
+class Handled(NamedTuple):
+    """What the route gives the handler: the result (redacted), and when an action failed, what to raise (Lambda
+    retries the invocation; the ledger skips what was done)."""
+
+    result: dict[str, Any]
+    failed: str | None = None
+
+
+class Environment(Ports, Protocol):
+    """The ports of the function's environment, which act in a member's account and region in organization mode."""
+
+    def in_account(self, account: str, region: str) -> Environment: ...
+
+
+# ---------------------------------------------------------------- the sources
+
+
+def handle(raw: Any, config: Config, ports: Environment) -> Handled:
+    """A job's state change: read, then acted on (`act`); the failed actions named for a retry."""
+    metrics.add_metric(name=EVENTS_METRIC, unit="Count", value=1)
+    try:
+        event, found = read_event(raw)
+    except IgnoredEvent as err:
+        return Handled(_ignored(err.job, str(err), family=registry.job_family(raw)))
+    result = act(event, found, config, ports)
+    failed = [a for a in result["actions"] if a["outcome"] == Outcome.FAILED]
+    if not failed:
+        return Handled(result)
+    summary = "; ".join(f"{a['trigger']} {a['kind']} {a['target']}: {a['reason']}" for a in failed)
+    return Handled(result, f"{len(failed)} action(s) failed for {result['job']}: {summary}")
+
+
+def test(event: JobEvent, trigger: Trigger, config: Config, ports: Ports) -> Handled:
+    """One test message to every destination; each destination's outcome, never a failure to raise for them."""
+    logger.append_keys(test_notification=event.event_id)
+    metrics.add_metric(name=TEST_METRIC, unit="Count", value=1)
+    return Handled(redact({"test_notification": event.event_id, "actions": _acted(event, [trigger], config, ports)}))
+
+
+def evaluate(request: EvaluationRequest, config: Config, ports: Environment, seconds: float,
+             heard: MutableMapping[tuple[str | None, str | None], Any]) -> Handled:
+    """The monitor rules over every running job in scope of the request's account and region (one account: the
+    stack's), within `seconds` (less a reserve for acting on what they found); then each job whose rules hold acted
+    on as its family read it (`act`). `heard`: what this environment's evaluations heard of the jobs' logs, per
+    (account, region), which the run reads and carries on."""
+    org = config.organization
+    began = time.monotonic()
+    deadline = began + seconds - max(RESERVE_MIN, RESERVE_SHARE * seconds)
+    now = request.time or int(time.time())
+    if org and not (request.account and request.region):
+        return Handled(ignored("a scheduled evaluation in organization mode names the account and region it "
+                               "evaluates"))
+    if org and request.account not in org.accounts:
+        return Handled(ignored(f"account {request.account} is not a member of this organization configuration"))
+    ports = ports.in_account(request.account, request.region) if org else ports
+    logger.append_keys(evaluation=now, account=request.account, shard=f"{request.shard}/{request.shards}")
+    place = (request.account, request.region)
+    run = EvaluationRun(request, now, lambda: time.monotonic() < deadline, heard.get(place) or {}, ports.region,
+                        ports.logs.insights_from)
+    report = answered(registry.evaluate(run, config), ports)
+    heard[place] = report.heard
+    jobs, failed = [], []
+    for job in report.jobs:
+        named = {"training_job": job.job} if job.family == TRAINING else {"job": job.job, "job_family": job.family}
+        row: dict[str, Any] = {**named,
+                               "rules": [{"rule": v.rule, "verdict": v.verdict, "reason": v.reason}
+                                         for v in job.verdicts]}
+        for verdict in job.verdicts:
+            if verdict.verdict not in ("NoIssuesFound", "Pending", "NotJudged"):  # the result says those each run
+                (logger.warning if verdict.verdict in ("Error", "Skipped") else logger.info)(
+                    "rule evaluated", **named, rule=verdict.rule, verdict=verdict.verdict,
+                    reason=verdict.reason)
+        for problem in job.problems:
+            logger.warning("rule not evaluated", **named, problem=problem)
+        if job.event is not None:
+            outcome = _found(job.event, job.family, config, ports)
+            row["actions"] = outcome.get("actions", [])
+            row.update({k: outcome[k] for k in ("account", "account_alias", "ignored") if k in outcome})
+            failed += [a for a in row["actions"] if a["outcome"] == Outcome.FAILED]
+        if job.problems:
+            row["problems"] = list(job.problems)
+        jobs.append(row)
+        logger.remove_keys([*EVENT_KEYS, "account"])  # the job's event's keys, then the run's account again
+        logger.append_keys(account=request.account)
+    verdicts = [v.verdict for job in report.jobs for v in job.verdicts]
+    for name, value in ((EVALUATED_METRIC, len(report.jobs)), (FINDINGS_METRIC, verdicts.count("IssuesFound")),
+                        (EVALUATION_ERRORS_METRIC, verdicts.count("Error") + (1 if report.error else 0)),
+                        (EVALUATION_PROBLEMS_METRIC,
+                         verdicts.count("Skipped") + sum(len(j.problems) for j in report.jobs)),
+                        (UNFINISHED_METRIC, report.unfinished)):
+        metrics.add_metric(name=name, unit="Count", value=value)
+    metrics.add_metric(name=EVALUATION_SECONDS_METRIC, unit="Seconds", value=round(time.monotonic() - began, 3))
+    summary = {"time": iso_z(now), "account": request.account, "region": request.region,
+               "shard": request.shard, "shards": request.shards, "running": report.listed,
+               "evaluated": len(report.jobs), "findings": verdicts.count("IssuesFound"),
+               "log_queries": report.log_queries, "unfinished": report.unfinished,
+               **({"error": report.error} if report.error else {}),
+               **({"log_reads": report.log_reads} if report.log_reads else {})}
+    (logger.error if report.error else logger.info)("evaluation", **summary)
+    result = redact({"evaluation": summary, "jobs": jobs})
+    return Handled(result, f"{len(failed)} action(s) failed in the evaluation at {now}" if failed else None)
+
+
+def _found(event: JobEvent | IgnoredEvent, family: str, config: Config, ports: Environment) -> dict[str, Any]:
+    """A scheduled evaluation's finding about one job of `family`: its event acted on as any job's (or why it cannot
+    be read)."""
+    metrics.add_metric(name=EVENTS_METRIC, unit="Count", value=1)
+    if isinstance(event, IgnoredEvent):
+        return _ignored(event.job, str(event), family=next((f for f in registry.JOBS if f.name == family), None))
+    return act(*observe(event), config, ports)
+
+
+def answered(asking: Generator[frozenset[Need], Mapping[Need, Any], T], ports: Ports) -> T:
+    """What `asking` returns, each set of needs it yields read by the readers through `ports` (and sent back)."""
+    try:
+        needs = next(asking)
+        while True:
+            needs = asking.send(read(needs, ports))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- every decision about an event
+
+
+def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environment) -> dict[str, Any]:
+    """A job's event, read, and the triggers observed in it: in organization mode, named for its account and
+    refused when it is not a member's (or its job's ARN names another account or region); ignored when its job is
+    outside its family's scope; else the triggers that count, planned, decided and carried out. The result names
+    the job, each action's outcome and the event's problems; a decision not to act on the event is its `ignored`."""
+    logger.append_keys(job=event.job_name, job_family=event.family.name, event_id=event.event_id)  # EVENT_KEYS
+    for problem in event.problems:
+        logger.warning("unreadable part of the event", problem=problem)
+    if config.organization:  # organization mode: act in the event's account and region, if it is a member's
+        event = organization.named(config.organization, event)
+        refused = organization.refusal(config.organization, event)
+        if refused:
+            metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
+            return _ignored(event.job_name, refused, event.problems, event.family, _account(event))
+        ports = ports.in_account(event.account, event.region)
+        logger.append_keys(account=event.account)
+    family = event.family
+    if not family.in_scope(config, event.job_name):
+        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family,
+                        _account(event))
+    actions = _acted(event, select(event, found, config), config, ports)
+    return _with_problems({**_job(event.job_name, family), **_account(event), "actions": actions}, event.problems)
 
 
 def read_event(raw: Any) -> tuple[JobEvent, list[Trigger]]:
@@ -38,7 +227,11 @@ def read_event(raw: Any) -> tuple[JobEvent, list[Trigger]]:
     if family is None:
         raise IgnoredEvent(f"not a state change of a SageMaker job this stack acts on (source "
                            f"{quoted(raw.get('source'))}, detail-type {quoted(raw.get('detail-type'))})")
-    event = family.parse(raw)
+    return observe(family.parse(raw))
+
+
+def observe(event: JobEvent) -> tuple[JobEvent, list[Trigger]]:
+    """Everything the trigger families observe in a job's event, and the event with what they could not read."""
     found: list[Trigger] = []
     problems = list(event.problems)
     for trigger_family in registry.TRIGGERS:
@@ -62,6 +255,54 @@ def request(raw: Any, region: str, config: Config) -> tuple[JobEvent, Trigger] |
         if found is not None:
             return found
     return None
+
+
+def _acted(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) -> list[dict[str, Any]]:
+    """`run` over the triggers; one log line per decision and per failed read, the metrics; the results."""
+    results, unread, found = run(event, triggers, config, ports)
+    for failure in unread:
+        logger.warning("read failed", reason=failure.reason)
+    for item in results:
+        log_action(event.job_name, item)
+    emit(triggers, results, event, found)
+    return [r.as_dict() for r in results]
+
+
+# ---------------------------------------------------------------- the result
+
+
+def _account(event: JobEvent) -> dict[str, str]:
+    """Organization mode: the account the job ran in, and its alias when one is configured."""
+    if not event.account_name:
+        return {}
+    alias = {"account_alias": event.account_name} if event.account_name != event.account else {}
+    return {"account": event.account, **alias}
+
+
+def _job(job: str | None, family: Any) -> dict[str, Any]:
+    """The result's job: "training_job" as before (a training job's name, else null), "job" and "job_family"."""
+    name = family.name if family is not None else None
+    return {"training_job": job if name == TRAINING else None, "job": job, "job_family": name}
+
+
+def ignored(reason: str) -> dict[str, Any]:
+    """The result of an invocation that names no job and is not acted on (a malformed request), saying why."""
+    return _ignored(None, reason)
+
+
+def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (), family: Any = None,
+             account: dict[str, str] | None = None) -> dict[str, Any]:
+    logger.info("event ignored", reason=reason)
+    metrics.add_metric(name=IGNORED_METRIC, unit="Count", value=1)
+    return _with_problems({**_job(job, family), **(account or {}), "actions": [], "ignored": reason}, problems)
+
+
+def _with_problems(result: dict[str, Any], problems: tuple[str, ...]) -> dict[str, Any]:
+    """The result, with the parts of the event that could not be read (quoted from the event: redacted)."""
+    return {**redact(result), "problems": [redact(p) for p in problems]} if problems else redact(result)
+
+
+# ---------------------------------------------------------------- plan, read, decide, carry out
 
 
 class Ran(NamedTuple):

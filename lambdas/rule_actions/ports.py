@@ -156,6 +156,8 @@ class Metrics(Protocol):
 class Logs(Protocol):
     """CloudWatch Logs."""
 
+    insights_from: int  # jobs to read in a run from which one Logs Insights query reads them (FilterLogEvents below)
+
     def heartbeat(self, group: str, prefix: str, start: int, end: int) -> Heartbeat:
         """One query of the streams starting with `prefix` from `start` to `end` (epoch ms)."""
         ...

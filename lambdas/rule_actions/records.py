@@ -10,6 +10,7 @@
                       LogLatest (many jobs' streams at once: prefix -> Heartbeat); and what a job's cost needs (cost.py):
                       PriceList (one instance type's prices in one region), TrialRuns (a tuning job's trials); a read
                       that failed is an Unread with its reason
+    EvaluationRequest, EvaluationRun  a scheduled evaluation's invocation, and one run of it in an account and region
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
     Message           what people read about a trigger; TriggerFacts: what payloads say of it
@@ -17,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -204,6 +205,31 @@ class JobEvent:
         """The ARN of another job of the same family, account and region."""
         assert self.family is not None
         return self.family.arn_of(self.job_arn, job_name)
+
+
+class EvaluationRequest(NamedTuple):
+    """A scheduled evaluation's invocation: {"rule_actions_evaluation": {"time", "account", "region", "shard",
+    "shards"}} (monitors/evaluation.py reads it)."""
+
+    time: int | None  # the run's time (epoch seconds): the schedule's; None: now
+    account: str | None  # organization mode: the member account evaluated
+    region: str | None
+    shard: int = 0
+    shards: int = 1
+
+
+class EvaluationRun(NamedTuple):
+    """One scheduled run in one account and region: its request, its time (epoch seconds), whether another log query
+    fits in it, what earlier runs of the execution environment heard of the jobs' logs there (job -> host -> its
+    latest log line, epoch ms), the region its reads are made in (a job's prices, when its ARN names none), and from
+    how many jobs to read one Logs Insights query reads their logs."""
+
+    request: EvaluationRequest
+    now: int
+    time_left: Callable[[], bool]
+    heard: Mapping[str, Mapping[str, int]]
+    region: str
+    insights_from: int
 
 
 class Trigger:

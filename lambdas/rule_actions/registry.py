@@ -13,7 +13,7 @@ Adding a plug-in is its module and one line below (a new reader also names its N
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -36,11 +36,12 @@ from rule_actions.readers import (
     trial_runs,
 )
 from rule_actions.readers.base import Reader
-from rule_actions.records import ACTION_JSON, Capability, Place, Trigger
+from rule_actions.records import ACTION_JSON, Capability, EvaluationRequest, EvaluationRun, Need, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
 if TYPE_CHECKING:
+    from rule_actions.monitors.evaluation import Report
     from rule_actions.monitors.rule import Monitor
 
 JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipeline.FAMILY, transform.FAMILY)
@@ -261,7 +262,7 @@ def monitor_capabilities(config: Configured) -> frozenset[Capability]:
     return _capabilities(config, [rule_status.FAMILY])
 
 
-def evaluation_request(raw: Any) -> Any:
+def evaluation_request(raw: Any) -> EvaluationRequest | None:
     """A scheduled evaluation's invocation, or None (IgnoredEvent, naming the field, when malformed)."""
     if not (isinstance(raw, Mapping) and EVALUATION_KEY in raw):
         return None
@@ -270,14 +271,14 @@ def evaluation_request(raw: Any) -> Any:
     return evaluation.request(raw)
 
 
-def evaluate(req: Any, config: Configured, ports: Any, read: Any, now: int, time_left: Any = lambda: True,
-             heard: Any = None) -> Any:
-    """The monitor rules over the running jobs of `ports`' account and region, reading through `read` (the
-    pipeline's); `heard`: what earlier runs read of the jobs' logs (the report carries it on)."""
+def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], Report]:
+    """The monitor rules over the running jobs of the run's account and region, family by family (training first):
+    what they ask to be read (each set of needs yielded, its answers sent back), then their report."""
     from rule_actions.monitors import evaluation
 
-    reports = [evaluation.evaluate(req, monitoring(config), monitors(), family, config, ports, read, now, time_left,
-                                   heard) for family in monitored_families(config)]
+    reports = []
+    for family in monitored_families(config):
+        reports.append((yield from evaluation.evaluate(run, monitoring(config), monitors(), family, config)))
     return evaluation.merged(reports)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from builders import event, rule_config, rule_status
 
-from rule_actions import handler
+from rule_actions import handler, pipeline
 from rule_actions.handler import ActionsFailed
 from rule_actions.privacy import redact
 from rule_actions_cli.embedded import LocalContext
@@ -142,7 +142,7 @@ def count_calls(effects: Any, run: Run) -> None:
 def invoke(settings, effects, raw: dict[str, Any]) -> dict[str, Any]:
     """The real handler's work for one event, as `lambda_handler` does it, without its per-process Powertools
     decorators (Metrics/Logger state is global: one invocation per process in Lambda, not thread-safe here)."""
-    outcome = handler.process(raw, settings, effects)
+    outcome = pipeline.handle(raw, settings.config, effects).result
     failed = [a for a in outcome["actions"] if a["outcome"] == "failed"]
     if failed:
         raise ActionsFailed(f"{len(failed)} action(s) failed", outcome)

@@ -47,9 +47,7 @@ def gpu(name: str, host: str, value: float, minutes: int = 45, namespace: str = 
 
 
 def evaluate(aws, minutes_later: int = 0) -> dict[str, Any]:
-    from rule_actions import handler
-
-    effects = handler._evaluating(aws.effects())  # the ports the evaluator reads through
+    effects = aws.effects().evaluation()  # the ports the evaluator reads through
     for client in (effects.metrics.client, effects.logs.client):
         if not getattr(client, "_counted", False):
             client.meta.events.register("before-call", lambda model, **_: aws.calls.append(model.name))

@@ -4,7 +4,7 @@ The switches, `tuning_trials_alert` x `pipeline_step_jobs_alert` x the parents' 
 and `pipeline_outcomes`) on or off, govern job outcomes only, and only while the parent reports. Each is tried
 against every trigger family: a Debugger IssuesFound whose action_json asks for StopTraining (as the SageMaker SDK
 writes it), a Profiler IssuesFound whose `rules` entry stops, a monitor rule's IssuesFound whose tag stops (the state
-change a scheduled evaluation hands the handler), and the job outcome Failed; each on a tuning job's trial, on a
+change a scheduled evaluation hands the pipeline, as an event carries it), and the job outcome Failed; each on a tuning job's trial, on a
 pipeline step's training job and on a plain training job (the control). Asserted twice: (a) the stack's EventBridge
 pattern (registry.event_pattern, what the stack synthesizes; the project's matcher) matches the event or not, and
 (b) the real handler on moto stops and notifies, or skips each action with the reason.
@@ -24,6 +24,7 @@ from builders import ACCOUNT, REGION, event, rule_config, rule_status
 
 from rule_actions import registry
 from rule_actions.config import Config
+from rule_actions.contract import SOURCE
 from rule_actions.monitors.evaluation import JobReport, Verdict, _state_change
 from rule_actions.monitors.job import Job as RunningJob
 from rule_actions.monitors.settings import MonitorSettings
@@ -90,7 +91,10 @@ def seeded_event(job: Job, trigger: str, config: Config) -> dict[str, Any]:
         applied, problems = rules_of(found, MonitorSettings(), registry.monitors())  # its tag's rule
         assert [a.rule.name for a in applied] == [MONITOR_RULE] and not problems
         report = JobReport(job.name, (Verdict(MONITOR_RULE, "IssuesFound", "no log line for 34 minutes"),), ())
-        return _state_change(registry.monitored_family(), config, record, applied, report, NOW)
+        found = _state_change(registry.monitored_family(), config, record, applied, report, NOW)
+        return {"version": "0", "id": found.event_id, "detail-type": found.family.detail_type, "source": SOURCE,
+                "account": found.account, "time": found.time, "region": found.region, "resources": [found.job_arn],
+                "detail": dict(found.detail)}  # the typed event it hands the pipeline, as an event carries it
     if trigger == "Debug":
         configs = [prepare_actions(rule_config("LossNotDecreasing"), job.name, StopTraining())]
         raw = event(job=job.name, debug=[rule_status("LossNotDecreasing", job=job.name)], debug_configs=configs)
@@ -177,7 +181,6 @@ def test_the_cases_cover_every_switch_trigger_family_and_job():
 def test_a_hung_trial_and_a_hung_step_job_are_stopped_by_the_scheduled_evaluation(aws):
     # Given the tuning job and the pipeline execution reporting for their jobs, both switches false (their outcomes
     # held back), and a trial and a step job whose tag attaches StalledTraining with a stop, silent for 34 minutes
-    from rule_actions import handler
     from rule_actions.contract import EVALUATION_KEY
     from rule_actions_cli import moto_monitoring
 
@@ -192,7 +195,7 @@ def test_a_hung_trial_and_a_hung_step_job_are_stopped_by_the_scheduled_evaluatio
                                         training_start_time=start)
         moto_monitoring.put_log_lines("/aws/sagemaker/TrainingJobs", f"{job.name}/algo-1-1795490000",
                                       [(NOW - minutes * 60, f"step {minutes}") for minutes in range(60, 33, -1)])
-    handler._evaluating(aws.effects())  # the evaluator's ports
+    aws.effects().evaluation()  # the evaluator's ports
 
     # When the evaluator runs
     result = aws.invoke({EVALUATION_KEY: {"time": "2026-11-24T06:00:00Z"}})

@@ -186,5 +186,5 @@ def test_the_evaluation_writes_a_warning_s_level_into_the_rule_s_parameters():
     report = JobReport("ft-1", (Verdict("Budget", "IssuesFound", "half", ((WARNING_KEY, "0.5"),)),), ())
     change = _state_change(FAMILY, Config(), {"TrainingJobName": "ft-1", "TrainingJobArn": job().arn,
                                               "TrainingJobStatus": "InProgress"}, applied, report, NOW)
-    [configuration] = change["detail"]["MonitorRuleConfigurations"]
+    [configuration] = change.detail["MonitorRuleConfigurations"]
     assert configuration["RuleParameters"][WARNING_KEY] == "0.5" and configuration["RuleParameters"]["mode"] == "act"

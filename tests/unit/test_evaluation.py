@@ -13,9 +13,10 @@ import pytest
 from rule_actions import pipeline, registry
 from rule_actions.config import Config
 from rule_actions.messages import render
-from rule_actions.monitors.evaluation import NOT_REACHED, Request, request, shard_of
+from rule_actions.monitors.evaluation import NOT_REACHED, request, shard_of
 from rule_actions.monitors.series import host_query
-from rule_actions.records import Heartbeat, IgnoredEvent, Span
+from rule_actions.records import EvaluationRequest as Request
+from rule_actions.records import EvaluationRun, Heartbeat, IgnoredEvent, Span
 
 NOW = 1_795_514_400
 MIN = 60
@@ -60,6 +61,8 @@ class Ports:
                 return {q: (series or {}).get(q, ()) for q in queries}
 
         class Logs:
+            insights_from = 500  # (the port's default: FilterLogEvents per job below it)
+
             def heartbeat(self, group, prefix, start, end):
                 outer.calls.append(("FilterLogEvents", prefix))
                 if prefix.rstrip("/") in failing:
@@ -73,7 +76,8 @@ EVERYTHING = Request(None, None, None)
 
 
 def evaluate(config: dict, ports: Ports, time_left=lambda: True, req=EVERYTHING):
-    return registry.evaluate(req, Config.from_dict(config), ports, pipeline.read, NOW, time_left)
+    run = EvaluationRun(req, NOW, time_left, {}, ports.region, ports.logs.insights_from)
+    return pipeline.answered(registry.evaluate(run, Config.from_dict(config)), ports)
 
 
 def silent_since(minutes: int) -> Heartbeat:
@@ -104,8 +108,8 @@ def test_a_finding_becomes_the_monitor_rule_status_the_pipeline_acts_on():
     tags = {"rule-actions:StalledTraining": "stoptraining email=ml@example.com"}
     ports = Ports([record("llm-1", tags=tags)], beats={"llm-1": silent_since(34)})
     [job] = evaluate({"monitor": {}}, ports).jobs
-    # When its state change is read as any event is
-    event, found = pipeline.read_event(job.event)
+    # When its state change is observed as any event is
+    event, found = pipeline.observe(job.event)
     config = Config.from_dict({"notify": {"emails": ["team@example.com"]}, "rules": {"*": ["notify"]}})
     [status] = pipeline.select(event, found, config)
     # Then it is an IssuesFound status of the Monitor family, with the finding and the tag's actions
@@ -138,9 +142,9 @@ def test_the_state_change_carries_each_rules_mode_in_its_rule_parameters():
     # tag's acts (and reads back as the Monitor status the route decides on)
     modes = {}
     for job in report.jobs:
-        [configuration] = job.event["detail"]["MonitorRuleConfigurations"]
+        [configuration] = job.event.detail["MonitorRuleConfigurations"]
         modes[job.job] = configuration["RuleParameters"]["mode"]
-        _event, found = pipeline.read_event(job.event)
+        _event, found = pipeline.observe(job.event)
         assert found[0].watch is (modes[job.job] == "watch")
     assert modes == {"wide-1": "watch", "own-1": "act"}
 

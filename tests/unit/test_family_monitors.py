@@ -12,14 +12,13 @@ from rule_actions import pipeline, registry
 from rule_actions.config import Config
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.jobs.common import PROCESSING
-from rule_actions.monitors.evaluation import Request
 from rule_actions.monitors.job import Host, Job
 from rule_actions.monitors.rule import Data, Needs, in_phase, parameters
 from rule_actions.monitors.series import host_query
 from rule_actions.monitors.settings import MonitorSettings
 from rule_actions.monitors.tags import rules_of
 from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Pending, Skipped
-from rule_actions.records import Heartbeat, Span, Trial, UnreadJob
+from rule_actions.records import EvaluationRequest, EvaluationRun, Heartbeat, Span, Trial, UnreadJob
 
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
 MIN = 60
@@ -322,6 +321,8 @@ class Ports:
                 return {q: (series or {}).get(q, ()) for q in queries}
 
         class Logs:
+            insights_from = 500  # (the port's default: FilterLogEvents per job below it)
+
             def heartbeat(self, group, prefix, start, end):
                 outer.calls.append(("FilterLogEvents", group, prefix))
                 return (beats or {}).get(prefix.rstrip("/"), Heartbeat((), True))
@@ -330,7 +331,8 @@ class Ports:
 
 
 def evaluate(config: dict, ports: Ports):
-    return registry.evaluate(Request(None, None, None), Config.from_dict(config), ports, pipeline.read, NOW)
+    run = EvaluationRun(EvaluationRequest(None, None, None), NOW, lambda: True, {}, ports.region, ports.logs.insights_from)
+    return pipeline.answered(registry.evaluate(run, Config.from_dict(config)), ports)
 
 
 def test_an_evaluation_lists_each_family_a_rule_judges_and_hands_over_a_processing_job_s_state_change():
@@ -349,12 +351,12 @@ def test_an_evaluation_lists_each_family_a_rule_judges_and_hands_over_a_processi
     [acted] = [j for j in report.jobs if j.event]
     assert (acted.job, acted.family) == ("prep-1", "processing")
     event = acted.event
-    assert event["detail-type"] == "SageMaker Processing Job State Change"
-    assert event["detail"]["ProcessingJobName"] == "prep-1"
-    [status] = event["detail"]["MonitorRuleEvaluationStatuses"]
+    assert event.family.detail_type == "SageMaker Processing Job State Change"
+    assert event.detail["ProcessingJobName"] == "prep-1"
+    [status] = event.detail["MonitorRuleEvaluationStatuses"]
     assert (status["RuleConfigurationName"], status["RuleEvaluationStatus"]) == ("StalledJob", "IssuesFound")
     assert status["StatusDetails"] == "no log line from any host for 34 min (threshold 30 min)"
-    [configuration] = event["detail"]["MonitorRuleConfigurations"]
+    [configuration] = event.detail["MonitorRuleConfigurations"]
     assert configuration["RuleParameters"]["rule_to_invoke"] == "StalledJob"
     assert configuration["RuleParameters"]["mode"] == "act"  # its own tag attached it
     [healthy] = [j for j in report.jobs if j.job == "score-1"]
@@ -374,7 +376,7 @@ def test_a_tuning_job_s_trials_are_read_once_per_run_and_a_job_whose_reads_faile
     rows = {j.job: j for j in report.jobs}
     assert [(v.rule, v.verdict) for v in rows["hpo-1"].verdicts] == [("FailingTrials", "IssuesFound"),
                                                                      ("RuntimeOverrun", "Skipped")]
-    assert rows["hpo-1"].event["detail-type"] == "SageMaker HyperParameter Tuning Job State Change"
+    assert rows["hpo-1"].event.family.detail_type == "SageMaker HyperParameter Tuning Job State Change"
     # and the processing job that could not be read is reported on its own row, never acted on
     assert rows["prep-9"].verdicts[0].verdict == "Error" and rows["prep-9"].event is None
     assert "Throttling" in rows["prep-9"].verdicts[0].reason

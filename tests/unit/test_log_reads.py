@@ -14,8 +14,8 @@ from botocore.stub import Stubber
 from rule_actions import pipeline, registry
 from rule_actions.config import Config
 from rule_actions.effects.logs import QUERY, ROWS, Logs, QueryUnfinished, millis, parse_rows
-from rule_actions.monitors.evaluation import INSIGHTS_SPAN, Request
-from rule_actions.records import Heartbeat, Span
+from rule_actions.monitors.evaluation import INSIGHTS_SPAN
+from rule_actions.records import EvaluationRequest, EvaluationRun, Heartbeat, Span
 
 GROUP = "/aws/sagemaker/TrainingJobs"
 NOW = 1_795_514_400
@@ -191,8 +191,9 @@ class Ports:
 
 
 def evaluate(ports: Ports, config: dict | None = None):
-    return registry.evaluate(Request(None, None, None), Config.from_dict(config or {"monitor": {}}), ports,
-                             pipeline.read, NOW)
+    run = EvaluationRun(EvaluationRequest(None, None, None), NOW, lambda: True, {}, ports.region,
+                        ports.logs.insights_from)
+    return pipeline.answered(registry.evaluate(run, Config.from_dict(config or {"monitor": {}})), ports)
 
 
 def verdicts(report) -> list[tuple[str, str, str]]:

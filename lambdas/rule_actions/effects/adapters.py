@@ -5,9 +5,10 @@ SageMaker, metrics and logs."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
-from rule_actions.effects import begin_invocation
+from rule_actions.effects import begin_invocation, client
 from rule_actions.effects.ledger import Ledger
 from rule_actions.effects.notify import Notifier
 from rule_actions.effects.pricing import Prices
@@ -20,19 +21,27 @@ if TYPE_CHECKING:  # organization mode only: the handler imports it when the con
     from rule_actions.effects.members import Members
 
 
+class Kept:
+    """What an execution environment keeps from one invocation to the next, lost with it: per (account, region), what
+    its evaluations heard of each job's logs (job -> host -> its latest log line read, epoch ms: a job heard recently
+    needs no log query until its silence could reach a threshold); and its ports with an evaluation's reads, made on
+    its first evaluation."""
+
+    def __init__(self) -> None:
+        self.heard: dict[tuple[str | None, str | None], Mapping[str, Mapping[str, int]]] = {}
+        self.evaluation: Adapters | None = None
+
+
 class Adapters(NamedTuple):
     jobs: SageMaker
     notifier: Notifier
     ledger: Ledger
     region: str  # where links point: the function's region, or the member's in organization mode
     webhooks: Webhooks
+    kept: Kept  # what the execution environment keeps (shared by every copy of these ports)
     members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
-    metrics: Metrics | None = None  # a scheduled evaluation's reads (`evaluating()`; None for an event)
+    metrics: Metrics | None = None  # a scheduled evaluation's reads (`evaluation()`; None for an event)
     logs: Logs | None = None
-    # What the evaluations of this execution environment keep: per (account, region), what they read of each job's
-    # logs (a job heard recently needs no log query until its silence could reach a threshold), and their ports
-    # ("ports"); lost with the environment.
-    heard: dict[Any, Any] | None = None
     prices: Prices | None = None  # the AWS Price List: what a job's cost multiplies
 
     def register(self, lambda_context: object) -> None:
@@ -41,14 +50,16 @@ class Adapters(NamedTuple):
         self.ledger.register(lambda_context)
         self.webhooks.register(lambda_context)
 
-    def evaluating(self, client: Any) -> Adapters:
-        """These ports with a scheduled evaluation's reads (CloudWatch metrics and logs, clients made on first use):
-        an event invocation never imports them."""
-        from rule_actions.effects.cloudwatch import Metrics
-        from rule_actions.effects.logs import Logs
+    def evaluation(self) -> Adapters:
+        """These ports with a scheduled evaluation's reads (CloudWatch metrics and logs, clients made on first use),
+        made on the environment's first evaluation and kept: an event invocation never imports them."""
+        if self.kept.evaluation is None:
+            from rule_actions.effects.cloudwatch import Metrics
+            from rule_actions.effects.logs import Logs
 
-        return self._replace(metrics=Metrics(lambda: client("cloudwatch", self.region)),
-                             logs=Logs(lambda: client("logs", self.region)))
+            self.kept.evaluation = self._replace(metrics=Metrics(lambda: client("cloudwatch", self.region)),
+                                                 logs=Logs(lambda: client("logs", self.region)))
+        return self.kept.evaluation
 
     def in_account(self, account: str, region: str) -> Adapters:
         """The ports for a job of `account` in `region`: with members, SageMaker, metrics and logs there (through

@@ -21,7 +21,7 @@
     warnings                  what its switches make valid but probably not meant (printed at synth)
     grants                    the IAM statements for what the other plug-ins need of it (describe, stop, list,
                               search) and for its own reads
-    state_change              a state change of one of its jobs, from its description (a scheduled evaluation's)
+    event_of                  a state change of one of its jobs, from its description (a scheduled evaluation's), read
     statuses, seeded          how the embedded account (the local replay) creates a job an event names
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
@@ -60,6 +60,30 @@ PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 NAME_RE = re.compile(JOB_NAME, re.ASCII)
 # A parent's ARN pattern (jobs/common.py) and its noun, by the member naming it.
 PARENTS = {"TuningJobArn": (TUNING_ARN, "hyperparameter tuning job"), "TrainingJobArn": (TRAINING_ARN, "training job")}
+
+
+class Envelope(NamedTuple):
+    """What an event says around its detail: its id, the account and region it comes from, its time, and the name of
+    the archive replay that sent it again (None: a live event)."""
+
+    event_id: str
+    account: str
+    region: str
+    time: str
+    replay_name: str | None
+
+    @classmethod
+    def of(cls, raw: Mapping[str, Any]) -> Envelope:
+        return cls(str(raw.get("id", "")), str(raw.get("account", "")), str(raw.get("region", "")),
+                   str(raw.get("time", "")), _replay_name(raw.get("replay-name")))
+
+
+def detail_of(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An event's detail (IgnoredEvent when it has none)."""
+    detail = raw.get("detail")
+    if not isinstance(detail, Mapping):
+        raise IgnoredEvent("detail: missing or not an object")
+    return detail
 
 
 class Members(NamedTuple):
@@ -126,17 +150,33 @@ class JobFamily:
         """The event's job (its envelope and detail already known to be this family's); raises IgnoredEvent naming
         the field when the job cannot be named (or its name is none SageMaker gives: no API call may carry it), else
         every unreadable member is a problem on the event."""
-        event = self.read(raw, self.members)
+        return self.named(self.read(detail_of(raw), Envelope.of(raw), self.members))
+
+    def event_of(self, description: Mapping[str, Any], time: str, event_id: str,
+                 extra: Mapping[str, Any]) -> JobEvent:
+        """The state change SageMaker would send for the job `description` describes (Describe or Search members;
+        times as epoch-millisecond strings, Tags as a map, as in SageMaker's events), with `extra` detail members,
+        read as `parse` reads an event (a scheduled evaluation's finding). Its account and region are the job's
+        ARN's."""
+        detail = {key: _event_value(value) for key, value in description.items() if key != "ResponseMetadata"}
+        tags = description.get(self.members.tags)
+        if isinstance(tags, list):
+            detail[self.members.tags] = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
+        parts = str(description.get(self.members.arn, "")).split(":")
+        envelope = Envelope(event_id, parts[4] if len(parts) > 5 else "", parts[3] if len(parts) > 5 else "", time,
+                            None)
+        return self.named(self.read({**detail, **extra}, envelope, self.members))
+
+    def named(self, event: JobEvent) -> JobEvent:
+        """The event, when it names its job as SageMaker names them (IgnoredEvent naming the member otherwise)."""
         if not self.name_pattern.fullmatch(event.job_name):
             raise IgnoredEvent(f"detail.{self.members.name}: {quoted(event.job_name)} is not a SageMaker job name "
                                f"(a {self.noun}'s: {self.name_hint})")
         return event
 
-    def read(self, raw: Mapping[str, Any], m: Members) -> JobEvent:
-        """`parse` with the members `m` (a family whose detail-types name their members differently)."""
-        detail = raw.get("detail")
-        if not isinstance(detail, Mapping):
-            raise IgnoredEvent("detail: missing or not an object")
+    def read(self, detail: Mapping[str, Any], envelope: Envelope, m: Members) -> JobEvent:
+        """The job the event's `detail` names, read with the members `m` (a family whose detail-types name their
+        members differently passes its own)."""
         named = detail.get(m.name)
         name, arn, status = (_text(detail, key, named) for key in (m.name, m.arn, m.status))
         problems: list[str] = []
@@ -154,11 +194,11 @@ class JobFamily:
         problems += self.detail_problems(detail)
         return JobEvent(
             family=self,
-            event_id=str(raw.get("id", "")),
-            account=str(raw.get("account", "")),
-            region=str(raw.get("region", "")),
-            time=str(raw.get("time", "")),
-            replay_name=_replay_name(raw.get("replay-name")),
+            event_id=envelope.event_id,
+            account=envelope.account,
+            region=envelope.region,
+            time=envelope.time,
+            replay_name=envelope.replay_name,
             job_name=name,
             job_arn=arn,
             job_status=status,
@@ -266,21 +306,6 @@ class JobFamily:
         """The detail clause matching its jobs under the prefixes."""
         return {self.members.name: [{"prefix": prefix} for prefix in prefixes]}
 
-    def state_change(self, description: Mapping[str, Any], time: str, event_id: str,
-                     extra: Mapping[str, Any]) -> dict[str, Any]:
-        """The state change SageMaker would send for the job `description` describes (Describe or Search members;
-        times as epoch-millisecond strings, Tags as a map, as in SageMaker's events), with `extra` detail members.
-        Its account and region are the job's ARN's."""
-        detail = {key: _event_value(value) for key, value in description.items() if key != "ResponseMetadata"}
-        tags = description.get(self.members.tags)
-        if isinstance(tags, list):
-            detail[self.members.tags] = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
-        arn = str(description.get(self.members.arn, ""))
-        parts = arn.split(":")
-        return {"version": "0", "id": event_id, "detail-type": self.detail_type, "source": SOURCE,
-                "account": parts[4] if len(parts) > 5 else "", "time": time,
-                "region": parts[3] if len(parts) > 5 else "", "resources": [arn], "detail": {**detail, **extra}}
-
     def outcome_clause(self, outcome: str) -> dict[str, Any]:
         """The detail clause matching exactly the events of this outcome."""
         return self.outcomes[outcome].pattern(self.members.status, self.members.secondary or "")
@@ -342,7 +367,7 @@ class JobFamily:
                      for pattern in job_name_patterns(config[self.scope]))
 
 
-__all__ = ["JobFamily", "Members", "job_name_patterns", "scope_field"]
+__all__ = ["Envelope", "JobFamily", "Members", "detail_of", "job_name_patterns", "scope_field"]
 
 
 def job_name_patterns(prefixes: tuple[str, ...]) -> list[str]:

@@ -20,11 +20,10 @@ execution's. The job is the execution, named <pipeline>/<execution id>; its ARN 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 
 from rule_actions.contract import Arn, Grant, OutcomeCondition
-from rule_actions.jobs.base import JobFamily, Members, job_name_patterns
+from rule_actions.jobs.base import Envelope, JobFamily, Members, detail_of, job_name_patterns
 from rule_actions.jobs.common import (
     CONSOLE_PATHS,
     EXECUTION_ARN_HINT,
@@ -121,16 +120,14 @@ class Pipeline(JobFamily):
         return execution_name(detail.get(self.members.arn))
 
     def parse(self, raw):
-        detail = raw.get("detail")
-        if not isinstance(detail, Mapping):
-            raise IgnoredEvent("detail: missing or not an object")
+        detail = detail_of(raw)
         step = raw.get("detail-type") == STEP
         arn = detail.get(EXECUTION_MEMBERS.arn)
         name = execution_name(arn)
         if name is None:
             raise IgnoredEvent(f"detail.{EXECUTION_MEMBERS.arn}: missing or not a pipeline execution ARN "
                                f"SageMaker gives ({quoted(arn)}; {EXECUTION_ARN_HINT})")
-        return replace(self.read(raw, STEP_MEMBERS if step else EXECUTION_MEMBERS), job_name=name)
+        return replace(self.read(detail, Envelope.of(raw), STEP_MEMBERS if step else EXECUTION_MEMBERS), job_name=name)
 
     def detail_problems(self, detail):
         display = detail.get("pipelineExecutionDisplayName")

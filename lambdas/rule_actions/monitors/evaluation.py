@@ -3,11 +3,12 @@ rules over every running job in scope, from what SageMaker publishes without Deb
 statuses of the Monitor family (and, from its tags, each rule's actions as its action_json), which the pipeline then
 handles exactly as a Debugger rule status: `rules`, the plan, the ledger, messages, chat, webhooks, dry run.
 
-    request(raw)      the scheduled invocation: {"rule_actions_evaluation": {"time", "account", "region", "shard",
-                      "shards"}} (IgnoredEvent, naming the field, when malformed); None for anything else
-    evaluate(...)     needs -> readers -> learn -> judge, for one account and region: each job's verdicts, and the
-                      state change of each job whose rules hold (after DescribeTrainingJob confirms it still runs);
-                      it reads through the pipeline's `read` (the readers, the ports), which it is handed
+    request(raw)      the scheduled invocation (records.EvaluationRequest): {"rule_actions_evaluation": {"time",
+                      "account", "region", "shard", "shards"}} (IgnoredEvent, naming the field, when malformed); None for anything else
+    evaluate(run, ...)  needs -> readers -> learn -> judge, for one account and region: each job's verdicts, and
+                      the state change of each job whose rules hold (after DescribeTrainingJob confirms it still
+                      runs), read by its family (a JobEvent). It reads nothing itself: it asks (yields) what it needs
+                      read, and the pipeline answers (sends) what its readers read through the ports
 
 One run evaluates one job family (registry.evaluate runs each family a rule judges, training first, and merges
 their reports); a job of another family is judged while InProgress once it started, and becomes that family's state
@@ -28,9 +29,9 @@ jobs whose rules hold. A job that ended is never acted on; a job whose read fail
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from rule_actions import cost as costs
 from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR_RULE_FAMILY
@@ -41,10 +42,13 @@ from rule_actions.monitors.series import LOOKBACK_MAX, STALE_AFTER
 from rule_actions.monitors.settings import MonitorSettings
 from rule_actions.monitors.tags import OPTED_OUT, Applied, is_opted_out, rules_of
 from rule_actions.monitors.verdicts import ISSUES_FOUND, Clear, Finding, NotJudged, Pending, Skipped
-from rule_actions.ports import Configured, Ports
+from rule_actions.ports import Configured
 from rule_actions.records import (
     Described,
+    EvaluationRequest,
+    EvaluationRun,
     IgnoredEvent,
+    JobEvent,
     LogHeartbeat,
     LogLatest,
     MetricData,
@@ -59,17 +63,10 @@ from rule_actions.text import digest, quoted
 
 KEYS = ("time", "account", "region", "shard", "shards")
 NOT_REACHED = "not evaluated in this run: its time ran out before this job's log query (raise monitor.shards)"
-Read = Callable[[frozenset[Need], Ports], dict[Need, Any]]  # the pipeline's: each need's answer, or an Unread
-INSIGHTS_FROM = 500  # jobs to read in a run from which one Logs Insights query reads them (the logs port may say)
+T = TypeVar("T")
+# What an evaluation yields (the needs it asks to be read), is sent (each need's answer, or an Unread) and returns.
+Asking = Generator[frozenset[Need], Mapping[Need, Any], T]
 INSIGHTS_SPAN = 90 * 60 * 1000  # the longest window (ms) it reads: a job whose window is longer is read alone
-
-
-class Request(NamedTuple):
-    time: int | None  # the run's time (epoch seconds): the schedule's; None: now
-    account: str | None  # organization mode: the member account evaluated
-    region: str | None
-    shard: int = 0
-    shards: int = 1
 
 
 class Verdict(NamedTuple):
@@ -83,7 +80,9 @@ class JobReport(NamedTuple):
     job: str
     verdicts: tuple[Verdict, ...]
     problems: tuple[str, ...]  # the job's tags or rules that cannot be used (each names the tag or field)
-    event: dict[str, Any] | None = None  # the state change to act on: its rules that hold
+    # The job's state change to act on, carrying its rules that hold, as its family read it (IgnoredEvent: why it
+    # could not be read); None: nothing to act on.
+    event: JobEvent | IgnoredEvent | None = None
     family: str = "training"  # the job's family
 
 
@@ -98,7 +97,7 @@ class Report(NamedTuple):
     log_reads: str = ""  # how the jobs' logs were read when a Logs Insights query was tried (or why it failed)
 
 
-def request(raw: Any) -> Request | None:
+def request(raw: Any) -> EvaluationRequest | None:
     if not (isinstance(raw, Mapping) and EVALUATION_KEY in raw):
         return None
     body, where = raw[EVALUATION_KEY], EVALUATION_KEY
@@ -119,22 +118,20 @@ def request(raw: Any) -> Request | None:
     for key, value in (("account", account), ("region", region)):
         if value is not None and not (isinstance(value, str) and value):
             raise IgnoredEvent(f"{where}.{key}: {quoted(value)} is not a string")
-    return Request(when, account, region, shard, shards)
+    return EvaluationRequest(when, account, region, shard, shards)
 
 
 def shard_of(name: str, shards: int) -> int:
     return int(digest(name)[:8], 16) % shards
 
 
-def evaluate(req: Request, settings: MonitorSettings, monitors: Mapping[str, Monitor], family: Any, config: Configured,
-             ports: Ports, read: Read, now: int, time_left: Callable[[], bool] = lambda: True,
-             heard: Mapping[str, Mapping[str, int]] | None = None) -> Report:
-    """The verdicts for the running jobs of `ports`' account and region (of `family`) in the request's shard;
-    `time_left()` says whether another log query fits in the run; `heard`: what earlier runs read of each job's
-    log streams (the report's `heard` carries it on)."""
-    heard = heard or {}
+def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[str, Monitor], family: Any,
+             config: Configured) -> Asking[Report]:
+    """The verdicts for the running jobs (of `family`) of the account and region the run reads in, in the request's
+    shard (the report's `heard` carries on what the run read of each job's log streams)."""
+    req, now, heard = run.request, run.now, run.heard
     listing = RunningJobs(family.api)
-    listed = read(frozenset({listing}), ports)[listing]
+    listed = (yield frozenset({listing}))[listing]
     if isinstance(listed, Unread):
         return Report(now, 0, (), error=listed.reason)
     chosen: list[tuple[Job, Mapping[str, Any], list[Applied], list[str]]] = []
@@ -155,18 +152,17 @@ def evaluate(req: Request, settings: MonitorSettings, monitors: Mapping[str, Mon
         if applied or problems or (own and is_opted_out(job)):
             chosen.append((job, record, applied, problems))
 
-    chosen, unlisted = _instances(family, chosen, ports, read)
+    chosen, unlisted = yield from _instances(family, chosen)
     needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear | NotJudged
     for job, _record, applied, _problems in chosen:
         for rule in applied:
             needs[(job.name, rule.rule.name)] = in_phase(job, rule.rule, now) or \
                 (Verdict(rule.rule.name, "Error", unlisted.reason) if unlisted and rule.rule.instances else None) or \
                 rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
-    series = _series(needs, ports, read, now)
-    trials = _trials(chosen, needs, ports, read)
-    costs = _costs(chosen, needs, family, config, ports, read, now)
-    heartbeats, unfinished, queries, log_reads = _heartbeats(chosen, needs, family.log_group, ports, read, now,
-                                                             time_left)
+    series = yield from _series(needs, now)
+    trials = yield from _trials(chosen, needs)
+    costs = yield from _costs(chosen, needs, family, config, run)
+    heartbeats, unfinished, queries, log_reads = yield from _heartbeats(chosen, needs, family.log_group, run)
 
     learned = {}
     for job, _r, _a, _p in chosen:
@@ -180,7 +176,7 @@ def evaluate(req: Request, settings: MonitorSettings, monitors: Mapping[str, Mon
             found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), None,
                                 trials.get(job.name), costs.get(job.name))
     more = {key: asked for key, asked in found.items() if isinstance(asked, Needs)}
-    streams, reached = _streams(more, family.log_group, ports, read, time_left)
+    streams, reached = yield from _streams(more, family.log_group, run.time_left)
     reports, confirm = [], []
     for job, record, applied, problems in chosen:
         attached = {item.rule.name for item in applied}
@@ -196,7 +192,7 @@ def evaluate(req: Request, settings: MonitorSettings, monitors: Mapping[str, Mon
         reports.append(JobReport(job.name, tuple(verdicts), tuple(problems), family=family.name))
         if any(v.verdict == ISSUES_FOUND for v in verdicts):
             confirm.append((len(reports) - 1, job, record, applied))
-    described = read(frozenset(Described(family.api, job.name) for _, job, _, _ in confirm), ports)
+    described = (yield frozenset(Described(family.api, job.name) for _, job, _, _ in confirm)) if confirm else {}
     for index, job, record, applied in confirm:
         answer = described[Described(family.api, job.name)]
         report = reports[index]
@@ -206,8 +202,8 @@ def evaluate(req: Request, settings: MonitorSettings, monitors: Mapping[str, Mon
             _confirmed(v, answer, family, now_job, rules[v.rule], now) if v.verdict == ISSUES_FOUND else v
             for v in report.verdicts))
         if any(v.verdict == ISSUES_FOUND for v in report.verdicts):
-            reports[index] = report._replace(event=_state_change(family, config, {**record, **answer}, applied,
-                                                                 report, now))
+            reports[index] = report._replace(event=_finding(family, config, {**record, **answer}, applied, report,
+                                                            now))
     return Report(now, len(listed), tuple(unread + reports), unfinished, heard=learned, log_queries=queries + reached,
                   log_reads=log_reads)  # the log queries made (one for many jobs, or one a job) and streams read
 
@@ -228,20 +224,20 @@ def _confirmed(verdict: Verdict, answer: Any, family: Any, job: Job, rule: Monit
     return verdict
 
 
-def _series(needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read, now: int) -> Mapping[Any, Any] | Unread:
+def _series(needs: Mapping[tuple[str, str], Any], now: int) -> Asking[Mapping[Any, Any] | Unread]:
     """Every series every rule needs, read at once (GetMetricData, 500 a call), from the earliest start."""
     wanted = [n for n in needs.values() if isinstance(n, Needs) and n.queries]
     if not wanted:
         return {}
     start = max(min(n.start for n in wanted), now - LOOKBACK_MAX * 60 - STALE_AFTER)
     need = MetricData(tuple(dict.fromkeys(q for n in wanted for q in n.queries)), start, now)
-    return read(frozenset({need}), ports)[need]
+    return (yield frozenset({need}))[need]
 
 
-def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: str, ports: Ports, read: Read,
-                now: int, time_left: Callable[[], bool]) -> tuple[dict[str, Any], int, int, str]:
+def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: str,
+                run: EvaluationRun) -> Asking[tuple[dict[str, Any], int, int, str]]:
     """The jobs' log windows (each the union of its rules'), read: at once by one Logs Insights query when at least
-    `ports.logs.insights_from` jobs need one (those whose window is at most INSIGHTS_SPAN); otherwise, and when that
+    `run.insights_from` jobs need one (those whose window is at most INSIGHTS_SPAN); otherwise, and when that
     query fails, one FilterLogEvents call per job while the run has time, in an order that rotates each run (a run
     short of time leaves out other jobs the next time). Returns the answers, how many jobs were not reached, how
     many queries were made, and how the logs were read (a sentence for the report; "" with FilterLogEvents only)."""
@@ -254,10 +250,11 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
     found: dict[str, Any] = {}
     queries, outcome = 0, ""
     together = sorted(name for name, (start, end) in windows.items() if end - start <= INSIGHTS_SPAN)
-    if together and len(together) >= getattr(ports.logs, "insights_from", INSIGHTS_FROM) and time_left():
+    now, time_left = run.now, run.time_left
+    if together and len(together) >= run.insights_from and time_left():
         need = LogLatest(log_group, tuple((f"{name}/", windows[name][0]) for name in together),
                          max(windows[name][1] for name in together))
-        answer, queries = read(frozenset({need}), ports)[need], 1
+        answer, queries = (yield frozenset({need}))[need], 1
         if isinstance(answer, Unread):
             outcome = f"{answer.reason}; its {len(together)} jobs read one FilterLogEvents call each"
         else:
@@ -271,7 +268,7 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
             continue
         start, end = windows[name]
         need = LogHeartbeat(log_group, f"{name}/", start, end)
-        found[name] = read(frozenset({need}), ports)[need]
+        found[name] = (yield frozenset({need}))[need]
         queries += 1
     return found, unfinished, queries, outcome
 
@@ -289,13 +286,13 @@ def merged(reports: list[Report]) -> Report:
         log_reads="; ".join(r.log_reads for r in reports if r.log_reads))
 
 
-def _instances(family: Any, chosen: list, ports: Ports, read: Read) -> tuple[list, Unread | None]:
+def _instances(family: Any, chosen: list) -> Asking[tuple[list, Unread | None]]:
     """A transform job's instances, for the rules that judge them: one ListMetrics read per run for every such job
     (its Host values <job>/<instance-id>); the jobs unchanged otherwise, and the read's failure when it failed."""
     if family.name != "transform" or not any(a.rule.instances for _j, _r, applied, _p in chosen for a in applied):
         return chosen, None
     need = MetricHosts(NAMESPACES["transform"], "CPUUtilization")
-    found = read(frozenset({need}), ports)[need]
+    found = (yield frozenset({need}))[need]
     if isinstance(found, Unread):
         return chosen, found
     return [(transform_hosts(job, record, found), record, applied, problems)
@@ -307,7 +304,7 @@ def heard_key(family: str, name: str) -> str:
     return name if family == "training" else f"{family}:{name}"
 
 
-def _trials(chosen: list, needs: Mapping[tuple[str, str], Any], ports: Ports, read: Read) -> dict[str, Any]:
+def _trials(chosen: list, needs: Mapping[tuple[str, str], Any]) -> Asking[dict[str, Any]]:
     """A tuning job's latest trials, for the rules that asked (one call per tuning job, the largest limit)."""
     limits: dict[str, int] = {}
     for job, _record, applied, _problems in chosen:
@@ -316,12 +313,12 @@ def _trials(chosen: list, needs: Mapping[tuple[str, str], Any], ports: Ports, re
         if wanted:
             limits[job.name] = wanted
     wanted_needs = {name: TuningTrials(name, limit) for name, limit in limits.items()}
-    answers = read(frozenset(wanted_needs.values()), ports) if wanted_needs else {}
+    answers = (yield frozenset(wanted_needs.values())) if wanted_needs else {}
     return {name: answers[need] for name, need in wanted_needs.items()}
 
 
-def _costs(chosen: list, needs: Mapping[tuple[str, str], Any], family: Any, config: Configured, ports: Ports,
-           read: Read, now: int) -> dict[str, Any]:
+def _costs(chosen: list, needs: Mapping[tuple[str, str], Any], family: Any, config: Configured,
+           run: EvaluationRun) -> Asking[dict[str, Any]]:
     """What each job a rule asked it of cost at `now` (cost.py): the prices of its instance types (the Price List,
     once per type and region in the environment) and a tuning job's trials, read at once for every such job."""
     asking = [(job, record) for job, record, applied, _problems in chosen
@@ -329,10 +326,11 @@ def _costs(chosen: list, needs: Mapping[tuple[str, str], Any], family: Any, conf
     if not asking:
         return {}
     prices = config[PRICES]
-    regions = {job.name: _region(job.arn) or ports.region for job, _record in asking}
+    now = run.now
+    regions = {job.name: _region(job.arn) or run.region for job, _record in asking}
     wanted = frozenset(need for job, record in asking
                        for need in costs.needs(family.billing, record, regions[job.name], prices, job.name))
-    answers = read(wanted, ports) if wanted else {}
+    answers = (yield wanted) if wanted else {}
     return {job.name: costs.of(family.billing, record, regions[job.name], prices, answers, now, job.name)
             for job, record in asking}
 
@@ -380,8 +378,8 @@ def _name(verdict: Any) -> str:
             NotJudged: "NotJudged"}[type(verdict)]
 
 
-def _streams(asked: Mapping[tuple[str, str], Needs], log_group: str, ports: Ports, read: Read,
-             time_left: Callable[[], bool]) -> tuple[dict[tuple[str, str], dict[str, Any]], int]:
+def _streams(asked: Mapping[tuple[str, str], Needs], log_group: str,
+             time_left: Callable[[], bool]) -> Asking[tuple[dict[tuple[str, str], dict[str, Any]], int]]:
     """The stream windows rules asked for after a first judging (a silent host's rhythm), one FilterLogEvents each,
     while the run has time: (job, rule) -> prefix -> Heartbeat or Unread; and how many were read."""
     answers: dict[tuple[str, str, int, int], Any] = {}
@@ -394,18 +392,27 @@ def _streams(asked: Mapping[tuple[str, str], Needs], log_group: str, ports: Port
                 answers[window] = Unread(NOT_REACHED)
                 continue
             need = LogHeartbeat(log_group, prefix, start, end)
-            answers[window] = read(frozenset({need}), ports)[need]
+            answers[window] = (yield frozenset({need}))[need]
     found = {key: {prefix: answers[(key[0], prefix, start, end)] for prefix, start, end in need.streams}
              for key, need in asked.items()}
     return found, sum(1 for answer in answers.values() if not (isinstance(answer, Unread)
                                                                 and answer.reason == NOT_REACHED))
 
 
+def _finding(family: Any, config: Configured, description: Mapping[str, Any], applied: list[Applied],
+             report: JobReport, now: int) -> JobEvent | IgnoredEvent:
+    """The job's state change carrying its rules that hold as Monitor rule statuses, read by its family (or why it
+    cannot be read); each rule's RuleParameters carry its mode (act or watch), and those of a rule a tag attaches the
+    tag's actions as its action_json (the tag form made the objects action_json holds)."""
+    try:
+        return _state_change(family, config, description, applied, report, now)
+    except IgnoredEvent as err:
+        return err
+
+
 def _state_change(family: Any, config: Configured, description: Mapping[str, Any], applied: list[Applied],
-                  report: JobReport, now: int) -> dict[str, Any]:
-    """The job's state change carrying its rules that hold as Monitor rule statuses; each rule's RuleParameters
-    carry its mode (act or watch), and those of a rule a tag attaches the tag's actions as its action_json (the tag
-    form made the objects action_json holds)."""
+                  report: JobReport, now: int) -> JobEvent:
+    """`_finding`'s state change (IgnoredEvent when its family cannot read it)."""
     stamp = str(now * 1000)
     found = {v.rule: v for v in report.verdicts if v.verdict == ISSUES_FOUND}
     statuses, configurations = [], []
@@ -423,4 +430,4 @@ def _state_change(family: Any, config: Configured, description: Mapping[str, Any
              f"{MONITOR_RULE_FAMILY}RuleConfigurations": configurations}
     time = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     event_id = "evaluation-" + digest(f"{report.job}@{now}")[:24]
-    return family.state_change(description, time, event_id, extra)
+    return family.event_of(description, time, event_id, extra)
