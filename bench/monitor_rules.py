@@ -156,11 +156,11 @@ def false_positives() -> tuple[list[str], int]:
 def reads_per_rule() -> list[str]:
     """What each rule reads for one running job of one host, per run (from its needs)."""
     from rule_actions import registry
-    from rule_actions.monitors.job import Host, Job
+    from rule_actions.monitors.job import Host, RunningJob
     from rule_actions.monitors.rule import Needs
 
     now = 1_795_514_400
-    job = Job("j", "arn", "InProgress", "Training", now - 3 * 3600, (Host("algo-1", "ml.g5.xlarge", 1, 4),),
+    job = RunningJob("j", "arn", "InProgress", "Training", now - 3 * 3600, (Host("algo-1", "ml.g5.xlarge", 1, 4),),
               ("train:loss", "validation:loss"), {})
     lines = ["what each rule reads per run for a job of one host (n hosts: the instance metrics times n):"]
     for name, rule in registry.monitors().items():

@@ -101,7 +101,7 @@ class Evaluator:
 
 
 @dataclass
-class Ledger:
+class LedgerContents:
     """What the embedded account's ledger holds after a replay."""
 
     stopped: list[dict[str, Any]]  # {"job", "stopped_by", "cost_usd", "saved_usd"} (a figure None when unknown)
@@ -123,7 +123,7 @@ class Report:
     events: dict[str, int | None]
     evaluator: Evaluator | None  # None: no evaluator (the monitor rules are off)
     unknown: list[str]  # the metrics CloudWatch answered only in part (their figures are unknown)
-    ledger: Ledger | None = None  # --replay only
+    ledger: LedgerContents | None = None  # --replay only
 
 
 @dataclass(frozen=True)
@@ -381,7 +381,7 @@ def _evaluator_lines(evaluator: Evaluator | None) -> list[str]:
                    f"run; {_n(evaluator.findings)} rule finding(s)"]
 
 
-def _ledger_lines(ledger: Ledger) -> list[str]:
+def _ledger_lines(ledger: LedgerContents) -> list[str]:
     found = [f"{len(ledger.stopped)} job(s) stopped by this stack (its stop records)"]
     for stop in ledger.stopped:
         cost = "cost unknown" if stop["cost_usd"] is None else f"cost {_usd(stop['cost_usd'])} until the stop"
@@ -499,7 +499,7 @@ def _timeout(world: Any) -> int | None:
     return world.client("lambda").get_function_configuration(FunctionName=world.evaluator_name).get("Timeout")
 
 
-def ledger(dynamodb: Any, environment: Mapping[str, str]) -> Ledger:
+def ledger(dynamodb: Any, environment: Mapping[str, str]) -> LedgerContents:
     """The ledger's stop records (their optional cost_usd and saved_usd) and its records of actions, by a scan."""
     from rule_actions.contract import (
         ENV_LEDGER_TABLE,
@@ -534,7 +534,7 @@ def ledger(dynamodb: Any, environment: Mapping[str, str]) -> Ledger:
                 done += 1
             else:
                 decisions += 1
-    return Ledger(sorted(stopped, key=lambda s: s["job"]), done, decisions)
+    return LedgerContents(sorted(stopped, key=lambda s: s["job"]), done, decisions)
 
 
 def _dollars(attribute: Mapping[str, str] | None) -> float | None:

@@ -9,6 +9,7 @@ and a planted violation can prove (it fails on one).
                       adapter, never a plug-in but through the registry
     the function      rule_actions ships alone in the Lambda asset: it never imports rule_actions_cdk, rule_actions_cli
                       or rule_actions_sdk (the packages that import it)
+    one name          no two public classes of the four packages share a name (duplicate_classes)
     no cycles         anywhere in the four packages, counting every import: type-only ones
                       (TYPE_CHECKING), imports inside functions, and the parent packages an import runs
 
@@ -174,3 +175,14 @@ def violations(edges: Mapping[str, set[str]], packages: Mapping[str, Path] = PAC
             found.append(f"{package} imports {', '.join(listed)}: its __init__ holds no code; the registry lists plug-ins")
     found += [f"import cycle: {' <-> '.join(component)}" for component in cycles(edges)]
     return found
+
+
+def duplicate_classes(packages: Mapping[str, Path] = PACKAGES) -> dict[str, list[str]]:
+    """Public class names (a top-level class without a leading underscore) defined in more than one module of the
+    packages: name -> those modules. A name means one thing across the four packages."""
+    found: dict[str, list[str]] = {}
+    for name, path in modules(packages).items():
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                found.setdefault(node.name, []).append(name)
+    return {name: where for name, where in sorted(found.items()) if len(where) > 1}

@@ -11,7 +11,7 @@ from rule_actions import payloads
 from rule_actions.config import Config
 from rule_actions.contract import Outcome
 from rule_actions.jobs.training import FAMILY as TRAINING
-from rule_actions.messages import Occasion
+from rule_actions.messages import MessageOccasion
 from rule_actions.records import JobEvent, Message, Origin, Planned, Result, Trigger, TriggerFacts
 from rule_actions.text import duration, one_line, plain  # noqa: F401 (re-exported for the tests)
 from rule_actions.triggers.rule_status import rule_log_link  # noqa: F401 (re-exported for the tests)
@@ -29,10 +29,10 @@ def stops(trigger: Trigger, taken: Iterable[Mapping[str, Any]]) -> tuple[Result,
 
 
 def occasion(parsed: Any, trigger: Trigger, region: str = "us-east-1",
-             taken: Iterable[Mapping[str, Any]] | Iterable[Result] = ()) -> Occasion:
+             taken: Iterable[Mapping[str, Any]] | Iterable[Result] = ()) -> MessageOccasion:
     taken = list(taken)
     results = tuple(taken) if taken and isinstance(taken[0], Result) else stops(trigger, taken)
-    return Occasion(Config(), job_event(parsed), trigger, region, results)
+    return MessageOccasion(Config(), job_event(parsed), trigger, region, results)
 
 
 def render(parsed: Any, trigger: Trigger, region: str = "us-east-1", taken: Iterable[Any] = ()) -> Message:

@@ -28,7 +28,7 @@ from rule_actions.contract import (
     ENV_TOPIC_ARN,
     ChatChannel,
 )
-from rule_actions.cost import PRICES, Prices
+from rule_actions.cost import PRICES, PriceSettings
 from rule_actions.fields import ActionMap, Field, Flag, Whole
 from rule_actions.organization import ORGANIZATION, Organization
 from rule_actions.records import Action, Declared, Invalid, Place
@@ -185,7 +185,7 @@ class Config:
         return self[ORGANIZATION]
 
     @property
-    def prices(self) -> Prices:
+    def prices(self) -> PriceSettings:
         return self[PRICES]
 
     @property

@@ -40,7 +40,7 @@ TERMS_SHOWN = 3  # the terms a message's sum shows (the others: "and N more")
 # ---------------------------------------------------------------- the configuration's `prices` block
 
 
-class Prices(NamedTuple):
+class PriceSettings(NamedTuple):
     """The `prices` block: ask the Price List API (`price_list`) for prices it does not give; rates in US dollars per
     hour by instance type, for every region (`usd_per_hour`) or one (`regions`: region -> instance type -> rate)."""
 
@@ -68,10 +68,10 @@ _TYPE_RE = re.compile(INSTANCE_TYPE, re.ASCII)
 _REGION_RE = re.compile(REGION_NAME, re.ASCII)
 
 
-def _read_prices(value: Any, where: str, errors: list[str]) -> Prices:
+def _read_prices(value: Any, where: str, errors: list[str]) -> PriceSettings:
     if not isinstance(value, Mapping):
         errors.append(f"{where}: {quoted(value)} must be an object with the keys {', '.join(KEYS)}")
-        return Prices()
+        return PriceSettings()
     found = [f"{where}.{key}: unknown key; allowed: {', '.join(KEYS)}" for key in value if key not in KEYS]
     price_list = value.get("price_list", True)
     if not isinstance(price_list, bool):
@@ -91,8 +91,8 @@ def _read_prices(value: Any, where: str, errors: list[str]) -> Prices:
             by_region.append((region, _rates(given, path, found)))
     errors += found
     if found:
-        return Prices()
-    return Prices(price_list, rates, tuple(by_region))
+        return PriceSettings()
+    return PriceSettings(price_list, rates, tuple(by_region))
 
 
 def _rates(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, float], ...]:
@@ -114,15 +114,15 @@ def _rates(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, float]
     return tuple(found)
 
 
-def _write_prices(prices: Prices) -> dict[str, Any]:
+def _write_prices(prices: PriceSettings) -> dict[str, Any]:
     return {"price_list": prices.price_list, "usd_per_hour": dict(prices.usd_per_hour),
             "regions": {region: dict(rates) for region, rates in prices.regions}}
 
 
 _RATES_SCHEMA = {"type": "object", "propertyNames": {"pattern": anchored(INSTANCE_TYPE)},
                  "additionalProperties": {"type": "number", "exclusiveMinimum": 0, "maximum": RATE_MAX}}
-PRICES: Custom[Prices] = Custom(
-    "prices", Prices(),
+PRICES: Custom[PriceSettings] = Custom(
+    "prices", PriceSettings(),
     "Instance prices for what a job costs (said in stop, failure and timeout messages; judged by the Budget rule): "
     "the AWS Price List API's on-demand prices (price_list, pricing:GetProducts), overridden by rates in US dollars "
     "per hour per instance type, for every region (usd_per_hour) or one (regions): negotiated rates, Savings Plans.",
@@ -343,7 +343,7 @@ def instance_types(billing: Billing, record: Mapping[str, Any]) -> tuple[str, ..
 # ---------------------------------------------------------------- what is read, and the cost
 
 
-def needs(billing: Billing | None, record: Mapping[str, Any], region: str, prices: Prices,
+def needs(billing: Billing | None, record: Mapping[str, Any], region: str, prices: PriceSettings,
           job_name: str) -> frozenset[Any]:
     """What the job's cost reads: the Price List's prices of its instance types the configuration does not give
     (when price_list), and a tuning job's trials."""
@@ -356,7 +356,7 @@ def needs(billing: Billing | None, record: Mapping[str, Any], region: str, price
     return frozenset(found)
 
 
-def rate(prices: Prices, instance_type: str, region: str, component: str, found: Mapping[Any, Any]) -> Rate | Unknown:
+def rate(prices: PriceSettings, instance_type: str, region: str, component: str, found: Mapping[Any, Any]) -> Rate | Unknown:
     """The rate of an instance type: the configuration's, else the price list's for the component."""
     configured = prices.override(instance_type, region)
     if configured is not None:
@@ -374,7 +374,7 @@ def rate(prices: Prices, instance_type: str, region: str, component: str, found:
     return Rate(float(usd), "price list")
 
 
-def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: Prices, found: Mapping[Any, Any],
+def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: PriceSettings, found: Mapping[Any, Any],
        at: int, job_name: str) -> JobCost | None:
     """The job's cost at `at` (epoch seconds) from its description and what was read (`found`: each Need's answer);
     None for a family whose jobs have no cost here (a pipeline execution: its steps' jobs have theirs)."""

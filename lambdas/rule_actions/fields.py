@@ -94,7 +94,7 @@ class Whole(Field[int]):
         return {"type": "integer", "minimum": self.low, "maximum": self.high}
 
 
-class Texts(Field[tuple[str, ...]]):
+class TextList(Field[tuple[str, ...]]):
     """A list of non-empty strings; with `pattern`, each must match it whole (`hint` says what it must be)."""
 
     def __init__(self, key: str, doc: str, pattern: str | None = None, hint: str = "",

@@ -178,7 +178,7 @@ def action_schema(place: Place) -> dict[str, Any]:
             "anyOf": [entry, {"type": "array", "items": entry}]}
 
 
-class Grammar:
+class ActionGrammar:
     """The grammar as the ports.Grammar plug-ins are handed."""
 
     def action_json(self, text: Any) -> tuple[list[Action], list[Invalid]]:
@@ -191,4 +191,4 @@ class Grammar:
         return tag_entries(text)
 
 
-GRAMMAR = Grammar()
+GRAMMAR = ActionGrammar()

@@ -28,11 +28,11 @@ from rule_actions import pipeline, registry
 from rule_actions.config import Settings
 from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters, Kept
-from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.notify import Notifier
-from rule_actions.effects.pricing import Prices
+from rule_actions.effects.ledger import DynamoLedger
+from rule_actions.effects.notify import SnsNotifier
+from rule_actions.effects.pricing import PriceListApi
 from rule_actions.effects.sagemaker import SageMaker
-from rule_actions.effects.webhook import Webhooks
+from rule_actions.effects.webhook import HttpsWebhooks
 from rule_actions.observability import observed
 from rule_actions.records import IgnoredEvent
 
@@ -54,18 +54,18 @@ def runtime() -> tuple[Settings, Adapters]:
     config = settings.config
     org = config.organization
     if org:  # organization mode only (imported here: a single-account cold start never pays for it)
-        from rule_actions.effects.members import Members
+        from rule_actions.effects.members import MemberAccounts
     adapters = Adapters(
         jobs=SageMaker(client("sagemaker", settings.region)),
-        notifier=Notifier(client("sns", settings.region), settings.topic_arn, settings.chat_topic_arn),
-        ledger=Ledger(settings.ledger_table, config.dedup_ttl_hours, client("dynamodb", settings.region)),
+        notifier=SnsNotifier(client("sns", settings.region), settings.topic_arn, settings.chat_topic_arn),
+        ledger=DynamoLedger(settings.ledger_table, config.dedup_ttl_hours, client("dynamodb", settings.region)),
         region=settings.region,
         # Lambda sets AWS_LAMBDA_FUNCTION_NAME: there, https only; plain http to loopback only in a local replay.
-        webhooks=Webhooks(lambda: client("secretsmanager", settings.region),
+        webhooks=HttpsWebhooks(lambda: client("secretsmanager", settings.region),
                           loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
-        members=Members(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
+        members=MemberAccounts(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
         kept=Kept(),  # what the evaluations of this environment heard, and their ports
-        prices=Prices(lambda endpoint: client("pricing", endpoint)),  # each answer kept for the environment
+        prices=PriceListApi(lambda endpoint: client("pricing", endpoint)),  # each answer kept for the environment
     )
     return settings, adapters
 

@@ -1,4 +1,5 @@
-"""What people read about one planned action's trigger, rendered on demand: the `Occasion` kinds are handed.
+"""What people read about one planned action's trigger, rendered on demand: the `MessageOccasion` kinds are handed
+(ports.Occasion).
 
 The words come from the trigger family (triggers/<family>.py: subject, body, text message, links; the job family
 names the job and its links), the formats from payloads.py. Everything a person reads is plain text: untrusted
@@ -19,7 +20,7 @@ from rule_actions.records import JobEvent, Message, Result, Trigger, TriggerFact
 
 
 @dataclass
-class Occasion:
+class MessageOccasion:
     """One trigger of one job, as a kind delivers about it: its message and payloads, each rendered once."""
 
     config: Configured
@@ -48,4 +49,4 @@ class Occasion:
 def render(config: Configured, event: JobEvent, trigger: Trigger, region: str, stops: Sequence[Result] = (),
            cost: JobCost | None = None) -> Message:
     """The message about one trigger; `stops` are its stops carried out so far, `cost` what the job cost."""
-    return Occasion(config, event, trigger, region, tuple(stops), cost).message
+    return MessageOccasion(config, event, trigger, region, tuple(stops), cost).message

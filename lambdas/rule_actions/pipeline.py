@@ -43,7 +43,7 @@ from rule_actions.contract import (
     UNFINISHED_METRIC,
     Outcome,
 )
-from rule_actions.messages import Occasion
+from rule_actions.messages import MessageOccasion
 from rule_actions.observability import emit, log_action, logger, metrics
 from rule_actions.plan import Plan
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable, Ports
@@ -375,9 +375,9 @@ def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Po
             continue
         kind = registry.kind(item.kind)
         stops = tuple(r for r in results if r.planned.trigger == item.trigger and r.jobs is not None)
-        occasion = Occasion(config, event, item.trigger, ports.region, stops, found)
+        occasion = MessageOccasion(config, event, item.trigger, ports.region, stops, found)
 
-        def work(item: Planned = item, occasion: Occasion = occasion, kind: Any = kind) -> dict[str, Any]:
+        def work(item: Planned = item, occasion: MessageOccasion = occasion, kind: Any = kind) -> dict[str, Any]:
             done = kind.carry_out(item, occasion, ports)
             if isinstance(done, NothingDone):
                 raise _Unrecorded(done)

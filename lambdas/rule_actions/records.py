@@ -126,7 +126,7 @@ class Capability(StrEnum):
     SEARCH = "search"  # every running job with its description and tags (a scheduled evaluation)
 
 
-class JobFamily(Protocol):
+class EventFamily(Protocol):
     """What an event's job family tells the plug-ins that read the event (jobs/base.py implements it)."""
 
     name: str  # training
@@ -170,7 +170,7 @@ class JobEvent:
     """A job's state change as its family read it. What cannot be read is a named problem (`problems`), never a
     crash; `detail` is the event's detail as sent, for the trigger families that find more in it."""
 
-    family: JobFamily | None  # None: a stand-in for a request about no job (a test notification)
+    family: EventFamily | None  # None: a stand-in for a request about no job (a test notification)
     event_id: str
     account: str
     region: str

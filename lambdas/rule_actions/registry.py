@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant, Schedule
 from rule_actions.cost import PRICES
 from rule_actions.fields import Custom, Field
-from rule_actions.jobs import pipeline, processing, training, transform, tuning
+from rule_actions.jobs import pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
 from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook
 from rule_actions.kinds.base import Kind
@@ -41,10 +41,10 @@ from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
 if TYPE_CHECKING:
-    from rule_actions.monitors.evaluation import Report
+    from rule_actions.monitors.evaluation import EvaluationReport
     from rule_actions.monitors.rule import Monitor
 
-JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipeline.FAMILY, transform.FAMILY)
+JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipelines.FAMILY, transform.FAMILY)
 TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
 READERS: dict[type, Reader] = {reader.need: reader for reader in (describe.READER, in_progress.READER, team.READER,
@@ -88,7 +88,7 @@ def _monitor_read(value: Any, where: str, errors: list[str]) -> Any:
     return None if value is None else _settings().read_settings(value, where, errors, monitors())
 
 
-# The `monitor` block, assembled here from what monitors/ declares (the rules' parameters, settings.py's reading and
+# The `monitor` block, assembled here from what monitors/ declares (the rules' parameters, block.py's reading and
 # schema): read lazily, so that a configuration without it never imports the monitor rules (cold start).
 MONITOR: Custom[Any] = Custom(
     "monitor", None,
@@ -102,9 +102,9 @@ MONITOR: Custom[Any] = Custom(
 
 
 def _settings() -> Any:
-    from rule_actions.monitors import settings
+    from rule_actions.monitors import block
 
-    return settings
+    return block
 
 
 def _tags() -> Any:
@@ -227,7 +227,7 @@ def monitored_family() -> JobFamily:
 
 def monitored_families(config: Configured) -> list[JobFamily]:
     """The job families an evaluation lists: training jobs, and each family a configured rule judges or
-    `monitor.families` names (monitors/settings.py evaluated_families)."""
+    `monitor.families` names (monitors/block.py evaluated_families)."""
     settings = monitoring(config)
     names = _settings().evaluated_families(settings, monitors()) if settings is not None else (MONITORED,)
     return [family for name in names for family in JOBS if family.name == name]
@@ -271,7 +271,7 @@ def evaluation_request(raw: Any) -> EvaluationRequest | None:
     return evaluation.request(raw)
 
 
-def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], Report]:
+def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], EvaluationReport]:
     """The monitor rules over the running jobs of the run's account and region, family by family (training first):
     what they ask to be read (each set of needs yielded, its answers sent back), then their report."""
     from rule_actions.monitors import evaluation

@@ -82,7 +82,7 @@ def test_the_text_of_a_replay_lists_the_stopped_jobs_with_their_figures(replay):
     ledger = found["ledger"]
     unknown = {"job": "no-price-job", "stopped_by": "rule StalledTraining of no-price-job", "cost_usd": None,
                "saved_usd": None}
-    lines = savings._ledger_lines(savings.Ledger(**{**ledger, "stopped": [*ledger["stopped"], unknown]}))
+    lines = savings._ledger_lines(savings.LedgerContents(**{**ledger, "stopped": [*ledger["stopped"], unknown]}))
     assert lines[:4] == [
         "3 job(s) stopped by this stack (its stop records)",
         *(f"  {s['job']}: cost ${s['cost_usd']:,.2f} until the stop, saved ${s['saved_usd']:,.2f} at most; by "

@@ -1075,8 +1075,8 @@ def test_stress_tags(family, tags, stack_wide):
 
 
 def check_tags(family: str, tags: dict[str, str], stack_wide: dict[str, Any]) -> None:
-    from rule_actions.monitors.job import Job
-    from rule_actions.monitors.settings import read_settings
+    from rule_actions.monitors.block import read_settings
+    from rule_actions.monitors.job import RunningJob
     from rule_actions.monitors.tags import rules_of
 
     # Given a running job of any family with hostile tags, under a configuration with or without stack-wide rules
@@ -1087,7 +1087,7 @@ def check_tags(family: str, tags: dict[str, str], stack_wide: dict[str, Any]) ->
     assert not errors, errors
     record = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()], "TrainingJobName": "j",
               "ProcessingJobName": "j", "TransformJobName": "j", "HyperParameterTuningJobName": "j"}
-    job = Job.of(record, family)
+    job = RunningJob.of(record, family)
     # When the rules that apply to it are read from its tags
     applied, problems = rules_of(job, settings, monitors)
     statistic(f"applied {min(len(applied), 2)}, refused {min(len(problems), 2)}, "

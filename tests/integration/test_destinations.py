@@ -17,9 +17,9 @@ from builders import ACCOUNT, REGION, sample
 from moto.sns.models import sns_backends
 
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN, TEST_EVENT_KEY
-from rule_actions.effects.webhook import WebhookFailed, Webhooks
+from rule_actions.effects.webhook import HttpsWebhooks, WebhookFailed
 from rule_actions.handler import ActionsFailed
-from rule_actions.kinds.webhook import Webhook
+from rule_actions.kinds.webhook import DeclaredWebhook
 from rule_actions.observability import logger
 from rule_actions_cli.receiver import Receiver, Reply
 
@@ -198,11 +198,11 @@ def test_a_slow_receiver_times_out_and_is_retried_then_fails():
     # Given a receiver slower than the timeout
     with Receiver({PATH: KEY}) as slow:
         slow.replies.extend([Reply(delay=1.0), Reply(delay=1.0)])
-        hooks = Webhooks(lambda: None, loopback_http=True,
+        hooks = HttpsWebhooks(lambda: None, loopback_http=True,
                          timeout=0.3, attempts=2, backoff=0.05)
         started = time.monotonic()
         with pytest.raises(WebhookFailed) as failure:
-            hooks.post(Webhook("ml-alerts", SECRET, "json"), slow.url(PATH), b"{}", {})
+            hooks.post(DeclaredWebhook("ml-alerts", SECRET, "json"), slow.url(PATH), b"{}", {})
         elapsed = time.monotonic() - started
     assert str(failure.value) == "webhook ml-alerts: no answer within 0.3 s, after 2 attempts"
     assert elapsed < 1.5  # two short attempts, not two slow answers
@@ -393,11 +393,11 @@ def test_retries_stop_before_the_invocations_time_runs_out():
 
     with Receiver({PATH: KEY}) as failing:
         failing.replies.extend([Reply(503)] * 10)
-        hooks = Webhooks(lambda: None, loopback_http=True, attempts=10)
+        hooks = HttpsWebhooks(lambda: None, loopback_http=True, attempts=10)
         hooks.register(LocalContext("f", "arn", remaining_millis=6_000))
         started = time.monotonic()
         with pytest.raises(WebhookFailed) as failure:
-            hooks.post(Webhook("ml-alerts", SECRET, "json"), failing.url(PATH), b"{}", {})
+            hooks.post(DeclaredWebhook("ml-alerts", SECRET, "json"), failing.url(PATH), b"{}", {})
     # Then it gives up within the second it had, saying Lambda retries the event
     assert time.monotonic() - started < 1.5
     assert "Lambda retries the event" in str(failure.value)

@@ -19,7 +19,7 @@ from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
 from rule_actions.effects import client as function_client
-from rule_actions.effects.pricing import Prices, filters
+from rule_actions.effects.pricing import PriceListApi, filters
 from rule_actions_cli import moto_pricing
 
 MODEL = botocore.session.get_session().get_service_model("pricing")
@@ -88,7 +88,7 @@ def test_the_adapter_reads_it_over_http_through_aws_endpoint_url(monkeypatch):
         monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
         served = moto_pricing.calls()
         # When the function's adapter asks for a price in eu-west-1 (its endpoint: eu-central-1) twice
-        prices = Prices(lambda endpoint: function_client("pricing", endpoint))
+        prices = PriceListApi(lambda endpoint: function_client("pricing", endpoint))
         found = prices.products("ml.g5.2xlarge", "eu-west-1")
         assert prices.products("ml.g5.2xlarge", "eu-west-1") == found
         # Then the server answered it, once, with the sample price of that region

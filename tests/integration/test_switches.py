@@ -25,9 +25,9 @@ from builders import ACCOUNT, REGION, event, rule_config, rule_status
 from rule_actions import registry
 from rule_actions.config import Config
 from rule_actions.contract import SOURCE
+from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.evaluation import JobReport, Verdict, _state_change
-from rule_actions.monitors.job import Job as RunningJob
-from rule_actions.monitors.settings import MonitorSettings
+from rule_actions.monitors.job import RunningJob as RunningJob
 from rule_actions.monitors.tags import rules_of
 from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.matcher import matches

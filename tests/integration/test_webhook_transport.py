@@ -13,19 +13,19 @@ import time
 import pytest
 
 from rule_actions.effects import webhook
-from rule_actions.effects.webhook import WebhookFailed, Webhooks, refusal
-from rule_actions.kinds.webhook import Webhook
+from rule_actions.effects.webhook import HttpsWebhooks, WebhookFailed, refusal
+from rule_actions.kinds.webhook import DeclaredWebhook
 from rule_actions_cli.receiver import Receiver, Reply
 
 KEY, PATH = "transport-test-key", "/hooks/x"
-HOOK = Webhook("ml-alerts", "rule-actions/ml-alerts", "json")
+HOOK = DeclaredWebhook("ml-alerts", "rule-actions/ml-alerts", "json")
 
 
-def hooks(**options) -> Webhooks:
-    return Webhooks(lambda: None, **{"loopback_http": True, **options})
+def hooks(**options) -> HttpsWebhooks:
+    return HttpsWebhooks(lambda: None, **{"loopback_http": True, **options})
 
 
-def post(hooks: Webhooks, url: str) -> tuple[float, Exception | tuple[int, int]]:
+def post(hooks: HttpsWebhooks, url: str) -> tuple[float, Exception | tuple[int, int]]:
     started = time.monotonic()
     try:
         answer: Exception | tuple[int, int] = hooks.post(HOOK, url, b"{}", {})

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from architecture import PACKAGES, ROOT, graph, violations
+from architecture import PACKAGES, ROOT, duplicate_classes, graph, violations
 
 PACKAGE = ROOT / "lambdas" / "rule_actions"
 
@@ -27,6 +27,22 @@ def test_the_dependency_rule_holds():
     # When the rule is checked
     # Then nothing breaks it
     assert violations(graph()) == []
+
+
+def test_no_two_public_classes_share_a_name():
+    # Given every module of the four packages
+    # When their public classes are listed by name
+    # Then each name is one class's (a Protocol of ports.py and its adapter in effects/ are told apart by name too)
+    assert duplicate_classes() == {}
+
+
+def test_a_planted_class_of_a_taken_name_is_found(tmp_path):
+    # Given a copy where the CLI defines a class of a name the function's configuration already uses
+    packages = copied(tmp_path)
+    target = packages["rule_actions_cli"] / "report.py"
+    target.write_text(target.read_text() + "\n\nclass Config:\n    pass\n")
+    # When / Then: both modules are named
+    assert duplicate_classes(packages) == {"Config": ["rule_actions.config", "rule_actions_cli.report"]}
 
 
 @pytest.mark.parametrize(("module", "planted", "expected"), [

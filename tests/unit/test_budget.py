@@ -16,11 +16,11 @@ from rule_actions.config import Config, ConfigError
 from rule_actions.contract import WARNING_KEY, Outcome
 from rule_actions.cost import Cost as Figure
 from rule_actions.cost import JobCost, Term, Unknown
+from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.budget import budget_of
 from rule_actions.monitors.evaluation import Verdict, _state_change
-from rule_actions.monitors.job import Job
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.rule import Data, Needs, parameters
-from rule_actions.monitors.settings import MonitorSettings
 from rule_actions.monitors.tags import rules_of
 from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Skipped
 
@@ -29,8 +29,8 @@ BUDGET = registry.monitors()["Budget"]
 SETTINGS = MonitorSettings()  # no stack-wide rule: what the job's tags attach
 
 
-def job(name="ft-1", tags=None, family="training") -> Job:
-    return Job(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
+def job(name="ft-1", tags=None, family="training") -> RunningJob:
+    return RunningJob(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
                NOW - 3600, (), (), tags or {}, family=family)
 
 

@@ -24,14 +24,14 @@ from planning import parse_event
 from rule_actions import cost
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import ENV_SERVICE, SERVICE, SERVICE_DIMENSION, WARNING_KEY, Outcome
-from rule_actions.cost import Prices, Unknown
-from rule_actions.effects.pricing import Prices as PriceList
+from rule_actions.cost import PriceSettings, Unknown
+from rule_actions.effects.pricing import PriceListApi as PriceList
 from rule_actions.effects.pricing import endpoint_region, filters, parse
 from rule_actions.jobs.processing import FAMILY as PROCESSING
 from rule_actions.jobs.training import FAMILY as TRAINING
 from rule_actions.jobs.transform import FAMILY as TRANSFORM
 from rule_actions.jobs.tuning import FAMILY as TUNING
-from rule_actions.messages import Occasion
+from rule_actions.messages import MessageOccasion
 from rule_actions.privacy import redact
 from rule_actions.records import Origin, Planned, Result, TrialRun, TrialRuns, Unread
 from rule_actions.records import PriceList as PriceNeed
@@ -61,7 +61,7 @@ def training(resources: dict, started=START, ended=None, runtime=None, **more) -
     return detail
 
 
-DEFAULT = Prices()
+DEFAULT = PriceSettings()
 
 
 def of(family, detail, found, at, prices=DEFAULT):
@@ -129,19 +129,19 @@ def test_a_tuning_job_sums_its_trials_and_bounds_the_rest_by_what_it_may_still_l
               TrialRun("hpo-1-003-c", "", "InProgress", START + 40 * MIN, None))
     found = {**listed(M5), TrialRuns("hpo-1"): trials}
     # When its cost is computed 60 minutes after it was created
-    result = cost.of(TUNING.billing, detail, REGION, Prices(), found, START + 60 * MIN, "hpo-1")
+    result = cost.of(TUNING.billing, detail, REGION, PriceSettings(), found, START + 60 * MIN, "hpo-1")
     # Then it is the sum of its trials (30 + 40 + 20 minutes of one m5.xlarge), merged into one term
     assert result.usd == round(0.23 * 90 / 60, 2)
     assert result.so_far.inputs() == "1 x ml.m5.xlarge at $0.23/h for 1 h 30 min, 3 trials"
     # And the rest: the running trial's 40 minutes left, and 7 trials it may still launch, an hour each
     assert result.saved_usd == round(0.23 * (40 / 60 + 7), 2)
-    assert cost.needs(TUNING.billing, detail, REGION, Prices(), "hpo-1") == {PriceNeed(M5, REGION), TrialRuns("hpo-1")}
+    assert cost.needs(TUNING.billing, detail, REGION, PriceSettings(), "hpo-1") == {PriceNeed(M5, REGION), TrialRuns("hpo-1")}
 
 
 def test_a_tuning_job_whose_trials_cannot_be_read_has_an_unknown_cost_naming_the_read():
     detail = {"TrainingJobDefinition": {"ResourceConfig": {"InstanceType": M5, "InstanceCount": 1}}}
     found = {**listed(M5), TrialRuns("hpo-1"): Unread("ListTrainingJobsForHyperParameterTuningJob failed: Throttling")}
-    result = cost.of(TUNING.billing, detail, REGION, Prices(), found, START, "hpo-1")
+    result = cost.of(TUNING.billing, detail, REGION, PriceSettings(), found, START, "hpo-1")
     assert isinstance(result.so_far, Unknown) and "Throttling" in result.so_far.reason and result.usd is None
 
 
@@ -150,12 +150,12 @@ def test_processing_and_transform_jobs_read_their_own_members_and_a_transform_jo
                   "ProcessingResources": {"ClusterConfig": {"InstanceType": M5, "InstanceCount": 3,
                                                             "VolumeSizeInGB": 30}},
                   "StoppingCondition": {"MaxRuntimeInSeconds": 2 * H}}
-    found = cost.of(PROCESSING.billing, processing, REGION, Prices(), listed(M5, component="Processing"),
+    found = cost.of(PROCESSING.billing, processing, REGION, PriceSettings(), listed(M5, component="Processing"),
                     START + H, "prep-1")
     assert found.usd == round(0.23 * 3, 2) and found.saved_usd == round(0.23 * 3, 2)
     transform = {"TransformJobName": "score-1", "TransformStartTime": ms(START),
                  "TransformResources": {"InstanceType": M5, "InstanceCount": 2}}
-    found = cost.of(TRANSFORM.billing, transform, REGION, Prices(), listed(M5, component="BatchTransform"),
+    found = cost.of(TRANSFORM.billing, transform, REGION, PriceSettings(), listed(M5, component="BatchTransform"),
                     START + H, "score-1")
     assert found.usd == 0.46 and isinstance(found.rest, Unknown) and found.saved_usd is None
     assert "sets no MaxRuntimeInSeconds" in found.rest.reason
@@ -165,11 +165,11 @@ def test_processing_and_transform_jobs_read_their_own_members_and_a_transform_jo
 
 
 @pytest.mark.parametrize(("prices", "found", "why"), [
-    (Prices(price_list=False), {}, "prices.price_list is false"),
-    (Prices(), {PriceNeed(P4D, REGION): Unread("the AWS Price List (GetProducts): AccessDeniedException: no")},
+    (PriceSettings(price_list=False), {}, "prices.price_list is false"),
+    (PriceSettings(), {PriceNeed(P4D, REGION): Unread("the AWS Price List (GetProducts): AccessDeniedException: no")},
      "AccessDeniedException"),
-    (Prices(), {PriceNeed(P4D, REGION): {"Hosting": 40.0}}, "has no Training price"),
-    (Prices(), {}, "was not read"),
+    (PriceSettings(), {PriceNeed(P4D, REGION): {"Hosting": 40.0}}, "has no Training price"),
+    (PriceSettings(), {}, "was not read"),
 ])
 def test_an_unknown_price_is_an_unknown_figure_with_its_reason_never_a_number(prices, found, why):
     detail = training({"InstanceType": P4D, "InstanceCount": 2})
@@ -187,7 +187,7 @@ def test_a_description_that_does_not_say_the_instances_is_unknown_naming_the_mem
 
 
 def test_a_pipeline_execution_has_no_cost_of_its_own():
-    assert cost.of(None, {}, REGION, Prices(), {}, START, "x") is None
+    assert cost.of(None, {}, REGION, PriceSettings(), {}, START, "x") is None
     assert cost.payload(None, stopped=False) is None and cost.lines(None, stopped=False) == []
 
 
@@ -362,7 +362,7 @@ def stopped_occasion(job_name="llm-pretrain-2026-11-24-08-00-00-303", warning=No
     found = of(TRAINING, training({"InstanceType": P4D, "InstanceCount": 2}), listed(P4D), START + 3 * H + 12 * MIN)
     taken = () if warning else (Result(Planned(trigger, "stoptraining", job_name, Origin.CONFIGURATION, jobs=(job_name,)),
                                        Outcome.DONE, f"stopped {job_name}", (job_name,)),)
-    return Occasion(Config(), parsed.event, trigger, REGION, taken, found)
+    return MessageOccasion(Config(), parsed.event, trigger, REGION, taken, found)
 
 
 def test_a_stop_s_message_says_the_cost_until_the_stop_its_inputs_and_what_it_saved_at_most():
@@ -399,7 +399,7 @@ def test_a_failure_s_message_says_what_the_job_cost_in_all():
     detail = parsed.event.detail
     found = of(TRAINING, detail, {PriceNeed(t, REGION): {"Training": 1.0} for t in
                                   cost.instance_types(TRAINING.billing, detail)}, START)
-    message = Occasion(Config(), parsed.event, parsed.outcome, REGION, (), found).message
+    message = MessageOccasion(Config(), parsed.event, parsed.outcome, REGION, (), found).message
     assert f"Cost:           {cost.money(found.usd)} in all (" in message.body and found.usd > 0
     assert message.short.endswith(f"; cost {cost.money(found.usd)}")
 
@@ -495,11 +495,11 @@ MEMBERS = ["ResourceConfig", "TrainingStartTime", "TrainingEndTime", "StoppingCo
 def test_a_hostile_description_never_raises_and_never_makes_up_a_figure(family, detail, trials):
     found = {PriceNeed(P4D, REGION): {"Training": 37.688, "Processing": 37.688, "BatchTransform": 37.688},
              **({TrialRuns("job-1"): tuple(trials)} if trials is not None else {})}
-    result = cost.of(family.billing, detail, REGION, Prices(), found, START, "job-1")
+    result = cost.of(family.billing, detail, REGION, PriceSettings(), found, START, "job-1")
     assert isinstance(result.so_far, (cost.Cost, Unknown))
     assert result.usd is None or (result.usd >= 0 and isinstance(result.so_far, cost.Cost))
     cost.lines(result, stopped=True), cost.short(result, True), cost.payload(result, True)  # words never raise
-    cost.needs(family.billing, detail, REGION, Prices(), "job-1")
+    cost.needs(family.billing, detail, REGION, PriceSettings(), "job-1")
 
 
 # ---------------------------------------------------------------- the members read, as botocore's model names them

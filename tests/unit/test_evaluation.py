@@ -265,9 +265,9 @@ def test_a_job_without_rules_or_problems_is_not_in_the_report():
 def test_an_idle_gpu_finding_carries_the_hosts_numbers():
     rec = record("idle-1", count=2)
     j = registry.monitors()["LowGPUUtilization"]
-    from rule_actions.monitors.job import Job
+    from rule_actions.monitors.job import RunningJob
 
-    job = Job.of(rec)
+    job = RunningJob.of(rec)
     series = {host_query(job, job.hosts[0], "GPUUtilization"): tuple((NOW - m * MIN, 20.0) for m in range(40, 0, -1)),
               host_query(job, job.hosts[1], "GPUUtilization"): tuple((NOW - m * MIN, 300.0) for m in range(40, 0, -1))}
     [found] = evaluate({"monitor": {"rules": {j.name: {}}}}, Ports([rec], series=series)).jobs

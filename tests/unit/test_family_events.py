@@ -16,7 +16,7 @@ from builders import ACCOUNT, EVENTS, REGION
 from planning import parse_event
 
 from rule_actions import registry
-from rule_actions.jobs.pipeline import STEP
+from rule_actions.jobs.pipelines import STEP
 
 FOLDERS = {"tuning": "tuning", "processing": "processing", "pipelines": "pipeline", "transform": "transform"}
 FILES = sorted(path for folder in FOLDERS for path in (EVENTS / folder).glob("*.json"))

@@ -13,7 +13,7 @@ from botocore.stub import Stubber
 
 from rule_actions import pipeline, registry
 from rule_actions.config import Config
-from rule_actions.effects.logs import QUERY, ROWS, Logs, QueryUnfinished, millis, parse_rows
+from rule_actions.effects.logs import QUERY, ROWS, CloudWatchLogs, QueryUnfinished, millis, parse_rows
 from rule_actions.monitors.evaluation import INSIGHTS_SPAN
 from rule_actions.records import EvaluationRequest, EvaluationRun, Heartbeat, Span
 
@@ -40,10 +40,10 @@ class Clock:
         self.now += seconds
 
 
-def stubbed(wait: float = 60.0) -> tuple[Logs, Stubber, Clock]:
+def stubbed(wait: float = 60.0) -> tuple[CloudWatchLogs, Stubber, Clock]:
     client = boto3.client("logs", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
     clock = Clock()
-    return Logs(lambda: client, tps=5, clock=clock, sleep=clock.sleep, wait=wait), Stubber(client), clock
+    return CloudWatchLogs(lambda: client, tps=5, clock=clock, sleep=clock.sleep, wait=wait), Stubber(client), clock
 
 
 def test_the_query_reads_every_stream_of_the_window_and_splits_it_per_job():
@@ -175,7 +175,7 @@ class Ports:
                 outer.calls.append("DescribeTrainingJob")
                 return next(r for r in records if r["TrainingJobName"] == name)
 
-        class Logs:
+        class CloudWatchLogs:
             def heartbeat(self, group, prefix, start, end):
                 outer.calls.append(("FilterLogEvents", prefix))
                 return beats.get(prefix.rstrip("/"), Heartbeat((), True))
@@ -186,7 +186,7 @@ class Ports:
                     raise QueryUnfinished("the Logs Insights query ended Failed")
                 return {prefix: beats.get(prefix.rstrip("/"), Heartbeat((), True)) for prefix, _ in windows}
 
-        self.jobs, self.logs = Jobs(), Logs()
+        self.jobs, self.logs = Jobs(), CloudWatchLogs()
         self.logs.insights_from = insights_from
 
 

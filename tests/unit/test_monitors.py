@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rule_actions import registry
+from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.instances import counts
-from rule_actions.monitors.job import Host, Job, clock
+from rule_actions.monitors.job import Host, RunningJob, clock
 from rule_actions.monitors.rule import Data, Needs, in_phase, parameters
 from rule_actions.monitors.series import host_query, job_query, percentile
-from rule_actions.monitors.settings import MonitorSettings
 from rule_actions.monitors.stalled_training import rhythm
 from rule_actions.monitors.tags import rules_of
 from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Pending, Skipped
@@ -26,13 +26,13 @@ MIN = 60
 RULES = registry.monitors()
 
 
-def job(name="job-1", hosts=(("ml.p3.8xlarge", 1),), started=NOW - 120 * MIN, metrics=(), tags=None) -> Job:
+def job(name="job-1", hosts=(("ml.p3.8xlarge", 1),), started=NOW - 120 * MIN, metrics=(), tags=None) -> RunningJob:
     found = []
     for instance_type, count in hosts:
         gpus, vcpus = counts(instance_type)
         for _ in range(count):
             found.append(Host(f"algo-{len(found) + 1}", instance_type, gpus, vcpus))
-    return Job(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
+    return RunningJob(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
                started, tuple(found), tuple(metrics), tags or {})
 
 
@@ -47,7 +47,7 @@ def minutes(first: int, last: int, value, step: int = 1) -> tuple[tuple[int, flo
     return tuple((NOW - m * MIN, value(m) if callable(value) else float(value)) for m in range(first, last - 1, -step))
 
 
-def judged(rule: str, j: Job, series=None, heartbeat=None, streams=None, **given):
+def judged(rule: str, j: RunningJob, series=None, heartbeat=None, streams=None, **given):
     """The rule's verdict as an evaluation reaches it: its needs, its judging, and when it asks for some streams'
     windows, its judging again with them (`streams`: prefix -> Heartbeat; a window it lacks reads as empty)."""
     p = defaults(rule, **given)
@@ -92,7 +92,7 @@ def test_a_search_record_becomes_the_job_the_rules_see():
         "AlgorithmSpecification": {"MetricDefinitions": [{"Name": "train:loss", "Regex": "x"}, {"Regex": "no name"}]},
         "Tags": [{"Key": "rule-actions:StalledTraining", "Value": "stoptraining"}, {"Key": 3}],
     }
-    found = Job.of(record)
+    found = RunningJob.of(record)
     # Then training started at the latest Training, hosts follow the groups, broken members are left out
     assert found.started == int(datetime(2026, 11, 24, 8, 40, tzinfo=UTC).timestamp())
     assert [(h.name, h.gpus) for h in found.hosts] == [("algo-1", 8), ("algo-2", 0), ("algo-3", 0)]
@@ -101,7 +101,7 @@ def test_a_search_record_becomes_the_job_the_rules_see():
 
 
 def test_a_record_missing_everything_is_a_job_without_rules_to_judge():
-    found = Job.of({})
+    found = RunningJob.of({})
     assert found.hosts == () and found.started is None and found.metrics == ()
     assert isinstance(RULES["LowGPUUtilization"].needs(found, defaults("LowGPUUtilization"), NOW), Skipped)
     assert isinstance(RULES["StalledTraining"].needs(found, defaults("StalledTraining"), NOW), Pending)
@@ -538,7 +538,7 @@ def test_the_mode_is_act_or_watch_wherever_it_is_set():
 
 
 def test_every_rule_has_a_mode_in_the_configuration_and_its_schema():
-    from rule_actions.monitors.settings import settings_schema
+    from rule_actions.monitors.block import settings_schema
 
     # Given every rule's block in the schema / Then each has the mode, its two values and watch for its default
     schema = settings_schema(RULES)["properties"]["rules"]["properties"]

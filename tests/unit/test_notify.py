@@ -7,7 +7,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from rule_actions.effects.notify import CONFIRMED, PENDING, Notifier
+from rule_actions.effects.notify import CONFIRMED, PENDING, SnsNotifier
 
 TOPIC = "arn:aws:sns:us-east-1:123456789012:rule-actions"
 SUB = TOPIC + ":0f1e2d3c-aaaa-bbbb-cccc-123456789012"
@@ -38,7 +38,7 @@ def test_new_email_subscription_pending_confirmation_is_reported(sns):
     stub.add_response("get_subscription_attributes", {"Attributes": {"PendingConfirmation": "true"}}, {"SubscriptionArn": SUB})
 
     # When / Then the subscription is created with its own filter policy and reported pending
-    assert Notifier(client, TOPIC).ensure_subscription("email", "ml@example.com") == PENDING
+    assert SnsNotifier(client, TOPIC).ensure_subscription("email", "ml@example.com") == PENDING
 
 
 def test_team_member_named_in_action_json_gets_the_policy_widened(sns):
@@ -67,7 +67,7 @@ def test_team_member_named_in_action_json_gets_the_policy_widened(sns):
         {"SubscriptionArn": SUB, "AttributeName": "FilterPolicy", "AttributeValue": json.dumps({"to": ["lead@example.com", "team"]})},
     )
 
-    assert Notifier(client, TOPIC).ensure_subscription("email", "lead@example.com") == CONFIRMED
+    assert SnsNotifier(client, TOPIC).ensure_subscription("email", "lead@example.com") == CONFIRMED
 
 
 def test_existing_pending_subscription_has_no_arn_and_is_reported_pending(sns):
@@ -78,14 +78,14 @@ def test_existing_pending_subscription_has_no_arn_and_is_reported_pending(sns):
         {"Subscriptions": [{"SubscriptionArn": "PendingConfirmation", "Protocol": "email", "Endpoint": "new@example.com", "TopicArn": TOPIC, "Owner": "123456789012"}]},
         {"TopicArn": TOPIC},
     )
-    assert Notifier(client, TOPIC).ensure_subscription("email", "new@example.com") == PENDING
+    assert SnsNotifier(client, TOPIC).ensure_subscription("email", "new@example.com") == PENDING
 
 
 def test_other_subscribe_errors_propagate(sns):
     client, stub = sns
     stub.add_client_error("subscribe", "AuthorizationError", "not allowed")
     with pytest.raises(client.exceptions.AuthorizationErrorException):
-        Notifier(client, TOPIC).ensure_subscription("sms", "+15555550100")
+        SnsNotifier(client, TOPIC).ensure_subscription("sms", "+15555550100")
 
 
 # --- the team audience ---------------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ def test_a_subscription_receives_team_messages_when_its_filter_accepts_them(sns,
     stub.add_response("get_subscription_attributes", {"Attributes": attributes}, {"SubscriptionArn": SUB})
 
     # When / Then the team audience has a subscriber exactly when that filter accepts to=team
-    assert Notifier(client, TOPIC).team_subscribed() is expected
+    assert SnsNotifier(client, TOPIC).team_subscribed() is expected
 
 
 def test_pending_subscriptions_are_not_read_and_the_listing_is_paged(sns):
@@ -126,7 +126,7 @@ def test_pending_subscriptions_are_not_read_and_the_listing_is_paged(sns):
                       {"SubscriptionArn": SUB})
 
     # When / Then it is found, with one attribute read
-    assert Notifier(client, TOPIC).team_subscribed() is True
+    assert SnsNotifier(client, TOPIC).team_subscribed() is True
 
 
 def test_the_audience_is_listed_once_per_execution_environment(sns, monkeypatch):
@@ -134,7 +134,7 @@ def test_the_audience_is_listed_once_per_execution_environment(sns, monkeypatch)
     client, stub = sns
     stub.add_response("list_subscriptions_by_topic", listing((SUB, "email")), {"TopicArn": TOPIC})
     stub.add_response("get_subscription_attributes", {"Attributes": {}}, {"SubscriptionArn": SUB})
-    notifier = Notifier(client, TOPIC)
+    notifier = SnsNotifier(client, TOPIC)
 
     # When it is asked for every event, hours apart
     clock = iter([0.0, 3600.0, 7200.0])
@@ -151,7 +151,7 @@ def test_an_empty_audience_is_listed_again_after_a_while(sns, monkeypatch):
     stub.add_response("list_subscriptions_by_topic", listing((SUB, "https")), {"TopicArn": TOPIC})
     stub.add_response("get_subscription_attributes", {"Attributes": {"FilterPolicy": json.dumps({"to": ["team"]})}},
                       {"SubscriptionArn": SUB})
-    notifier = Notifier(client, TOPIC)
+    notifier = SnsNotifier(client, TOPIC)
     clock = iter([0.0, 60.0, 301.0])
     monkeypatch.setattr("rule_actions.effects.notify.time.monotonic", lambda: next(clock))
 
@@ -173,7 +173,7 @@ def test_a_topic_of_a_thousand_personal_subscriptions_is_checked_with_a_bounded_
                           Attributes={"FilterPolicy": json.dumps({"to": [f"p{i}@example.com"]})})
         calls = []
         sns.meta.events.register("before-call.sns", lambda model, **_: calls.append(model.name))
-        notifier = Notifier(sns, topic)
+        notifier = SnsNotifier(sns, topic)
         clock = iter([0.0] + [float(t) for t in range(1, 20)])
         monkeypatch.setattr("rule_actions.effects.notify.time.monotonic", lambda: next(clock))
 
@@ -194,4 +194,4 @@ def test_hand_made_subscribers_of_other_protocols_are_read_first(sns):
     stub.add_response("get_subscription_attributes", {"Attributes": {"FilterPolicy": json.dumps({"to": ["team"]})}},
                       {"SubscriptionArn": SUB})
     # When / Then the https one is read first and found, with one read
-    assert Notifier(client, TOPIC).team_subscribed() is True
+    assert SnsNotifier(client, TOPIC).team_subscribed() is True

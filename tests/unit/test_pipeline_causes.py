@@ -15,9 +15,9 @@ import pytest
 from botocore.exceptions import ClientError
 from test_job_families import PIPELINE_FAILED, TEAM, words
 
-from rule_actions.jobs import pipeline as family
+from rule_actions.jobs import pipelines as family
 from rule_actions.jobs.common import PROCESSING, TRAINING, generic
-from rule_actions.readers.failed_steps import Steps
+from rule_actions.readers.failed_steps import FailedStepsReader
 from rule_actions.records import FailedSteps, StepFailure, StepFailures
 
 JSON_V1 = jsonschema.Draft202012Validator(json.loads(
@@ -121,7 +121,7 @@ def test_a_processing_step_s_generic_reason_is_read_with_its_exit_message():
                 {"pipelines-k3j9x7a2b1c0-prep-q7w2e9r4t1": {"FailureReason": GENERIC, "ExitMessage": EXIT}})
 
     # When the steps are read
-    [found] = Steps().read(need(), Ports(jobs))
+    [found] = FailedStepsReader().read(need(), Ports(jobs))
 
     # Then the step has both, from one describe
     assert (found.job_reason, found.exit_message, found.unread) == (GENERIC, EXIT, "")
@@ -135,7 +135,7 @@ def test_a_step_job_named_lower_cased_in_its_arn_is_found_by_its_real_name_with_
                 {REAL_NAME: {"FailureReason": "AlgorithmError: ValueError: could not convert 'Month-to-month'"}})
 
     # When the steps are read
-    [found] = Steps().read(need(), Ports(jobs))
+    [found] = FailedStepsReader().read(need(), Ports(jobs))
 
     # Then one listing, by the generated head of its name (no capitals in it), finds the job; it is described by
     # that name
@@ -151,7 +151,7 @@ def test_a_step_job_found_at_once_costs_no_listing_and_a_gone_one_is_named():
                 {"pipelines-k3j9x7a2b1c0-prep-q7w2e9r4t1": {"FailureReason": "ClientError: no input"}})
 
     # When the steps are read
-    first, second = Steps().read(need(), Ports(jobs))
+    first, second = FailedStepsReader().read(need(), Ports(jobs))
 
     # Then the first costs one describe; the second says what failed and that no job has that name
     assert first.job_reason == "ClientError: no input" and first.job_name == ""
@@ -168,7 +168,7 @@ def test_an_execution_that_failed_before_any_step_is_described_once_and_only_the
                 {"pipelines-k3j9x7a2b1c0-prep-q7w2e9r4t1": {"FailureReason": "ClientError: no input"}})
 
     # When each is read
-    found_early, found_late = Steps().read(need(), Ports(early)), Steps().read(need(), Ports(late))
+    found_early, found_late = FailedStepsReader().read(need(), Ports(early)), FailedStepsReader().read(need(), Ports(late))
 
     # Then only the first describes its execution, once, and says its reason
     assert list(found_early) == [] and found_early.execution_reason.startswith("Pipeline parameter InputData")
@@ -181,7 +181,7 @@ def test_the_execution_s_describe_that_fails_is_named_and_the_steps_are_kept():
         def describe(self, api, name):
             raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": "no"}}, api.describe)
 
-    found = Steps().read(need(), Ports(Failing([], {})))
+    found = FailedStepsReader().read(need(), Ports(Failing([], {})))
     assert list(found) == [] and found.execution_unread == "DescribePipelineExecution failed: AccessDeniedException: no"
 
 
@@ -195,7 +195,7 @@ def test_a_step_job_this_stack_stopped_carries_its_stop_record_and_the_reads_are
                      arns[1]: "rule LowGPUUtilization of job pipelines-k3j9x7a2b1c0-t1-m3n8b2v6c0"})
 
     # When the steps are read
-    found = Steps().read(need(limit=2), Ports(jobs, ledger))
+    found = FailedStepsReader().read(need(limit=2), Ports(jobs, ledger))
 
     # Then each described step knows who stopped its job; the third is neither described nor looked up
     assert [f.stopped_by for f in found] == [ledger.stops[arns[0]], ledger.stops[arns[1]], ""]
@@ -205,7 +205,7 @@ def test_a_step_job_this_stack_stopped_carries_its_stop_record_and_the_reads_are
 def test_a_stop_record_that_cannot_be_read_is_named_on_its_step_and_the_rest_goes_on():
     jobs = Jobs([step("prep", "ProcessingJob", PROCESSING_ARN)],
                 {"pipelines-k3j9x7a2b1c0-prep-q7w2e9r4t1": {"FailureReason": GENERIC, "ExitMessage": EXIT}})
-    [found] = Steps().read(need(), Ports(jobs, Ledger(broken=True)))
+    [found] = FailedStepsReader().read(need(), Ports(jobs, Ledger(broken=True)))
     assert found.exit_message == EXIT
     assert found.unread == "this stack's stop record could not be read (ProvisionedThroughputExceededException)"
 

@@ -128,10 +128,10 @@ def test_a_job_family_is_one_module_and_a_registry_line(tmp_path):
     # Given a transform job family: its module, and its line in the registry (the sketch replaces the real
     # jobs/transform.py in the copy, whose registry is first taken back to what it was before that module came in)
     lambdas = with_plugin(tmp_path, "jobs/transform.py", TRANSFORM, {
-        "import pipeline, processing, training, tuning\n": "import pipeline, processing, training, transform, tuning\n",
-        "pipeline.FAMILY)": "pipeline.FAMILY, transform.FAMILY)",
-    }, before={"import pipeline, processing, training, transform, tuning\n": "import pipeline, processing, training, tuning\n",
-               "pipeline.FAMILY, transform.FAMILY)": "pipeline.FAMILY)"})
+        "import pipelines, processing, training, tuning\n": "import pipelines, processing, training, transform, tuning\n",
+        "pipelines.FAMILY)": "pipelines.FAMILY, transform.FAMILY)",
+    }, before={"import pipelines, processing, training, transform, tuning\n": "import pipelines, processing, training, tuning\n",
+               "pipelines.FAMILY, transform.FAMILY)": "pipelines.FAMILY)"})
     arn = "arn:aws:sagemaker:us-east-1:123456789012:transform-job/batch-01"
     event = state_change("SageMaker Transform Job State Change", {
         "TransformJobName": "batch-01", "TransformJobArn": arn, "TransformJobStatus": "Failed",

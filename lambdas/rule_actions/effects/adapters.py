@@ -9,16 +9,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from rule_actions.effects import begin_invocation, client
-from rule_actions.effects.ledger import Ledger
-from rule_actions.effects.notify import Notifier
-from rule_actions.effects.pricing import Prices
+from rule_actions.effects.ledger import DynamoLedger
+from rule_actions.effects.notify import SnsNotifier
+from rule_actions.effects.pricing import PriceListApi
 from rule_actions.effects.sagemaker import SageMaker
-from rule_actions.effects.webhook import Webhooks
+from rule_actions.effects.webhook import HttpsWebhooks
 
 if TYPE_CHECKING:  # organization mode only: the handler imports it when the configuration has an organization
-    from rule_actions.effects.cloudwatch import Metrics
-    from rule_actions.effects.logs import Logs
-    from rule_actions.effects.members import Members
+    from rule_actions.effects.cloudwatch import CloudWatchMetrics
+    from rule_actions.effects.logs import CloudWatchLogs
+    from rule_actions.effects.members import MemberAccounts
 
 
 class Kept:
@@ -34,15 +34,15 @@ class Kept:
 
 class Adapters(NamedTuple):
     jobs: SageMaker
-    notifier: Notifier
-    ledger: Ledger
+    notifier: SnsNotifier
+    ledger: DynamoLedger
     region: str  # where links point: the function's region, or the member's in organization mode
-    webhooks: Webhooks
+    webhooks: HttpsWebhooks
     kept: Kept  # what the execution environment keeps (shared by every copy of these ports)
-    members: Members | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
-    metrics: Metrics | None = None  # a scheduled evaluation's reads (`evaluation()`; None for an event)
-    logs: Logs | None = None
-    prices: Prices | None = None  # the AWS Price List: what a job's cost multiplies
+    members: MemberAccounts | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
+    metrics: CloudWatchMetrics | None = None  # a scheduled evaluation's reads (`evaluation()`; None for an event)
+    logs: CloudWatchLogs | None = None
+    prices: PriceListApi | None = None  # the AWS Price List: what a job's cost multiplies
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: AWS calls, in-progress records and webhook retries end with its remaining time."""
@@ -54,11 +54,11 @@ class Adapters(NamedTuple):
         """These ports with a scheduled evaluation's reads (CloudWatch metrics and logs, clients made on first use),
         made on the environment's first evaluation and kept: an event invocation never imports them."""
         if self.kept.evaluation is None:
-            from rule_actions.effects.cloudwatch import Metrics
-            from rule_actions.effects.logs import Logs
+            from rule_actions.effects.cloudwatch import CloudWatchMetrics
+            from rule_actions.effects.logs import CloudWatchLogs
 
-            self.kept.evaluation = self._replace(metrics=Metrics(lambda: client("cloudwatch", self.region)),
-                                                 logs=Logs(lambda: client("logs", self.region)))
+            self.kept.evaluation = self._replace(metrics=CloudWatchMetrics(lambda: client("cloudwatch", self.region)),
+                                                 logs=CloudWatchLogs(lambda: client("logs", self.region)))
         return self.kept.evaluation
 
     def in_account(self, account: str, region: str) -> Adapters:
@@ -70,9 +70,9 @@ class Adapters(NamedTuple):
         found = self._replace(jobs=members.sagemaker(account, region), region=region)
         if self.metrics is None:  # an event's ports: no evaluation's reads
             return found
-        from rule_actions.effects.cloudwatch import Metrics
-        from rule_actions.effects.logs import Logs
+        from rule_actions.effects.cloudwatch import CloudWatchMetrics
+        from rule_actions.effects.logs import CloudWatchLogs
 
-        return found._replace(metrics=Metrics(lambda: members.client("cloudwatch", account, region)),
-                              logs=Logs(lambda: members.client("logs", account, region), self.logs.tps if self.logs
+        return found._replace(metrics=CloudWatchMetrics(lambda: members.client("cloudwatch", account, region)),
+                              logs=CloudWatchLogs(lambda: members.client("logs", account, region), self.logs.tps if self.logs
                                         else None))

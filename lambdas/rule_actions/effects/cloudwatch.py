@@ -14,7 +14,7 @@ MAX_QUERIES = 500  # GetMetricData: metrics a call
 MAX_DATAPOINTS = 100_800  # GetMetricData: datapoints a call
 
 
-class Metrics:
+class CloudWatchMetrics:
     """`client`: a factory of the CloudWatch client, called on first use (an event invocation never makes one)."""
 
     def __init__(self, client: Callable[[], Any]):

@@ -46,7 +46,7 @@ LOCAL_CACHE_ITEMS = 1024
 STOPPED_PREFIX = f"{KEY_PREFIX}#stopped#"  # + the job's ARN; never a Powertools key (<prefix>#<hex digest>)
 
 
-class Ledger:
+class DynamoLedger:
     def __init__(self, table_name: str, ttl_hours: int, dynamodb_client: Any):
         self.config = IdempotencyConfig(
             expires_after_seconds=ttl_hours * 3600,

@@ -67,7 +67,7 @@ def tps_from_env() -> float:
         return DEFAULT_TPS
 
 
-class Logs:
+class CloudWatchLogs:
     """`client`: a factory of the CloudWatch Logs client, called on first use (an event invocation never makes one);
     `insights_from`: how many jobs a run must read for one Logs Insights query to read them (RULE_ACTIONS_LOGS_INSIGHTS_FROM,
     default 500: below it, FilterLogEvents calls take at most 100 s of its quota and cost nothing)."""

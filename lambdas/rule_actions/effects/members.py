@@ -35,7 +35,7 @@ class _Session:
     clients: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-class Members:
+class MemberAccounts:
     """Clients in member accounts. `role_name(region)` names the executor role in a region; `partition` is the
     function's (roles are never assumed across partitions)."""
 
@@ -79,7 +79,7 @@ class Members:
 class MemberSageMaker(SageMaker):
     """SageMaker of one member account and region: its client, and the role behind it, on first use."""
 
-    def __init__(self, members: Members, account: str, region: str):  # no SageMaker.__init__: `client` is derived
+    def __init__(self, members: MemberAccounts, account: str, region: str):  # no SageMaker.__init__: `client` is derived
         self.members, self.account, self.region = members, account, region
         self.described = {}  # the listed processing and transform jobs' descriptions, as SageMaker's
 

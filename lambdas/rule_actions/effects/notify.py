@@ -34,7 +34,7 @@ FILTER_READS = 25
 OURS = ("email", "sms")  # the protocols of the subscriptions the function makes itself (one person's messages)
 
 
-class Notifier:
+class SnsNotifier:
     PENDING = PENDING
 
     def __init__(self, client: Any, topic_arn: str, chat_topic_arn: str | None = None):

@@ -77,7 +77,7 @@ def _usd(dimension: Any) -> float | None:
     return usd if usd > 0 else None
 
 
-class Prices:
+class PriceListApi:
     """ports.Prices: `make_client(endpoint region)` gives a pricing client (made on first use)."""
 
     def __init__(self, make_client: Callable[[str], Any]):

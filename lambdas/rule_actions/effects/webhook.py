@@ -66,7 +66,7 @@ class WebhookFailed(Exception):
     """A delivery failed; the message names the webhook and why, never its URL or key."""
 
 
-class Webhooks:
+class HttpsWebhooks:
     def __init__(self, secrets_client: Callable[[], Any], loopback_http: bool,
                  timeout: float = TIMEOUT, attempts: int = ATTEMPTS, backoff: float = BACKOFF,
                  budget: float = DELIVERY_BUDGET, vet_addresses: bool | None = None):
@@ -159,7 +159,7 @@ class Webhooks:
                                     preload_content=False, release_conn=False)
         except (OSError, http.client.HTTPException, urllib3.exceptions.HTTPError) as err:
             cause = _cause(err)
-            if isinstance(cause, Refused):
+            if isinstance(cause, AddressRefused):
                 return None, None, str(cause), False
             if isinstance(cause, (ssl.SSLCertVerificationError, CertificateError)):
                 return None, None, f"the receiver's TLS certificate does not verify ({type(cause).__name__})", False
@@ -175,7 +175,7 @@ class Webhooks:
         return status, _retry_after(response.headers.get("Retry-After")), f"HTTP {status}{_phrase(status)}", retry
 
 
-class Refused(OSError):
+class AddressRefused(OSError):
     """The webhook's host resolves only to addresses a deployed function must not contact."""
 
 
@@ -268,7 +268,7 @@ def _open(host: str, port: int, vet: bool) -> socket.socket:
     allowed = [c for c in candidates if not (vet and refusal(c[4][0]))]
     if not allowed:
         kinds = sorted({refusal(c[4][0]) or "" for c in candidates})
-        raise Refused(f"its host resolves only to {' and '.join(kinds)} addresses, which a deployed function never "
+        raise AddressRefused(f"its host resolves only to {' and '.join(kinds)} addresses, which a deployed function never "
                       "contacts (only public addresses are)")
     last: OSError = OSError("no address")
     for family, kind, proto, _name, address in allowed:

@@ -37,7 +37,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.cost import Billing
-from rule_actions.fields import ActionMap, Field, Texts
+from rule_actions.fields import ActionMap, Field, TextList
 from rule_actions.jobs.common import (
     EXECUTION_ARN_HINT,
     OWN_JOB,
@@ -117,7 +117,7 @@ class JobFamily:
     console_path: ClassVar[str] = "jobs"  # the console's page of one job: #/<path>/<name>
     log_group: ClassVar[str] = ""  # its jobs' CloudWatch Logs group (streams start with the job's name)
     seeded: ClassVar[tuple[str, ...]] = ()  # describe members the embedded account keeps from a job's first event
-    scope: ClassVar[Texts]  # its name prefixes (empty: every job)
+    scope: ClassVar[TextList]  # its name prefixes (empty: every job)
     outcome_actions: ClassVar[ActionMap]  # outcome -> actions
     settings: ClassVar[tuple[Field[Any], ...]] = ()  # its other configuration fields
     stoppable: ClassVar[bool] = True  # this stack may stop its jobs (a stop kind acts on its events)

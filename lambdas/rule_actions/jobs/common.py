@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX
-from rule_actions.fields import ActionMap, Flag, Texts
+from rule_actions.fields import ActionMap, Flag, TextList
 from rule_actions.ports import Configured
 from rule_actions.records import JobApi, JobRef, Place
 
@@ -44,8 +44,8 @@ LOG_GROUPS = {TRAINING_JOB: "/aws/sagemaker/TrainingJobs", TUNING_JOB: "/aws/sag
 
 
 
-def scope_field(key: str, noun: str) -> Texts:
-    return Texts(key, f"Act only on {noun}s whose names start with one of these (the EventBridge pattern and IAM "
+def scope_field(key: str, noun: str) -> TextList:
+    return TextList(key, f"Act only on {noun}s whose names start with one of these (the EventBridge pattern and IAM "
                       "narrow to them); empty: every job.", pattern=JOB_NAME_PREFIX,
                  hint=f"a {noun} name prefix (letters, digits, '-'; at most 63)",
                  check=re.compile(JOB_NAME_PREFIX, re.ASCII).fullmatch)

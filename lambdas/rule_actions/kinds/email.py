@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rule_actions.kinds.endpoint import ALLOW_ANY_SMS, ALLOWED_ENDPOINTS, SCHEMAS, Endpoint
+from rule_actions.kinds.endpoint import ALLOW_ANY_SMS, ALLOWED_ENDPOINTS, SCHEMAS, EndpointKind
 
 
-class Email(Endpoint):
+class EmailKind(EndpointKind):
     name = "email"
     key_schemas: ClassVar = {"endpoint": SCHEMAS["email"]}
     fields = (ALLOWED_ENDPOINTS,)
@@ -26,4 +26,4 @@ class Email(Endpoint):
                 "(globs) to restrict it."]
 
 
-KIND = Email()
+KIND = EmailKind()

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rule_actions.contract import Outcome
-from rule_actions.fields import Custom, Flag, Texts, anchored, strings
+from rule_actions.fields import Custom, Flag, TextList, anchored, strings
 from rule_actions.kinds.base import Kind
 from rule_actions.records import Action, Done, Invalid, NothingDone
 from rule_actions.text import quoted, unknown
@@ -83,7 +83,7 @@ TEAM = Custom(
                     "sms": {"type": "array", "items": SCHEMAS["sms"], "default": [],
                             "description": "The team's phone numbers (E.164, e.g. +15555550100)."}}},
 )
-ALLOWED_ENDPOINTS = Texts(
+ALLOWED_ENDPOINTS = TextList(
     "allowed_endpoints", "Globs every email address and number must match (case-insensitive); empty: any email "
     "address (it confirms first), and texts only to numbers this configuration names unless allow_any_sms.",
     hint="")
@@ -107,7 +107,7 @@ def named(config: Any) -> frozenset[str]:
     return frozenset(endpoint.casefold() for endpoint in found)
 
 
-class Endpoint(Kind):
+class EndpointKind(Kind):
     keys = ("endpoint",)
     required = ("endpoint",)
     # The configuration flag that lets any endpoint of this kind receive messages while allowed_endpoints is

@@ -94,7 +94,7 @@ def has_team(config: Any) -> bool:
     return bool(emails or sms)
 
 
-class Notify(Kind):
+class NotifyKind(Kind):
     name = "notify"
     places = frozenset((Place.RULES, Place.JOB_OUTCOMES))
     fields = (TEAM_FIELD, CHAT_FIELD)
@@ -147,4 +147,4 @@ class Notify(Kind):
                 *config[CHAT_FIELD]]
 
 
-KIND = Notify()
+KIND = NotifyKind()

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rule_actions.contract import Texts
-from rule_actions.kinds.endpoint import ALLOW_ANY_SMS, ALLOWED_ENDPOINTS, SCHEMAS, Endpoint, named
+from rule_actions.kinds.endpoint import ALLOW_ANY_SMS, ALLOWED_ENDPOINTS, SCHEMAS, EndpointKind, named
 
 
-class Sms(Endpoint):
+class SmsKind(EndpointKind):
     name = "sms"
     key_schemas: ClassVar = {"endpoint": SCHEMAS["sms"]}
     fields = (ALLOW_ANY_SMS,)
@@ -31,4 +31,4 @@ class Sms(Endpoint):
         return [Texts()] if can else []
 
 
-KIND = Sms()
+KIND = SmsKind()

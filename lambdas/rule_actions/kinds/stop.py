@@ -51,7 +51,7 @@ def prefix_problem(prefix: Any) -> str | None:
     return None
 
 
-class Stop(Kind):
+class StopKind(Kind):
     name = "stoptraining"
     keys = ("training_job_prefix",)
     key_schemas: ClassVar = {"training_job_prefix": {"type": "string", "pattern": anchored(JOB_NAME_PREFIX)}}
@@ -144,4 +144,4 @@ class Stop(Kind):
         return frozenset(needed)
 
 
-KIND = Stop()
+KIND = StopKind()

@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from rule_actions.contract import Outcome
-from rule_actions.fields import Texts
+from rule_actions.fields import TextList
 from rule_actions.kinds.base import Kind, own_stop, record_stop
 from rule_actions.records import (
     Action,
@@ -44,7 +44,7 @@ from rule_actions.text import digest, quoted
 
 OWN = "job"
 OWNERS = ("tuning_job", "pipeline_execution")  # the families' owner_key values
-STOP_OWNERS = Texts(
+STOP_OWNERS = TextList(
     "stop_owners", "The owners a job's own action_json or tags may name in a stop ({\"name\": \"stop\", \"job\": "
     "...}): tuning_job, pipeline_execution. The stack grants stopping that family's jobs (under its prefixes). A stop "
     "the configuration itself declares naming an owner allows it too. Empty by default: a job's own actions stop only "
@@ -54,7 +54,7 @@ PIPELINE_NOTE = ("SageMaker does not interrupt a running Callback or Lambda step
                  "it ends")
 
 
-class StopJob(Kind):
+class StopJobKind(Kind):
     name = "stop"
     keys = ("job",)
     key_schemas: ClassVar = {"job": {"type": "string", "enum": list(OWNERS)}}
@@ -169,4 +169,4 @@ def _named_owners(config: Any) -> set[str]:
     return declared | set(config[STOP_OWNERS])
 
 
-KIND = StopJob()
+KIND = StopJobKind()

@@ -41,7 +41,7 @@ SECRET = rf"arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{{12}}:secret:{_SECRET
 SECRET_RE = re.compile(SECRET)
 
 
-class Webhook(NamedTuple):
+class DeclaredWebhook(NamedTuple):
     """A named webhook: the Secrets Manager secret holding its URL and signing key, and its payload format."""
 
     name: str
@@ -49,7 +49,7 @@ class Webhook(NamedTuple):
     format: str  # slack | teams | json
 
 
-def _webhooks(value: Any, where: str, errors: list[str]) -> tuple[Webhook, ...]:
+def _webhooks(value: Any, where: str, errors: list[str]) -> tuple[DeclaredWebhook, ...]:
     """`webhooks`: name -> {"secret": a Secrets Manager secret name or ARN, "format": slack | teams | json}."""
     if not isinstance(value, Mapping):
         errors.append(f"{where}: {quoted(value)} must be an object of name -> {{secret, format}}")
@@ -71,7 +71,7 @@ def _webhooks(value: Any, where: str, errors: list[str]) -> tuple[Webhook, ...]:
         if fmt not in FORMATS:
             errors.append(f"{path}.format: {quoted(fmt)} is not one of {', '.join(FORMATS)}")
             continue
-        found.append(Webhook(name, secret, fmt))
+        found.append(DeclaredWebhook(name, secret, fmt))
     return tuple(found)
 
 
@@ -90,11 +90,11 @@ WEBHOOKS = Custom(
 )
 
 
-def declared_webhook(config: Any, name: str) -> Webhook | None:
+def declared_webhook(config: Any, name: str) -> DeclaredWebhook | None:
     return next((w for w in config[WEBHOOKS] if w.name == name), None)
 
 
-def secret_resource(webhook: Webhook) -> Arn | str:
+def secret_resource(webhook: DeclaredWebhook) -> Arn | str:
     """The IAM resource of a webhook's secret: its ARN as configured, or for a name the ARN Secrets Manager gives
     it (the name, a hyphen and six random characters)."""
     return webhook.secret if webhook.secret.startswith("arn:") else Arn("secretsmanager", "secret",

@@ -36,10 +36,10 @@ from typing import Any, NamedTuple, TypeVar
 from rule_actions import cost as costs
 from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR_RULE_FAMILY
 from rule_actions.cost import PRICES
-from rule_actions.monitors.job import NAMESPACES, Job, transform_hosts
+from rule_actions.monitors.block import MonitorSettings
+from rule_actions.monitors.job import NAMESPACES, RunningJob, transform_hosts
 from rule_actions.monitors.rule import Data, Monitor, Needs, in_phase
 from rule_actions.monitors.series import LOOKBACK_MAX, STALE_AFTER
-from rule_actions.monitors.settings import MonitorSettings
 from rule_actions.monitors.tags import OPTED_OUT, Applied, is_opted_out, rules_of
 from rule_actions.monitors.verdicts import ISSUES_FOUND, Clear, Finding, NotJudged, Pending, Skipped
 from rule_actions.ports import Configured
@@ -86,7 +86,7 @@ class JobReport(NamedTuple):
     family: str = "training"  # the job's family
 
 
-class Report(NamedTuple):
+class EvaluationReport(NamedTuple):
     time: int
     listed: int  # running jobs of the account and region
     jobs: tuple[JobReport, ...]  # the jobs evaluated (in scope and shard, with at least one rule or problem)
@@ -126,15 +126,15 @@ def shard_of(name: str, shards: int) -> int:
 
 
 def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[str, Monitor], family: Any,
-             config: Configured) -> Asking[Report]:
+             config: Configured) -> Asking[EvaluationReport]:
     """The verdicts for the running jobs (of `family`) of the account and region the run reads in, in the request's
     shard (the report's `heard` carries on what the run read of each job's log streams)."""
     req, now, heard = run.request, run.now, run.heard
     listing = RunningJobs(family.api)
     listed = (yield frozenset({listing}))[listing]
     if isinstance(listed, Unread):
-        return Report(now, 0, (), error=listed.reason)
-    chosen: list[tuple[Job, Mapping[str, Any], list[Applied], list[str]]] = []
+        return EvaluationReport(now, 0, (), error=listed.reason)
+    chosen: list[tuple[RunningJob, Mapping[str, Any], list[Applied], list[str]]] = []
     unread: list[JobReport] = []
     own = {name for name, _ in settings.rules if family.name in monitors[name].families}
     for record in listed:
@@ -143,7 +143,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
                 unread.append(JobReport(record.name, (Verdict("*", "Error", f"not evaluated: {record.reason}"),),
                                         (), family=family.name))
             continue
-        job = Job.of(record, family.name)
+        job = RunningJob.of(record, family.name)
         job = job._replace(heard=heard.get(heard_key(family.name, job.name), {}))
         if job.status != IN_PROGRESS or not family.in_scope(config, job.name) \
                 or shard_of(job.name, req.shards) != req.shard:
@@ -196,7 +196,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
     for index, job, record, applied in confirm:
         answer = described[Described(family.api, job.name)]
         report = reports[index]
-        now_job = Job.of({**record, **answer}, family.name) if not isinstance(answer, Unread) else job
+        now_job = RunningJob.of({**record, **answer}, family.name) if not isinstance(answer, Unread) else job
         rules = {item.rule.name: item.rule for item in applied}
         reports[index] = report = report._replace(verdicts=tuple(
             _confirmed(v, answer, family, now_job, rules[v.rule], now) if v.verdict == ISSUES_FOUND else v
@@ -204,11 +204,11 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
         if any(v.verdict == ISSUES_FOUND for v in report.verdicts):
             reports[index] = report._replace(event=_finding(family, config, {**record, **answer}, applied, report,
                                                             now))
-    return Report(now, len(listed), tuple(unread + reports), unfinished, heard=learned, log_queries=queries + reached,
+    return EvaluationReport(now, len(listed), tuple(unread + reports), unfinished, heard=learned, log_queries=queries + reached,
                   log_reads=log_reads)  # the log queries made (one for many jobs, or one a job) and streams read
 
 
-def _confirmed(verdict: Verdict, answer: Any, family: Any, job: Job, rule: Monitor, now: int) -> Verdict:
+def _confirmed(verdict: Verdict, answer: Any, family: Any, job: RunningJob, rule: Monitor, now: int) -> Verdict:
     """A finding, once DescribeTrainingJob says the job still runs in a phase the rule judges; else why it is not
     acted on (Search's index lags: the job may have ended, or begun uploading its artifacts)."""
     if isinstance(answer, Unread):
@@ -273,7 +273,7 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
     return found, unfinished, queries, outcome
 
 
-def merged(reports: list[Report]) -> Report:
+def merged(reports: list[EvaluationReport]) -> EvaluationReport:
     """The reports of one run's families as one: the training jobs' first (as before), then each family's."""
     first = reports[0]
     if len(reports) == 1:
@@ -340,7 +340,7 @@ def _region(arn: str) -> str:
     return parts[3] if len(parts) > 5 else ""
 
 
-def _judge(applied: Applied, job: Job, now: int, need: Any, series: Any, heartbeat: Any,
+def _judge(applied: Applied, job: RunningJob, now: int, need: Any, series: Any, heartbeat: Any,
            streams: Mapping[str, Any] | None = None, trials: Any = None, cost: Any = None) -> Any:
     """The rule's verdict for the job (a Verdict when a read failed or the rule did), or the Needs of the streams it
     asks for before it can decide (only on the first judging: `streams` None)."""

@@ -1,4 +1,4 @@
-"""The running job as the monitor rules see it (`Job`, from SageMaker's Search record or a Describe answer, of any
+"""The running job as the monitor rules see it (`RunningJob`, from SageMaker's Search record or a Describe answer, of any
 family the rules judge), its hosts, and its clock: when its latest stretch of the phases a rule judges began."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Host(NamedTuple):
     vcpus: int | None
 
 
-class Job(NamedTuple):
+class RunningJob(NamedTuple):
     """A running training job as the rules see it (from SageMaker's Search record: its Describe members and tags)."""
 
     name: str
@@ -52,7 +52,7 @@ class Job(NamedTuple):
     objective: str = ""  # a tuning job's objective type: Minimize | Maximize ("" unknown)
 
     @classmethod
-    def of(cls, record: Mapping[str, Any], family: str = TRAINING) -> Job:
+    def of(cls, record: Mapping[str, Any], family: str = TRAINING) -> RunningJob:
         """The job of a Search (or Describe) record of `family`; members that are missing or malformed are left
         empty. Families without a SecondaryStatus (processing, transform, tuning) have their status as their phase
         (InProgress), and their clock starts when they started (ProcessingStartTime, TransformStartTime; a tuning
@@ -72,7 +72,7 @@ class Job(NamedTuple):
                    status=str(record.get("TrainingJobStatus", "")), secondary=secondary, started=started,
                    hosts=_hosts(record), metrics=metrics, tags=tags, transitions=transitions)
 
-    def clocked(self, phases: Sequence[str]) -> Job:
+    def clocked(self, phases: Sequence[str]) -> RunningJob:
         """The job as a rule judging `phases` sees it: `started` is when its latest stretch of them began."""
         found = clock(self.transitions, phases)
         return self if found is None or found == self.started else self._replace(started=found)
@@ -102,7 +102,7 @@ class Job(NamedTuple):
         return latest
 
 
-def transform_hosts(job: Job, record: Mapping[str, Any], found: Sequence[str]) -> Job:
+def transform_hosts(job: RunningJob, record: Mapping[str, Any], found: Sequence[str]) -> RunningJob:
     """A transform job with its instances: the Host values `<job>/<instance-id>` ListMetrics found, each of the type
     its TransformResources names."""
     resources = record.get("TransformResources") if isinstance(record.get("TransformResources"), Mapping) else {}
@@ -112,7 +112,7 @@ def transform_hosts(job: Job, record: Mapping[str, Any], found: Sequence[str]) -
     return job._replace(hosts=tuple(Host(name, instance_type, gpus, vcpus) for name in names if name))
 
 
-def began(job: Job) -> str:
+def began(job: RunningJob) -> str:
     """What started when the job's clock did: training (a training job), the job (the others)."""
     return "training" if job.family == TRAINING else "the job"
 
@@ -134,7 +134,7 @@ _MEMBERS = {
 }
 
 
-def _other(record: Mapping[str, Any], family: str, tags: dict[str, str]) -> Job:
+def _other(record: Mapping[str, Any], family: str, tags: dict[str, str]) -> RunningJob:
     """A processing, transform or tuning job: its status is its phase, its clock its start."""
     name, arn, status, start = _MEMBERS[family]
     started = _epoch(record.get(start))
@@ -150,7 +150,7 @@ def _other(record: Mapping[str, Any], family: str, tags: dict[str, str]) -> Job:
         if isinstance(record.get("HyperParameterTuningJobConfig"), Mapping) else {}
     objective = config.get("HyperParameterTuningJobObjective") \
         if isinstance(config.get("HyperParameterTuningJobObjective"), Mapping) else {}
-    return Job(name=str(record.get(name, "")), arn=str(record.get(arn, "")), status=state,
+    return RunningJob(name=str(record.get(name, "")), arn=str(record.get(arn, "")), status=state,
                secondary=state if started is not None else "", started=started, hosts=hosts, metrics=(), tags=tags,
                transitions=((state, started),) if started is not None else (), family=family,
                namespace=NAMESPACES[family],

@@ -5,7 +5,7 @@ log streams). One module per rule (monitors/<rule>.py), listed in rule_actions/r
     name, params, summary   the rule's name (as `rules` and the tags name it), its parameters, one line about it
     phases                  the phases (SecondaryStatus) it judges (Training, and Updating, during which training goes
                             on): in any other a job is NotJudged, never acted on, and the rule's clock
-                            (`Job.started`) starts again when such a phase does (`in_phase`)
+                            (`RunningJob.started`) starts again when such a phase does (`in_phase`)
     needs                   what it must read for one running job: metric series, a log window (or why it cannot be
                             computed for this job: Skipped; or why not yet: Pending)
     judge                   pure: the job, its parameters, the time and what was read -> Finding | Clear | Pending |
@@ -23,7 +23,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from rule_actions.contract import PHASES, STARTUP_PHASES, TRAINING_PHASES
 from rule_actions.cost import JobCost
-from rule_actions.monitors.job import FAMILY_NOUNS, TRAINING, Job, ago
+from rule_actions.monitors.job import FAMILY_NOUNS, TRAINING, RunningJob, ago
 from rule_actions.monitors.params import MODE, Param
 from rule_actions.monitors.verdicts import Judgement, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat, MetricQuery, Trial, Unread
@@ -105,10 +105,10 @@ class Monitor:
         """What it checks of its configured parameters against the rest of the configuration (`where`: its path)."""
         return []
 
-    def needs(self, job: Job, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
         raise NotImplementedError
 
-    def judge(self, job: Job, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         raise NotImplementedError
 
 
@@ -137,7 +137,7 @@ def parameters(rule: Monitor, given: Mapping[str, Any], where: str, base: Mappin
     return values, errors
 
 
-def in_phase(job: Job, rule: Monitor, now: int) -> Pending | NotJudged | None:
+def in_phase(job: RunningJob, rule: Monitor, now: int) -> Pending | NotJudged | None:
     """None when `rule` judges the job's phase. Before training (re)starts, not yet (Pending); in any other phase
     (Uploading, Restarting, Interrupted...), NotJudged, saying which and for how long."""
     if job.family != TRAINING:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from rule_actions.monitors.job import NAMESPACE, Host, Job, ago, began
+from rule_actions.monitors.job import NAMESPACE, Host, RunningJob, ago, began
 from rule_actions.monitors.params import Param, num
 from rule_actions.monitors.rule import Data, Needs
 from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, Pending, Skipped
@@ -23,11 +23,11 @@ COVERAGE = 0.8
 LOOKBACK_MAX = 200  # minutes: a GetMetricData call of 500 series x 200 one-minute periods stays under 100,800 points
 
 
-def host_query(job: Job, host: Host, metric: str) -> MetricQuery:
+def host_query(job: RunningJob, host: Host, metric: str) -> MetricQuery:
     return MetricQuery(job.namespace, metric, (("Host", f"{job.name}/{host.name}"),))
 
 
-def job_query(job: Job, metric: str) -> MetricQuery:
+def job_query(job: RunningJob, metric: str) -> MetricQuery:
     """A metric of the job's MetricDefinitions (SageMaker publishes them with the dimension TrainingJobName)."""
     return MetricQuery(NAMESPACE, metric, (("TrainingJobName", job.name),))
 
@@ -60,7 +60,7 @@ def window(points: Sequence[tuple[int, float]], minutes: int, now: int, after: i
     return values, end
 
 
-class Series(NamedTuple):
+class HostSeries(NamedTuple):
     """One metric of every host of a job, each host's window: `values` per host (raw, as CloudWatch has them), the
     hosts still waiting for data (`waiting`: why), and those with no datapoint at all (`missing`)."""
 
@@ -69,7 +69,7 @@ class Series(NamedTuple):
     missing: list[str]
 
 
-def per_host(job: Job, p: Mapping[str, Any], data: Data, metric: str, now: int, minutes: int | None = None) -> Series:
+def per_host(job: RunningJob, p: Mapping[str, Any], data: Data, metric: str, now: int, minutes: int | None = None) -> HostSeries:
     """`metric` on each of the job's hosts over the last `minutes` (the rule's window unless given), once the rule's
     `patience` after training started has passed."""
     values, waiting, missing = {}, [], []
@@ -84,16 +84,16 @@ def per_host(job: Job, p: Mapping[str, Any], data: Data, metric: str, now: int, 
             waiting.append(f"{host.name}: {found}")
         else:
             values[host] = found[0]
-    return Series(values, waiting, missing)
+    return HostSeries(values, waiting, missing)
 
 
-def settle_all(found: list[str], each: Mapping[str, Series], job: Job, rule: str) -> Judgement:
+def settle_all(found: list[str], each: Mapping[str, HostSeries], job: RunningJob, rule: str) -> Judgement:
     """`settle` for a rule over several metrics: judged on the first metric a host still lacks or waits for."""
     metric = next((m for m, series in each.items() if series.missing or series.waiting), next(iter(each)))
     return settle(found, each[metric], metric, job, rule)
 
 
-def settle(found: list[str], series: Series, metric: str, job: Job, rule: str) -> Judgement:
+def settle(found: list[str], series: HostSeries, metric: str, job: RunningJob, rule: str) -> Judgement:
     """A Finding when a host holds the rule, else Clear when every host was judged, else why not: the metric is
     missing (Skipped, naming it) when no host has it and none is waiting, or the data is not there yet."""
     if found:
@@ -115,7 +115,7 @@ def pct(value: float) -> str:
     return f"{value:.0f}%"
 
 
-def gpu_hosts(job: Job, rule: str, metric: str = "GPUUtilization") -> tuple[Host, ...] | Skipped:
+def gpu_hosts(job: RunningJob, rule: str, metric: str = "GPUUtilization") -> tuple[Host, ...] | Skipped:
     """The job's hosts, each with a known GPU count; Skipped naming the instance type otherwise."""
     if not job.hosts:
         return Skipped(f"{rule} needs {metric} per host: the job's ResourceConfig names no instance type and count")
@@ -127,7 +127,7 @@ def gpu_hosts(job: Job, rule: str, metric: str = "GPUUtilization") -> tuple[Host
     return job.hosts
 
 
-def host_needs(job: Job, rule: str, metrics: Sequence[str], patience: int, minutes: int, now: int,
+def host_needs(job: RunningJob, rule: str, metrics: Sequence[str], patience: int, minutes: int, now: int,
                vcpus: bool = False) -> Needs | Pending | Skipped:
     """What a rule over instance metrics reads: `metrics` of every host over its last `minutes` (after the warm-up);
     Skipped when a host's GPU count (or vCPU count, with `vcpus`) is not known or zero."""
@@ -141,7 +141,7 @@ def host_needs(job: Job, rule: str, metrics: Sequence[str], patience: int, minut
         tuple(host_query(job, host, m) for host in hosts for m in metrics), now - minutes * 60 - STALE_AFTER)
 
 
-def warmed_up(job: Job, now: int, patience: float, minutes: float) -> Pending | None:
+def warmed_up(job: RunningJob, now: int, patience: float, minutes: float) -> Pending | None:
     """Pending while training has not run `patience` + `minutes` minutes (the warm-up, then a full window)."""
     if job.started is None:
         return NOT_STARTED
@@ -151,7 +151,7 @@ def warmed_up(job: Job, now: int, patience: float, minutes: float) -> Pending | 
     return None
 
 
-def user_metric(job: Job, name: str, pattern: str, rule: str, param: str) -> str | Skipped:
+def user_metric(job: RunningJob, name: str, pattern: str, rule: str, param: str) -> str | Skipped:
     """The job's metric `name`, or the first of its MetricDefinitions matching `pattern` when `name` is empty."""
     if name:
         if name in job.metrics:
@@ -174,7 +174,7 @@ LOSS_METRICS = (Param("training_metric", "", "The training loss metric (default:
                       "/(val|eval|test).*loss/)", text=True))
 
 
-def loss_pair(job: Job, p: Mapping[str, Any], rule: str) -> tuple[str, str] | Skipped:
+def loss_pair(job: RunningJob, p: Mapping[str, Any], rule: str) -> tuple[str, str] | Skipped:
     """The job's training and validation loss metrics (the parameters', else found by name)."""
     train = user_metric(job, p["training_metric"], TRAIN_LOSS, rule, "training_metric")
     if isinstance(train, Skipped):
@@ -183,7 +183,7 @@ def loss_pair(job: Job, p: Mapping[str, Any], rule: str) -> tuple[str, str] | Sk
     return validation if isinstance(validation, Skipped) else (train, validation)
 
 
-def loss_needs(job: Job, p: Mapping[str, Any], rule: str, now: int) -> Needs | Pending | Skipped:
+def loss_needs(job: RunningJob, p: Mapping[str, Any], rule: str, now: int) -> Needs | Pending | Skipped:
     """What a rule over the training and validation losses reads: both series over its `window`."""
     metrics = loss_pair(job, p, rule)
     if isinstance(metrics, Skipped):

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from rule_actions.contract import ACT, WATCH
-from rule_actions.monitors.job import FAMILY_NOUNS, Job
+from rule_actions.monitors.block import MonitorSettings
+from rule_actions.monitors.job import FAMILY_NOUNS, RunningJob
 from rule_actions.monitors.params import MODE, num
 from rule_actions.monitors.rule import Monitor, parameters, refusal
-from rule_actions.monitors.settings import MonitorSettings
 from rule_actions.text import quoted
 
 # Tags: one per rule (its actions, in the tag form of the action grammar), one per rule's parameters, the opt-out.
@@ -42,12 +42,12 @@ class Applied(NamedTuple):
 OPTED_OUT = f"opted out (tag {TAG_PREFIX}{OPT_OUT}=true): not judged by the stack-wide rules"
 
 
-def is_opted_out(job: Job) -> bool:
+def is_opted_out(job: RunningJob) -> bool:
     """The job's tag opts it out of the stack-wide rules (read whatever job_tags says)."""
     return job.tags.get(TAG_PREFIX + OPT_OUT, "").strip().lower() == "true"
 
 
-def rules_of(job: Job, settings: MonitorSettings, monitors: Mapping[str, Monitor]) -> tuple[list[Applied], list[str]]:
+def rules_of(job: RunningJob, settings: MonitorSettings, monitors: Mapping[str, Monitor]) -> tuple[list[Applied], list[str]]:
     """The rules that apply to a job: the stack-wide ones (unless the job opts out), and those its tags attach
     (when job_tags); with their parameters (the configuration's, then the job's parameters tag) and their mode:
     the one set (the tag's over the configuration's), else act for a rule the job's tag attaches (its owner asked

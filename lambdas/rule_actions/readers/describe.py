@@ -6,7 +6,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import Described
 
 
-class Describe(Reader):
+class DescribeReader(Reader):
     need = Described
 
     def read(self, need, ports):
@@ -16,4 +16,4 @@ class Describe(Reader):
         return f"{need.api.describe} failed"
 
 
-READER = Describe()
+READER = DescribeReader()

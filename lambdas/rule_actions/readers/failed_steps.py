@@ -23,7 +23,7 @@ _PIPELINES_NAME = r"pipelines-[0-9a-z]+-"
 _LETTERLESS_MIN = 6  # the shortest run of digits and '-' worth a listing (a timestamp, a date)
 
 
-class Steps(Reader):
+class FailedStepsReader(Reader):
     need = FailedSteps
 
     def read(self, need, ports):
@@ -126,4 +126,4 @@ def _stopped_by(ports, failure: StepFailure) -> StepFailure:
     return failure._replace(stopped_by=by) if isinstance(by, str) and by else failure
 
 
-READER = Steps()
+READER = FailedStepsReader()

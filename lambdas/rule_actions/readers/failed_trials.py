@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import FailedTrials
 
 
-class Trials(Reader):
+class FailedTrialsReader(Reader):
     need = FailedTrials
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Trials(Reader):
         return "ListTrainingJobsForHyperParameterTuningJob failed"
 
 
-READER = Trials()
+READER = FailedTrialsReader()

@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import LogHeartbeat
 
 
-class Streams(Reader):
+class HeartbeatReader(Reader):
     need = LogHeartbeat
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Streams(Reader):
         return f"FilterLogEvents on {need.group} ({need.prefix}*) failed"
 
 
-READER = Streams()
+READER = HeartbeatReader()

@@ -6,7 +6,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import InProgress
 
 
-class Running(Reader):
+class InProgressReader(Reader):
     need = InProgress
 
     def read(self, need, ports):
@@ -16,4 +16,4 @@ class Running(Reader):
         return f"{need.api.list} failed"
 
 
-READER = Running()
+READER = InProgressReader()

@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import LogLatest
 
 
-class Latest(Reader):
+class LatestReader(Reader):
     need = LogLatest
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Latest(Reader):
         return f"the Logs Insights query on {need.group} ({len(need.windows)} jobs) failed"
 
 
-READER = Latest()
+READER = LatestReader()

@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import MetricHosts
 
 
-class Hosts(Reader):
+class MetricHostsReader(Reader):
     need = MetricHosts
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Hosts(Reader):
         return "ListMetrics failed"
 
 
-READER = Hosts()
+READER = MetricHostsReader()

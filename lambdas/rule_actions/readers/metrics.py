@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import MetricData
 
 
-class Datapoints(Reader):
+class MetricsReader(Reader):
     need = MetricData
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Datapoints(Reader):
         return "GetMetricData failed"
 
 
-READER = Datapoints()
+READER = MetricsReader()

@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import PriceList
 
 
-class Prices(Reader):
+class PriceListReader(Reader):
     need = PriceList
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Prices(Reader):
         return f"the AWS Price List (GetProducts) of {need.instance_type} in {need.region}"
 
 
-READER = Prices()
+READER = PriceListReader()

@@ -8,7 +8,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import RunningJobs
 
 
-class Running(Reader):
+class RunningReader(Reader):
     need = RunningJobs
 
     def read(self, need, ports):
@@ -18,4 +18,4 @@ class Running(Reader):
         return f"Search ({need.api.search}) failed" if need.api.search else f"{need.api.list} failed"
 
 
-READER = Running()
+READER = RunningReader()

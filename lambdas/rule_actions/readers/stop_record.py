@@ -6,7 +6,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import StopRecord
 
 
-class Stops(Reader):
+class StopRecordReader(Reader):
     need = StopRecord
 
     def read(self, need, ports):
@@ -16,4 +16,4 @@ class Stops(Reader):
         return "the stop record could not be read (the outcome is not held back)"
 
 
-READER = Stops()
+READER = StopRecordReader()

@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import TeamAudience
 
 
-class Team(Reader):
+class TeamReader(Reader):
     need = TeamAudience
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Team(Reader):
         return "the team audience could not be listed (notify goes out)"
 
 
-READER = Team()
+READER = TeamReader()

@@ -7,7 +7,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import TrialRuns
 
 
-class Runs(Reader):
+class TrialRunsReader(Reader):
     need = TrialRuns
 
     def read(self, need, ports):
@@ -17,4 +17,4 @@ class Runs(Reader):
         return "ListTrainingJobsForHyperParameterTuningJob failed"
 
 
-READER = Runs()
+READER = TrialRunsReader()

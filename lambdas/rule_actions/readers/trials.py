@@ -8,7 +8,7 @@ from rule_actions.readers.base import Reader
 from rule_actions.records import TuningTrials
 
 
-class LatestTrials(Reader):
+class TrialsReader(Reader):
     need = TuningTrials
 
     def read(self, need, ports):
@@ -18,4 +18,4 @@ class LatestTrials(Reader):
         return "ListTrainingJobsForHyperParameterTuningJob failed"
 
 
-READER = LatestTrials()
+READER = TrialsReader()

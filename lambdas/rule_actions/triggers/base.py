@@ -31,9 +31,9 @@ from rule_actions.records import (
     Action,
     Capability,
     Declared,
+    EventFamily,
     Invalid,
     JobEvent,
-    JobFamily,
     Message,
     Need,
     Origin,
@@ -85,7 +85,7 @@ class TriggerFamily:
     def facts(self, trigger: Any, event: JobEvent) -> TriggerFacts:
         raise NotImplementedError
 
-    def clauses(self, config: Configured, family: JobFamily) -> list[dict[str, Any]]:
+    def clauses(self, config: Configured, family: EventFamily) -> list[dict[str, Any]]:
         return []
 
     def metric_values(self, outcomes: Sequence[str]) -> tuple[str, ...]:
