@@ -32,7 +32,7 @@ export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families test docs bench stress synth lint lint-template bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families test docs bench stress synth lint typecheck lint-template bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -85,10 +85,14 @@ demo-families: $(DEMO_STAMP)
 lint: setup
 	$(VENV)/bin/ruff check --quiet .
 
+# mypy, strict, on the function's package (lambdas/rule_actions; settings in pyproject.toml); an error fails `make test`.
+typecheck: setup
+	$(VENV)/bin/mypy
+
 # pytest on every core (pytest-xdist), each test module on one worker (its synthesized stack or deployed account is
 # built once); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
-test: setup lint synth lint-template docs
+test: setup lint typecheck synth lint-template docs
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope
 
 # The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not

@@ -161,7 +161,7 @@ def reads_per_rule() -> list[str]:
 
     now = 1_795_514_400
     job = RunningJob("j", "arn", "InProgress", "Training", now - 3 * 3600, (Host("algo-1", "ml.g5.xlarge", 1, 4),),
-              ("train:loss", "validation:loss"), {})
+                     ("train:loss", "validation:loss"), {})
     lines = ["what each rule reads per run for a job of one host (n hosts: the instance metrics times n):"]
     for name, rule in registry.monitors().items():
         young = job._replace(started=now - 25 * 60)  # MaxInitializationTime judges only the first hour or so

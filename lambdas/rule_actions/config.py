@@ -94,7 +94,8 @@ class Config:
         self.where = where
 
     def __getitem__(self, field: Field[T]) -> T:
-        return self._values[field.key]
+        value: T = self._values[field.key]  # (each field's value as it read it)
+        return value
 
     def value(self, key: str) -> Any:
         """A value by its key in the JSON form (typed as its field reads it): for tools and tests."""
@@ -196,8 +197,9 @@ class Config:
     def warnings(self, where: str = WHERE) -> list[str]:
         """What is valid but probably not meant: each plug-in's warnings, and organization mode's; what nobody
         receives first, then what the configuration allows, then the rest."""
-        found = [w for plugin in (*registry.KINDS.values(), *registry.TRIGGERS, *registry.JOBS)
-                 for w in plugin.warnings(self, where)]
+        found = [*(w for kind in registry.KINDS.values() for w in kind.warnings(self, where)),
+                 *(w for trigger in registry.TRIGGERS for w in trigger.warnings(self, where)),
+                 *(w for family in registry.JOBS for w in family.warnings(self, where))]
         size = len(json.dumps(registry.event_pattern(self), separators=(",", ":")))
         if size > PATTERN_MAX:
             found.append(f"the rule's event pattern is {size} characters: EventBridge refuses a pattern over "

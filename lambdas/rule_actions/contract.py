@@ -7,7 +7,7 @@ never the runtime adapters; the records at the end are what plug-ins ask of the 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # Every SageMaker job family's state-change events come from this source (each family names its detail-type).
 SOURCE = "aws.sagemaker"
@@ -41,9 +41,9 @@ class OutcomeCondition(NamedTuple):
             return False
         return not self.secondary_not or (secondary is not None and secondary not in self.secondary_not)
 
-    def pattern(self, status_field: str, secondary_field: str) -> dict[str, list]:
+    def pattern(self, status_field: str, secondary_field: str) -> dict[str, list[Any]]:
         """The EventBridge detail clause that matches exactly the events where this condition holds."""
-        clause: dict[str, list] = {}
+        clause: dict[str, list[Any]] = {}
         if self.statuses:
             clause[status_field] = list(self.statuses)
         if self.secondary:
@@ -196,5 +196,5 @@ class Schedule:
 
     __slots__ = ("every_minutes", "runs")
 
-    def __init__(self, every_minutes: int, runs: tuple[dict, ...]):
+    def __init__(self, every_minutes: int, runs: tuple[dict[str, Any], ...]):
         self.every_minutes, self.runs = every_minutes, runs

@@ -186,7 +186,7 @@ class Unknown(NamedTuple):
 class Term(NamedTuple):
     """count x instance type at a rate for a time: one term of a sum (`runs`: how many runs, or trials, it sums)."""
 
-    count: int
+    count: int  # type: ignore[assignment]  # (a NamedTuple field named as tuple.count: its value hides the method)
     instance_type: str
     usd_per_hour: float
     seconds: float
@@ -384,10 +384,11 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
         runs = _trials(record, found.get(TrialRuns(job_name)))
         limit = _limit(billing, record)
     else:
-        runs, limit = _run(billing, record), None
+        one = _run(billing, record)
+        runs, limit = one if isinstance(one, Unknown) else (one,), None
     if isinstance(runs, Unknown):
         return JobCost(runs, runs, running=_epoch(record.get(billing.ended)) is None)
-    listed: tuple[Run, ...] = runs if billing.trials else (runs,)  # type: ignore[assignment]
+    listed = runs
     rates: dict[str, Rate | Unknown] = {}
     for run in listed:
         for instance_type, _count in run.fleet:
@@ -443,7 +444,8 @@ def _rest(billing: Billing, record: Mapping[str, Any], runs: tuple[Run, ...], ra
     left, parallel, tuning_runtime = limit or (None, None, None)
     running = [(run, max(0, (run.runtime or TRAINING_RUNTIME) - (max(0, at - run.started) if run.started else 0)))
                for run in runs if run.ended is None]
-    defined = [d for d in definitions(record).values() if not isinstance(d.fleet, Unknown)]
+    defined = [Run(d.fleet, None, None, d.runtime) for d in definitions(record).values()
+               if not isinstance(d.fleet, Unknown)]  # (each definition's instances and MaxRuntimeInSeconds)
     if left is None:
         return Unknown("the tuning job's MaxNumberOfTrainingJobs is not known: the trials it may still launch have "
                        "no bound")
@@ -451,8 +453,7 @@ def _rest(billing: Billing, record: Mapping[str, Any], runs: tuple[Run, ...], ra
         return Unknown("a training job definition's instances are not known: the trials it may still launch cannot "
                        "be priced")
     costliest = max(defined, key=lambda d: sum(rates[t] * n for t, n in d.fleet), default=None)
-    launched = [(Run(costliest.fleet, None, None, costliest.runtime), float(costliest.runtime))] * left \
-        if costliest and left else []
+    launched = [(costliest, float(costliest.runtime or 0))] * left if costliest and left else []
     found = _sum(running + launched, rates, True)
     if tuning_runtime and parallel:
         started = _epoch(record.get(billing.started))

@@ -7,7 +7,7 @@ states their JSON Schema, which `schemas/config.schema.json` publishes: one decl
 
     Flag       true or false
     Whole      a whole number in a range
-    Texts      a list of non-empty strings, each matching a pattern when one is given
+    TextList   a list of non-empty strings, each matching a pattern when one is given
     ActionMap  name or glob -> actions (the action grammar, through the assembler's Context)
     Custom     a block read by a function of its owner, with its schema written beside it
 
@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
-from rule_actions.records import Action, Invalid
+from rule_actions.records import Action, Invalid, Place
 from rule_actions.text import quoted, unknown
 
 T = TypeVar("T")
@@ -31,9 +31,9 @@ Actions = tuple[tuple[str, tuple[Action, ...]], ...]  # (key, its actions), in t
 class Context(Protocol):
     """What the assembler lends the fields that hold actions."""
 
-    def actions(self, data: Any, path: str, place: str) -> tuple[list[Action], list[Invalid]]: ...
+    def actions(self, data: Any, path: str, place: Place) -> tuple[list[Action], list[Invalid]]: ...
     def action_dict(self, action: Action) -> dict[str, str]: ...
-    def action_schema(self, place: str) -> dict[str, Any]: ...
+    def action_schema(self, place: Place) -> dict[str, Any]: ...
 
 
 def anchored(pattern: str) -> str:
@@ -69,13 +69,13 @@ class Field(Generic[T]):
 
 
 class Flag(Field[bool]):
-    def read(self, value, where, errors, ctx):
+    def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> bool:
         if isinstance(value, bool):
             return value
         errors.append(f"{where}: {quoted(value)} is not true or false")
         return self.default
 
-    def schema(self, ctx):
+    def schema(self, ctx: Context) -> dict[str, Any]:
         return {"type": "boolean"}
 
 
@@ -84,13 +84,13 @@ class Whole(Field[int]):
         super().__init__(key, default, doc)
         self.low, self.high, self.unit = low, high, unit
 
-    def read(self, value, where, errors, ctx):
+    def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> int:
         if isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high:
             return value
         errors.append(f"{where}: {quoted(value)} is not a whole number of {self.unit} from {self.low} to {self.high}")
         return self.default
 
-    def schema(self, ctx):
+    def schema(self, ctx: Context) -> dict[str, Any]:
         return {"type": "integer", "minimum": self.low, "maximum": self.high}
 
 
@@ -98,20 +98,20 @@ class TextList(Field[tuple[str, ...]]):
     """A list of non-empty strings; with `pattern`, each must match it whole (`hint` says what it must be)."""
 
     def __init__(self, key: str, doc: str, pattern: str | None = None, hint: str = "",
-                 check: Callable[[str], bool] | None = None):
+                 check: Callable[[str], object] | None = None):
         super().__init__(key, (), doc)
         self.pattern, self.hint, self.check = pattern, hint, check
 
-    def read(self, value, where, errors, ctx):
-        value = strings(value, where, errors)
-        bad = [v for v in value if self.check and not self.check(v)]
+    def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> tuple[str, ...]:
+        found = strings(value, where, errors)
+        bad = [v for v in found if self.check and not self.check(v)]
         errors += [f"{where}: {quoted(v)} is not {self.hint}" for v in bad]
-        return () if bad else tuple(value)
+        return () if bad else tuple(found)
 
-    def dump(self, value, ctx):
+    def dump(self, value: tuple[str, ...], ctx: Context) -> list[str]:
         return list(value)
 
-    def schema(self, ctx):
+    def schema(self, ctx: Context) -> dict[str, Any]:
         item: dict[str, Any] = {"type": "string", "minLength": 1}
         if self.pattern:
             item["pattern"] = anchored(self.pattern)
@@ -130,11 +130,11 @@ class ActionMap(Field[Actions]):
     """`key -> actions` in the file's order: `what` names a key ("rule name or glob"); `keys`, when given, are the
     only keys allowed. Values are action lists of the grammar for `place` (rules, job_outcomes)."""
 
-    def __init__(self, key: str, default: Actions, doc: str, place: str, what: str, keys: tuple[str, ...] = ()):
+    def __init__(self, key: str, default: Actions, doc: str, place: Place, what: str, keys: tuple[str, ...] = ()):
         super().__init__(key, default, doc)
         self.place, self.what, self.keys = place, what, keys
 
-    def read(self, value, where, errors, ctx):
+    def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> Actions:
         if not isinstance(value, Mapping):
             errors.append(f"{where}: {quoted(value)} must be an object of {self.what} -> actions")
             return ()
@@ -154,10 +154,10 @@ class ActionMap(Field[Actions]):
             found.append((key, tuple(dict.fromkeys(actions))))
         return tuple(found)
 
-    def dump(self, value, ctx):
+    def dump(self, value: Actions, ctx: Context) -> dict[str, list[dict[str, str]]]:
         return {key: [ctx.action_dict(action) for action in actions] for key, actions in value}
 
-    def schema(self, ctx):
+    def schema(self, ctx: Context) -> dict[str, Any]:
         keys: dict[str, Any] = {"enum": list(self.keys)} if self.keys else {"minLength": 1}
         return {"type": "object", "propertyNames": keys, "additionalProperties": ctx.action_schema(self.place)}
 
@@ -171,11 +171,11 @@ class Custom(Field[T]):
         super().__init__(key, default, doc)
         self.reader, self.writer, self.json_schema = reader, writer, json_schema
 
-    def read(self, value, where, errors, ctx):
+    def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> T:
         return self.reader(value, where, errors)
 
-    def dump(self, value, ctx):
+    def dump(self, value: T, ctx: Context) -> Any:
         return self.writer(value)
 
-    def schema(self, ctx):
+    def schema(self, ctx: Context) -> dict[str, Any]:
         return self.json_schema(ctx) if callable(self.json_schema) else dict(self.json_schema)

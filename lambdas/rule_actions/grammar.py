@@ -40,7 +40,8 @@ def as_dict(action: Action) -> dict[str, str]:
 
 def endpoint_problem(kind: str, endpoint: Any) -> str | None:
     """Why an endpoint of `kind` (email, sms) is unusable, or None."""
-    return registry.kind(kind).endpoint_problem(endpoint)  # type: ignore[attr-defined]
+    problem: str | None = registry.kind(kind).endpoint_problem(endpoint)  # type: ignore[attr-defined]  # (email, sms)
+    return problem
 
 
 def decode_action_json(text: Any) -> Any:
@@ -77,7 +78,10 @@ def parse_entries(data: Any, path: str, place: Place) -> tuple[list[Action], lis
     invalid: list[Invalid] = []
     for where, entry in entries:
         result = parse_entry(entry, where, place)
-        (actions if isinstance(result, Action) else invalid).append(result)
+        if isinstance(result, Action):
+            actions.append(result)
+        else:
+            invalid.append(result)
     return actions, invalid
 
 

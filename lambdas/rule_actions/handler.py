@@ -62,7 +62,7 @@ def runtime() -> tuple[Settings, Adapters]:
         region=settings.region,
         # Lambda sets AWS_LAMBDA_FUNCTION_NAME: there, https only; plain http to loopback only in a local replay.
         webhooks=HttpsWebhooks(lambda: client("secretsmanager", settings.region),
-                          loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
+                               loopback_http="AWS_LAMBDA_FUNCTION_NAME" not in os.environ),
         members=MemberAccounts(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
         kept=Kept(),  # what the evaluations of this environment heard, and their ports
         prices=PriceListApi(lambda endpoint: client("pricing", endpoint)),  # each answer kept for the environment

@@ -38,7 +38,8 @@ from rule_actions.records import JobEvent, Result, Trigger
 
 
 def _serialize(log: Any) -> str:
-    return redact(json.dumps(log, default=str, separators=(",", ":"), ensure_ascii=False))
+    line: str = redact(json.dumps(log, default=str, separators=(",", ":"), ensure_ascii=False))
+    return line
 
 
 def service() -> str:

@@ -81,7 +81,7 @@ class Organization(NamedTuple):
         errors += found
         if found:
             return None
-        return cls(central_account=central, central_region=region, org_id=org_id, accounts=accounts,
+        return cls(central_account=str(central), central_region=str(region), org_id=org_id, accounts=accounts,
                    member_role=role, aliases=aliases)
 
     def to_dict(self) -> dict[str, Any]:

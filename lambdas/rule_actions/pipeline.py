@@ -118,16 +118,21 @@ def evaluate(request: EvaluationRequest, config: Config, ports: Environment, sec
     began = time.monotonic()
     deadline = began + seconds - max(RESERVE_MIN, RESERVE_SHARE * seconds)
     now = request.time or int(time.time())
-    if org and not (request.account and request.region):
-        return Handled(ignored("a scheduled evaluation in organization mode names the account and region it "
-                               "evaluates"))
-    if org and request.account not in org.accounts:
-        return Handled(ignored(f"account {request.account} is not a member of this organization configuration"))
-    ports = ports.in_account(request.account, request.region) if org else ports
+    account, region = request.account, request.region
+    if org:  # the member account and region it names, read through that account's executor role
+        if not (account and region):
+            return Handled(ignored("a scheduled evaluation in organization mode names the account and region it "
+                                   "evaluates"))
+        if account not in org.accounts:
+            return Handled(ignored(f"account {account} is not a member of this organization configuration"))
+        ports = ports.in_account(account, region)
+    logs = ports.logs
+    if logs is None:
+        raise ValueError("a scheduled evaluation reads through ports with CloudWatch metrics and logs")
     logger.append_keys(evaluation=now, account=request.account, shard=f"{request.shard}/{request.shards}")
     place = (request.account, request.region)
     run = EvaluationRun(request, now, lambda: time.monotonic() < deadline, heard.get(place) or {}, ports.region,
-                        ports.logs.insights_from)
+                        logs.insights_from)
     report = answered(registry.evaluate(run, config), ports)
     heard[place] = report.heard
     jobs, failed = [], []
@@ -139,10 +144,10 @@ def evaluate(request: EvaluationRequest, config: Config, ports: Environment, sec
         for verdict in job.verdicts:
             if verdict.verdict not in ("NoIssuesFound", "Pending", "NotJudged"):  # the result says those each run
                 (logger.warning if verdict.verdict in ("Error", "Skipped") else logger.info)(
-                    "rule evaluated", **named, rule=verdict.rule, verdict=verdict.verdict,
-                    reason=verdict.reason)
+                    "rule evaluated", extra={**named, "rule": verdict.rule, "verdict": verdict.verdict,
+                                             "reason": verdict.reason})
         for problem in job.problems:
-            logger.warning("rule not evaluated", **named, problem=problem)
+            logger.warning("rule not evaluated", extra={**named, "problem": problem})
         if job.event is not None:
             outcome = _found(job.event, job.family, config, ports)
             row["actions"] = outcome.get("actions", [])
@@ -167,7 +172,7 @@ def evaluate(request: EvaluationRequest, config: Config, ports: Environment, sec
                "log_queries": report.log_queries, "unfinished": report.unfinished,
                **({"error": report.error} if report.error else {}),
                **({"log_reads": report.log_reads} if report.log_reads else {})}
-    (logger.error if report.error else logger.info)("evaluation", **summary)
+    (logger.error if report.error else logger.info)("evaluation", extra=summary)
     result = redact({"evaluation": summary, "jobs": jobs})
     return Handled(result, f"{len(failed)} action(s) failed in the evaluation at {now}" if failed else None)
 
@@ -199,7 +204,7 @@ def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environmen
     refused when it is not a member's (or its job's ARN names another account or region); ignored when its job is
     outside its family's scope; else the triggers that count, planned, decided and carried out. The result names
     the job, each action's outcome and the event's problems; a decision not to act on the event is its `ignored`."""
-    logger.append_keys(job=event.job_name, job_family=event.family.name, event_id=event.event_id)  # EVENT_KEYS
+    logger.append_keys(job=event.job_name, job_family=event.job_family.name, event_id=event.event_id)  # EVENT_KEYS
     for problem in event.problems:
         logger.warning("unreadable part of the event", problem=problem)
     if config.organization:  # organization mode: act in the event's account and region, if it is a member's
@@ -210,7 +215,7 @@ def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environmen
             return _ignored(event.job_name, refused, event.problems, event.family, _account(event))
         ports = ports.in_account(event.account, event.region)
         logger.append_keys(account=event.account)
-    family = event.family
+    family = event.job_family
     if not family.in_scope(config, event.job_name):
         return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family,
                         _account(event))
@@ -371,7 +376,7 @@ def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Po
             results.append(item.result(item.outcome, item.reason))
             continue
         if item.outcome:
-            results.append(_said(item, _key(event, item), ports))
+            results.append(_said(item, item.outcome, _key(event, item), ports))
             continue
         kind = registry.kind(item.kind)
         stops = tuple(r for r in results if r.planned.trigger == item.trigger and r.jobs is not None)
@@ -399,20 +404,21 @@ def _key(event: JobEvent, item: Planned) -> dict[str, str]:
     return {**key, "decided": str(item.outcome), **({"entry": item.reason} if item.outcome == Outcome.INVALID else {})}
 
 
-def _said(item: Planned, key: dict[str, str], ports: Ports) -> Result:
-    """A decision not to act, reported once per (job, trigger, action, outcome) while its record lasts; when the
-    ledger cannot tell, reported again rather than failed (a failed action is retried and alarms)."""
+def _said(item: Planned, outcome: Outcome, key: dict[str, str], ports: Ports) -> Result:
+    """A decision not to act (`outcome`, the item's), reported once per (job, trigger, action, outcome) while its
+    record lasts; when the ledger cannot tell, reported again rather than failed (a failed action is retried and
+    alarms)."""
     try:
         record = ports.ledger.once(key, lambda: {"reason": redact(item.reason)})
     except InProgressElsewhere:
-        return item.result(item.outcome, f"{item.reason} (its ledger record is in progress: reported here too)")
+        return item.result(outcome, f"{item.reason} (its ledger record is in progress: reported here too)")
     except Exception as err:  # whatever the ledger raises, a decision stays a decision
         cause = err.cause if isinstance(err, LedgerUnavailable) else error_text(err)
-        return item.result(item.outcome, f"{item.reason} (not recorded as reported: {cause})")
+        return item.result(outcome, f"{item.reason} (not recorded as reported: {cause})")
     if record.get("duplicate"):
-        return item.result(Outcome.DUPLICATE, f"already reported: {item.outcome} ({record['reason']}); ledger record "
+        return item.result(Outcome.DUPLICATE, f"already reported: {outcome} ({record['reason']}); ledger record "
                                               f"until {record['ledger_expires']}")
-    return item.result(item.outcome, item.reason)
+    return item.result(outcome, item.reason)
 
 
 def _once(item: Planned, key: dict[str, str], work: Any, ports: Ports) -> Result:

@@ -24,12 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rule_actions import registry
 from rule_actions.config import Config
 from rule_actions.contract import Outcome
 from rule_actions.records import ACTION_JSON, Action, Invalid, JobEvent, Need, Origin, Planned, Trigger, Unread
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # (type checking only: the function ships without it)
 
 Pending = Need  # a trigger whose actions are not known until this is read
 
@@ -95,7 +98,7 @@ class Plan:
         return item
 
 
-def _waiting(planned: tuple[Planned, ...] | Pending) -> bool:
+def _waiting(planned: tuple[Planned, ...] | Pending) -> TypeIs[Pending]:
     """The trigger's actions still wait for this Need (its planned actions are a plain tuple)."""
     return type(planned) is not tuple
 

@@ -45,7 +45,8 @@ class Grammar(Protocol):
 
 
 class Configured(Protocol):
-    grammar: Grammar
+    @property
+    def grammar(self) -> Grammar: ...
 
     def __getitem__(self, field: Field[T]) -> T: ...
 
@@ -76,11 +77,11 @@ class Jobs(Protocol):
         `fragment`), None when the listing has none."""
         ...
 
-    def failed_trials(self, tuning_job_name: str, limit: int) -> list[Mapping[str, Any]]:
+    def failed_trials(self, tuning_job_name: str, limit: int) -> Sequence[Mapping[str, Any]]:
         """A tuning job's failed training jobs (their summaries, with FailureReason), the first `limit` created."""
         ...
 
-    def pipeline_steps(self, execution_arn: str) -> list[Mapping[str, Any]]:
+    def pipeline_steps(self, execution_arn: str) -> Sequence[Mapping[str, Any]]:
         """Every step of a pipeline execution (ListPipelineExecutionSteps' entries), in the order they ran."""
         ...
 
@@ -128,9 +129,18 @@ class Ledger(Protocol):
 
 
 class Webhook(Protocol):
-    name: str  # as declared in `webhooks`
-    secret: str  # the Secrets Manager secret (name or ARN) holding {"url", "signing_key"}
-    format: str
+    @property
+    def name(self) -> str:
+        """As declared in `webhooks`."""
+        ...
+
+    @property
+    def secret(self) -> str:
+        """The Secrets Manager secret (name or ARN) holding {"url", "signing_key"}."""
+        ...
+
+    @property
+    def format(self) -> str: ...
 
 
 class Webhooks(Protocol):
@@ -162,6 +172,11 @@ class Logs(Protocol):
         """One query of the streams starting with `prefix` from `start` to `end` (epoch ms)."""
         ...
 
+    def latest(self, group: str, windows: tuple[tuple[str, int], ...], end: int) -> Mapping[str, Heartbeat]:
+        """One Logs Insights query over many jobs' streams: prefix -> Heartbeat of its streams with a line from its
+        window's start (epoch ms) to `end`."""
+        ...
+
 
 class Prices(Protocol):
     """The AWS Price List API."""
@@ -173,14 +188,24 @@ class Prices(Protocol):
 
 
 class Ports(Protocol):
-    jobs: Jobs
-    notifier: Notifier
-    ledger: Ledger
-    webhooks: Webhooks
-    region: str  # where links point: the job's region
-    metrics: Metrics
-    logs: Logs
-    prices: Prices
+    """The adapters for one account and region (read-only: effects/adapters.py's Adapters is one)."""
+
+    @property
+    def jobs(self) -> Jobs: ...
+    @property
+    def notifier(self) -> Notifier: ...
+    @property
+    def ledger(self) -> Ledger: ...
+    @property
+    def webhooks(self) -> Webhooks: ...
+    @property
+    def region(self) -> str: ...  # where links point: the job's region
+    @property
+    def prices(self) -> Prices: ...
+    @property
+    def metrics(self) -> Metrics | None: ...  # a scheduled evaluation's reads: None for an event's invocation
+    @property
+    def logs(self) -> Logs | None: ...
 
 
 class Occasion(Protocol):

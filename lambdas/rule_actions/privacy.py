@@ -17,7 +17,9 @@ Applying it twice changes nothing.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
 
 # Broad on purpose: an invalid address ("first.last@mail") is still somebody's. Bounded repetitions keep it
 # linear on hostile input (a 100,000-character name): a local part has at most 64 characters, a domain 255.
@@ -62,8 +64,13 @@ def _url(match: re.Match[str]) -> str:
     return f"{scheme}://{host}" + ("/***" if len(whole) > len(f"{scheme}://{host}") else "")
 
 
-def redact(value: Any) -> Any:
-    """A string with its addresses, phone numbers and URLs redacted; containers are walked; other values kept."""
+def redact(value: T) -> T:
+    """A string with its addresses, phone numbers and URLs redacted; containers are walked; other values kept (each
+    of the type it was)."""
+    return cast(T, _redacted(value))
+
+
+def _redacted(value: Any) -> Any:
     if isinstance(value, str):
         if not any(mark in value for mark in _MARKS):
             return value
@@ -73,9 +80,9 @@ def redact(value: Any) -> Any:
             text = pattern.sub(_in_place, text)
         return _PHONE.sub(_phone, text)
     if isinstance(value, dict):
-        return {key: redact(item) for key, item in value.items()}
+        return {key: _redacted(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(redact(item) for item in value)
+        return type(value)(_redacted(item) for item in value)
     return value
 
 

@@ -129,15 +129,32 @@ class Capability(StrEnum):
 class EventFamily(Protocol):
     """What an event's job family tells the plug-ins that read the event (jobs/base.py implements it)."""
 
-    name: str  # training
-    noun: str  # training job
-    label: str  # Training job
-    resource: str  # its ARN resource type: training-job
-    api: JobApi
-    outcomes: Mapping[str, OutcomeCondition]
-    outcome_actions: Any  # its fields.ActionMap: outcome -> actions
-    stoppable: bool  # this stack may stop its jobs (its Stopped outcome may be our own stop)
-    owner_key: str  # how a stop names this family's jobs as another's owner ("tuning_job"), "" when none
+    # (read-only: a family's are class attributes; `config` is a ports.Configured and `outcome_actions` a
+    # fields.ActionMap, which records, below both, does not name)
+    @property
+    def name(self) -> str: ...  # training
+    @property
+    def noun(self) -> str: ...  # training job
+    @property
+    def label(self) -> str: ...  # Training job
+    @property
+    def resource(self) -> str: ...  # its ARN resource type: training-job
+    @property
+    def api(self) -> JobApi: ...
+    @property
+    def outcomes(self) -> Mapping[str, OutcomeCondition]: ...
+    @property
+    def outcome_actions(self) -> Any: ...  # outcome -> actions
+    @property
+    def stoppable(self) -> bool: ...  # this stack may stop its jobs (its Stopped outcome may be our own stop)
+    @property
+    def owner_key(self) -> str: ...  # how a stop names this family's jobs as another's owner ("tuning_job"), or ""
+    @property
+    def scope(self) -> Any: ...  # its fields.TextList: the name prefixes the stack acts on
+    @property
+    def billing(self) -> Any: ...  # its cost.Billing: where its description says what its job costs; None: no cost
+
+    def in_scope(self, config: Any, job_name: str) -> bool: ...
 
     def jobs_of(self, event: JobEvent) -> dict[str, JobRef]: ...
     def stop_refusal(self, event: JobEvent) -> str | None: ...
@@ -149,8 +166,8 @@ class EventFamily(Protocol):
     def outcome_clause(self, outcome: str) -> dict[str, Any]: ...
     def quiet_clause(self, config: Any) -> dict[str, Any]: ...
     def outcome_of(self, event: JobEvent) -> str | None: ...
-    def held_back(self, event: JobEvent, config: Any, facts: Mapping[Any, Any]) -> str | Any | None: ...
-    def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Any]: ...
+    def held_back(self, event: JobEvent, config: Any, facts: Mapping[Any, Any]) -> str | Need | None: ...
+    def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Need]: ...
     def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]: ...
     def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent: ...
     def short_reason(self, event: JobEvent) -> str: ...
@@ -201,10 +218,17 @@ class JobEvent:
     # and payloads; empty until the family learned it (JobFamily.learn).
     details: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
+    @property
+    def job_family(self) -> EventFamily:
+        """Its job family: a job's event always has one (only a test notification's stand-in, about no job, has
+        none: the plug-ins that read a job's event are never handed that one)."""
+        if self.family is None:
+            raise TypeError(f"event {self.event_id} is about no job: it has no job family")
+        return self.family
+
     def arn_of(self, job_name: str) -> str:
         """The ARN of another job of the same family, account and region."""
-        assert self.family is not None
-        return self.family.arn_of(self.job_arn, job_name)
+        return self.job_family.arn_of(self.job_arn, job_name)
 
 
 class EvaluationRequest(NamedTuple):
@@ -284,17 +308,19 @@ class _Question:
 
     __slots__ = ()
 
-    def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
+    def _key(self) -> tuple[object, ...]:
+        fields: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, name) for name in fields)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, *self._key()))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+        fields: tuple[str, ...] = self.__slots__
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields)})"
 
 
 class Described(_Question):
@@ -513,7 +539,7 @@ class StepFailure(NamedTuple):
     stopped_by: str = ""  # this stack stopped the job: who (the ledger's record: "rule X of job Y")
 
 
-class StepFailures(tuple):
+class StepFailures(tuple[StepFailure, ...]):
     """The FailedSteps reader's answer: the StepFailure of each failed or stopped step, and, when none failed, the
     execution's own FailureReason (DescribePipelineExecution) or why it could not be read."""
 
@@ -527,7 +553,7 @@ class StepFailures(tuple):
 
 
 Need = (Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps | RunningJobs | MetricData
-        | LogHeartbeat | LogLatest | PriceList | TrialRuns)
+        | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts)
 
 
 class Unread(NamedTuple):

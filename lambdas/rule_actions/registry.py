@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Generator, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant, Schedule
 from rule_actions.cost import PRICES
-from rule_actions.fields import Custom, Field
+from rule_actions.fields import Context, Custom, Field
 from rule_actions.jobs import pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
 from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook
@@ -41,16 +41,20 @@ from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
 if TYPE_CHECKING:
+    from rule_actions.monitors.block import MonitorSettings
     from rule_actions.monitors.evaluation import EvaluationReport
     from rule_actions.monitors.rule import Monitor
 
+T = TypeVar("T", bound=Trigger)
+N = TypeVar("N", bound=Need)
+
 JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipelines.FAMILY, transform.FAMILY)
-TRIGGERS: tuple[TriggerFamily, ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
+# (a family's records, a reader's needs: each of its own type, paired with them by the functions below)
+TRIGGERS: tuple[TriggerFamily[Any], ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
-READERS: dict[type, Reader] = {reader.need: reader for reader in (describe.READER, in_progress.READER, team.READER,
-                                                                  stop_record.READER, failed_trials.READER,
-                                                                  failed_steps.READER, price_list.READER,
-                                                                  trial_runs.READER)}
+READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
+    describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
+    price_list.READER, trial_runs.READER)}
 
 
 @cache
@@ -84,39 +88,33 @@ def monitors() -> dict[str, Monitor]:
 MONITORED = "training"  # the job family the monitor rules evaluate whatever the configuration (monitored_families)
 
 
-def _monitor_read(value: Any, where: str, errors: list[str]) -> Any:
-    return None if value is None else _settings().read_settings(value, where, errors, monitors())
-
-
 # The `monitor` block, assembled here from what monitors/ declares (the rules' parameters, block.py's reading and
 # schema): read lazily, so that a configuration without it never imports the monitor rules (cold start).
-MONITOR: Custom[Any] = Custom(
+
+
+def _monitor_read(value: Any, where: str, errors: list[str]) -> MonitorSettings | None:
+    from rule_actions.monitors.block import read_settings
+
+    return None if value is None else read_settings(value, where, errors, monitors())
+
+
+def _monitor_write(settings: MonitorSettings | None) -> Any:
+    from rule_actions.monitors.block import write_settings
+
+    return None if settings is None else write_settings(settings)
+
+
+def _monitor_schema(ctx: Context) -> dict[str, Any]:
+    from rule_actions.monitors.block import settings_schema
+
+    return settings_schema(monitors())
+
+
+MONITOR: Custom[MonitorSettings | None] = Custom(
     "monitor", None,
     "Rules evaluated by rule-actions itself every few minutes, from the metrics and logs SageMaker publishes for "
     "every training job (no Debugger): null (off) or {rules, every_minutes, job_tags, shards, regions}.",
-    _monitor_read, lambda settings: None if settings is None else _settings().write_settings(settings),
-    lambda ctx: _settings().settings_schema(monitors()))
-
-
-# The monitor rules' shared modules, imported when an evaluation or a monitor configuration needs them.
-
-
-def _settings() -> Any:
-    from rule_actions.monitors import block
-
-    return block
-
-
-def _tags() -> Any:
-    from rule_actions.monitors import tags
-
-    return tags
-
-
-def _grants() -> Any:
-    from rule_actions.monitors import grants
-
-    return grants
+    _monitor_read, _monitor_write, _monitor_schema)
 
 _BY_DETAIL_TYPE = {detail_type: family for family in JOBS for detail_type in family.detail_types}
 _BY_TYPE = {family.type: family for family in TRIGGERS}
@@ -130,21 +128,23 @@ def job_family(raw: Any) -> JobFamily | None:
     return _BY_DETAIL_TYPE.get(detail_type) if isinstance(detail_type, str) else None
 
 
-def trigger_family(trigger: Trigger) -> TriggerFamily:
-    return _BY_TYPE[trigger.TYPE]
+def trigger_family(trigger: T) -> TriggerFamily[T]:
+    """The family of a trigger record (each family's records are of its own type)."""
+    return cast(TriggerFamily[T], _BY_TYPE[trigger.TYPE])
 
 
 def kind(name: str) -> Kind:
     return KINDS[name]
 
 
-def reader(need: Any) -> Reader:
+def reader(need: N) -> Reader[N]:
+    """The reader of a need (each reader answers the needs of its own type)."""
     found = READERS.get(type(need))
-    return found if found is not None else evaluation_readers()[type(need)]
+    return cast(Reader[N], found if found is not None else evaluation_readers()[type(need)])
 
 
 @cache
-def evaluation_readers() -> dict[type, Reader]:
+def evaluation_readers() -> dict[type, Reader[Any]]:
     """The readers only a scheduled evaluation asks (imported on its first read)."""
     from rule_actions.readers import heartbeat, latest, metric_hosts, metrics, running, trials
 
@@ -174,16 +174,21 @@ def trigger_metrics() -> tuple[str, ...]:
 
 def fields() -> tuple[Field[Any], ...]:
     """Every plug-in's configuration fields, each once, in registry order (the monitor rules' block last)."""
-    found = [f for plugin in (*JOBS, *TRIGGERS, *KINDS.values()) for f in plugin.fields]
+    found = [*(f for family in JOBS for f in family.fields), *(f for trigger in TRIGGERS for f in trigger.fields),
+             *(f for kind in KINDS.values() for f in kind.fields)]
     return (*dict.fromkeys(found), MONITOR)
 
 
 def config_checks(config: Configured, where: str) -> list[str]:
     """What the plug-ins check across the configuration's fields."""
-    found = [e for plugin in (*TRIGGERS, *KINDS.values()) for e in plugin.check_config(config, where)]
+    found = [*(e for trigger in TRIGGERS for e in trigger.check_config(config, where)),
+             *(e for kind in KINDS.values() for e in kind.check_config(config, where))]
     settings = config[MONITOR]
-    return found + ([] if settings is None else _settings().check(settings, getattr(config, "organization", None), where,
-                                                              config, monitors()))
+    if settings is None:
+        return found
+    from rule_actions.monitors.block import check
+
+    return found + check(settings, getattr(config, "organization", None), where, config, monitors())
 
 
 def capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
@@ -194,10 +199,11 @@ def capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]
     return _capabilities(config, firing) | owner_capabilities(config, family)
 
 
-def _capabilities(config: Configured, firing: list[TriggerFamily]) -> frozenset[Capability]:
+def _capabilities(config: Configured, firing: list[TriggerFamily[Any]]) -> frozenset[Capability]:
     places = frozenset(place for trigger in firing for place in trigger.places)
     kinds = [kind for kind in KINDS.values() if kind.places & places]
-    return frozenset(c for plugin in (*firing, *kinds) for c in plugin.capabilities(config))
+    return frozenset([*(c for trigger in firing for c in trigger.capabilities(config)),
+                      *(c for kind in kinds for c in kind.capabilities(config))])
 
 
 def owner_capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
@@ -216,7 +222,7 @@ def job_grants(config: Configured) -> list[Grant]:
 # A scheduled evaluation (monitors/): the monitor rules over every running job of one family.
 
 
-def monitoring(config: Configured) -> Any:
+def monitoring(config: Configured) -> MonitorSettings | None:
     """The `monitor` block; None when no evaluation runs (nothing of it is in the stack)."""
     return config[MONITOR]
 
@@ -229,7 +235,12 @@ def monitored_families(config: Configured) -> list[JobFamily]:
     """The job families an evaluation lists: training jobs, and each family a configured rule judges or
     `monitor.families` names (monitors/block.py evaluated_families)."""
     settings = monitoring(config)
-    names = _settings().evaluated_families(settings, monitors()) if settings is not None else (MONITORED,)
+    if settings is None:
+        names: tuple[str, ...] = (MONITORED,)
+    else:
+        from rule_actions.monitors.block import evaluated_families
+
+        names = evaluated_families(settings, monitors())
     return [family for name in names for family in JOBS if family.name == name]
 
 
@@ -247,8 +258,10 @@ def evaluation_grants(config: Configured) -> list[Grant]:
         listing = {Capability.SEARCH} if family.api.search else {Capability.LIST}
         needed = monitor_capabilities(config) | listing | {Capability.DESCRIBE}
         grants += family.grants(config, needed)
-        grants += _grants().family_read_grants(family, config, configured, judging if tagged else [],
-                                             first=family.name == MONITORED)
+        from rule_actions.monitors.grants import family_read_grants
+
+        grants += family_read_grants(family, config, configured, judging if tagged else [],
+                                     first=family.name == MONITORED)
     evaluated = monitored_families(config)
     grants += [grant for owner in JOBS if owner not in evaluated and owner_capabilities(config, owner)
                for grant in owner.grants(config, owner_capabilities(config, owner), reads=False)]
@@ -276,22 +289,30 @@ def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need
     what they ask to be read (each set of needs yielded, its answers sent back), then their report."""
     from rule_actions.monitors import evaluation
 
+    settings = monitoring(config)
+    if settings is None:
+        raise ValueError("a scheduled evaluation runs the monitor rules: the configuration's monitor block is null")
     reports = []
     for family in monitored_families(config):
-        reports.append((yield from evaluation.evaluate(run, monitoring(config), monitors(), family, config)))
+        reports.append((yield from evaluation.evaluate(run, settings, monitors(), family, config)))
     return evaluation.merged(reports)
 
 
 def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:
     """The training job tags that attach monitor rule `rule` (ValueError naming an unknown rule, a parameter out of
     range, a value SageMaker refuses)."""
+    from rule_actions.monitors.rule import refusal
+    from rule_actions.monitors.tags import tags_for
+
     if rule not in monitors():
-        raise ValueError(f"{rule!r} {_tags().refusal(rule)}; rules: {', '.join(monitors())}")
-    return _tags().tags_for(monitors()[rule], actions, parameters)
+        raise ValueError(f"{rule!r} {refusal(rule)}; rules: {', '.join(monitors())}")
+    return tags_for(monitors()[rule], actions, parameters)
 
 
 def monitor_opt_out_tags() -> list[dict[str, str]]:
-    return _tags().opt_out_tags()
+    from rule_actions.monitors.tags import opt_out_tags
+
+    return opt_out_tags()
 
 
 def schedule(config: Configured) -> Schedule | None:

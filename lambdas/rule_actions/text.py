@@ -10,6 +10,8 @@
     unknown(key, allowed)   an unknown key's error: "did you mean" the closest allowed one, the few allowed, or
                        where the many are listed (never 28 keys on one line)
     os_problem(err)    what an OSError says of a file, in words: no errno number, no path (the caller names it)
+    mapping_at(record, key)  a member of an untrusted object that must itself be an object ({} when it is not);
+                       list_at and text_at, one that must be a list ([]), a string ("")
 
 Names, reasons and details come from events and from whoever started a job: everything a person reads goes
 through `plain` or `one_line`, every value in a link through `encoded`. Redaction is privacy.py's.
@@ -22,7 +24,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -204,3 +206,21 @@ def os_problem(err: OSError | UnicodeDecodeError) -> str:
         return "not UTF-8 text"
     said = err.strerror or type(err).__name__
     return said[:1].lower() + said[1:]
+
+
+def mapping_at(record: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """`record[key]` when it is an object (a description's member), else an empty one."""
+    value = record.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def list_at(record: Mapping[str, Any], key: str) -> list[Any]:
+    """`record[key]` when it is a list, else an empty one."""
+    value = record.get(key)
+    return value if isinstance(value, list) else []
+
+
+def text_at(record: Mapping[str, Any], key: str) -> str:
+    """`record[key]` when it is a string, else ""."""
+    value = record.get(key)
+    return value if isinstance(value, str) else ""

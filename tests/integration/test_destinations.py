@@ -199,7 +199,7 @@ def test_a_slow_receiver_times_out_and_is_retried_then_fails():
     with Receiver({PATH: KEY}) as slow:
         slow.replies.extend([Reply(delay=1.0), Reply(delay=1.0)])
         hooks = HttpsWebhooks(lambda: None, loopback_http=True,
-                         timeout=0.3, attempts=2, backoff=0.05)
+                              timeout=0.3, attempts=2, backoff=0.05)
         started = time.monotonic()
         with pytest.raises(WebhookFailed) as failure:
             hooks.post(DeclaredWebhook("ml-alerts", SECRET, "json"), slow.url(PATH), b"{}", {})

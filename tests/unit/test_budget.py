@@ -31,7 +31,7 @@ SETTINGS = MonitorSettings()  # no stack-wide rule: what the job's tags attach
 
 def job(name="ft-1", tags=None, family="training") -> RunningJob:
     return RunningJob(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
-               NOW - 3600, (), (), tags or {}, family=family)
+                      NOW - 3600, (), (), tags or {}, family=family)
 
 
 def spent(usd_per_hour: float, hours: float) -> JobCost:

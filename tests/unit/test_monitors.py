@@ -33,7 +33,7 @@ def job(name="job-1", hosts=(("ml.p3.8xlarge", 1),), started=NOW - 120 * MIN, me
         for _ in range(count):
             found.append(Host(f"algo-{len(found) + 1}", instance_type, gpus, vcpus))
     return RunningJob(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
-               started, tuple(found), tuple(metrics), tags or {})
+                      started, tuple(found), tuple(metrics), tags or {})
 
 
 def defaults(rule: str, **given) -> dict:

@@ -105,4 +105,5 @@ def _retry_allowed(attempts: int, operation: Any, request_dict: Mapping[str, Any
 
 def partition(region: str) -> str:
     """The partition of a region: aws, aws-cn, aws-us-gov..."""
-    return boto3.session.Session().get_partition_for_region(region)
+    found: str = boto3.session.Session().get_partition_for_region(region)
+    return found

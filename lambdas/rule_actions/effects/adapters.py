@@ -39,10 +39,10 @@ class Adapters(NamedTuple):
     region: str  # where links point: the function's region, or the member's in organization mode
     webhooks: HttpsWebhooks
     kept: Kept  # what the execution environment keeps (shared by every copy of these ports)
+    prices: PriceListApi  # the AWS Price List: what a job's cost multiplies
     members: MemberAccounts | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
     metrics: CloudWatchMetrics | None = None  # a scheduled evaluation's reads (`evaluation()`; None for an event)
     logs: CloudWatchLogs | None = None
-    prices: PriceListApi | None = None  # the AWS Price List: what a job's cost multiplies
 
     def register(self, lambda_context: object) -> None:
         """The invocation's context: AWS calls, in-progress records and webhook retries end with its remaining time."""
@@ -74,5 +74,5 @@ class Adapters(NamedTuple):
         from rule_actions.effects.logs import CloudWatchLogs
 
         return found._replace(metrics=CloudWatchMetrics(lambda: members.client("cloudwatch", account, region)),
-                              logs=CloudWatchLogs(lambda: members.client("logs", account, region), self.logs.tps if self.logs
-                                        else None))
+                              logs=CloudWatchLogs(lambda: members.client("logs", account, region),
+                                                  self.logs.tps if self.logs else None))

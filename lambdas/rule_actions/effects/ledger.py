@@ -74,7 +74,8 @@ class DynamoLedger:
     def once(self, key: dict[str, str], work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """`work()` once per key (ports.Ledger): Powertools' errors become the port's."""
         try:
-            return self._once(work, key=key)
+            found: dict[str, Any] = self._once(work, key=key)
+            return found
         except IdempotencyAlreadyInProgressError:
             raise InProgressElsewhere() from None
         except IdempotencyPersistenceLayerError as err:
@@ -101,13 +102,16 @@ class DynamoLedger:
                                     Key={LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn}}).get("Item")
         if not item or int(item.get(LEDGER_EXPIRY_ATTRIBUTE, {}).get("N", "0")) < time.time():
             return None  # TTL deletes expired items within days, not at once
-        return item.get("stopped_by", {}).get("S")
+        by: str | None = item.get("stopped_by", {}).get("S")
+        return by
 
 
 def _run(work: Callable[[], dict[str, Any]], key: dict[str, str]) -> dict[str, Any]:
     return work()
 
 
-def _mark_duplicate(response: dict[str, Any], record: Any) -> dict[str, Any]:
+def _mark_duplicate(response: Any, idempotent_data: Any) -> Any:
+    """Powertools' response hook (its IdempotentHookFunction): the record of work already done, marked so."""
+    record = idempotent_data
     expires = datetime.fromtimestamp(int(record.expiry_timestamp or 0), tz=UTC).isoformat(timespec="seconds")
     return {**response, "duplicate": True, "ledger_expires": expires}

@@ -76,7 +76,8 @@ class CloudWatchLogs:
                  sleep: Callable[[float], None] = time.sleep, wait: float = QUERY_WAIT, poll: float | None = None):
         self._factory, self._client = client, None
         self.tps = tps_from_env() if tps is None else tps
-        self._clock, self._sleep, self._last = clock, sleep, None
+        self._clock, self._sleep = clock, sleep
+        self._last: float | None = None
         self.wait, self.poll = wait, (POLL if self.tps > 0 else 0.0) if poll is None else poll
         self.insights_from = insights_from_env()  # jobs from which a run reads them by one Insights query
 

@@ -84,5 +84,5 @@ class MemberSageMaker(SageMaker):
         self.described = {}  # the listed processing and transform jobs' descriptions, as SageMaker's
 
     @property
-    def client(self) -> Any:  # type: ignore[override]
+    def client(self) -> Any:
         return self.members.client("sagemaker", self.account, self.region)

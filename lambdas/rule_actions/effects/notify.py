@@ -90,18 +90,20 @@ class SnsNotifier:
         bodies = {"default": message.body, "email": message.body, "sms": message.short}
         if chat is not None:
             bodies["https"] = json.dumps(chat, ensure_ascii=False)
-        return self.client.publish(
+        sent: str = self.client.publish(
             TopicArn=self.topic_arn,
             Subject=message.subject,
             MessageStructure="json",
             Message=json.dumps(bodies),
             MessageAttributes={ATTRIBUTE: {"DataType": "String", "StringValue": to}},
         )["MessageId"]
+        return sent
 
     def publish_chat(self, notification: dict[str, Any]) -> str:
         """Publish a custom notification to the chat topic (its subscribers are the channel configurations)."""
-        return self.client.publish(TopicArn=self.chat_topic_arn, Message=json.dumps(notification, ensure_ascii=False))[
-            "MessageId"]
+        sent: str = self.client.publish(TopicArn=self.chat_topic_arn,
+                                        Message=json.dumps(notification, ensure_ascii=False))["MessageId"]
+        return sent
 
     def team_subscribed(self) -> bool:
         """Whether a confirmed subscription of the topic receives team messages, whoever made it (the stack, or a

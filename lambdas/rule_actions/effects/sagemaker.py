@@ -32,7 +32,8 @@ class SageMaker:
         self.described: dict[tuple[str, str], dict[str, Any]] = {}
 
     def describe(self, api: JobApi, job_name: str) -> dict[str, Any]:
-        return getattr(self.client, xform_name(api.describe))(**{api.name: job_name})
+        found: dict[str, Any] = getattr(self.client, xform_name(api.describe))(**{api.name: job_name})
+        return found
 
     def in_progress(self, api: JobApi, prefix: str) -> list[str]:
         """Names of the running jobs that start with `prefix` (case-sensitive), every page."""
@@ -52,9 +53,10 @@ class SageMaker:
 
     def failed_trials(self, tuning_job_name: str, limit: int) -> list[dict[str, Any]]:
         """The first `limit` failed training jobs of a tuning job, by creation time: one call, however many."""
-        return self.client.list_training_jobs_for_hyper_parameter_tuning_job(
+        found: list[dict[str, Any]] = self.client.list_training_jobs_for_hyper_parameter_tuning_job(
             HyperParameterTuningJobName=tuning_job_name, StatusEquals="Failed", MaxResults=limit,
             SortBy="CreationTime", SortOrder="Ascending")["TrainingJobSummaries"]
+        return found
 
     def pipeline_steps(self, execution_arn: str) -> list[dict[str, Any]]:
         """Every step of a pipeline execution, oldest first, every page."""
@@ -75,7 +77,7 @@ class SageMaker:
             "SearchExpression": {"Filters": [{"Name": f"{api.search}Status", "Operator": "Equals",
                                               "Value": IN_PROGRESS}]},
         }
-        found: list[dict[str, Any]] = []
+        found: list[dict[str, Any] | UnreadJob] = []
         while True:
             page = self.client.search(**request)
             found += [result[api.search] for result in page.get("Results", []) if api.search in result]

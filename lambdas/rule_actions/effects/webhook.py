@@ -88,7 +88,7 @@ class HttpsWebhooks:
         """The next read of this webhook's secret skips the cache: someone may be correcting it."""
         self._stale.add(hook.secret)
 
-    def secret(self, hook: Webhook) -> tuple[str, str]:
+    def secret(self, hook: Webhook) -> tuple[Any, str]:
         """(url, signing_key) from the webhook's secret string, {"url": ..., "signing_key": ...}."""
         if self._provider is None:
             from aws_lambda_powertools.utilities.parameters import SecretsProvider
@@ -110,7 +110,7 @@ class HttpsWebhooks:
             self.read_afresh(hook)
             raise WebhookFailed(f"webhook {hook.name}: the secret {hook.secret} is not a JSON object with a url "
                                 "and a non-empty signing_key")
-        return value.get("url"), value["signing_key"]
+        return value.get("url"), str(value["signing_key"])
 
     def post(self, hook: Webhook, url: str, body: bytes, headers: Mapping[str, str]) -> tuple[int, int]:
         """POST until a final answer: (2xx status, attempts). Raises WebhookFailed."""
@@ -150,8 +150,9 @@ class HttpsWebhooks:
         port = parts.port or (443 if tls else 80)
         # One connection, never reused, to an address checked when it opens (_Vetted); no proxy, no retry, no
         # redirect of urllib3's (the loop above retries; a redirect is a failure), the body never read.
-        pool = (_TLSPool(parts.hostname, port, maxsize=1, retries=False, ssl_context=_tls(), vet=self.vet_addresses)
-                if tls else _Pool(parts.hostname, port, maxsize=1, retries=False, vet=self.vet_addresses))
+        host = parts.hostname or ""  # (the kind posts only to a URL it checked: it names a host)
+        pool = (_TLSPool(host, port, maxsize=1, retries=False, ssl_context=_tls(), vet=self.vet_addresses)
+                if tls else _Pool(host, port, maxsize=1, retries=False, vet=self.vet_addresses))
         deadline = _DEADLINE.set(time.monotonic() + allowed)
         try:
             response = pool.urlopen("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
@@ -196,23 +197,26 @@ class _Deadline:
 
     def recv_into(self, *args: Any, **kwargs: Any) -> int:
         self._left()
-        return super().recv_into(*args, **kwargs)  # type: ignore[misc]
+        found: int = super().recv_into(*args, **kwargs)  # type: ignore[misc]
+        return found
 
     def recv(self, *args: Any, **kwargs: Any) -> bytes:
         self._left()
-        return super().recv(*args, **kwargs)  # type: ignore[misc]
+        found: bytes = super().recv(*args, **kwargs)  # type: ignore[misc]
+        return found
 
     def send(self, *args: Any, **kwargs: Any) -> int:
         self._left()
-        return super().send(*args, **kwargs)  # type: ignore[misc]
+        found: int = super().send(*args, **kwargs)  # type: ignore[misc]
+        return found
 
     def sendall(self, *args: Any, **kwargs: Any) -> None:
         self._left()
-        return super().sendall(*args, **kwargs)  # type: ignore[misc]
+        super().sendall(*args, **kwargs)  # type: ignore[misc]
 
     def do_handshake(self, *args: Any, **kwargs: Any) -> None:
         self._left()
-        return super().do_handshake(*args, **kwargs)  # type: ignore[misc]
+        super().do_handshake(*args, **kwargs)  # type: ignore[misc]
 
 
 class _Socket(_Deadline, socket.socket):
@@ -268,8 +272,8 @@ def _open(host: str, port: int, vet: bool) -> socket.socket:
     allowed = [c for c in candidates if not (vet and refusal(c[4][0]))]
     if not allowed:
         kinds = sorted({refusal(c[4][0]) or "" for c in candidates})
-        raise AddressRefused(f"its host resolves only to {' and '.join(kinds)} addresses, which a deployed function never "
-                      "contacts (only public addresses are)")
+        raise AddressRefused(f"its host resolves only to {' and '.join(kinds)} addresses, which a deployed function "
+                             "never contacts (only public addresses are)")
     last: OSError = OSError("no address")
     for family, kind, proto, _name, address in allowed:
         sock = _Socket(family, kind, proto)
@@ -318,7 +322,8 @@ def _resolve(host: str, port: int, deadline: float) -> list[tuple[Any, ...]]:
         raise TimeoutError("the name lookup did not answer in time")
     if isinstance(found[0], OSError):
         raise found[0]
-    return found[0]
+    addresses: list[tuple[Any, ...]] = found[0]
+    return addresses
 
 
 def refusal(address: str) -> str | None:

@@ -180,15 +180,14 @@ class JobFamily:
         named = detail.get(m.name)
         name, arn, status = (_text(detail, key, named) for key in (m.name, m.arn, m.status))
         problems: list[str] = []
-        fields = dict(  # read in this order: each may add to `problems`
-            secondary_status=_optional(detail, m.secondary, str, problems) if m.secondary else None,
-            failure_reason=_optional(detail, m.failure_reason, str, problems) or "",
-            transitions=_transitions(detail, m.transitions, problems) if m.transitions else (),
-            run_seconds=_seconds(detail, m.run_seconds, problems),
-            billable_seconds=_seconds(detail, m.billable_seconds, problems),
-            tags=_tags(detail, m.tags, problems),
-            parent=_parent(detail, m.parent, problems) if m.parent else "",
-        )
+        # read in this order: each may add to `problems`
+        secondary_status = _optional(detail, m.secondary, str, problems) if m.secondary else None
+        failure_reason = _optional(detail, m.failure_reason, str, problems) or ""
+        transitions = _transitions(detail, m.transitions, problems) if m.transitions else ()
+        run_seconds = _seconds(detail, m.run_seconds, problems)
+        billable_seconds = _seconds(detail, m.billable_seconds, problems)
+        tags = _tags(detail, m.tags, problems)
+        parent = _parent(detail, m.parent, problems) if m.parent else ""
         times = (m.created, m.started, m.ended, m.last_modified)
         problems += [problem for key in dict.fromkeys(t for t in times if t) for problem in _time(detail, key)]
         problems += self.detail_problems(detail)
@@ -208,7 +207,13 @@ class JobFamily:
             started=timestamp(detail.get(m.started)) if m.started else None,
             ended=timestamp(detail.get(m.ended)) if m.ended else None,
             last_modified=timestamp(detail.get(m.last_modified)),
-            **fields,
+            secondary_status=secondary_status,
+            failure_reason=failure_reason,
+            transitions=transitions,
+            run_seconds=run_seconds,
+            billable_seconds=billable_seconds,
+            tags=tags,
+            parent=parent,
         )
 
     def detail_problems(self, detail: Mapping[str, Any]) -> list[str]:
@@ -457,7 +462,7 @@ def _parent(detail: Mapping[str, Any], key: str, problems: list[str]) -> str:
     if not is_arn(value, pattern):
         problems.append(f"detail.{key}: {quoted(value)} is not a {noun} ARN SageMaker gives")
         return ""
-    return value
+    return str(value)
 
 
 def _event_value(value: Any) -> Any:

@@ -14,9 +14,9 @@ import re
 from typing import Any
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX
-from rule_actions.fields import ActionMap, Flag, TextList
+from rule_actions.fields import ActionMap, Actions, Flag, TextList
 from rule_actions.ports import Configured
-from rule_actions.records import JobApi, JobRef, Place
+from rule_actions.records import Action, JobApi, JobRef, Place
 
 TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
                   name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob")
@@ -46,9 +46,9 @@ LOG_GROUPS = {TRAINING_JOB: "/aws/sagemaker/TrainingJobs", TUNING_JOB: "/aws/sag
 
 def scope_field(key: str, noun: str) -> TextList:
     return TextList(key, f"Act only on {noun}s whose names start with one of these (the EventBridge pattern and IAM "
-                      "narrow to them); empty: every job.", pattern=JOB_NAME_PREFIX,
-                 hint=f"a {noun} name prefix (letters, digits, '-'; at most 63)",
-                 check=re.compile(JOB_NAME_PREFIX, re.ASCII).fullmatch)
+                    "narrow to them); empty: every job.", pattern=JOB_NAME_PREFIX,
+                    hint=f"a {noun} name prefix (letters, digits, '-'; at most 63)",
+                    check=re.compile(JOB_NAME_PREFIX, re.ASCII).fullmatch)
 
 
 # The parents' scopes (declared here: a child's stop may name its parent: `stop` with job tuning_job or
@@ -192,3 +192,9 @@ def arn_resource(arn: str) -> str:
     """The resource type of a SageMaker ARN (training-job, hyper-parameter-tuning-job...), "" when it has none."""
     head = arn.split("/", 1)[0]
     return head.rpartition(":")[2] if "/" in arn else ""
+
+
+def attached(config: Configured, field: ActionMap) -> dict[str, tuple[Action, ...]]:
+    """What one of the configuration's action maps attaches: key -> its actions."""
+    found: Actions = config[field]
+    return dict(found)

@@ -20,7 +20,9 @@ execution's. The job is the execution, named <pipeline>/<execution id>; its ARN 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from rule_actions.contract import Arn, Grant, OutcomeCondition
 from rule_actions.jobs.base import Envelope, JobFamily, Members, detail_of, job_name_patterns
@@ -44,13 +46,15 @@ from rule_actions.jobs.common import (
     TUNING,
     TUNING_JOB,
     arn_resource,
+    attached,
     essence,
     execution_name,
     execution_ref,
     generic,
     reports,
 )
-from rule_actions.records import FailedSteps, IgnoredEvent, StepFailure, Unread
+from rule_actions.ports import Configured
+from rule_actions.records import FailedSteps, IgnoredEvent, JobEvent, JobRef, Need, StepFailure, Unread
 from rule_actions.text import DETAILS_MAX, NAME_MAX, arn_name, console_link, encoded, line, log_link, plain, quoted
 
 EXECUTION = "SageMaker Model Building Pipeline Execution Status Change"
@@ -107,19 +111,19 @@ class Pipeline(JobFamily):
     running = PIPELINE_RUNNING
     owner_key = PIPELINE_OWNER
 
-    def own_ref(self, event):
+    def own_ref(self, event: JobEvent) -> JobRef:
         """The execution, named by its ARN (StopPipelineExecution and DescribePipelineExecution take the ARN)."""
         found = execution_ref(event.job_arn, event.job_status)
         return found if found is not None else super().own_ref(event)
 
     @property
-    def detail_types(self):
+    def detail_types(self) -> tuple[str, ...]:
         return (EXECUTION, STEP)
 
-    def name_of(self, detail):
+    def name_of(self, detail: Mapping[str, Any]) -> Any:
         return execution_name(detail.get(self.members.arn))
 
-    def parse(self, raw):
+    def parse(self, raw: Mapping[str, Any]) -> JobEvent:
         detail = detail_of(raw)
         step = raw.get("detail-type") == STEP
         arn = detail.get(EXECUTION_MEMBERS.arn)
@@ -129,33 +133,33 @@ class Pipeline(JobFamily):
                                f"SageMaker gives ({quoted(arn)}; {EXECUTION_ARN_HINT})")
         return replace(self.read(detail, Envelope.of(raw), STEP_MEMBERS if step else EXECUTION_MEMBERS), job_name=name)
 
-    def detail_problems(self, detail):
+    def detail_problems(self, detail: Mapping[str, Any]) -> list[str]:
         display = detail.get("pipelineExecutionDisplayName")
         return [] if display is None or isinstance(display, str) else [
             f"detail.pipelineExecutionDisplayName: not a string ({quoted(display)})"]
 
-    def in_scope(self, config, job_name):
+    def in_scope(self, config: Configured, job_name: str) -> bool:
         prefixes = tuple(prefix.lower() for prefix in config[self.scope])
         return not prefixes or job_name.lower().startswith(prefixes)
 
-    def scope_clause(self, prefixes):
+    def scope_clause(self, prefixes: tuple[str, ...]) -> dict[str, Any]:
         return {"pipelineArn": [{"wildcard": f"arn:*:sagemaker:*:*:pipeline/{pattern}*"}
                                 for pattern in job_name_patterns(prefixes)]}
 
-    def outcome_of(self, event):
+    def outcome_of(self, event: JobEvent) -> str | None:
         return None if STEP_STATUS in event.detail else super().outcome_of(event)
 
-    def outcome_needs(self, event, outcome):
+    def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Need]:
         if outcome not in (FAILED, WITH_FAILURES):
             return frozenset()
         return frozenset({_steps_need(event.job_arn)})
 
-    def learn(self, event, facts):
+    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
         pipeline, _, execution = event.job_name.partition("/")
         display = event.detail.get("pipelineExecutionDisplayName")
         steps = facts.get(_steps_need(event.job_arn))
         read = isinstance(steps, tuple) and not isinstance(steps, Unread)
-        failed = [_step(s) for s in steps] if read else None
+        failed = [_step(s) for s in steps] if isinstance(steps, tuple) and not isinstance(steps, Unread) else None
         own = plain(getattr(steps, "execution_reason", ""), DETAILS_MAX, multiline=True) if read else ""
         unread = steps.reason if isinstance(steps, Unread) else getattr(steps, "execution_unread", "") or None
         details = {"pipeline": pipeline, "execution": execution,
@@ -166,7 +170,7 @@ class Pipeline(JobFamily):
             for s in failed or () if s["status"] == "Failed")
         return replace(event, details=details, failure_reason=reason)
 
-    def outcome_lines(self, event, outcome):
+    def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]:
         d = event.details
         if not d:
             return []
@@ -201,7 +205,7 @@ class Pipeline(JobFamily):
             lines += ["", f"Steps not read: {plain(d['unread'], DETAILS_MAX)}"]
         return lines
 
-    def links(self, event, region):
+    def links(self, event: JobEvent, region: str) -> tuple[tuple[str, str], ...]:
         found = []
         for step in (event.details.get("failed_steps") or ())[:STEP_LINKS]:
             resource = arn_resource(step["job_arn"])
@@ -213,7 +217,7 @@ class Pipeline(JobFamily):
             found.append((f"{step['name']}: its job's logs", log_link(region, LOG_GROUPS[resource], job)))
         return tuple(found)
 
-    def warnings(self, config, where):
+    def warnings(self, config: Configured, where: str) -> list[str]:
         """pipeline_step_jobs_alert false says nothing while no execution reports: its step jobs report on their own."""
         if config[PIPELINE_STEP_JOBS_ALERT] or reports(config, self.outcome_actions):
             return []
@@ -224,8 +228,8 @@ class Pipeline(JobFamily):
                 f"every failed step) for only the execution to report them, or set {PIPELINE_STEP_JOBS_ALERT.key} "
                 "true."]
 
-    def read_grants(self, config):
-        if not any(dict(config[self.outcome_actions]).get(o) for o in (FAILED, WITH_FAILURES)):
+    def read_grants(self, config: Configured) -> list[Grant]:
+        if not any(attached(config, self.outcome_actions).get(o) for o in (FAILED, WITH_FAILURES)):
             return []
         executions = self.resources(config)
         jobs = [(api, resource) for _, api, resource in STEP_JOBS.values()]

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from rule_actions.contract import Grant, OutcomeCondition
 from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
-from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB
-from rule_actions.records import Described, Place, Unread
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, PROCESSING, PROCESSING_JOB, attached
+from rule_actions.ports import Configured
+from rule_actions.records import Described, JobEvent, Need, Place, Unread
 from rule_actions.text import DETAILS_MAX, arn_name, indented, quoted
 
 FAILED = "Failed"
@@ -54,7 +56,7 @@ class Processing(JobFamily):
     billing = Billing("Processing", ("ProcessingResources", "ClusterConfig"), "ProcessingStartTime",
                       "ProcessingEndTime", ("StoppingCondition", "MaxRuntimeInSeconds"))
 
-    def held_back(self, event, config, facts):
+    def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
         image = event.detail.get("AppSpecification")
         image = image.get("ImageUri") if isinstance(image, Mapping) else None
         if event.parent:
@@ -66,20 +68,20 @@ class Processing(JobFamily):
             return super().held_back(event, config, facts)
         return f"a Debugger rule evaluation of {training}: reported as that job's rule status, never twice"
 
-    def quiet_clause(self, config):
+    def quiet_clause(self, config: Configured) -> dict[str, Any]:
         return {**super().quiet_clause(config), PARENT: [{"exists": False}]}
 
-    def detail_problems(self, detail):
+    def detail_problems(self, detail: Mapping[str, Any]) -> list[str]:
         message = detail.get("ExitMessage")
         return [] if message is None or isinstance(message, str) else [
             f"detail.ExitMessage: not a string ({quoted(message)})"]
 
-    def outcome_needs(self, event, outcome):
+    def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Need]:
         if outcome == FAILED and not isinstance(event.detail.get("ExitMessage"), str):
             return frozenset({Described(self.api, event.job_name)})
         return frozenset()
 
-    def learn(self, event, facts):
+    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
         described = facts.get(Described(self.api, event.job_name))
         message = event.detail.get("ExitMessage")
         if not isinstance(message, str) and isinstance(described, Mapping):
@@ -90,18 +92,18 @@ class Processing(JobFamily):
                    "unread": described.reason if isinstance(described, Unread) else None}
         return replace(event, details=details)
 
-    def outcome_lines(self, event, outcome):
+    def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]:
         d = event.details
         lines = ["Exit message:", indented(d["exit_message"])] if d.get("exit_message") else []
         if d.get("unread"):
             lines.append(f"Exit message not read: {d['unread'][:DETAILS_MAX]}")
         return lines
 
-    def json_details(self, event):
+    def json_details(self, event: JobEvent) -> dict[str, Any] | None:
         return {"exit_message": event.details.get("exit_message")}
 
-    def read_grants(self, config):
-        if not dict(config[self.outcome_actions]).get(FAILED):
+    def read_grants(self, config: Configured) -> list[Grant]:
+        if not attached(config, self.outcome_actions).get(FAILED):
             return []
         return [Grant(
             sid="DescribeProcessingJobs", actions=(f"sagemaker:{self.api.describe}",),

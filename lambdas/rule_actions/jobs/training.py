@@ -12,6 +12,9 @@ on as any training job's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rule_actions.contract import PHASES, OutcomeCondition
 from rule_actions.cost import TRAINING_RUNTIME, Billing
 from rule_actions.fields import ActionMap
@@ -24,12 +27,14 @@ from rule_actions.jobs.common import (
     TUNING_JOB_OUTCOMES,
     TUNING_OWNER,
     TUNING_TRIALS_ALERT,
+    attached,
     is_trial_name,
     reports,
     trials_held_back,
     tuning_ref,
 )
-from rule_actions.records import Capability, Described, Place, Unread
+from rule_actions.ports import Configured
+from rule_actions.records import Capability, Described, JobEvent, JobRef, Need, Place, Unread
 from rule_actions.text import arn_name
 
 COMPLETED, FAILED, STOPPED = "Completed", "Failed", "Stopped"
@@ -82,7 +87,7 @@ class Training(JobFamily):
                       ("StoppingCondition", "MaxRuntimeInSeconds"), TRAINING_RUNTIME, "BillableTimeInSeconds",
                       "EnableManagedSpotTraining")
 
-    def held_back(self, event, config, facts):
+    def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
         """A trial of a tuning job, while its tuning job reports for it (unless tuning_trials_alert); a pipeline
         step's job, while the execution reports for it (unless pipeline_step_jobs_alert)."""
         step = super().held_back(event, config, facts)
@@ -101,36 +106,36 @@ class Training(JobFamily):
         return (f"a trial of tuning job {arn_name(parent)}: its tuning job reports for it (tuning_job_outcomes; "
                 "tuning_trials_alert is false)")
 
-    def jobs_of(self, event):
+    def jobs_of(self, event: JobEvent) -> dict[str, JobRef]:
         """Also its tuning job, when the event names the one that launched it (a trial)."""
         found = super().jobs_of(event)
         if f":{TUNING_JOB}/" in event.parent:
             found[TUNING_OWNER] = tuning_ref(event.parent)
         return found
 
-    def stop_refusal(self, event):
+    def stop_refusal(self, event: JobEvent) -> str | None:
         """Uploading: training is over and the model goes to S3; a stop now can lose it, and saves nothing."""
         if event.secondary_status != UPLOADING:
             return None
         return (f"the training job is {PHASES[UPLOADING]} (SecondaryStatus {UPLOADING}): its training is over and a "
                 "stop now could lose the model; not stopped")
 
-    def quiet_clause(self, config):
+    def quiet_clause(self, config: Configured) -> dict[str, Any]:
         """A trial's outcomes are not matched while they are held back (its rule statuses are)."""
         quiet = super().quiet_clause(config)
         return {**quiet, PARENT: [{"exists": False}]} if trials_held_back(config) else quiet
 
-    def own_capabilities(self, config):
+    def own_capabilities(self, config: Configured) -> frozenset[Capability]:
         """Describe, to tell a trial from a job of its own when the event does not say (when an outcome may act
         and a trial's is held back)."""
         held = reports(config, self.outcome_actions) and trials_held_back(config)
         return frozenset({Capability.DESCRIBE}) if held else frozenset()
 
-    def warnings(self, config, where):
+    def warnings(self, config: Configured, where: str) -> list[str]:
         """A failed trial reaches nobody: job_outcomes.Failed acts, but a trial's outcome is held back for its
         tuning job, and tuning_job_outcomes.Failed attaches nothing."""
-        if not (trials_held_back(config) and dict(config[self.outcome_actions]).get(FAILED)
-                and not dict(config[TUNING_JOB_OUTCOMES]).get(FAILED)):
+        if not (trials_held_back(config) and attached(config, self.outcome_actions).get(FAILED)
+                and not attached(config, TUNING_JOB_OUTCOMES).get(FAILED)):
             return []
         return [f"{where}.{self.outcome_actions.key}.{FAILED} has actions, but a tuning job's trials report through "
                 f"their tuning job ({where}.{TUNING_TRIALS_ALERT.key} is false and {where}."

@@ -36,8 +36,9 @@ from rule_actions.jobs.common import (
     TUNING_TRIALS_ALERT,
     essence,
 )
-from rule_actions.records import Described, FailedTrials, Unread
-from rule_actions.text import DETAILS_MAX, NAME_MAX, line, log_link, plain, quoted
+from rule_actions.ports import Configured
+from rule_actions.records import Described, FailedTrials, JobEvent, Need, Unread
+from rule_actions.text import DETAILS_MAX, NAME_MAX, line, log_link, plain, quoted, text_at
 
 FAILED = "Failed"
 OUTCOMES = {
@@ -77,14 +78,14 @@ class Tuning(JobFamily):
     billing = Billing("Training", started="CreationTime", ended="HyperParameterTuningEndTime",
                       runtime=("HyperParameterTuningJobConfig", "ResourceLimits", "MaxRuntimeInSeconds"), trials=True)
 
-    def logs(self, region, job_name):
+    def logs(self, region: str, job_name: str) -> tuple[str, str]:
         return "Its training jobs' logs", log_link(region, self.log_group, job_name)
 
-    def detail_problems(self, detail):
+    def detail_problems(self, detail: Mapping[str, Any]) -> list[str]:
         return [problem for key in CHECKED for problem in _problems(key, detail.get(key))]
 
-    def outcome_needs(self, event, outcome):
-        needs: set = set()
+    def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Need]:
+        needs: set[Need] = set()
         malformed = any(_problems(key, event.detail.get(key)) for key in CHECKED)  # a description may have them
         if "BestTrainingJob" not in _usable(event.detail) or malformed or (
                 outcome == FAILED and not event.failure_reason):
@@ -93,13 +94,12 @@ class Tuning(JobFamily):
             needs.add(FailedTrials(event.job_name, TRIALS_SHOWN))
         return frozenset(needs)
 
-    def learn(self, event, facts):
+    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
         described = facts.get(Described(self.api, event.job_name))
         known: Mapping[str, Any] = described if isinstance(described, Mapping) else {}
         detail = {**known, **_usable(event.detail)}  # a malformed member of the event is a problem, never a fact
         trials = facts.get(FailedTrials(event.job_name, TRIALS_SHOWN))
-        reason = event.failure_reason or (known.get("FailureReason") if isinstance(known.get("FailureReason"), str)
-                                          else "")
+        reason = event.failure_reason or text_at(known, "FailureReason")
         details = {
             "training_jobs": _counters(detail.get("TrainingJobStatusCounters"), COUNTERS),
             "objective": _counters(detail.get("ObjectiveStatusCounters"), OBJECTIVE),
@@ -111,7 +111,7 @@ class Tuning(JobFamily):
         }
         return replace(event, failure_reason=reason, details=details)
 
-    def outcome_lines(self, event, outcome):
+    def outcome_lines(self, event: JobEvent, outcome: str) -> list[str]:
         d = event.details
         if not d:
             return []
@@ -135,14 +135,14 @@ class Tuning(JobFamily):
             lines += ["", f"Not read: {plain(d['unread'], DETAILS_MAX)}"]
         return lines
 
-    def short_reason(self, event):
+    def short_reason(self, event: JobEvent) -> str:
         """A failed trial's own reason, which says what went wrong (the tuning job's says how many failed)."""
         trials = event.details.get("failed_trials") if event.details else None
         if trials and trials[0]["reason"]:
             return f"{essence(trials[0]['reason'])} (trial {trials[0]['name']})"
         return event.failure_reason
 
-    def read_grants(self, config):
+    def read_grants(self, config: Configured) -> list[Grant]:
         outcomes = {outcome for outcome, actions in config[self.outcome_actions] if actions}
         if not outcomes:
             return []
@@ -232,7 +232,7 @@ def _no_best(objective: Mapping[str, int] | None, unread: str | None) -> str:
 
 def _best_text(best: Mapping[str, Any]) -> str:
     if best.get("value") is None:
-        return best["name"]
+        return str(best["name"])
     return f"{best['name']} ({best.get('objective_metric') or 'objective'} = {best['value']:g})"
 
 

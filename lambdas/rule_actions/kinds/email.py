@@ -5,17 +5,18 @@ Owns `allowed_endpoints`, which every email address and number must match when i
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rule_actions.kinds.endpoint import ALLOW_ANY_SMS, ALLOWED_ENDPOINTS, SCHEMAS, EndpointKind
+from rule_actions.ports import Configured
 
 
 class EmailKind(EndpointKind):
     name = "email"
-    key_schemas: ClassVar = {"endpoint": SCHEMAS["email"]}
+    key_schemas: ClassVar[dict[str, dict[str, Any]]] = {"endpoint": SCHEMAS["email"]}
     fields = (ALLOWED_ENDPOINTS,)
 
-    def warnings(self, config, where):
+    def warnings(self, config: Configured, where: str) -> list[str]:
         if not config.reads_action_json or config[ALLOWED_ENDPOINTS]:
             return []
         texts = ("and any phone number (allow_any_sms: texts are billed to this account)" if config[ALLOW_ANY_SMS]

@@ -23,7 +23,8 @@ from typing import Any
 from rule_actions.contract import Outcome
 from rule_actions.fields import Custom, Flag, TextList, anchored, strings
 from rule_actions.kinds.base import Kind
-from rule_actions.records import Action, Done, Invalid, NothingDone
+from rule_actions.ports import Configured, Occasion, Ports
+from rule_actions.records import Action, Done, Invalid, JobEvent, NothingDone, Planned
 from rule_actions.text import quoted, unknown
 
 # Everything the SDK's `^[a-z0-9]+[@]\w+[.]\w{2,3}$` accepts in ASCII, plus ordinary addresses (dotted local
@@ -50,7 +51,7 @@ def phone_problem(endpoint: str) -> str | None:
 
 
 PROBLEMS = {"email": email_problem, "sms": phone_problem}  # the team's lists: emails (email), sms (sms)
-SCHEMAS = {"email": {"type": "string", "maxLength": 254, "pattern": anchored(EMAIL)},
+SCHEMAS: dict[str, dict[str, Any]] = {"email": {"type": "string", "maxLength": 254, "pattern": anchored(EMAIL)},
            "sms": {"type": "string", "pattern": anchored(PHONE)}}
 TEAM_KEYS = {"emails": "email", "sms": "sms"}
 
@@ -72,7 +73,7 @@ def _team(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, ...], t
     return found["emails"], found["sms"]
 
 
-TEAM = Custom(
+TEAM: Custom[tuple[tuple[str, ...], tuple[str, ...]]] = Custom(
     "notify", ((), ()),
     "The team: emails and sms (E.164) numbers the stack subscribes to the team topic (filter to=team) and to the "
     "ops topic (alarms); emails must confirm. `notify` actions reach them.",
@@ -124,7 +125,7 @@ class EndpointKind(Kind):
             return f"must be a string, got {type(endpoint).__name__} {quoted(endpoint)}"
         return self.problem(endpoint)
 
-    def as_dict(self, action):
+    def as_dict(self, action: Action) -> dict[str, str]:
         return {"endpoint": str(action.target), "name": self.name}
 
     def identity(self, target: str) -> str:
@@ -138,7 +139,7 @@ class EndpointKind(Kind):
             return Invalid(f"{where}.endpoint", problem, self.name, endpoint if isinstance(endpoint, str) else "")
         return Action(self.name, endpoint)
 
-    def deny(self, target, event, config):
+    def deny(self, target: str, event: JobEvent, config: Configured) -> str | None:
         if not allowed(config, target):
             return f"{target} is not in allowed_endpoints"
         flag = self.any_endpoint_flag
@@ -148,10 +149,10 @@ class EndpointKind(Kind):
                     f"allowed_endpoints ({flag.key} is false; texts are billed to the account)")
         return None
 
-    def preview(self, item):
+    def preview(self, item: Planned) -> str:
         return f"would send to {item.target}"
 
-    def carry_out(self, item, occasion, ports):
+    def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         if ports.notifier.ensure_subscription(self.name, item.target) == ports.notifier.PENDING:
             return NothingDone(
                 Outcome.SKIPPED,
@@ -161,6 +162,6 @@ class EndpointKind(Kind):
         message_id = ports.notifier.publish(item.target, occasion.message)
         return Done(f"sent to {item.target} (message {message_id})")
 
-    def check_config(self, config, where):
+    def check_config(self, config: Configured, where: str) -> list[str]:
         return [f"{d.where}: {d.action.target} is not in allowed_endpoints" for d in self.declared(config)
                 if not allowed(config, str(d.action.target))]

@@ -23,7 +23,17 @@ from rule_actions.fields import Custom, anchored
 from rule_actions.kinds.base import Kind
 from rule_actions.kinds.endpoint import TEAM as TEAM_FIELD
 from rule_actions.kinds.endpoint import TEAM_KEYS, allowed
-from rule_actions.records import Action, Done, Place, TeamAudience
+from rule_actions.ports import Configured, Occasion, Ports
+from rule_actions.records import (
+    Action,
+    Done,
+    JobEvent,
+    Need,
+    NothingDone,
+    Place,
+    Planned,
+    TeamAudience,
+)
 from rule_actions.text import quoted, unknown
 
 CHAT = "chat"
@@ -73,7 +83,7 @@ def _chat(value: Any, where: str, errors: list[str]) -> tuple[ChatChannel, ...]:
     return tuple(found)
 
 
-CHAT_FIELD = Custom(
+CHAT_FIELD: Custom[tuple[ChatChannel, ...]] = Custom(
     "chat", (),
     "Slack channels ({workspace_id, channel_id}) and Microsoft Teams channels ({tenant_id, team_id, channel_id}) "
     "that receive every team message through Amazon Q Developer in chat applications (authorize the workspace or "
@@ -99,13 +109,13 @@ class NotifyKind(Kind):
     places = frozenset((Place.RULES, Place.JOB_OUTCOMES))
     fields = (TEAM_FIELD, CHAT_FIELD)
 
-    def targets(self, action, event, config):
+    def targets(self, action: Action, event: JobEvent, config: Configured) -> tuple[str, ...]:
         return (TEAM, CHAT) if config[CHAT_FIELD] else (TEAM,)
 
-    def needs(self, item, event, config):
+    def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
         return frozenset({TeamAudience()}) if item.target == TEAM else frozenset()
 
-    def check(self, item, event, config, facts):
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
         if item.target == TEAM and facts.get(TeamAudience()) is False:
             return item.decided(
                 Outcome.SKIPPED,
@@ -114,23 +124,23 @@ class NotifyKind(Kind):
             )
         return item
 
-    def preview(self, item):
+    def preview(self, item: Planned) -> str:
         return "would post to the chat channels" if item.target == CHAT else "would send to the team subscribers"
 
-    def carry_out(self, item, occasion, ports):
+    def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         if item.target == CHAT:
             return Done(f"posted to the chat channels (message {ports.notifier.publish_chat(occasion.chat())})")
         message_id = ports.notifier.publish(TEAM, occasion.message, occasion.chat())
         return Done(f"sent to the team subscribers (message {message_id})")
 
-    def test_actions(self, config):
+    def test_actions(self, config: Configured) -> tuple[Action, ...]:
         return (Action(self.name),)
 
-    def check_config(self, config, where):
+    def check_config(self, config: Configured, where: str) -> list[str]:
         emails, sms = config[TEAM_FIELD]
         return [f"{where}.notify: {e} is not in allowed_endpoints" for e in (*emails, *sms) if not allowed(config, e)]
 
-    def warnings(self, config, where):
+    def warnings(self, config: Configured, where: str) -> list[str]:
         if has_team(config):
             return []
         subscribe = 'someone subscribes to the team topic (TopicArn) with the filter policy {"to": ["team"]}'
@@ -140,7 +150,7 @@ class NotifyKind(Kind):
         return [f"unreachable: {where}.notify lists no emails or sms:{uses} the alarms (function errors, throttles, "
                 "undelivered or failed events) reach nobody until someone subscribes to the ops topic (OpsTopicArn)."]
 
-    def stack_parts(self, config):
+    def stack_parts(self, config: Configured) -> list[Any]:
         emails, sms = config[TEAM_FIELD]
         return [*(TeamEndpoint(protocol, endpoint) for protocol, endpoints in zip(TEAM_KEYS.values(), (emails, sms), strict=True)
                   for endpoint in endpoints),

@@ -23,7 +23,20 @@ from typing import Any, ClassVar
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
 from rule_actions.fields import Flag, anchored
 from rule_actions.kinds.base import Kind, own_stop, record_stop
-from rule_actions.records import Action, Capability, Done, InProgress, Invalid, NothingDone, Place, Planned, Unread
+from rule_actions.ports import Configured, Occasion, Ports
+from rule_actions.records import (
+    Action,
+    Capability,
+    Done,
+    InProgress,
+    Invalid,
+    JobEvent,
+    Need,
+    NothingDone,
+    Place,
+    Planned,
+    Unread,
+)
 from rule_actions.text import quoted
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
@@ -54,7 +67,7 @@ def prefix_problem(prefix: Any) -> str | None:
 class StopKind(Kind):
     name = "stoptraining"
     keys = ("training_job_prefix",)
-    key_schemas: ClassVar = {"training_job_prefix": {"type": "string", "pattern": anchored(JOB_NAME_PREFIX)}}
+    key_schemas: ClassVar[dict[str, dict[str, Any]]] = {"training_job_prefix": {"type": "string", "pattern": anchored(JOB_NAME_PREFIX)}}
     places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
     acts_on_jobs = True
     fields = (STOP_ALL_MATCHING, ALLOW_CROSS_JOB_STOP)
@@ -68,40 +81,40 @@ class StopKind(Kind):
             return Invalid(f"{where}.training_job_prefix", problem, self.name, prefix if isinstance(prefix, str) else "")
         return Action(self.name, prefix)
 
-    def as_dict(self, action):
+    def as_dict(self, action: Action) -> dict[str, str]:
         return {"name": self.name} if action.target is None else {"name": self.name, "training_job_prefix": action.target}
 
-    def targets(self, action, event, config):
+    def targets(self, action: Action, event: JobEvent, config: Configured) -> tuple[str, ...]:
         return (action.target or event.job_name,)
 
-    def deny(self, target, event, config):
-        if event.family is not None and event.family.name != TRAINING:
-            return (f"stoptraining stops training jobs, and this is a {event.family.noun}: use stop (the job the "
+    def deny(self, target: str, event: JobEvent, config: Configured) -> str | None:
+        if event.family is not None and event.job_family.name != TRAINING:
+            return (f"stoptraining stops training jobs, and this is a {event.job_family.noun}: use stop (the job the "
                     "trigger is about, whatever its family)")
         if event.job_name.startswith(target) or config[ALLOW_CROSS_JOB_STOP]:
             return None
         return (f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
                 "jobs (set allow_cross_job_stop to permit)")
 
-    def needs(self, item, event, config):
+    def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
         own = item.target == event.job_name or event.job_status != IN_PROGRESS
-        return frozenset() if own else frozenset({InProgress(event.family.api, item.target)})
+        return frozenset() if own else frozenset({InProgress(event.job_family.api, item.target)})
 
-    def check(self, item: Planned, event, config, facts) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
         if event.job_status != IN_PROGRESS:
-            return item.decided(Outcome.SKIPPED, f"{event.family.noun} is {event.job_status}; only InProgress jobs "
+            return item.decided(Outcome.SKIPPED, f"{event.job_family.noun} is {event.job_status}; only InProgress jobs "
                                                  "are stopped")
-        refused = event.family.stop_refusal(event)
+        refused = event.job_family.stop_refusal(event)
         if refused:
             return item.decided(Outcome.SKIPPED, refused)
         prefix = item.target
         if prefix == event.job_name:
             return replace(item, jobs=(prefix,))
-        listed = facts.get(InProgress(event.family.api, prefix), Unread(f"{event.family.api.list} was not read"))
+        listed = facts.get(InProgress(event.job_family.api, prefix), Unread(f"{event.job_family.api.list} was not read"))
         if isinstance(listed, Unread):
             return item.decided(Outcome.FAILED, listed.reason)
         if not listed:
-            return item.decided(Outcome.SKIPPED, f"no InProgress {event.family.noun} starts with {prefix!r}")
+            return item.decided(Outcome.SKIPPED, f"no InProgress {event.job_family.noun} starts with {prefix!r}")
         if event.job_name not in listed and not config[ALLOW_CROSS_JOB_STOP]:
             # A prefix covering this job covers others too; with this job gone they alone would be stopped.
             return item.decided(Outcome.SKIPPED, f"{event.job_name} is no longer InProgress; stopping only other jobs "
@@ -111,14 +124,14 @@ class StopKind(Kind):
                                                  "stop_all_matching is false, so none was stopped")
         return replace(item, jobs=tuple(listed))
 
-    def preview(self, item):
+    def preview(self, item: Planned) -> str:
         return f"would stop {names(item.jobs or ())}"
 
-    def carry_out(self, item, occasion, ports):
+    def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         event = occasion.event
         stopped, already, not_running, noted = [], [], [], ""
         for job in item.jobs or ():
-            status = ports.jobs.stop(event.family.api, job)
+            status = ports.jobs.stop(event.job_family.api, job)
             if status == "stopped":
                 stopped.append(job)
                 found, note = own_stop(occasion, job)
@@ -133,7 +146,7 @@ class StopKind(Kind):
         notes = ([f"stopped {names(stopped)}{noted}"] if stopped else []) + already + not_running
         return Done("; ".join(notes), tuple(stopped))
 
-    def capabilities(self, config):
+    def capabilities(self, config: Configured) -> frozenset[Capability]:
         """Stop when a stop may be declared (action_json, or the configuration); list when it may name a prefix."""
         declared = [d.action for d in self.declared(config)]
         needed = set()

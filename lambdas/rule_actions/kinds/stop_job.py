@@ -27,13 +27,16 @@ from typing import Any, ClassVar
 from rule_actions.contract import Outcome
 from rule_actions.fields import TextList
 from rule_actions.kinds.base import Kind, own_stop, record_stop
+from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
     Action,
     Capability,
     Described,
     Done,
     Invalid,
+    JobEvent,
     JobRef,
+    Need,
     NothingDone,
     Origin,
     Place,
@@ -57,7 +60,7 @@ PIPELINE_NOTE = ("SageMaker does not interrupt a running Callback or Lambda step
 class StopJobKind(Kind):
     name = "stop"
     keys = ("job",)
-    key_schemas: ClassVar = {"job": {"type": "string", "enum": list(OWNERS)}}
+    key_schemas: ClassVar[dict[str, dict[str, Any]]] = {"job": {"type": "string", "enum": list(OWNERS)}}
     places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
     acts_on_jobs = True
     fields = (STOP_OWNERS,)
@@ -72,30 +75,30 @@ class StopJobKind(Kind):
                            which if isinstance(which, str) else "")
         return Action(self.name, which)
 
-    def as_dict(self, action):
+    def as_dict(self, action: Action) -> dict[str, str]:
         return {"name": self.name} if action.target is None else {"name": self.name, "job": action.target}
 
-    def targets(self, action, event, config):
+    def targets(self, action: Action, event: JobEvent, config: Configured) -> tuple[str, ...]:
         ref = _ref(action.target, event)
         return (ref.name if isinstance(ref, JobRef) else f"the {action.target} of {event.job_name}",)
 
-    def deny(self, target, event, config):
+    def deny(self, target: str, event: JobEvent, config: Configured) -> str | None:
         ref = _named(target, event)
         if ref is None or ref.covered(config[ref.scope]):
             return None
         return (f"{ref.noun} {ref.name} is outside the stack's scope ({ref.scope.key}: "
                 f"{', '.join(config[ref.scope])}): not stopped")
 
-    def needs(self, item, event, config):
+    def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
         ref = _named(item.target, event)
         if ref is None or ref.status:
             return frozenset()
         return frozenset({Described(ref.api, ref.key)})
 
-    def check(self, item: Planned, event, config, facts) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
         which, ref = _owner(item.target, event)
         if ref is None:
-            return item.decided(Outcome.SKIPPED, f"{event.family.noun} {event.job_name} was not launched by a "
+            return item.decided(Outcome.SKIPPED, f"{event.job_family.noun} {event.job_name} was not launched by a "
                                                  f"{item.target.split()[1].replace('_', ' ')}: nothing to stop")
         if item.origin != Origin.CONFIGURATION and which != OWN and which not in _named_owners(config):
             return item.decided(Outcome.DENIED, f"the stack may stop a {ref.noun} named by a job's own actions only "
@@ -111,15 +114,15 @@ class StopJobKind(Kind):
         if status != ref.running:
             return item.decided(Outcome.SKIPPED, f"{ref.noun} {ref.name} is {status}; only a {ref.running} "
                                                  f"{ref.noun} is stopped")
-        refused = event.family.stop_refusal(event) if ref.name == event.job_name else None
+        refused = event.job_family.stop_refusal(event) if ref.name == event.job_name else None
         if refused:
             return item.decided(Outcome.SKIPPED, refused)
         return replace(item, jobs=(ref.name,))
 
-    def preview(self, item):
+    def preview(self, item: Planned) -> str:
         return f"would stop {', '.join(item.jobs or ())}"
 
-    def carry_out(self, item, occasion, ports):
+    def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         event = occasion.event
         ref = _named(item.target, event)
         if ref is None:  # check() has refused it already
@@ -135,27 +138,27 @@ class StopJobKind(Kind):
             return Done(f"{ref.name} {status}", ())
         return NothingDone(Outcome.SKIPPED, f"nothing to stop: {ref.name} is {status}")
 
-    def capabilities(self, config):
+    def capabilities(self, config: Configured) -> frozenset[Capability]:
         """Stop (and describe, to read the status of a job that refuses a stop) the event's own family, when a stop
         may be declared."""
         if config.reads_action_json or self.declared(config):
             return frozenset({Capability.STOP, Capability.DESCRIBE})
         return frozenset()
 
-    def owner_capabilities(self, config, owner_key: str) -> frozenset[Capability]:
+    def owner_capabilities(self, config: Configured, owner_key: str) -> frozenset[Capability]:
         """Stop and describe the owners the configuration names (`stop` with job tuning_job or
         pipeline_execution, or stop_owners): those jobs' family is granted even when none of its events is
         matched."""
         return frozenset({Capability.STOP, Capability.DESCRIBE}) if owner_key in _named_owners(config) else frozenset()
 
 
-def _ref(which: str | None, event: Any) -> JobRef | None:
-    return event.family.jobs_of(event).get(which or OWN)
+def _ref(which: str | None, event: JobEvent) -> JobRef | None:
+    return event.job_family.jobs_of(event).get(which or OWN)
 
 
 def _owner(target: str, event: Any) -> tuple[str, JobRef | None]:
     """The job a planned stop's target names, and how (the event's own first, then its owners)."""
-    return next(((which, ref) for which, ref in event.family.jobs_of(event).items() if ref.name == target), (OWN, None))
+    return next(((which, ref) for which, ref in event.job_family.jobs_of(event).items() if ref.name == target), (OWN, None))
 
 
 def _named(target: str, event: Any) -> JobRef | None:

@@ -25,7 +25,15 @@ from urllib.parse import urlsplit
 from rule_actions.contract import Arn, Grant, Outcome
 from rule_actions.fields import Custom, anchored
 from rule_actions.kinds.base import Kind
-from rule_actions.records import Action, Done, Invalid, NothingDone, Place
+from rule_actions.ports import Configured, Occasion, Ports
+from rule_actions.records import (
+    Action,
+    Done,
+    Invalid,
+    NothingDone,
+    Place,
+    Planned,
+)
 from rule_actions.text import digest, quoted
 
 NAME = r"[A-Za-z0-9_.-]{1,64}"
@@ -75,7 +83,7 @@ def _webhooks(value: Any, where: str, errors: list[str]) -> tuple[DeclaredWebhoo
     return tuple(found)
 
 
-WEBHOOKS = Custom(
+WEBHOOKS: Custom[tuple[DeclaredWebhook, ...]] = Custom(
     "webhooks", (),
     "Name -> {secret: a Secrets Manager secret name or ARN holding {\"url\", \"signing_key\"}, format: slack | "
     "teams | json}; attach {name: webhook, endpoint: <name>} in rules or job_outcomes.",
@@ -137,22 +145,24 @@ class WebhookKind(Kind):
     places = frozenset((Place.RULES, Place.JOB_OUTCOMES))
     fields = (WEBHOOKS,)
 
-    def parse(self, entry, where):
+    def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
         endpoint = entry.get("endpoint")
         if not isinstance(endpoint, str) or not NAME_RE.fullmatch(endpoint):
             return Invalid(f"{where}.endpoint", f"{quoted(endpoint)} is not a webhook name (1 to 64 letters, digits, "
                                                 "'-', '_' or '.'; declared in webhooks)", self.name)
         return Action(self.name, endpoint)
 
-    def as_dict(self, action):
+    def as_dict(self, action: Action) -> dict[str, str]:
         return {"endpoint": str(action.target), "name": self.name}
 
-    def preview(self, item):
+    def preview(self, item: Planned) -> str:
         return f"would post to webhook {item.target}"
 
-    def carry_out(self, item, occasion, ports):
+    def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         hooks = ports.webhooks
         hook = declared_webhook(occasion.config, item.target)
+        if hook is None:  # (the configuration refuses an action naming a webhook it does not declare)
+            raise LookupError(f"webhook {item.target} is not declared in webhooks")
         url, key = hooks.secret(hook)
         problem = url_problem(url, hooks.loopback_http)
         if problem:
@@ -166,15 +176,15 @@ class WebhookKind(Kind):
         tries = f", attempt {attempts}" if attempts > 1 else ""
         return Done(f"delivered to webhook {hook.name} ({hook.format}; HTTP {status}{tries})")
 
-    def check_config(self, config, where):
+    def check_config(self, config: Configured, where: str) -> list[str]:
         declared = ", ".join(w.name for w in config[WEBHOOKS]) or "none"
         return [f"{d.where}: webhook {quoted(d.action.target)} is not declared in webhooks (declared: {declared})"
                 for d in self.declared(config) if declared_webhook(config, str(d.action.target)) is None]
 
-    def test_actions(self, config):
+    def test_actions(self, config: Configured) -> tuple[Action, ...]:
         return tuple(Action(self.name, w.name) for w in config[WEBHOOKS])
 
-    def stack_parts(self, config):
+    def stack_parts(self, config: Configured) -> list[Any]:
         hooks = config[WEBHOOKS]
         if not hooks:
             return []

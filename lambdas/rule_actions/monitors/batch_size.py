@@ -3,9 +3,14 @@ per GPU): a larger batch, or a smaller instance, would use what is paid for."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, WINDOW, Param
-from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import host_needs, pct, per_host, percentile, settle_all
+from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
 METRICS = ("CPUUtilization", "GPUUtilization", "GPUMemoryUtilization")
 
@@ -21,18 +26,18 @@ class BatchSize(Monitor):
                     "underused", 0, 100, "%"),
               WINDOW, PATIENCE)
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, METRICS, p["patience"], p["window"], now, vcpus=True)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         each = {m: per_host(job, p, data, m, now) for m in METRICS}
         found = []
         for host in job.hosts:
             if not all(host in each[m].values for m in METRICS):
                 continue
-            cpu = percentile([v / host.vcpus for v in each["CPUUtilization"].values[host]], 95)
-            gpu = percentile([v / host.gpus for v in each["GPUUtilization"].values[host]], 95)
-            memory = percentile([v / host.gpus for v in each["GPUMemoryUtilization"].values[host]], 95)
+            cpu = percentile([v / host.vcpu_count for v in each["CPUUtilization"].values[host]], 95)
+            gpu = percentile([v / host.gpu_count for v in each["GPUUtilization"].values[host]], 95)
+            memory = percentile([v / host.gpu_count for v in each["GPUMemoryUtilization"].values[host]], 95)
             if cpu < p["cpu_threshold_p95"] and gpu < p["gpu_threshold_p95"] and memory < p["gpu_memory_threshold_p95"]:
                 found.append(f"p95 over the last {p['window']} min on {host.name}: GPU {pct(gpu)} < "
                              f"{pct(p['gpu_threshold_p95'])}, GPU memory {pct(memory)} < "

@@ -12,12 +12,15 @@ the configuration turns on while no price can be known (prices.price_list false 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rule_actions.contract import STARTUP_PHASES, TRAINING_PHASES, WARNING_KEY
 from rule_actions.cost import PRICES, Cost, money
-from rule_actions.monitors.job import JUDGED
+from rule_actions.monitors.job import JUDGED, RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Monitor, Needs
-from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Skipped
+from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 USD_MAX = 10_000_000.0
 
@@ -41,7 +44,7 @@ class Budget(Monitor):
               "name wins); not with `usd`", 0, USD_MAX, "USD", prefixes=True),
     )
 
-    def check_config(self, params, config, where):
+    def check_config(self, params: Mapping[str, Any], config: Any, where: str) -> list[str]:
         found = []
         if params.get("usd") is not None and params.get("by_prefix"):
             found.append(f"{where}: sets both usd and by_prefix; set usd for every job the rule judges, or by_prefix "
@@ -52,14 +55,14 @@ class Budget(Monitor):
                          "rates of your instance types")
         return found
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         budget = budget_of(job.name, p)
         if budget is None:
             return NotJudged(f"no budget for this job: set usd in the tag rule-actions:{self.name}:parameters "
                              f"(usd=<dollars>), or monitor.rules.{self.name}.usd or by_prefix")
         return Needs(cost=True)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         cost, budget = data.cost, budget_of(job.name, p)
         if cost is None or not isinstance(cost.so_far, Cost) or budget is None:
             reason = getattr(getattr(cost, "so_far", None), "reason", "its cost was not computed")
@@ -80,13 +83,15 @@ class Budget(Monitor):
         return Clear(words)
 
 
-def budget_of(job_name: str, p) -> float | None:
+def budget_of(job_name: str, p: Mapping[str, Any]) -> float | None:
     """The job's budget: `usd` (its tag's over the configuration's), else the longest of `by_prefix` its name starts
     with; None when none covers it."""
-    if p.get("usd") is not None:
-        return p["usd"]
-    prefixes = [prefix for prefix in p.get("by_prefix", {}) if job_name.startswith(prefix)]
-    return p["by_prefix"][max(prefixes, key=len)] if prefixes else None
+    usd: float | None = p.get("usd")
+    if usd is not None:
+        return usd
+    by_prefix: Mapping[str, float] = p.get("by_prefix", {})
+    prefixes = [prefix for prefix in by_prefix if job_name.startswith(prefix)]
+    return by_prefix[max(prefixes, key=len)] if prefixes else None
 
 
 def _pct(share: float) -> str:

@@ -3,9 +3,14 @@ above cpu_threshold while GPU (per GPU) is below gpu_threshold; it holds when th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, WINDOW, Param
-from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import host_needs, pct, per_host, settle_all
+from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
 CPU, GPU = "CPUUtilization", "GPUUtilization"
 
@@ -20,10 +25,10 @@ class CPUBottleneck(Monitor):
               WINDOW._replace(doc="Minutes of one-minute datapoints judged per host (Debugger counts every sample "
                                   "since the start)"), PATIENCE)
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, (CPU, GPU), p["patience"], p["window"], now, vcpus=True)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         cpu, gpu = per_host(job, p, data, CPU, now), per_host(job, p, data, GPU, now)
         found = []
         for host in job.hosts:
@@ -31,7 +36,7 @@ class CPUBottleneck(Monitor):
                 continue
             pairs = list(zip(cpu.values[host][-len(gpu.values[host]):], gpu.values[host][-len(cpu.values[host]):],
                              strict=False))
-            bound = sum(1 for c, g in pairs if c / host.vcpus > p["cpu_threshold"] and g / host.gpus < p["gpu_threshold"])
+            bound = sum(1 for c, g in pairs if c / host.vcpu_count > p["cpu_threshold"] and g / host.gpu_count < p["gpu_threshold"])
             share = 100 * bound / len(pairs)
             if share > p["threshold"]:
                 found.append(f"CPU bottleneck on {host.name}: {pct(share)} of the last {p['window']} min had CPU > "

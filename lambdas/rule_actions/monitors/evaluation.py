@@ -37,7 +37,7 @@ from rule_actions import cost as costs
 from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR_RULE_FAMILY
 from rule_actions.cost import PRICES
 from rule_actions.monitors.block import MonitorSettings
-from rule_actions.monitors.job import NAMESPACES, RunningJob, transform_hosts
+from rule_actions.monitors.job import NAMESPACES, Evaluated, RunningJob, transform_hosts
 from rule_actions.monitors.rule import Data, Monitor, Needs, in_phase
 from rule_actions.monitors.series import LOOKBACK_MAX, STALE_AFTER
 from rule_actions.monitors.tags import OPTED_OUT, Applied, is_opted_out, rules_of
@@ -64,6 +64,7 @@ from rule_actions.text import digest, quoted
 KEYS = ("time", "account", "region", "shard", "shards")
 NOT_REACHED = "not evaluated in this run: its time ran out before this job's log query (raise monitor.shards)"
 T = TypeVar("T")
+Chosen = tuple[RunningJob, Mapping[str, Any], list[Applied], list[str]]  # a job, its record, its rules, its problems
 # What an evaluation yields (the needs it asks to be read), is sent (each need's answer, or an Unread) and returns.
 Asking = Generator[frozenset[Need], Mapping[Need, Any], T]
 INSIGHTS_SPAN = 90 * 60 * 1000  # the longest window (ms) it reads: a job whose window is longer is read alone
@@ -125,7 +126,7 @@ def shard_of(name: str, shards: int) -> int:
     return int(digest(name)[:8], 16) % shards
 
 
-def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[str, Monitor], family: Any,
+def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[str, Monitor], family: Evaluated,
              config: Configured) -> Asking[EvaluationReport]:
     """The verdicts for the running jobs (of `family`) of the account and region the run reads in, in the request's
     shard (the report's `heard` carries on what the run read of each job's log streams)."""
@@ -134,7 +135,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
     listed = (yield frozenset({listing}))[listing]
     if isinstance(listed, Unread):
         return EvaluationReport(now, 0, (), error=listed.reason)
-    chosen: list[tuple[RunningJob, Mapping[str, Any], list[Applied], list[str]]] = []
+    chosen: list[Chosen] = []
     unread: list[JobReport] = []
     own = {name for name, _ in settings.rules if family.name in monitors[name].families}
     for record in listed:
@@ -164,11 +165,11 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
     costs = yield from _costs(chosen, needs, family, config, run)
     heartbeats, unfinished, queries, log_reads = yield from _heartbeats(chosen, needs, family.log_group, run)
 
-    learned = {}
+    learned: dict[str, Mapping[str, int]] = {}
     for job, _r, _a, _p in chosen:
-        heard = job.latest_per_host(getattr(heartbeats.get(job.name), "streams", ()), job.heard)
-        if heard:
-            learned[heard_key(family.name, job.name)] = heard
+        latest = job.latest_per_host(getattr(heartbeats.get(job.name), "streams", ()), job.heard)
+        if latest:
+            learned[heard_key(family.name, job.name)] = latest
     found: dict[tuple[str, str], Any] = {}  # (job, rule) -> a verdict of the rule, or the streams it asks for
     for job, _record, applied, _problems in chosen:
         for rule in applied:
@@ -204,11 +205,12 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
         if any(v.verdict == ISSUES_FOUND for v in report.verdicts):
             reports[index] = report._replace(event=_finding(family, config, {**record, **answer}, applied, report,
                                                             now))
-    return EvaluationReport(now, len(listed), tuple(unread + reports), unfinished, heard=learned, log_queries=queries + reached,
-                  log_reads=log_reads)  # the log queries made (one for many jobs, or one a job) and streams read
+    return EvaluationReport(now, len(listed), tuple(unread + reports), unfinished, heard=learned,
+                            log_queries=queries + reached,  # the log queries made (one for many jobs, or one a job)
+                            log_reads=log_reads)  # and the streams read
 
 
-def _confirmed(verdict: Verdict, answer: Any, family: Any, job: RunningJob, rule: Monitor, now: int) -> Verdict:
+def _confirmed(verdict: Verdict, answer: Any, family: Evaluated, job: RunningJob, rule: Monitor, now: int) -> Verdict:
     """A finding, once DescribeTrainingJob says the job still runs in a phase the rule judges; else why it is not
     acted on (Search's index lags: the job may have ended, or begun uploading its artifacts)."""
     if isinstance(answer, Unread):
@@ -231,10 +233,11 @@ def _series(needs: Mapping[tuple[str, str], Any], now: int) -> Asking[Mapping[An
         return {}
     start = max(min(n.start for n in wanted), now - LOOKBACK_MAX * 60 - STALE_AFTER)
     need = MetricData(tuple(dict.fromkeys(q for n in wanted for q in n.queries)), start, now)
-    return (yield frozenset({need}))[need]
+    answer: Mapping[Any, Any] | Unread = (yield frozenset({need}))[need]
+    return answer
 
 
-def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: str,
+def _heartbeats(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], log_group: str,
                 run: EvaluationRun) -> Asking[tuple[dict[str, Any], int, int, str]]:
     """The jobs' log windows (each the union of its rules'), read: at once by one Logs Insights query when at least
     `run.insights_from` jobs need one (those whose window is at most INSIGHTS_SPAN); otherwise, and when that
@@ -252,9 +255,9 @@ def _heartbeats(chosen: list, needs: Mapping[tuple[str, str], Any], log_group: s
     together = sorted(name for name, (start, end) in windows.items() if end - start <= INSIGHTS_SPAN)
     now, time_left = run.now, run.time_left
     if together and len(together) >= run.insights_from and time_left():
-        need = LogLatest(log_group, tuple((f"{name}/", windows[name][0]) for name in together),
-                         max(windows[name][1] for name in together))
-        answer, queries = (yield frozenset({need}))[need], 1
+        together_need = LogLatest(log_group, tuple((f"{name}/", windows[name][0]) for name in together),
+                                  max(windows[name][1] for name in together))
+        answer, queries = (yield frozenset({together_need}))[together_need], 1
         if isinstance(answer, Unread):
             outcome = f"{answer.reason}; its {len(together)} jobs read one FilterLogEvents call each"
         else:
@@ -286,7 +289,7 @@ def merged(reports: list[EvaluationReport]) -> EvaluationReport:
         log_reads="; ".join(r.log_reads for r in reports if r.log_reads))
 
 
-def _instances(family: Any, chosen: list) -> Asking[tuple[list, Unread | None]]:
+def _instances(family: Evaluated, chosen: list[Chosen]) -> Asking[tuple[list[Chosen], Unread | None]]:
     """A transform job's instances, for the rules that judge them: one ListMetrics read per run for every such job
     (its Host values <job>/<instance-id>); the jobs unchanged otherwise, and the read's failure when it failed."""
     if family.name != "transform" or not any(a.rule.instances for _j, _r, applied, _p in chosen for a in applied):
@@ -304,7 +307,7 @@ def heard_key(family: str, name: str) -> str:
     return name if family == "training" else f"{family}:{name}"
 
 
-def _trials(chosen: list, needs: Mapping[tuple[str, str], Any]) -> Asking[dict[str, Any]]:
+def _trials(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any]) -> Asking[dict[str, Any]]:
     """A tuning job's latest trials, for the rules that asked (one call per tuning job, the largest limit)."""
     limits: dict[str, int] = {}
     for job, _record, applied, _problems in chosen:
@@ -317,7 +320,7 @@ def _trials(chosen: list, needs: Mapping[tuple[str, str], Any]) -> Asking[dict[s
     return {name: answers[need] for name, need in wanted_needs.items()}
 
 
-def _costs(chosen: list, needs: Mapping[tuple[str, str], Any], family: Any, config: Configured,
+def _costs(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], family: Evaluated, config: Configured,
            run: EvaluationRun) -> Asking[dict[str, Any]]:
     """What each job a rule asked it of cost at `now` (cost.py): the prices of its instance types (the Price List,
     once per type and region in the environment) and a tuning job's trials, read at once for every such job."""
@@ -399,7 +402,7 @@ def _streams(asked: Mapping[tuple[str, str], Needs], log_group: str,
                                                                 and answer.reason == NOT_REACHED))
 
 
-def _finding(family: Any, config: Configured, description: Mapping[str, Any], applied: list[Applied],
+def _finding(family: Evaluated, config: Configured, description: Mapping[str, Any], applied: list[Applied],
              report: JobReport, now: int) -> JobEvent | IgnoredEvent:
     """The job's state change carrying its rules that hold as Monitor rule statuses, read by its family (or why it
     cannot be read); each rule's RuleParameters carry its mode (act or watch), and those of a rule a tag attaches the
@@ -410,7 +413,7 @@ def _finding(family: Any, config: Configured, description: Mapping[str, Any], ap
         return err
 
 
-def _state_change(family: Any, config: Configured, description: Mapping[str, Any], applied: list[Applied],
+def _state_change(family: Evaluated, config: Configured, description: Mapping[str, Any], applied: list[Applied],
                   report: JobReport, now: int) -> JobEvent:
     """`_finding`'s state change (IgnoredEvent when its family cannot read it)."""
     stamp = str(now * 1000)

@@ -5,9 +5,14 @@ holds when it rose by more than `increase` points. Default increase 5: the value
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, Param
-from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import gpus, host_needs, pct, per_host, settle
+from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
 METRIC = "GPUMemoryUtilization"
 
@@ -23,19 +28,19 @@ class GPUMemoryIncrease(Monitor):
               PATIENCE._replace(doc="Minutes skipped after training starts (Debugger's code: 1000 samples of 500 ms, "
                                     "8 min 20 s; its documentation: 100 samples)"))
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, (METRIC,), p["patience"], 2 * p["window"], now)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         minutes = p["window"]
         series = per_host(job, p, data, METRIC, now, 2 * minutes)
         found = []
         for host, values in series.values.items():
             half = len(values) // 2
             before, after = sum(values[:half]) / half, sum(values[half:]) / (len(values) - half)
-            rise = (after - before) / host.gpus
+            rise = (after - before) / host.gpu_count
             if rise > p["increase"]:
-                first, last = before / host.gpus, after / host.gpus
+                first, last = before / host.gpu_count, after / host.gpu_count
                 found.append(f"GPU memory on {host.name} ({gpus(host)}) rose from {pct(first)} to {pct(last)} "
                              f"(+{rise:.0f} points > {p['increase']:g}) between the last two {minutes}-min windows")
         return settle(found, series, METRIC, job, self.name)

@@ -13,11 +13,14 @@ read per run, for every transform job), and judges those of `<job>/`; none yet: 
 
 from __future__ import annotations
 
-from rule_actions.monitors.job import JUDGED
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import JUDGED, RunningJob
 from rule_actions.monitors.params import PATIENCE, Param
-from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import STALE_AFTER, gpus, host_query, pct, per_host, percentile, settle_all, warmed_up
-from rule_actions.monitors.verdicts import Clear, Pending, Skipped
+from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
 CPU, GPU = "CPUUtilization", "GPUUtilization"
 
@@ -38,7 +41,7 @@ class IdleInstances(Monitor):
                     "instance that finished its share of the input idles while the others work)",
                     choices=("false", "true")))
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         if not job.hosts and job.family == "transform":
             return Pending("no instance of the transform job has published CPUUtilization yet (its instances are "
                            "found by their metrics' Host dimension)")
@@ -54,19 +57,19 @@ class IdleInstances(Monitor):
         return warmed_up(job, now, p["patience"], p["window"]) or Needs(
             queries, now - p["window"] * 60 - STALE_AFTER)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         cpu = per_host(job, p, data, CPU, now)
         gpu = per_host(job._replace(hosts=tuple(h for h in job.hosts if h.gpus)), p, data, GPU, now)
         found = []
         for host, values in cpu.values.items():
-            cpu95 = percentile([v / host.vcpus for v in values], 95)
+            cpu95 = percentile([v / host.vcpu_count for v in values], 95)
             if cpu95 >= p["cpu_threshold"]:
                 continue
             words = f"CPU p95 {pct(cpu95)} < {pct(p['cpu_threshold'])} per vCPU"
             if host.gpus:
                 if host not in gpu.values:
                     continue
-                gpu95 = percentile([v / host.gpus for v in gpu.values[host]], 95)
+                gpu95 = percentile([v / host.gpu_count for v in gpu.values[host]], 95)
                 if gpu95 >= p["gpu_threshold"]:
                     continue
                 words += f" and GPU p95 {pct(gpu95)} < {pct(p['gpu_threshold'])} ({gpus(host)})"

@@ -6,11 +6,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from rule_actions.contract import TRAINING_PHASE, TRAINING_PHASES
+from rule_actions.cost import Billing
 from rule_actions.monitors.instances import counts
-from rule_actions.records import Span
+from rule_actions.ports import Configured
+from rule_actions.records import JobApi, JobEvent, Span
+from rule_actions.text import list_at, mapping_at, text_at
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
 # The other families' instance metrics (dimension Host: <job>/algo-<n> for processing, <job>/<instance-id> for
@@ -24,11 +27,52 @@ FAMILY_NOUNS = {"training": "training job", "processing": "processing job", "tra
                 "tuning": "hyperparameter tuning job"}
 
 
+class Evaluated(Protocol):
+    """What a scheduled evaluation needs of the job family it evaluates (jobs/base.py's JobFamily is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def api(self) -> JobApi: ...
+    @property
+    def log_group(self) -> str: ...
+    @property
+    def billing(self) -> Billing | None: ...
+    @property
+    def members(self) -> StatusMember: ...
+
+    def in_scope(self, config: Configured, job_name: str) -> bool: ...
+
+    def event_of(self, description: Mapping[str, Any], time: str, event_id: str,
+                 extra: Mapping[str, Any]) -> JobEvent: ...
+
+
+class StatusMember(Protocol):
+    @property
+    def status(self) -> str:
+        """The member of a job's description that holds its status (TrainingJobStatus...)."""
+        ...
+
+
 class Host(NamedTuple):
     name: str  # algo-1
     instance_type: str
     gpus: int | None  # None: not in the instance table
     vcpus: int | None
+
+    @property
+    def gpu_count(self) -> int:
+        """Its GPUs, for a rule that judges them (its needs skip a host whose count is unknown or zero)."""
+        if not self.gpus:
+            raise ValueError(f"{self.instance_type}: no known GPU count")
+        return self.gpus
+
+    @property
+    def vcpu_count(self) -> int:
+        """Its vCPUs, for a rule that judges them (its needs skip a host whose count is unknown or zero)."""
+        if not self.vcpus:
+            raise ValueError(f"{self.instance_type}: no known vCPU count")
+        return self.vcpus
 
 
 class RunningJob(NamedTuple):
@@ -60,8 +104,8 @@ class RunningJob(NamedTuple):
         tags = _tags(record)
         if family != TRAINING:
             return _other(record, family, tags)
-        algorithm = record.get("AlgorithmSpecification") if isinstance(record.get("AlgorithmSpecification"), Mapping) else {}
-        definitions = algorithm.get("MetricDefinitions") if isinstance(algorithm.get("MetricDefinitions"), list) else []
+        algorithm = mapping_at(record, "AlgorithmSpecification")
+        definitions = list_at(algorithm, "MetricDefinitions")
         metrics = tuple(d["Name"] for d in definitions if isinstance(d, Mapping) and isinstance(d.get("Name"), str))
         secondary = str(record.get("SecondaryStatus", ""))
         transitions = _transitions(record)
@@ -71,6 +115,13 @@ class RunningJob(NamedTuple):
         return cls(name=str(record.get("TrainingJobName", "")), arn=str(record.get("TrainingJobArn", "")),
                    status=str(record.get("TrainingJobStatus", "")), secondary=secondary, started=started,
                    hosts=_hosts(record), metrics=metrics, tags=tags, transitions=transitions)
+
+    @property
+    def started_at(self) -> int:
+        """When its clock started (epoch seconds), for a rule judging it: its needs wait (Pending) until it has."""
+        if self.started is None:
+            raise ValueError(f"{self.name}: its clock has not started")
+        return self.started
 
     def clocked(self, phases: Sequence[str]) -> RunningJob:
         """The job as a rule judging `phases` sees it: `started` is when its latest stretch of them began."""
@@ -105,8 +156,8 @@ class RunningJob(NamedTuple):
 def transform_hosts(job: RunningJob, record: Mapping[str, Any], found: Sequence[str]) -> RunningJob:
     """A transform job with its instances: the Host values `<job>/<instance-id>` ListMetrics found, each of the type
     its TransformResources names."""
-    resources = record.get("TransformResources") if isinstance(record.get("TransformResources"), Mapping) else {}
-    instance_type = resources.get("InstanceType") if isinstance(resources.get("InstanceType"), str) else ""
+    resources = mapping_at(record, "TransformResources")
+    instance_type = text_at(resources, "InstanceType")
     gpus, vcpus = counts(instance_type)
     names = sorted(value[len(job.name) + 1:] for value in found if value.startswith(f"{job.name}/"))
     return job._replace(hosts=tuple(Host(name, instance_type, gpus, vcpus) for name in names if name))
@@ -144,18 +195,15 @@ def _other(record: Mapping[str, Any], family: str, tags: dict[str, str]) -> Runn
         cluster = record.get("ProcessingResources", {}).get("ClusterConfig") \
             if isinstance(record.get("ProcessingResources"), Mapping) else None
         hosts = _hosts({"ResourceConfig": cluster}) if isinstance(cluster, Mapping) else ()
-    stopping = record.get("StoppingCondition") if isinstance(record.get("StoppingCondition"), Mapping) else {}
+    stopping = mapping_at(record, "StoppingCondition")
     runtime = stopping.get("MaxRuntimeInSeconds")
-    config = record.get("HyperParameterTuningJobConfig") \
-        if isinstance(record.get("HyperParameterTuningJobConfig"), Mapping) else {}
-    objective = config.get("HyperParameterTuningJobObjective") \
-        if isinstance(config.get("HyperParameterTuningJobObjective"), Mapping) else {}
+    objective = mapping_at(mapping_at(record, "HyperParameterTuningJobConfig"), "HyperParameterTuningJobObjective")
     return RunningJob(name=str(record.get(name, "")), arn=str(record.get(arn, "")), status=state,
-               secondary=state if started is not None else "", started=started, hosts=hosts, metrics=(), tags=tags,
-               transitions=((state, started),) if started is not None else (), family=family,
-               namespace=NAMESPACES[family],
-               max_runtime=runtime if isinstance(runtime, int) and not isinstance(runtime, bool) else None,
-               objective=str(objective.get("Type", "")))
+                      secondary=state if started is not None else "", started=started, hosts=hosts, metrics=(),
+                      tags=tags, transitions=((state, started),) if started is not None else (), family=family,
+                      namespace=NAMESPACES[family],
+                      max_runtime=runtime if isinstance(runtime, int) and not isinstance(runtime, bool) else None,
+                      objective=str(objective.get("Type", "")))
 
 
 def _epoch(value: Any) -> int | None:
@@ -193,8 +241,8 @@ def clock(transitions: Sequence[tuple[str, int]], phases: Sequence[str]) -> int 
 
 def _hosts(record: Mapping[str, Any]) -> tuple[Host, ...]:
     """algo-1 ... algo-N: the instances of ResourceConfig (or of its instance groups, in order)."""
-    resources = record.get("ResourceConfig") if isinstance(record.get("ResourceConfig"), Mapping) else {}
-    groups = resources.get("InstanceGroups") if isinstance(resources.get("InstanceGroups"), list) else []
+    resources = mapping_at(record, "ResourceConfig")
+    groups = list_at(resources, "InstanceGroups")
     kinds = [(g.get("InstanceType"), g.get("InstanceCount")) for g in groups if isinstance(g, Mapping)] or \
         [(resources.get("InstanceType"), resources.get("InstanceCount"))]
     hosts: list[Host] = []

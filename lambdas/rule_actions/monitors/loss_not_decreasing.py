@@ -4,10 +4,14 @@ by more than `increase_threshold_percent` % (Debugger's test, over datapoints in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import LOSS_WINDOW, job_query, user_metric
-from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Pending, Skipped
+from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 LOSS = r"loss"
 
@@ -23,7 +27,7 @@ class LossNotDecreasing(Monitor):
               Param("increase_threshold_percent", 5.0, "Largest increase over num_steps, in %", 0, 1000, "%"),
               LOSS_WINDOW)
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         metric = user_metric(job, p["metric"], LOSS, self.name, "metric")
         if isinstance(metric, Skipped):
             return metric
@@ -31,9 +35,11 @@ class LossNotDecreasing(Monitor):
             return NOT_STARTED
         return Needs((job_query(job, metric),), now - p["window"] * 60)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         metric = user_metric(job, p["metric"], LOSS, self.name, "metric")
-        values = [v for t, v in data.points(job_query(job, metric)) if t >= job.started - 60]
+        if isinstance(metric, Skipped):
+            return metric
+        values = [v for t, v in data.points(job_query(job, metric)) if t >= job.started_at - 60]
         steps = p["num_steps"]
         if len(values) <= steps:
             return Pending(f"{len(values)} datapoints of {metric} in the last {p['window']} min ({steps + 1} needed)")

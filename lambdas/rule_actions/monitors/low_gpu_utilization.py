@@ -12,9 +12,14 @@ rule counts them instead: the GPUs fluctuate when they idle for more than `low_m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, WINDOW, Param
-from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import gpus, host_needs, pct, per_host, percentile, settle
+from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
 METRIC = "GPUUtilization"
 
@@ -30,14 +35,14 @@ class LowGPUUtilization(Monitor):
                     "save idles the GPUs for a few minutes: not a fluctuation)", 1, 180, "min", whole=True),
               WINDOW, PATIENCE)
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, (METRIC,), p["patience"], p["window"], now)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         series = per_host(job, p, data, METRIC, now)
         found = []
         for host, values in series.values.items():
-            per_gpu = [v / host.gpus for v in values]
+            per_gpu = [v / host.gpu_count for v in values]
             p95 = percentile(per_gpu, 95)
             low = sum(1 for v in per_gpu if v < p["threshold_p5"])
             where = f"over the last {p['window']} min on {host.name} ({gpus(host)})"

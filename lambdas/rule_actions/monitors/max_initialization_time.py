@@ -4,11 +4,14 @@ LATE minutes past the threshold: after that StalledTraining watches the job."""
 
 from __future__ import annotations
 
-from rule_actions.monitors.job import ago
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import RunningJob, ago
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import job_query, user_metric
-from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Pending, Skipped
+from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 LATE = 60  # minutes past the threshold during which the rule is judged
 
@@ -22,12 +25,12 @@ class MaxInitializationTime(Monitor):
               Param("metric", "", "The metric whose first datapoint counts (default: the first of the job's "
                     "MetricDefinitions; none: the first log line)", text=True))
 
-    def _metric(self, job, p):
+    def _metric(self, job: RunningJob, p: Mapping[str, Any]) -> str | Skipped | None:
         if p["metric"]:
             return user_metric(job, p["metric"], "", self.name, "metric")
         return job.metrics[0] if job.metrics else None
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         if job.started is None:
             return NOT_STARTED
         elapsed = now - job.started
@@ -42,15 +45,17 @@ class MaxInitializationTime(Monitor):
             return Needs((job_query(job, metric),), job.started - 60)
         return Needs(logs=(job.started * 1000, now * 1000))
 
-    def judge(self, job, p, now, data):
-        metric = self._metric(job, p)
-        limit = f"{ago(now - job.started)} after training started (threshold {p['threshold']} min)"
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+        metric, started = self._metric(job, p), job.started_at
+        if isinstance(metric, Skipped):
+            return metric
+        limit = f"{ago(now - started)} after training started (threshold {p['threshold']} min)"
         if metric:
-            if any(t >= job.started - 60 for t, _ in data.points(job_query(job, metric))):
+            if any(t >= started - 60 for t, _ in data.points(job_query(job, metric))):
                 return Clear()
             return Finding(f"no datapoint of {metric} {limit}")
-        beat = data.heartbeat
-        if any(found.last >= job.started * 1000 for found in beat.streams):
+        beat = data.logs
+        if any(found.last >= started * 1000 for found in beat.streams):
             return Clear()
         if not beat.complete:
             return Pending("the log query did not search every stream in one page")

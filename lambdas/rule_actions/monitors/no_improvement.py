@@ -6,10 +6,13 @@ HyperParameterTuningJobConfig). Read: the same one call per tuning job and run a
 
 from __future__ import annotations
 
-from rule_actions.monitors.job import JUDGED, TRIALS
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import JUDGED, TRIALS, RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Monitor, Needs
-from rule_actions.monitors.verdicts import Clear, Finding, Pending, Skipped
+from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 
 class NoImprovement(Monitor):
@@ -24,27 +27,26 @@ class NoImprovement(Monitor):
               Param("min_delta", 0.0, "How much better than the best before them a trial's objective must be to "
                     "count as an improvement", 0, 1e12))
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         if job.objective not in ("Minimize", "Maximize"):
             return Skipped(f"{self.name} needs the tuning job's objective type (Minimize or Maximize): its "
                            "HyperParameterTuningJobConfig names none")
         return Needs(trials=TRIALS)
 
-    def judge(self, job, p, now, data):
-        done = sorted((t for t in data.trials if t.status == "Completed" and t.objective is not None),
-                      key=lambda t: (t.ended or t.created, t.name))
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+        done = sorted(((t, t.objective) for t in data.trials if t.status == "Completed" and t.objective is not None),
+                      key=lambda scored: (scored[0].ended or scored[0].created, scored[0].name))
         k = p["trials"]
         if len(done) <= k:
             return Pending(f"{len(done)} completed trials with an objective value (the rule compares the last {k} "
                            "with those before them)")
         sign = 1 if job.objective == "Maximize" else -1
-        before = max(sign * t.objective for t in done[:-k])
-        latest = max(done[-k:], key=lambda t: sign * t.objective)
-        if sign * latest.objective > before + p["min_delta"]:
-            return Clear(f"{latest.name} improved the objective to {latest.objective:g} among the last {k} trials")
+        before = max(sign * objective for _, objective in done[:-k])
+        latest, best = max(done[-k:], key=lambda scored: sign * scored[1])
+        if sign * best > before + p["min_delta"]:
+            return Clear(f"{latest.name} improved the objective to {best:g} among the last {k} trials")
         return Finding(f"none of the last {k} completed trials improved the objective ({job.objective}) by more than "
-                       f"{p['min_delta']:g}: their best {latest.objective:g} ({latest.name}), the best before them "
+                       f"{p['min_delta']:g}: their best {best:g} ({latest.name}), the best before them "
                        f"{sign * before:g}")
-
 
 MONITOR = NoImprovement()

@@ -5,11 +5,14 @@ datapoint at or before it: it holds when (validation - training) / training exce
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Mapping
+from typing import Any
 
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import LOSS_METRICS, LOSS_WINDOW, job_query, loss_needs, loss_pair
-from rule_actions.monitors.verdicts import Clear, Finding, Pending
+from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 
 class Overfit(Monitor):
@@ -22,11 +25,14 @@ class Overfit(Monitor):
                     whole=True),
               LOSS_WINDOW)
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         return loss_needs(job, p, self.name, now)
 
-    def judge(self, job, p, now, data):
-        train, validation = loss_pair(job, p, self.name)
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+        pair = loss_pair(job, p, self.name)
+        if isinstance(pair, Skipped):
+            return pair
+        train, validation = pair
         training = data.points(job_query(job, train))
         checked = data.points(job_query(job, validation))
         times = [t for t, _ in training]

@@ -4,10 +4,14 @@ more than `delta` over its last `patience_train` datapoints, and the validation 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Monitor
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import LOSS_METRICS, LOSS_WINDOW, job_query, loss_needs, loss_pair
-from rule_actions.monitors.verdicts import Clear, Finding, Pending
+from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 
 def stalled(values: list[float], patience: int, delta: float) -> bool:
@@ -25,11 +29,14 @@ class Overtraining(Monitor):
               Param("delta", 0.01, "Least improvement on the best value that counts", 0, 1000, ""),
               LOSS_WINDOW._replace(default=200))
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         return loss_needs(job, p, self.name, now)
 
-    def judge(self, job, p, now, data):
-        train, validation = loss_pair(job, p, self.name)
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+        pair = loss_pair(job, p, self.name)
+        if isinstance(pair, Skipped):
+            return pair
+        train, validation = pair
         t = [v for _, v in data.points(job_query(job, train))]
         v = [x for _, x in data.points(job_query(job, validation))]
         if len(t) <= p["patience_train"] or len(v) <= p["patience_validation"]:

@@ -25,7 +25,7 @@ from rule_actions.contract import PHASES, STARTUP_PHASES, TRAINING_PHASES
 from rule_actions.cost import JobCost
 from rule_actions.monitors.job import FAMILY_NOUNS, TRAINING, RunningJob, ago
 from rule_actions.monitors.params import MODE, Param
-from rule_actions.monitors.verdicts import Judgement, NotJudged, Pending, Skipped
+from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat, MetricQuery, Trial, Unread
 from rule_actions.text import quoted, unknown
 
@@ -82,6 +82,14 @@ class Data(NamedTuple):
     def points(self, query: MetricQuery) -> tuple[tuple[int, float], ...]:
         return self.series.get(query, ())
 
+    @property
+    def logs(self) -> Heartbeat:
+        """The log window read (a rule is judged on logs only when its window was read: a failed read is an Error,
+        a run out of time a Pending, before the rule sees it)."""
+        if not isinstance(self.heartbeat, Heartbeat):
+            raise ValueError(f"no log window was read ({self.heartbeat!r})")
+        return self.heartbeat
+
 
 class Monitor:
     name: ClassVar[str] = ""
@@ -105,7 +113,7 @@ class Monitor:
         """What it checks of its configured parameters against the rest of the configuration (`where`: its path)."""
         return []
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Pending | Skipped:
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         raise NotImplementedError
 
     def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from rule_actions.monitors.job import NAMESPACE, Host, RunningJob, ago, began
 from rule_actions.monitors.params import Param, num
 from rule_actions.monitors.rule import Data, Needs
-from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, Pending, Skipped
+from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 from rule_actions.records import MetricQuery
 from rule_actions.text import quoted
 
@@ -128,7 +128,7 @@ def gpu_hosts(job: RunningJob, rule: str, metric: str = "GPUUtilization") -> tup
 
 
 def host_needs(job: RunningJob, rule: str, metrics: Sequence[str], patience: int, minutes: int, now: int,
-               vcpus: bool = False) -> Needs | Pending | Skipped:
+               vcpus: bool = False) -> Needs | Clear | Pending | Skipped | NotJudged:
     """What a rule over instance metrics reads: `metrics` of every host over its last `minutes` (after the warm-up);
     Skipped when a host's GPU count (or vCPU count, with `vcpus`) is not known or zero."""
     hosts = gpu_hosts(job, rule, " and ".join(m for m in metrics if m.startswith("GPU")))
@@ -183,7 +183,7 @@ def loss_pair(job: RunningJob, p: Mapping[str, Any], rule: str) -> tuple[str, st
     return validation if isinstance(validation, Skipped) else (train, validation)
 
 
-def loss_needs(job: RunningJob, p: Mapping[str, Any], rule: str, now: int) -> Needs | Pending | Skipped:
+def loss_needs(job: RunningJob, p: Mapping[str, Any], rule: str, now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
     """What a rule over the training and validation losses reads: both series over its `window`."""
     metrics = loss_pair(job, p, rule)
     if isinstance(metrics, Skipped):

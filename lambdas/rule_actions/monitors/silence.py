@@ -29,13 +29,15 @@ instead of one per run; FilterLogEvents allows 5 calls a second per account and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import pairwise
+from typing import Any
 
-from rule_actions.monitors.job import ago, began
+from rule_actions.monitors.job import RunningJob, ago, began
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Needs
 from rule_actions.monitors.series import job_query, user_metric
-from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Pending
+from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat
 
 LOOKBACK = 15  # minutes before the threshold the window reaches back (three runs at the default schedule)
@@ -57,10 +59,11 @@ class StalledTraining(Monitor):
                     "this many times its longest gap between two log lines earlier in this stretch of training",
                     1, 10, "x"))
 
-    def _since(self, job, p, now):
-        return max(job.started, now - p["threshold"] - LOOKBACK * 60)
+    def _since(self, job: RunningJob, p: Mapping[str, Any], now: int) -> int:
+        threshold: int = p["threshold"]  # (a whole number of seconds)
+        return max(job.started_at, now - threshold - LOOKBACK * 60)
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         if job.started is None:
             return NOT_STARTED
         if now - job.started < p["threshold"]:
@@ -76,7 +79,7 @@ class StalledTraining(Monitor):
             return metric if not isinstance(metric, str) else Needs((job_query(job, metric),), start)
         return Needs(logs=(start * 1000, now * 1000))
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         threshold, start = p["threshold"], self._since(job, p, now)
         limit = f"(threshold {ago(threshold)})"
         if p["metric"]:
@@ -85,7 +88,7 @@ class StalledTraining(Monitor):
                 return Clear()
             since = f"for {ago(now - points[-1][0])}" if points else self._before(job, start, now)
             return Finding(f"no datapoint of {p['metric']} {since} {limit}")
-        beat = data.heartbeat
+        beat = data.logs
         if not beat.complete:
             return Pending("one page of log events (10,000) does not hold the window: judged when it does")
         lasts = job.latest_per_host(beat.streams)
@@ -93,7 +96,7 @@ class StalledTraining(Monitor):
         if latest is None or latest < (now - threshold) * 1000:
             since = f"for {ago(now - latest / 1000)}" if latest is not None else self._before(job, start, now)
             return Finding(f"no log line from any host {since} {limit}")
-        watched_after = (job.started + p["startup"] * 60) * 1000
+        watched_after = (job.started_at + p["startup"] * 60) * 1000
         silent = sorted((host, last) for host, last in lasts.items()
                         if last < (now - threshold) * 1000 and last >= watched_after)
         if not silent:
@@ -120,16 +123,16 @@ class StalledTraining(Monitor):
         return Clear("; ".join(within))
 
     @staticmethod
-    def _history(job, host, last):
+    def _history(job: RunningJob, host: str, last: int) -> tuple[str, int, int]:
         """The window a silent host's rhythm is learned from: its streams since training (re)started, at most
         RHYTHM_HOURS before its last line, up to that line (epoch ms)."""
-        start = max(job.started * 1000, last - RHYTHM_HOURS * 3600 * 1000)
+        start = max(job.started_at * 1000, last - RHYTHM_HOURS * 3600 * 1000)
         return f"{job.name}/{host}-", start, last
 
     @staticmethod
-    def _before(job, start, now):
-        if start <= job.started:
-            return f"since {began(job)} started {ago(now - job.started)} ago"
+    def _before(job: RunningJob, start: int, now: int) -> str:
+        if start <= job.started_at:
+            return f"since {began(job)} started {ago(now - job.started_at)} ago"
         return f"for more than {ago(now - start)}"
 
 

@@ -17,10 +17,14 @@ waits quietly while the others work: the whole job's silence is the stall.
 
 from __future__ import annotations
 
-from rule_actions.monitors.job import JUDGED, ago
+from collections.abc import Mapping
+from typing import Any
+
+from rule_actions.monitors.job import JUDGED, RunningJob, ago
 from rule_actions.monitors.params import Param
+from rule_actions.monitors.rule import Data, Needs
 from rule_actions.monitors.silence import StalledTraining
-from rule_actions.monitors.verdicts import Clear, Finding, Pending
+from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 
 class StalledJob(StalledTraining):
@@ -40,13 +44,13 @@ class StalledJob(StalledTraining):
                     "too (StalledTraining's test); false: only the whole job's silence (an instance that finished "
                     "its share of the input waits quietly)", choices=("false", "true")))
 
-    def needs(self, job, p, now):
+    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
         return super().needs(job, {**p, "metric": ""}, now)
 
-    def judge(self, job, p, now, data):
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         if p["per_host"] == "true":
             return super().judge(job, {**p, "metric": ""}, now, data)
-        beat = data.heartbeat
+        beat = data.logs
         if not beat.complete:
             return Pending("one page of log events (10,000) does not hold the window: judged when it does")
         latest = max(job.latest_per_host(beat.streams).values(), default=None)
@@ -57,7 +61,7 @@ class StalledJob(StalledTraining):
         return Clear()
 
     @staticmethod
-    def _history(job, host, last):
+    def _history(job: RunningJob, host: str, last: int) -> tuple[str, int, int]:
         window = StalledTraining._history(job, host, last)
         if job.family == "transform":  # <job>/<instance-id>-<epoch>: the instance's streams, its data-log too
             return f"{job.name}/{host}", window[1], window[2]

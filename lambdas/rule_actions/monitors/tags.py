@@ -89,7 +89,8 @@ def rules_of(job: RunningJob, settings: MonitorSettings, monitors: Mapping[str, 
     applied = []
     for name in dict.fromkeys([*stack_wide, *tagged]):
         rule = monitors[name]
-        configured, given = stack_wide.get(name, {}), {}
+        configured = stack_wide.get(name, {})
+        given: dict[str, str] = {}
         params, errors = parameters(rule, configured, f"monitor.rules[{json.dumps(name)}]")
         if name in overrides:
             given, malformed = _pairs(overrides[name])

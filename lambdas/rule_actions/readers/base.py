@@ -10,16 +10,35 @@ line in rule_actions/registry.py.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Generic, TypeVar
 
-from rule_actions.ports import Ports
+from rule_actions.ports import Logs, Metrics, Ports
+from rule_actions.records import Need
+
+N = TypeVar("N", bound=Need)
 
 
-class Reader:
-    need: ClassVar[type]
+def metrics_of(ports: Ports) -> Metrics:
+    """The CloudWatch metrics port (a scheduled evaluation's: only its readers ask it)."""
+    if ports.metrics is None:
+        raise LookupError("no CloudWatch metrics port: only a scheduled evaluation reads metrics")
+    return ports.metrics
 
-    def read(self, need: Any, ports: Ports) -> Any:
+
+def logs_of(ports: Ports) -> Logs:
+    """The CloudWatch Logs port (a scheduled evaluation's: only its readers ask it)."""
+    if ports.logs is None:
+        raise LookupError("no CloudWatch Logs port: only a scheduled evaluation reads logs")
+    return ports.logs
+
+
+class Reader(Generic[N]):
+    """The reader of the Need records of type N: its answer to each (a value whose type the Need's record says)."""
+
+    need: type[N]
+
+    def read(self, need: N, ports: Ports) -> object:
         raise NotImplementedError
 
-    def failure(self, need: Any) -> str:
+    def failure(self, need: N) -> str:
         raise NotImplementedError

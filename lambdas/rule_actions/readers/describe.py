@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from rule_actions.ports import Ports
 from rule_actions.readers.base import Reader
 from rule_actions.records import Described
 
 
-class DescribeReader(Reader):
+class DescribeReader(Reader[Described]):
     need = Described
 
-    def read(self, need, ports):
+    def read(self, need: Described, ports: Ports) -> object:
         return ports.jobs.describe(need.api, need.job_name)
 
-    def failure(self, need):
+    def failure(self, need: Described) -> str:
         return f"{need.api.describe} failed"
 
 

@@ -9,11 +9,11 @@ its step (or on the answer); the others are kept."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
+from rule_actions.ports import Ports
 from rule_actions.readers.base import Reader
-from rule_actions.records import FailedSteps, StepFailure, StepFailures
-from rule_actions.text import arn_name, error_code, error_message, error_text
+from rule_actions.records import FailedSteps, JobApi, StepFailure, StepFailures
+from rule_actions.text import arn_name, error_code, error_message, error_text, mapping_at, text_at
 
 LISTED = ("Failed", "Stopped")  # the step statuses a failure's message names
 _NOT_FOUND = r"(?i)not found|could not find|does not exist|can't find"
@@ -23,20 +23,20 @@ _PIPELINES_NAME = r"pipelines-[0-9a-z]+-"
 _LETTERLESS_MIN = 6  # the shortest run of digits and '-' worth a listing (a timestamp, a date)
 
 
-class FailedStepsReader(Reader):
+class FailedStepsReader(Reader[FailedSteps]):
     need = FailedSteps
 
-    def read(self, need, ports):
+    def read(self, need: FailedSteps, ports: Ports) -> object:
         apis = dict(need.jobs)
         found, described = [], 0
         for step in ports.jobs.pipeline_steps(need.execution_arn):
             status = step.get("StepStatus")
             if status not in LISTED:
                 continue
-            metadata = step.get("Metadata") if isinstance(step.get("Metadata"), Mapping) else {}
+            metadata = mapping_at(step, "Metadata")
             kind = next((key for key in metadata if key in apis), next(iter(metadata), ""))
-            job = metadata.get(kind) if isinstance(metadata.get(kind), Mapping) else {}
-            arn = job.get("Arn") if kind in apis and isinstance(job.get("Arn"), str) else ""
+            job = mapping_at(metadata, kind)
+            arn = text_at(job, "Arn") if kind in apis else ""
             failure = StepFailure(name=str(step.get("StepName") or ""), type=kind,
                                   reason=str(step.get("FailureReason") or ""), job_arn=arn, status=str(status))
             if arn and described < need.limit:
@@ -51,11 +51,11 @@ class FailedStepsReader(Reader):
             return StepFailures(found, execution_unread=f"{need.execution.describe} failed: {error_text(err)}")
         return StepFailures(found, execution_reason=str(reason or ""))
 
-    def failure(self, need):
+    def failure(self, need: FailedSteps) -> str:
         return "ListPipelineExecutionSteps failed"
 
 
-def _job_reason(ports, need: FailedSteps, api, failure: StepFailure, tuning: bool) -> StepFailure:
+def _job_reason(ports: Ports, need: FailedSteps, api: JobApi, failure: StepFailure, tuning: bool) -> StepFailure:
     """The step with its job's own FailureReason (and ExitMessage), or why it could not be read."""
     name = arn_name(failure.job_arn)
     try:
@@ -91,7 +91,7 @@ def _not_found(err: Exception) -> bool:
         re.search(_NOT_FOUND, error_message(err)))
 
 
-def _real_name(ports, need: FailedSteps, api, lowered: str) -> str | tuple[None, str] | None:
+def _real_name(ports: Ports, need: FailedSteps, api: JobApi, lowered: str) -> str | tuple[None, str] | None:
     """The real name of the job an ARN names lower-cased (SageMaker lower-cases names in ARNs; Describe wants the
     name as created), or (None, why not).
 
@@ -115,7 +115,7 @@ def _real_name(ports, need: FailedSteps, api, lowered: str) -> str | tuple[None,
     return real if real else (None, f"no job named {lowered} in any case among the newest {api.list} entries")
 
 
-def _stopped_by(ports, failure: StepFailure) -> StepFailure:
+def _stopped_by(ports: Ports, failure: StepFailure) -> StepFailure:
     """The step knowing whether this stack stopped its job (the ledger's record); a record that cannot be read is
     named on the step, the message goes on."""
     try:

@@ -3,17 +3,18 @@ ListTrainingJobsForHyperParameterTuningJob call, at most `limit` of them: bounde
 
 from __future__ import annotations
 
+from rule_actions.ports import Ports
 from rule_actions.readers.base import Reader
 from rule_actions.records import FailedTrials
 
 
-class FailedTrialsReader(Reader):
+class FailedTrialsReader(Reader[FailedTrials]):
     need = FailedTrials
 
-    def read(self, need, ports):
+    def read(self, need: FailedTrials, ports: Ports) -> object:
         return tuple(ports.jobs.failed_trials(need.tuning_job_name, need.limit))
 
-    def failure(self, need):
+    def failure(self, need: FailedTrials) -> str:
         return "ListTrainingJobsForHyperParameterTuningJob failed"
 
 

@@ -3,17 +3,18 @@ and last event of each stream, and whether the one page held every event of the 
 
 from __future__ import annotations
 
-from rule_actions.readers.base import Reader
+from rule_actions.ports import Ports
+from rule_actions.readers.base import Reader, logs_of
 from rule_actions.records import LogHeartbeat
 
 
-class HeartbeatReader(Reader):
+class HeartbeatReader(Reader[LogHeartbeat]):
     need = LogHeartbeat
 
-    def read(self, need, ports):
-        return ports.logs.heartbeat(need.group, need.prefix, need.start, need.end)
+    def read(self, need: LogHeartbeat, ports: Ports) -> object:
+        return logs_of(ports).heartbeat(need.group, need.prefix, need.start, need.end)
 
-    def failure(self, need):
+    def failure(self, need: LogHeartbeat) -> str:
         return f"FilterLogEvents on {need.group} ({need.prefix}*) failed"
 
 

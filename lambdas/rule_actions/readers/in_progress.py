@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from rule_actions.ports import Ports
 from rule_actions.readers.base import Reader
 from rule_actions.records import InProgress
 
 
-class InProgressReader(Reader):
+class InProgressReader(Reader[InProgress]):
     need = InProgress
 
-    def read(self, need, ports):
+    def read(self, need: InProgress, ports: Ports) -> object:
         return tuple(ports.jobs.in_progress(need.api, need.prefix))
 
-    def failure(self, need):
+    def failure(self, need: InProgress) -> str:
         return f"{need.api.list} failed"
 
 

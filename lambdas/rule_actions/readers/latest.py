@@ -3,17 +3,18 @@ the log group's window (StartQuery, then GetQueryResults until it is Complete; e
 
 from __future__ import annotations
 
-from rule_actions.readers.base import Reader
+from rule_actions.ports import Ports
+from rule_actions.readers.base import Reader, logs_of
 from rule_actions.records import LogLatest
 
 
-class LatestReader(Reader):
+class LatestReader(Reader[LogLatest]):
     need = LogLatest
 
-    def read(self, need, ports):
-        return ports.logs.latest(need.group, need.windows, need.end)
+    def read(self, need: LogLatest, ports: Ports) -> object:
+        return logs_of(ports).latest(need.group, need.windows, need.end)
 
-    def failure(self, need):
+    def failure(self, need: LogLatest) -> str:
         return f"the Logs Insights query on {need.group} ({len(need.windows)} jobs) failed"
 
 

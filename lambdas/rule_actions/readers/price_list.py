@@ -3,17 +3,18 @@ most once per execution environment by the adapter: what a job's cost multiplies
 
 from __future__ import annotations
 
+from rule_actions.ports import Ports
 from rule_actions.readers.base import Reader
 from rule_actions.records import PriceList
 
 
-class PriceListReader(Reader):
+class PriceListReader(Reader[PriceList]):
     need = PriceList
 
-    def read(self, need, ports):
+    def read(self, need: PriceList, ports: Ports) -> object:
         return dict(ports.prices.products(need.instance_type, need.region))
 
-    def failure(self, need):
+    def failure(self, need: PriceList) -> str:
         return f"the AWS Price List (GetProducts) of {need.instance_type} in {need.region}"
 
 

@@ -4,17 +4,18 @@ the first time), for a scheduled evaluation."""
 
 from __future__ import annotations
 
+from rule_actions.ports import Ports
 from rule_actions.readers.base import Reader
 from rule_actions.records import RunningJobs
 
 
-class RunningReader(Reader):
+class RunningReader(Reader[RunningJobs]):
     need = RunningJobs
 
-    def read(self, need, ports):
+    def read(self, need: RunningJobs, ports: Ports) -> object:
         return tuple(ports.jobs.running(need.api))
 
-    def failure(self, need):
+    def failure(self, need: RunningJobs) -> str:
         return f"Search ({need.api.search}) failed" if need.api.search else f"{need.api.list} failed"
 
 

@@ -22,8 +22,9 @@ Adding a family: a module with a `TriggerFamily` subclass and its line in rule_a
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rule_actions.fields import Field
 from rule_actions.ports import Configured, Occasion
@@ -45,26 +46,29 @@ from rule_actions.records import (
 )
 from rule_actions.text import SMS_MAX, SUBJECT_MAX, line, one_line, plain
 
+T = TypeVar("T", bound=Trigger)
 Entry = tuple[Action | Invalid | Unread, Origin]  # Unread: a list that could not be read (the action fails)
 FOOTER = "Sent by rule-actions"
 
 
-class TriggerFamily:
+class TriggerFamily(Generic[T]):
+    """A trigger family of records T (its `record`): the registry pairs each trigger with its family by TYPE."""
+
     type: ClassVar[str] = ""
-    record: ClassVar[type[Trigger]]
+    record: ClassVar[builtins.type[Trigger]]
     fields: ClassVar[tuple[Field[Any], ...]] = ()
     places: ClassVar[frozenset[Place]] = frozenset()
 
-    def observe(self, event: JobEvent) -> tuple[list[Trigger], list[str]]:
+    def observe(self, event: JobEvent) -> tuple[list[T], list[str]]:
         return [], []
 
-    def select(self, found: list[Trigger], event: JobEvent, config: Configured) -> list[Trigger]:
+    def select(self, found: list[T], event: JobEvent, config: Configured) -> list[T]:
         return found
 
-    def request(self, raw: Any, region: str, config: Configured) -> tuple[JobEvent, Trigger] | None:
+    def request(self, raw: Any, region: str, config: Configured) -> tuple[JobEvent, T] | None:
         return None
 
-    def entries(self, trigger: Any, event: JobEvent, config: Configured,
+    def entries(self, trigger: T, event: JobEvent, config: Configured,
                 facts: dict[Need, Any]) -> list[Entry] | Need:
         raise NotImplementedError
 
@@ -74,7 +78,7 @@ class TriggerFamily:
     def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
         return item
 
-    def watched(self, trigger: Any) -> str | None:
+    def watched(self, trigger: T) -> str | None:
         """Why the trigger's actions that act on jobs (a stop) are to be reported as what they would do and not
         carried out (a monitor rule in watch mode), or None: they are carried out."""
         return None
@@ -82,7 +86,7 @@ class TriggerFamily:
     def words(self, occasion: Occasion) -> Message:
         raise NotImplementedError
 
-    def facts(self, trigger: Any, event: JobEvent) -> TriggerFacts:
+    def facts(self, trigger: T, event: JobEvent) -> TriggerFacts:
         raise NotImplementedError
 
     def clauses(self, config: Configured, family: EventFamily) -> list[dict[str, Any]]:

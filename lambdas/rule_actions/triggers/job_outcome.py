@@ -13,11 +13,27 @@ the plan, and the family words it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 from rule_actions import cost as costs
 from rule_actions.contract import Outcome
-from rule_actions.records import Message, Origin, Place, StopRecord, Trigger, TriggerFacts
+from rule_actions.fields import Actions
+from rule_actions.ports import Configured, Occasion
+from rule_actions.records import (
+    Action,
+    EventFamily,
+    JobEvent,
+    Message,
+    Need,
+    Origin,
+    Place,
+    Planned,
+    StopRecord,
+    Trigger,
+    TriggerFacts,
+)
 from rule_actions.text import (
     DETAILS_MAX,
     NAME_MAX,
@@ -29,6 +45,7 @@ from rule_actions.text import (
 )
 from rule_actions.triggers.base import (
     FOOTER,
+    Entry,
     TriggerFamily,
     account_lines,
     link_lines,
@@ -65,12 +82,18 @@ class JobOutcome(Trigger):
         return self.label
 
 
-def actions_for(config, family, outcome: str):
+def _outcome(trigger: Trigger) -> JobOutcome:
+    """A trigger of this family (the registry hands each family its own)."""
+    return cast(JobOutcome, trigger)
+
+
+def actions_for(config: Configured, family: EventFamily, outcome: str) -> tuple[Action, ...]:
     """The actions the family's outcome field attaches to `outcome` (none when it is not listed)."""
-    return dict(config[family.outcome_actions]).get(outcome, ())
+    attached: Actions = config[family.outcome_actions]
+    return dict(attached).get(outcome, ())
 
 
-def ran_for(event) -> str | None:
+def ran_for(event: JobEvent) -> str | None:
     """How long the job ran (and what was billed), from what the event carries; None when it carries nothing."""
     seconds = event.run_seconds
     if seconds is None and event.started:
@@ -88,47 +111,48 @@ def ran_for(event) -> str | None:
     return text
 
 
-class JobOutcomes(TriggerFamily):
+class JobOutcomes(TriggerFamily[JobOutcome]):
     type = JobOutcome.TYPE
     record = JobOutcome
     places = frozenset({Place.JOB_OUTCOMES})
 
-    def metric_values(self, outcomes):
+    def metric_values(self, outcomes: Sequence[str]) -> tuple[str, ...]:
         return tuple(JobOutcome(outcome=outcome).metric for outcome in outcomes)
 
-    def observe(self, event):
+    def observe(self, event: JobEvent) -> tuple[list[JobOutcome], list[str]]:
         family = event.family
         if family is None:
             return [], []
         outcome = family.outcome_of(event)  # a family's conditions exclude one another
         return ([JobOutcome(outcome)] if outcome else []), []
 
-    def select(self, found, event, config):
-        return [outcome for outcome in found if actions_for(config, event.family, outcome.outcome)]
+    def select(self, found: list[JobOutcome], event: JobEvent, config: Configured) -> list[JobOutcome]:
+        return [outcome for outcome in found if actions_for(config, event.job_family, outcome.outcome)]
 
-    def entries(self, trigger, event, config, facts):
-        held = event.family.held_back(event, config, facts)
+    def entries(self, trigger: JobOutcome, event: JobEvent, config: Configured,
+                facts: dict[Need, Any]) -> list[Entry] | Need:
+        held = event.job_family.held_back(event, config, facts)
         if held is not None and not isinstance(held, str):  # a Need: its actions wait for it (check decides)
             return held
-        return [(action, Origin.CONFIGURATION) for action in actions_for(config, event.family, trigger.outcome)]
+        return [(action, Origin.CONFIGURATION) for action in actions_for(config, event.job_family, trigger.outcome)]
 
-    def needs(self, item, event):
-        family, outcome = event.family, item.trigger.outcome
+    def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
+        family, outcome = event.job_family, _outcome(item.trigger).outcome
         stop = {StopRecord(event.job_arn)} if outcome == STOPPED and family.stoppable else set()
         return frozenset(stop) | family.outcome_needs(event, outcome)
 
-    def check(self, item, event, config, facts):
-        held = event.family.held_back(event, config, facts)
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
+        held = event.job_family.held_back(event, config, facts)
         if isinstance(held, str):  # another report covers the job's outcomes: said on each action, never dropped
             return item.decided(Outcome.SKIPPED, held)
-        by = facts.get(StopRecord(event.job_arn)) if item.trigger.outcome == STOPPED else None
+        by = facts.get(StopRecord(event.job_arn)) if _outcome(item.trigger).outcome == STOPPED else None
         if isinstance(by, str):  # an Unread record lets the message go out: better twice than never
             return item.decided(Outcome.SKIPPED, f"stopped by this stack ({by}): no second alert")
         return item
 
-    def words(self, occasion):
-        event, outcome, region = occasion.event, occasion.trigger, occasion.region
-        family = event.family
+    def words(self, occasion: Occasion) -> Message:
+        event, outcome, region = occasion.event, _outcome(occasion.trigger), occasion.region
+        family = event.job_family
         condition = family.outcomes[outcome.outcome]
         links = family.links(event, region)
         job = plain(event.job_name, NAME_MAX)
@@ -172,7 +196,7 @@ class JobOutcomes(TriggerFamily):
             links,
         )
 
-    def facts(self, trigger, event):
+    def facts(self, trigger: JobOutcome, event: JobEvent) -> TriggerFacts:
         return TriggerFacts(
             type=self.type,
             fields={"outcome": trigger.outcome, "rule": None, "rule_family": None, "rule_status": None},
@@ -181,7 +205,7 @@ class JobOutcomes(TriggerFamily):
             mark=MARKS.get(trigger.outcome, "\u26a0\ufe0f"),
         )
 
-    def clauses(self, config, family):
+    def clauses(self, config: Configured, family: EventFamily) -> list[dict[str, Any]]:
         """Each outcome that has actions, on the jobs whose outcomes the family does not hold back: its quiet clause,
         once, around the outcome clauses (a nested $or: EventBridge's takes two alternatives or more, so one clause
         stands alone), never around the other trigger families' clauses (the rule statuses of those jobs)."""

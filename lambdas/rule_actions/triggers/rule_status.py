@@ -16,22 +16,29 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from rule_actions import cost as costs
 from rule_actions.contract import MODE_KEY, MONITOR_RULE_FAMILY, WARNING_KEY, WATCH, Outcome
 from rule_actions.fields import ActionMap, Flag
+from rule_actions.ports import Configured, Occasion
 from rule_actions.records import (
     Action,
     Capability,
     Declared,
     Described,
+    EventFamily,
+    Invalid,
+    JobEvent,
     Message,
+    Need,
     Origin,
     Place,
+    Planned,
+    Result,
     Trigger,
     TriggerFacts,
     Unread,
@@ -48,6 +55,7 @@ from rule_actions.text import (
 )
 from rule_actions.triggers.base import (
     FOOTER,
+    Entry,
     TriggerFamily,
     account_lines,
     link_lines,
@@ -131,17 +139,18 @@ class RuleStatus(Trigger):
         return f"rule:{self.status}"
 
 
-def statuses(config: Any) -> tuple[str, ...]:
+def statuses(config: Configured) -> tuple[str, ...]:
     """The rule evaluation statuses that are triggers: IssuesFound, and Error with notify_on_rule_error."""
     return (ISSUES_FOUND, RULE_ERROR) if config[NOTIFY_ON_RULE_ERROR] else (ISSUES_FOUND,)
 
 
-def actions_for(config: Any, rule: str) -> tuple[Action, ...]:
+def actions_for(config: Configured, rule: str) -> tuple[Action, ...]:
     """The entry for a rule: its exact name first, else the first glob in file order, `*` last."""
-    entries = dict(config[RULES])
+    rules = config[RULES]
+    entries = dict(rules)
     if rule in entries:
         return entries[rule]
-    for pattern, actions in config[RULES]:
+    for pattern, actions in rules:
         if pattern != "*" and fnmatch.fnmatchcase(rule, pattern):
             return actions
     return entries.get("*", ())
@@ -199,20 +208,20 @@ def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
     return log_link(region, "/aws/sagemaker/ProcessingJobs", name) if name else None
 
 
-class RuleStatuses(TriggerFamily):
+class RuleStatuses(TriggerFamily[RuleStatus]):
     type = RuleStatus.TYPE
     record = RuleStatus
     fields = (RULES, HONOR_ACTION_JSON, NOTIFY_ON_RULE_ERROR)
     places = frozenset({Place.ACTION_JSON, Place.RULES})
 
-    def metric_values(self, outcomes):
+    def metric_values(self, outcomes: Sequence[str]) -> tuple[str, ...]:
         return tuple(RuleStatus("", "", status).metric for status in (ISSUES_FOUND, RULE_ERROR))
 
-    def observe(self, event):
+    def observe(self, event: JobEvent) -> tuple[list[RuleStatus], list[str]]:
         if event.family is None:
             return [], []
         # Debugger and Profiler statuses come with training jobs only; the monitor rules' with any family's job.
-        families = RULE_FAMILIES if event.family.name == APPLIES_TO else (MONITOR_RULE_FAMILY,)
+        families = RULE_FAMILIES if event.job_family.name == APPLIES_TO else (MONITOR_RULE_FAMILY,)
         problems: list[str] = []
         found = [rule for family in families
                  for rule in _statuses(event.detail.get(f"{family}RuleEvaluationStatuses"), family, problems)]
@@ -220,17 +229,18 @@ class RuleStatuses(TriggerFamily):
         found = [_with(rule, given.get((rule.rule_family, rule.name), NOT_GIVEN)) for rule in found]
         return found, problems
 
-    def select(self, found, event, config):
+    def select(self, found: list[RuleStatus], event: JobEvent, config: Configured) -> list[RuleStatus]:
         return [rule for rule in found if rule.status in statuses(config)]
 
-    def entries(self, trigger, event, config, facts):
+    def entries(self, trigger: RuleStatus, event: JobEvent, config: Configured,
+                facts: dict[Need, Any]) -> list[Entry] | Need:
         if trigger.status == RULE_ERROR:
             return [(Action("notify"), Origin.CONFIGURATION)]
-        entries: list = []
+        entries: list[Entry] = []
         if config[HONOR_ACTION_JSON]:
             params = trigger.parameters
             if params is NOT_GIVEN:  # the event lacks the rule's configuration: DescribeTrainingJob has it
-                need = Described(event.family.api, event.job_name)
+                need = Described(event.job_family.api, event.job_name)
                 if need not in facts:
                     return need
                 described = facts[need]
@@ -242,27 +252,29 @@ class RuleStatuses(TriggerFamily):
             action_json = params.get("action_json") if isinstance(params, Mapping) else None
             if action_json is not None:
                 actions, invalid = config.grammar.action_json(action_json)
-                entries += [(item, Origin.ACTION_JSON) for item in (*actions, *invalid)]
+                declared: list[Action | Invalid] = [*actions, *invalid]
+                entries += [(item, Origin.ACTION_JSON) for item in declared]
         return entries + [(action, Origin.CONFIGURATION) for action in actions_for(config, trigger.name)]
 
-    def check(self, item, event, config, facts):
+    def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
         """A warning's stops are skipped (it notifies only; the rule's stop comes when its finding acts)."""
-        if item.trigger.warning and item.jobs is not None:
-            return item.decided(Outcome.SKIPPED, f"{item.trigger.name} warns at {_level(item.trigger.warning)}: a "
+        rule = _rule(item.trigger)
+        if rule.warning and item.jobs is not None:
+            return item.decided(Outcome.SKIPPED, f"{rule.name} warns at {_level(rule.warning)}: a "
                                                  "warning only notifies, it never stops")
         return item
 
-    def watched(self, trigger):
+    def watched(self, trigger: RuleStatus) -> str | None:
         return "watch mode" if trigger.watch else None
 
-    def words(self, occasion):
-        event, rule, region = occasion.event, occasion.trigger, occasion.region
-        links = [event.family.console(region, event.job_name)] if event.family else []
+    def words(self, occasion: Occasion) -> Message:
+        event, rule, region = occasion.event, _rule(occasion.trigger), occasion.region
+        links = [event.job_family.console(region, event.job_name)] if event.family else []
         evaluation = rule_log_link(region, rule.evaluation_job_arn)
         if evaluation:
             links.append(("Rule evaluation logs", evaluation))
         if rule.rule_family == MONITOR_RULE_FAMILY and event.family:
-            links.append(event.family.logs(region, event.job_name))  # what the finding was read from
+            links.append(event.job_family.logs(region, event.job_name))  # what the finding was read from
         what = "rule error" if rule.status == RULE_ERROR else (
             f"warning ({_level(rule.warning)})" if rule.warning else "issues found")
         stopped = [job for result in occasion.stops for job in result.stopped]
@@ -276,7 +288,7 @@ class RuleStatuses(TriggerFamily):
                                      costs.short(occasion.cost, own)),
                         costs.lines(occasion.cost, own))
 
-    def facts(self, trigger, event):
+    def facts(self, trigger: RuleStatus, event: JobEvent) -> TriggerFacts:
         status = plain(trigger.status, 64)
         return TriggerFacts(
             type=self.type,
@@ -290,24 +302,24 @@ class RuleStatuses(TriggerFamily):
             warning=_fraction(trigger.warning) if trigger.warning else None,
         )
 
-    def clauses(self, config, family):
+    def clauses(self, config: Configured, family: EventFamily) -> list[dict[str, Any]]:
         if family.name != APPLIES_TO:
             return []
         return [{f"{rule_family}RuleEvaluationStatuses": {"RuleEvaluationStatus": list(statuses(config))}}
                 for rule_family in PATTERN_FAMILIES]
 
-    def capabilities(self, config):
+    def capabilities(self, config: Configured) -> frozenset[Capability]:
         return frozenset({Capability.DESCRIBE}) if config[HONOR_ACTION_JSON] else frozenset()
 
-    def reads_action_json(self, config):
+    def reads_action_json(self, config: Configured) -> bool:
         return config[HONOR_ACTION_JSON]
 
-    def implied(self, config, where):
+    def implied(self, config: Configured, where: str) -> tuple[Declared, ...]:
         if not config[NOTIFY_ON_RULE_ERROR]:
             return ()
         return (Declared(f"{where}.{NOTIFY_ON_RULE_ERROR.key}", Place.RULES, Action("notify")),)
 
-    def warnings(self, config, where):
+    def warnings(self, config: Configured, where: str) -> list[str]:
         found = []
         for pattern, _ in config[RULES]:
             if pattern == "*" or any(fnmatch.fnmatchcase(rule, pattern) for rule in BUILTIN_RULES):
@@ -320,11 +332,16 @@ class RuleStatuses(TriggerFamily):
         return found
 
 
+def _rule(trigger: Trigger) -> RuleStatus:
+    """A trigger of this family (the registry hands each family its own)."""
+    return cast(RuleStatus, trigger)
+
+
 def _with(rule: RuleStatus, parameters: Any) -> RuleStatus:
     return replace(rule, parameters=parameters)
 
 
-def would_stop(stops: Any) -> list[str]:
+def would_stop(stops: Sequence[Result]) -> list[str]:
     """The jobs the trigger's watched stops would have stopped."""
     return [job for result in stops if result.outcome == Outcome.WATCHED for job in result.planned.jobs or ()]
 
@@ -343,12 +360,13 @@ def _level(warning: str) -> str:
     return f"{float(warning) * 100:g}%"
 
 
-def _message(event, rule, region, stops, links, subject_line, short, cost_lines=()) -> Message:
+def _message(event: JobEvent, rule: RuleStatus, region: str, stops: Sequence[Result], links: tuple[tuple[str, str], ...],
+             subject_line: str, short: str, cost_lines: Sequence[str] = ()) -> Message:
     """The email body: what happened, what was done, where to look."""
     when = rule.last_modified.isoformat() if rule.last_modified else event.time or "unknown"
     job, name = plain(event.job_name, NAME_MAX), plain(rule.name, NAME_MAX)
     state = plain(event.job_status, 64) + (f" ({plain(event.secondary_status, 64)})" if event.secondary_status else "")
-    noun = event.family.noun if event.family else "job"
+    noun = event.job_family.noun if event.family else "job"
     monitor = rule.rule_family == MONITOR_RULE_FAMILY
     first = (f"rule-actions found that rule {name} holds for {noun} {job} (evaluated from its CloudWatch metrics and "
              "logs, without Debugger)." if monitor else
@@ -360,7 +378,7 @@ def _message(event, rule, region, stops, links, subject_line, short, cost_lines=
         first,
         *watching,
         "",
-        line(event.family.label if event.family else "Job", job),
+        line(event.job_family.label if event.family else "Job", job),
         *account_lines(event),
         line("Job status", state),
         line("Rule", f"{name} ({rule.rule_family} rule)"),

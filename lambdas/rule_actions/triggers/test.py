@@ -9,14 +9,27 @@ exactly-once record, and a retried request sends nothing twice. It is about no j
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, cast
 
 from rule_actions.contract import TEST_EVENT_KEY
-from rule_actions.records import Action, IgnoredEvent, Invalid, JobEvent, Message, Origin, Place, Trigger, TriggerFacts
+from rule_actions.ports import Configured, Occasion
+from rule_actions.records import (
+    Action,
+    IgnoredEvent,
+    Invalid,
+    JobEvent,
+    Message,
+    Need,
+    Origin,
+    Place,
+    Trigger,
+    TriggerFacts,
+)
 from rule_actions.text import SMS_MAX, one_line, quoted
-from rule_actions.triggers.base import FOOTER, TriggerFamily
+from rule_actions.triggers.base import FOOTER, Entry, TriggerFamily
 
 ID_RE = re.compile(r"[A-Za-z0-9-]{8,64}")
 MAX_ENDPOINTS = 10
@@ -45,15 +58,15 @@ class TestNotification(Trigger):
         return "test"
 
 
-class TestNotifications(TriggerFamily):
+class TestNotifications(TriggerFamily[TestNotification]):
     type = TestNotification.TYPE
     record = TestNotification
 
-    def metric_values(self, outcomes):
+    def metric_values(self, outcomes: Sequence[str]) -> tuple[str, ...]:
         return (TestNotification("").metric,)
     __test__ = False
 
-    def request(self, raw, region, config):
+    def request(self, raw: Any, region: str, config: Configured) -> tuple[JobEvent, TestNotification] | None:
         if not (isinstance(raw, Mapping) and TEST_EVENT_KEY in raw):
             return None
         request, where = raw[TEST_EVENT_KEY], TEST_EVENT_KEY
@@ -78,11 +91,12 @@ class TestNotifications(TriggerFamily):
         )
         return event, TestNotification(request_id, tuple(entries))
 
-    def entries(self, trigger, event, config, facts):
+    def entries(self, trigger: TestNotification, event: JobEvent, config: Configured,
+                facts: dict[Need, Any]) -> list[Entry] | Need:
         return [(entry, Origin.TEST_REQUEST) for entry in (*config.test_actions, *trigger.entries)]
 
-    def words(self, occasion):
-        request = one_line(occasion.trigger.request_id, 64)
+    def words(self, occasion: Occasion) -> Message:
+        request = one_line(cast(TestNotification, occasion.trigger).request_id, 64)
         return Message(
             subject="[rule-actions] TEST notification: this destination is wired correctly",
             body="\n".join([
@@ -99,7 +113,7 @@ class TestNotifications(TriggerFamily):
             short=one_line(f"rule-actions TEST notification ({request}): this destination is wired correctly", SMS_MAX),
         )
 
-    def facts(self, trigger, event):
+    def facts(self, trigger: TestNotification, event: JobEvent) -> TriggerFacts:
         return TriggerFacts(type=self.type, fields={"outcome": None, "rule": None, "rule_family": None,
                                                     "rule_status": None},
                             keywords=("test",), reason=None, mark="\U0001f9ea", about_job=False)
