@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Generator, Mapping, MutableMapping
 from dataclasses import replace
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from rule_actions import cost, organization, registry
 from rule_actions.config import Config
@@ -69,18 +69,22 @@ TRAINING = "training"  # the family whose job the result's "training_job" names 
 RESERVE_SHARE, RESERVE_MIN = 0.15, 10.0
 
 
-class Handled(NamedTuple):
+class Handled:
     """What the route gives the handler: the result (redacted), and when an action failed, what to raise (Lambda
-    retries the invocation; the ledger skips what was done)."""
+    retries the invocation; the ledger skips what was done). (A plain class: defined at every cold start.)"""
 
-    result: dict[str, Any]
-    failed: str | None = None
+    __slots__ = ("failed", "result")
+
+    def __init__(self, result: dict[str, Any], failed: str | None = None):
+        self.result, self.failed = result, failed
 
 
-class Environment(Ports, Protocol):
-    """The ports of the function's environment, which act in a member's account and region in organization mode."""
+if TYPE_CHECKING:  # (a protocol for annotations only: nothing to define at a cold start)
+    class Environment(Ports, Protocol):
+        """The ports of the function's environment, which act in a member's account and region in organization
+        mode."""
 
-    def in_account(self, account: str, region: str) -> Environment: ...
+        def in_account(self, account: str, region: str) -> Environment: ...
 
 
 # ---------------------------------------------------------------- the sources

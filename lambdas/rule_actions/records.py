@@ -231,29 +231,51 @@ class JobEvent:
         return self.job_family.arn_of(self.job_arn, job_name)
 
 
-class EvaluationRequest(NamedTuple):
+class _Value:
+    """A value record: a plain class with slots (a fraction of a NamedTuple's cost to define at every cold start),
+    equal only to one of its own type with the same fields, hashable, immutable by convention, its repr a
+    dataclass's."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple[object, ...]:
+        fields: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, name) for name in fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._key()))
+
+    def __repr__(self) -> str:
+        fields: tuple[str, ...] = self.__slots__
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields)})"
+
+
+class EvaluationRequest(_Value):
     """A scheduled evaluation's invocation: {"rule_actions_evaluation": {"time", "account", "region", "shard",
-    "shards"}} (monitors/evaluation.py reads it)."""
+    "shards"}} (monitors/evaluation.py reads it). `time`: the run's (epoch seconds), the schedule's (None: now);
+    `account`, `region`: what organization mode evaluates (a member account's)."""
 
-    time: int | None  # the run's time (epoch seconds): the schedule's; None: now
-    account: str | None  # organization mode: the member account evaluated
-    region: str | None
-    shard: int = 0
-    shards: int = 1
+    __slots__ = ("account", "region", "shard", "shards", "time")
+
+    def __init__(self, time: int | None, account: str | None, region: str | None, shard: int = 0, shards: int = 1):
+        self.time, self.account, self.region, self.shard, self.shards = time, account, region, shard, shards
 
 
-class EvaluationRun(NamedTuple):
+class EvaluationRun(_Value):
     """One scheduled run in one account and region: its request, its time (epoch seconds), whether another log query
     fits in it, what earlier runs of the execution environment heard of the jobs' logs there (job -> host -> its
     latest log line, epoch ms), the region its reads are made in (a job's prices, when its ARN names none), and from
     how many jobs to read one Logs Insights query reads their logs."""
 
-    request: EvaluationRequest
-    now: int
-    time_left: Callable[[], bool]
-    heard: Mapping[str, Mapping[str, int]]
-    region: str
-    insights_from: int
+    __slots__ = ("heard", "insights_from", "now", "region", "request", "time_left")
+
+    def __init__(self, request: EvaluationRequest, now: int, time_left: Callable[[], bool],
+                 heard: Mapping[str, Mapping[str, int]], region: str, insights_from: int):
+        self.request, self.now, self.time_left = request, now, time_left
+        self.heard, self.region, self.insights_from = heard, region, insights_from
 
 
 class Trigger:
@@ -301,26 +323,11 @@ class Planned:
 # What the plan asks before it can decide; each is answered by one reader (readers/), the answer a value or Unread.
 
 
-class _Question:
-    """A Need: a plain class with slots (a fraction of a frozen dataclass's or a NamedTuple's cost to define at every
-    cold start), equal only to a Need of its own type with the same fields (needs of different types share the
-    plan's dictionaries), hashable, immutable by convention, its repr a dataclass's."""
+class _Question(_Value):
+    """A Need: a value record (equal only to a Need of its own type with the same fields: needs of different types
+    share the plan's dictionaries)."""
 
     __slots__ = ()
-
-    def _key(self) -> tuple[object, ...]:
-        fields: tuple[str, ...] = self.__slots__
-        return tuple(getattr(self, name) for name in fields)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, *self._key()))
-
-    def __repr__(self) -> str:
-        fields: tuple[str, ...] = self.__slots__
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields)})"
 
 
 class Described(_Question):

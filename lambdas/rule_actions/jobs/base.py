@@ -62,15 +62,15 @@ NAME_RE = re.compile(JOB_NAME, re.ASCII)
 PARENTS = {"TuningJobArn": (TUNING_ARN, "hyperparameter tuning job"), "TrainingJobArn": (TRAINING_ARN, "training job")}
 
 
-class Envelope(NamedTuple):
+class Envelope:
     """What an event says around its detail: its id, the account and region it comes from, its time, and the name of
-    the archive replay that sent it again (None: a live event)."""
+    the archive replay that sent it again (None: a live event). (A plain class: defined at every cold start.)"""
 
-    event_id: str
-    account: str
-    region: str
-    time: str
-    replay_name: str | None
+    __slots__ = ("account", "event_id", "region", "replay_name", "time")
+
+    def __init__(self, event_id: str, account: str, region: str, time: str, replay_name: str | None):
+        self.event_id, self.account, self.region, self.time, self.replay_name = (event_id, account, region, time,
+                                                                                 replay_name)
 
     @classmethod
     def of(cls, raw: Mapping[str, Any]) -> Envelope:
