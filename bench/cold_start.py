@@ -8,7 +8,7 @@ the medians (target <= 1.5). The runtime's boto3 is compiled before anything is 
 with its bytecode; a venv installed without it would make boto3 look slow and the ratio small, and flip between runs
 as imports fill the caches), and the bench says how many of its modules an import still compiles (0). Kinds, each
 first in turn so all see the same machine noise: the asset as shipped (only the files the function imports, with
-its bytecode when the synthesizing interpreter is the function's runtime: rule_actions_cdk/settings.py), the same
+its bytecode when the synthesizing interpreter is the function's runtime: infra/rule_actions_cdk/settings.py), the same
 without bytecode (the asset before it shipped any: every cold start compiled what it imports), and whole (every
 file of the bundled distributions). One `-X importtime` run shows what the import compiles and runs without bytecode.
 

@@ -198,7 +198,7 @@ class Queries(NamedTuple):
 
 
 def queries(evaluator: str | None, service: str, lambda_metrics: bool = True) -> Queries:
-    """The report's queries: the function's metrics (rule_actions_cdk/metrics.py) as the deployment whose service
+    """The report's queries: the function's metrics (infra/rule_actions_cdk/metrics.py) as the deployment whose service
     name is `service` emits them, and Lambda's of the evaluator."""
     from functools import partial
 

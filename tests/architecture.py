@@ -36,7 +36,9 @@ PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "k
 REGISTRY = f"{FUNCTION}.registry"
 INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}
 OUTSIDE = ("rule_actions_cli", "rule_actions_cdk", "rule_actions_sdk")  # the packages around the function
-PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, **{name: ROOT / name for name in OUTSIDE}}
+# Where each package's source is: the function's under lambdas/, the constructs' under infra/ (pyproject.toml maps them).
+PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, "rule_actions_cdk": ROOT / "infra" / "rule_actions_cdk",
+            "rule_actions_cli": ROOT / "rule_actions_cli", "rule_actions_sdk": ROOT / "rule_actions_sdk"}
 
 
 def modules(packages: Mapping[str, Path] = PACKAGES) -> dict[str, Path]:
@@ -158,7 +160,7 @@ def violations(edges: Mapping[str, set[str]]) -> list[str]:
             elif not own and name != REGISTRY and plugin_package(target):
                 found.append(f"{name} -> {target}: outside the plug-ins, reach them through {REGISTRY}")
             if name.startswith("rule_actions_cdk") and target not in INFRA_MAY_USE:
-                found.append(f"{name} -> {target}: rule_actions_cdk/ uses only {', '.join(sorted(INFRA_MAY_USE))}")
+                found.append(f"{name} -> {target}: infra/rule_actions_cdk/ uses only {', '.join(sorted(INFRA_MAY_USE))}")
     for package in PLUGIN_PACKAGES:  # a plug-in package's __init__ holds no code: no list, no cycle
         listed = sorted(edges.get(package, set()) - {FUNCTION})
         if listed:

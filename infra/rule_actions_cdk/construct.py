@@ -279,7 +279,7 @@ class RuleActions(Construct):
             removal_policy=RemovalPolicy.DESTROY,
         )
         rule_name = f"{name}-rule-outcomes"
-        # Organization mode: the rule is on the bus the member accounts forward to (rule_actions_cdk/organization.py).
+        # Organization mode: the rule is on the bus the member accounts forward to (infra/rule_actions_cdk/organization.py).
         org = config.organization
         self.bus = organization.central_bus(self, name, org) if org else None
         rule_resource = f"{organization.bus_name(name)}/{rule_name}" if org else rule_name

@@ -29,7 +29,7 @@ FILE_STACK, FILE_SCHEMA = "stack", "$schema"  # the file's keys besides the conf
 # The Python versions Lambda offers as managed runtimes (python3.11 on Amazon Linux 2, deprecated on 2027-06-30;
 # python3.12 on 2028-10-31; python3.13 and python3.14 on 2029-06-30), and the function's runtime (and the markers its
 # bundled dependencies are chosen by): the synthesizing interpreter's version where Lambda offers it, so that the
-# code asset can ship the bytecode this interpreter compiles (rule_actions_cdk/bundle.py: only that version reads
+# code asset can ship the bytecode this interpreter compiles (infra/rule_actions_cdk/bundle.py: only that version reads
 # it), else the newest.
 LAMBDA_PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 SYNTHESIZING_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -105,7 +105,7 @@ class StackSettings:
 
     @property
     def member_stack_name(self) -> str:
-        """Organization mode: the stack each member account deploys (rule_actions_cdk/member_stack.py)."""
+        """Organization mode: the stack each member account deploys (infra/rule_actions_cdk/member_stack.py)."""
         return f"{self.stack_name}Member"
 
 
