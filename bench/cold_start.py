@@ -217,8 +217,8 @@ def first_invocation(warm_calls: int = WARM_CALLS) -> dict[str, Any]:
 
     from bench import generator as gen
     from rule_actions.observability import logger
-    from rule_actions_cli import moto_sagemaker
     from rule_actions_cli.embedded import LocalContext
+    from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
     config = json.loads(DEMO_CONFIG.read_text())
     issue = {gen.ISSUE_RULE: "IssuesFound", gen.OTHER_RULE: "InProgress"}

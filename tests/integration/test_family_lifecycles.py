@@ -1,5 +1,5 @@
 """The job families besides training through the real handler against moto (with the calls moto lacks filled by
-rule_actions_cli.moto_sagemaker): each sample lifecycle delivered as the stack's rule would deliver it, the jobs
+rule_actions_cli.emulator.sagemaker): each sample lifecycle delivered as the stack's rule would deliver it, the jobs
 SageMaker holds seeded from the events; exactly once per (job, trigger, action) through SageMaker's duplicates,
 Lambda's retries and concurrent invocations; the reads each event costs."""
 
@@ -16,8 +16,9 @@ from builders import ACCOUNT, EVENTS, REGION
 from rule_actions import registry
 from rule_actions.config import Config
 from rule_actions.handler import ActionsFailed
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.matcher import matches
+from rule_actions_cli.seeding import SEEDING
 
 TEAM = "team@example.com"
 FAMILIES_CONFIG = {
@@ -41,7 +42,7 @@ def lifecycle(path: str) -> list[dict[str, Any]]:
 def seed(raw: dict[str, Any]) -> None:
     """The job the event names, as SageMaker holds it at that moment (the embedded account's seeding)."""
     family = registry.job_family(raw)
-    assert moto_sagemaker.SEEDERS[family.name](raw["detail-type"], raw["detail"], {}, account_id=ACCOUNT,
+    assert SEEDING[family.name].seed(raw["detail-type"], raw["detail"], {}, account_id=ACCOUNT,
                                                 region=REGION) == []
 
 

@@ -26,7 +26,7 @@ from rule_actions import registry
 from rule_actions.config import Config
 from rule_actions.monitors import base as monitors
 from rule_actions.monitors.evaluation import JobReport, Verdict, _state_change
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.matcher import matches
 from rule_actions_sdk import StopTraining, monitor_tags, prepare_actions
 
@@ -177,7 +177,7 @@ def test_a_hung_trial_and_a_hung_step_job_are_stopped_by_the_scheduled_evaluatio
     # held back), and a trial and a step job whose tag attaches StalledTraining with a stop, silent for 34 minutes
     from rule_actions import handler
     from rule_actions.contract import EVALUATION_KEY
-    from rule_actions_cli import moto_monitoring
+    from rule_actions_cli.emulator import monitoring as moto_monitoring
 
     moto_monitoring.install()
     aws.configure(**configuration(trials_alert=False, steps_alert=False, parents=True))

@@ -84,6 +84,26 @@ def test_a_planted_cycle_across_packages_fails_the_rule(tmp_path):
     assert "import cycle: rule_actions_cdk.app <-> rule_actions_cli.synth" in violations(graph(packages))
 
 
+@pytest.mark.parametrize(("module", "planted", "expected"), [
+    ("report.py", "from rule_actions_cli.emulator import sagemaker", "only the replay"),
+    ("main.py", "def later():\n    from moto import mock_aws", "only the replay"),
+    ("files.py", "from rule_actions_cli.seeding import SEEDING", None),  # the seeding is the CLI's own, emulated or not
+    ("embedded.py", "from moto.core import DEFAULT_ACCOUNT_ID", None),  # allowed: the replay
+])
+def test_moto_and_its_extensions_are_the_replay_s_alone(tmp_path, module, planted, expected):
+    # Given a copy of the sources where a module of the command imports moto or the emulator
+    packages = copied(tmp_path)
+    target = packages["rule_actions_cli"] / module
+    target.write_text(target.read_text() + "\n" + planted + "\n")
+    # When the rule is checked
+    found = violations(graph(packages))
+    # Then an import outside the replay is named (the CLI's other commands do not load moto)
+    if expected is None:
+        assert found == []
+    else:
+        assert any(expected in line and f"rule_actions_cli.{module[:-3]} ->" in line for line in found), found
+
+
 def runtime_imports(path: Path) -> set[str]:
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
