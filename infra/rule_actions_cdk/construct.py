@@ -1,6 +1,6 @@
 """`RuleActions`: everything one deployment needs, as one construct that a user's CDK app can also embed.
 
-    EventBridge rule (pattern: rule_actions.registry.event_pattern) --async--> Lambda (lambdas/ + Powertools, bundled: rule_actions_cdk.bundle)
+    EventBridge rule (pattern: rule_actions_cdk.plugins.event_pattern) --async--> Lambda (lambdas/ + Powertools, bundled: rule_actions_cdk.bundle)
         |  target retry policy, target DLQ                 |  2 retries, then the on-failure queue
         v                                                  v
     <name>-target-dlq                                   <name>-failed-events
@@ -9,7 +9,7 @@
            --> DynamoDB <name>-ledger (exactly-once per action)
     CloudWatch alarms (function errors and throttles, a message in either queue, events neither delivered nor
     queued, undeliverable messages) --> SNS <name>-ops (team, unfiltered)
-    With `monitor` (the monitor rules, rule_actions.registry.schedule): scheduled rules <name>-evaluate[-<n>] (every
+    With `monitor` (the monitor rules, rule_actions_cdk.plugins.schedule): scheduled rules <name>-evaluate[-<n>] (every
     `every_minutes`, one target per run) --> Lambda <name>-evaluator (the same code; its own role: the function's
     statements plus Search, GetMetricData, FilterLogEvents and StartQuery on the training log group, and
     GetQueryResults and StopQuery for that query), and its alarms (errors,
@@ -61,7 +61,6 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from rule_actions import registry
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import (
     CONFIG_FILE_NAME,
@@ -84,7 +83,7 @@ from rule_actions.contract import (
     Texts,
 )
 from rule_actions.text import quoted
-from rule_actions_cdk import bundle, metrics, organization
+from rule_actions_cdk import bundle, metrics, organization, plugins
 from rule_actions_cdk.chat import ChatChannels
 from rule_actions_cdk.dashboard import SavingsDashboard, function_metric
 from rule_actions_cdk.settings import (
@@ -258,7 +257,7 @@ class RuleActions(Construct):
         if not STACK_NAME_RE.fullmatch(name):
             raise ConfigError(f"RuleActions name {quoted(name)}: resource names are derived from it, so it must be "
                               f"a letter, then letters, digits or '-', at most 40 characters (pass name=...)")
-        texts = any(isinstance(p, Texts) for p in registry.stack_parts(config))
+        texts = any(isinstance(p, Texts) for p in plugins.stack_parts(config))
         _claim_name(self, stack, name, texts and settings.sms_delivery_logs)
         if key is not None:
             _check_key_place(self, key)
@@ -330,7 +329,7 @@ class RuleActions(Construct):
             conditions={"ArnLike": {"aws:SourceArn": alarm_arns}},
         ))
         team_filter = {ROUTING_ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[TEAM])}
-        parts = registry.stack_parts(config)  # what the kinds ask of the stack
+        parts = plugins.stack_parts(config)  # what the kinds ask of the stack
         protocols = {"email": ("Email", sns.SubscriptionProtocol.EMAIL), "sms": ("Sms", sns.SubscriptionProtocol.SMS)}
         for member in (p for p in parts if isinstance(p, TeamEndpoint)):
             kind, protocol = protocols[member.protocol]
@@ -373,7 +372,7 @@ class RuleActions(Construct):
             # Organization mode: a name the member stacks' executor roles trust.
             role_name=organization.function_role_name(name, org) if org else None,
         )
-        self._grant_function(stack, self.role, self.log_group, [] if org else registry.job_grants(config))
+        self._grant_function(stack, self.role, self.log_group, [] if org else plugins.job_grants(config))
 
         self.environment = function_environment(config, self.topic.topic_arn, self.table.table_name,
                                                 self.chat_topic.topic_arn if self.chat_topic else None,
@@ -388,7 +387,7 @@ class RuleActions(Construct):
             on_failure=_QueueDestination(self.failure_queue),
         )
 
-        self.pattern = registry.event_pattern(config)
+        self.pattern = plugins.event_pattern(config)
         self.rule = events.Rule(
             self, "Rule", rule_name=rule_name,
             description="SageMaker training jobs whose rule status or job outcome can trigger an action",
@@ -422,7 +421,7 @@ class RuleActions(Construct):
                 "Events came from an account the organization configuration does not name: nothing was done for "
                 "them (add the account to organization.accounts, or remove its member stack)",
                 organization.refused_account_metric(name)))
-        self.schedule = registry.schedule(config)
+        self.schedule = plugins.schedule(config)
         self.evaluator_timeout = min(self.schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT) if self.schedule else 0
         self.evaluator = self._evaluator(stack, code, settings) if self.schedule else None
         for alarm in self.alarms:
@@ -435,7 +434,7 @@ class RuleActions(Construct):
             duration_alarm=DURATION_ALARM_SHARE * self.evaluator_timeout,
             organization=org is not None).dashboard if settings.dashboard else None
         self._outputs(re.sub(r"[^A-Za-z0-9]", "", construct_id) if output_prefix is None else output_prefix)
-        self.warnings = config.warnings(config.where)
+        self.warnings = plugins.warnings(config, config.where)
         if warn and self.warnings:
             print(warning_block(self.warnings), file=sys.stderr)
 
@@ -509,7 +508,7 @@ class RuleActions(Construct):
             description=f"{function_name}: evaluate the monitor rules, stop training jobs, notify, keep the ledger",
             role_name=organization.evaluator_role_name(name, org) if org else None)
         self._grant_function(stack, self.evaluator_role, self.evaluator_log_group,
-                             [] if org else registry.evaluation_grants(self.config))
+                             [] if org else plugins.evaluation_grants(self.config))
         timeout = self.evaluator_timeout
         evaluator = self._function(
             "Evaluator", function_name,
@@ -707,7 +706,7 @@ class RuleActions(Construct):
                                                   resources=[self.chat_topic.topic_arn]))
         for statement in statements:
             role.add_to_policy(statement)
-        grant(role, [p for p in registry.stack_parts(self.config) if isinstance(p, Grant)])  # the kinds'
+        grant(role, [p for p in plugins.stack_parts(self.config) if isinstance(p, Grant)])  # the kinds'
 
         if org:
             organization.grant_assume_member_roles(role, org)

@@ -3,7 +3,7 @@ members'): the bus the members forward to, who may put events on it, the functio
 refused accounts, and the names both sides derive from the configuration.
 
     member account (each region)                      central account (central_region)
-    default bus -> rule (rule_actions.registry.event_pattern) --PutEvents--> <name>-bus (policy: the organization or the accounts)
+    default bus -> rule (rule_actions_cdk.plugins.event_pattern) --PutEvents--> <name>-bus (policy: the organization or the accounts)
     executor role <member_role>-<region>  <--AssumeRole--  rule -> function (role <name>-handler-<region>)
 
 Names are deterministic so that a member stack, synthesized without any lookup, forwards to the right bus and

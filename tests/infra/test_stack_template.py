@@ -21,9 +21,9 @@ from rule_actions.contract import (
     LEDGER_KEY_ATTRIBUTE,
     NAMESPACE,
 )
-from rule_actions.registry import event_pattern
 from rule_actions_cdk.app import project_context
 from rule_actions_cdk.bundle import bundled_distributions, shipped_metadata, shipped_modules
+from rule_actions_cdk.plugins import event_pattern
 from rule_actions_cdk.settings import PYTHON_VERSION
 
 CONTEXT = project_context()
