@@ -38,7 +38,9 @@ from constructs import Construct
 
 from rule_actions.config import Config, ConfigError
 from rule_actions_cdk import organization, plugins
-from rule_actions_cdk.construct import as_config, grant, rule_pattern, set_pattern
+from rule_actions_cdk.construct import as_config
+from rule_actions_cdk.grants import grant
+from rule_actions_cdk.rules import rule_pattern, set_pattern
 from rule_actions_cdk.settings import StackSettings
 
 QUEUE_RETENTION = Duration.days(14)  # SQS's maximum

@@ -451,7 +451,7 @@ def test_the_runtime_follows_the_synthesizing_python_where_lambda_offers_it():
     # Given this interpreter's version and the Python runtimes Lambda offers
     import sys
 
-    from rule_actions_cdk.construct import RUNTIMES
+    from rule_actions_cdk.function import RUNTIMES
     from rule_actions_cdk.settings import LAMBDA_PYTHONS
 
     mine = f"{sys.version_info.major}.{sys.version_info.minor}"
