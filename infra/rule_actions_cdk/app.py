@@ -140,7 +140,8 @@ def main() -> int:
     except RuntimeError as err:  # the validation report (cdk-nag findings) is already printed above
         if "ValidationFailed" not in str(err):
             raise
-        print("synth failed: cdk-nag findings above are neither fixed nor acknowledged "
-              "(Validations.of(construct).acknowledge in infra/rule_actions_cdk/construct.py, with a reason)", file=sys.stderr)
+        print("synth failed: cdk-nag findings above are neither fixed nor acknowledged (Validations.of(construct)"
+              ".acknowledge, with a reason, in the part of infra/rule_actions_cdk/ that makes the resource)",
+              file=sys.stderr)
         return 1
     return 0
