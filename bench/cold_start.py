@@ -8,9 +8,10 @@ the medians (target <= 1.5). The runtime's boto3 is compiled before anything is 
 with its bytecode; a venv installed without it would make boto3 look slow and the ratio small, and flip between runs
 as imports fill the caches), and the bench says how many of its modules an import still compiles (0). Kinds, each
 first in turn so all see the same machine noise: the asset as shipped (only the files the function imports, with
-its bytecode when the synthesizing interpreter is the function's runtime: infra/rule_actions_cdk/settings.py), the same
-without bytecode (the asset before it shipped any: every cold start compiled what it imports), and whole (every
-file of the bundled distributions). One `-X importtime` run shows what the import compiles and runs without bytecode.
+this interpreter's bytecode: what a synthesis by the function's own runtime Python ships, infra/rule_actions_cdk/settings.py;
+measured here whatever this interpreter is, since only it can run here), the same without bytecode (what a synthesis
+by another Python ships, and the asset before it shipped any: every cold start compiles what it imports), and whole
+(every file of the bundled distributions). One `-X importtime` run shows what the import compiles and runs without bytecode.
 
 From the sources: the same ratio with PYTHONPATH=lambdas and bytecode in __pycache__ (the figure before).
 
@@ -144,7 +145,7 @@ def measure_asset_loads(rounds: int = IMPORT_ROUNDS) -> dict[str, Any]:
     try:
         runtime = runtime_with_bytecode(work / "runtime", PYTHON_VERSION)
         sizes: dict[str, dict[str, int]] = {}
-        for kind, only_imported, bytecode in (("shipped", True, None), ("sources", True, False), ("whole", False, None)):
+        for kind, only_imported, bytecode in (("shipped", True, True), ("sources", True, False), ("whole", False, True)):
             source = work / kind
             bundle.write(source, PYTHON_VERSION, only_imported=only_imported, bytecode=bytecode)
             (work / f"{kind}.zip").write_bytes(zip_directory(source))  # as the CDK CLI zips it: dated 1980-01-01
@@ -296,7 +297,6 @@ def run() -> list[str]:
     boto3_ms = imported["boto3"]
     cold = ratio(imported["shipped"], boto3_ms)
     ok = cold <= TARGET_RATIO
-    with_bytecode = sizes["shipped"]["bytecode"] > 0
 
     def described(kind: str) -> str:
         size = sizes[kind]
@@ -308,9 +308,12 @@ def run() -> list[str]:
                 f"{unzip[kind] + imported[kind]:6.1f} ms; ratio {ratio(imported[kind], boto3_ms):.2f}; "
                 f"{compiled[kind]} modules compiled at import")
 
-    shipped_as = (f"with the bytecode of Python {loads['python']} (the function's runtime follows this interpreter)"
-                  if with_bytecode else f"without bytecode (the runtime, Python {loads['python']}, is not this "
-                                        "interpreter's version)")
+    from rule_actions_cdk.bundle import compiles_for
+
+    synthesized = ("so does this interpreter's synthesis" if compiles_for(loads["python"]) else
+                   f"this interpreter's synthesis is for python{loads['python']} and ships none")
+    shipped_as = (f"with this interpreter's bytecode, as a synthesis by the function's own runtime Python ships it "
+                  f"({synthesized})")
     lines = [
         f"as Lambda loads the code ({loads['rounds']} rounds, each kind first in turn, medians; the zip dated "
         "1980-01-01 as the CDK CLI writes it; python -I -S -B: nothing written, as /var/task is read-only):",

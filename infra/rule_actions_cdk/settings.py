@@ -26,12 +26,14 @@ STACK_KEY = "rule_actions_stack"  # a context value: the stack settings (else th
 FILE_NAME = "rule-actions.json"  # the configuration file, found in the current directory when none is named
 FILE_STACK, FILE_SCHEMA = "stack", "$schema"  # the file's keys besides the configuration's
 
-# The Python versions Lambda offers as managed runtimes (python3.11 on Amazon Linux 2, deprecated on 2027-06-30;
-# python3.12 on 2028-10-31; python3.13 and python3.14 on 2029-06-30), and the function's runtime (and the markers its
-# bundled dependencies are chosen by): the synthesizing interpreter's version where Lambda offers it, so that the
-# code asset can ship the bytecode this interpreter compiles (infra/rule_actions_cdk/bundle.py: only that version reads
-# it), else the newest.
-LAMBDA_PYTHONS = ("3.11", "3.12", "3.13", "3.14")
+# The Python versions the function may run on: Lambda's managed Python runtimes on Amazon Linux 2023 (python3.12,
+# deprecated on 2028-10-31; python3.13 and python3.14 on 2029-06-30). python3.11 is left out although Lambda still
+# lists it: it runs on Amazon Linux 2, whose end of life was 2026-06-30, and Lambda blocks creating its functions a
+# month after the runtime's deprecation (a stack synthesized today must still deploy next year). The function's
+# runtime (and the markers its bundled dependencies are chosen by) is the synthesizing interpreter's version when it
+# is one of these, so that the code asset can ship the bytecode this interpreter compiles (infra/rule_actions_cdk/bundle.py:
+# only that version reads it), else the newest (no bytecode: the runtime compiles on its first import).
+LAMBDA_PYTHONS = ("3.12", "3.13", "3.14")
 SYNTHESIZING_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 PYTHON_VERSION = SYNTHESIZING_PYTHON if SYNTHESIZING_PYTHON in LAMBDA_PYTHONS else LAMBDA_PYTHONS[-1]
 

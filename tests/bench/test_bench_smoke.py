@@ -158,17 +158,11 @@ def test_asset_load_measure_unzips_and_imports_the_shipped_and_the_whole_asset_i
     shipped, sources, whole = (result["sizes"][kind] for kind in ("shipped", "sources", "whole"))
     assert 50_000 < shipped["zip_bytes"] < shipped["unzipped_bytes"] < 50_000_000  # Lambda's zip limit: 50 MB
     assert shipped["files"] < whole["files"] and shipped["zip_bytes"] < whole["zip_bytes"]
-    # The runtime's boto3 is imported from its bytecode, and so is the asset when it ships bytecode (when this
-    # interpreter is the function's runtime): nothing compiled; without bytecode, every module of it is
-    from rule_actions_cdk.bundle import compiles_for
-    from rule_actions_cdk.settings import PYTHON_VERSION
-
+    # The runtime's boto3 is imported from its bytecode, and so is the asset with its bytecode: nothing compiled;
+    # without bytecode, every module of it is
     assert result["compiled"]["boto3"] == 0
     assert sources["bytecode"] == 0 and result["compiled"]["sources"] > 100
-    if compiles_for(PYTHON_VERSION):
-        assert shipped["bytecode"] == shipped["files"] - sources["files"] > 100 and result["compiled"]["shipped"] == 0
-    else:
-        assert shipped == sources
+    assert shipped["bytecode"] == shipped["files"] - sources["files"] > 100 and result["compiled"]["shipped"] == 0
 
 
 def test_first_invocation_child_acts_on_its_events():

@@ -71,7 +71,7 @@ def test_the_page_is_the_recipes_the_issue_asks_for_each_ending_with_a_deploy():
     titles = list(sections())
     assert titles == ["Trying and deploying a recipe", "Stop a hung job and tell Slack",
                       "Tell the team once when a job fails or times out", "Stop idle GPUs",
-                      "Watch a rule before it may stop", "One stack for an organization"]
+                      "Watch a rule before it may stop", "Cap what a job may cost", "One stack for an organization"]
     for title in titles[1:]:
         text = sections()[title]
         assert "**Deploy it**" in text and "make " not in text, title  # the pip-installed package, not a checkout
@@ -118,6 +118,28 @@ def test_watch_a_rule_before_it_may_stop(tmp_path, capsys):
                                        (sample, "StalledTraining", "notify team", "done")]
         [stop] = [a for r in rows if file_of(r) == sample for a in r["actions"] if a["kind"] == "stoptraining"]
         assert stop["reason"] == f"watch mode: would stop {job}; nothing was changed"
+
+
+def test_cap_what_a_job_may_cost(tmp_path, capsys):
+    rows = replay("Cap what a job may cost", tmp_path, capsys, strip=True)
+    for sample, job, levels in (("budget-job.json", "budget-ft-2026-11-24-08-00-00-901", ["50%"]),
+                                ("untagged-budget-job.json", "u-budget-ft-2026-11-24-08-00-00-901", ["50%", "80%"])):
+        # each warning tells the team once and skips the stop; the stop at 100% is done once, with its figures
+        expected = [step for level in levels for step in (
+            (sample, "Budget", f"stoptraining {job}", "skipped"), (sample, "Budget", "notify team", "done"))]
+        assert acted(rows, sample) == [*expected, (sample, "Budget", f"stoptraining {job}", "done"),
+                                       (sample, "Budget", "notify team", "done")]
+        skipped = [a["reason"] for r in rows if file_of(r) == sample for a in r["actions"] if a["outcome"] == "skipped"]
+        assert skipped == [f"Budget warns at {level}: a warning only notifies, it never stops" for level in levels]
+        [stop] = [a for r in rows if file_of(r) == sample for a in r["actions"]
+                  if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+        assert stop["reason"] == f"stopped {job} (cost $10.28 until the stop; saved at most $18.08)"
+    # the job under its budget never reported, the one of an unknown price never judged
+    for sample in ("healthy-budget.json", "untagged-healthy-budget.json"):
+        assert not acted(rows, sample)
+        judged = [(v["verdict"], v["reason"]) for r in rows if file_of(r) == sample for v in r.get("rules", [])]
+        assert judged == [("Skipped", "unknown price, not judged: the AWS Price List has no Training price for "
+                                      "ml.p5.48xlarge in us-east-1")]
 
 
 def test_one_stack_for_an_organization(tmp_path, capsys):

@@ -187,6 +187,81 @@ def self_signed_server(tmp_path):
     listener.close()
 
 
+@pytest.fixture
+def trusted_authority(tmp_path, monkeypatch):
+    """A certificate authority the function's context trusts (SSL_CERT_FILE, which its default context loads), and
+    HTTPS servers on 127.0.0.1 whose certificates it signs for the names given; each answers 200 to one request."""
+    def openssl(*args):
+        try:
+            subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            pytest.skip("openssl is needed to make certificates")
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=rule-actions test CA",
+            "-keyout", tmp_path / "ca.key", "-out", tmp_path / "ca.pem")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    webhook._tls.cache_clear()
+    listeners = []
+
+    def server(san: str) -> str:
+        name = san.replace(":", "-")
+        (tmp_path / f"{name}.ext").write_text(f"subjectAltName={san}\n")
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=receiver", "-keyout", tmp_path / f"{name}.key",
+                "-out", tmp_path / f"{name}.csr")
+        openssl("x509", "-req", "-in", tmp_path / f"{name}.csr", "-CA", tmp_path / "ca.pem", "-CAkey", tmp_path / "ca.key",
+                "-CAcreateserial", "-days", "1", "-extfile", tmp_path / f"{name}.ext", "-out", tmp_path / f"{name}.pem")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tmp_path / f"{name}.pem", tmp_path / f"{name}.key")
+        listener = socket.create_server(("127.0.0.1", 0))
+        listeners.append(listener)
+
+        def serve():
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                try:
+                    with context.wrap_socket(conn, server_side=True) as tls:
+                        request = b""
+                        while b"\r\n\r\n" not in request:  # the head, then the body it announces
+                            request += tls.recv(65536) or b"\r\n\r\n"
+                        head, _, body = request.partition(b"\r\n\r\n")
+                        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                                       if line.lower().startswith(b"content-length:")), 0)
+                        while len(body) < length:
+                            body += tls.recv(65536) or b" " * length
+                        tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                except (OSError, ssl.SSLError):
+                    conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        return f"https://127.0.0.1:{listener.getsockname()[1]}/x"
+
+    yield server
+    for listener in listeners:
+        listener.close()
+    webhook._tls.cache_clear()
+
+
+def test_a_certificate_of_a_trusted_authority_for_the_receivers_address_delivers(trusted_authority):
+    # Given a receiver whose certificate a trusted authority signed for its address (an IP address in the URL)
+    url = trusted_authority("IP:127.0.0.1")
+    # When a delivery is posted / Then it is delivered, the certificate and the name checked (urllib3 1.26 and 2)
+    _, answer = post(hooks(backoff=0.01), url)
+    assert answer == (200, 1)
+
+
+def test_a_trusted_certificate_for_another_name_fails_at_once_without_a_retry(trusted_authority):
+    # Given a receiver whose certificate a trusted authority signed, for another name than the URL's
+    url = trusted_authority("DNS:other.example")
+    # When a delivery is posted / Then it fails at once, saying the certificate does not verify (never the host)
+    _, answer = post(hooks(backoff=0.01), url)
+    assert isinstance(answer, WebhookFailed)
+    assert str(answer) == ("webhook ml-alerts: the receiver's TLS certificate does not verify "
+                           "(CertificateError): not retried")
+
+
 def test_a_certificate_that_does_not_verify_fails_at_once_without_a_retry(self_signed_server):
     url, accepted = self_signed_server
     _, answer = post(hooks(backoff=0.01), url)

@@ -45,6 +45,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import ProtocolError
 from urllib3.exceptions import SSLError as Urllib3SSLError
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
+from urllib3.util.ssl_match_hostname import CertificateError
 
 from rule_actions.ports import Webhook
 from rule_actions.text import error_code, error_message
@@ -160,8 +161,8 @@ class Webhooks:
             cause = _cause(err)
             if isinstance(cause, Refused):
                 return None, None, str(cause), False
-            if isinstance(cause, ssl.SSLCertVerificationError):
-                return None, None, "the receiver's TLS certificate does not verify (SSLCertVerificationError)", False
+            if isinstance(cause, (ssl.SSLCertVerificationError, CertificateError)):
+                return None, None, f"the receiver's TLS certificate does not verify ({type(cause).__name__})", False
             if isinstance(cause, (TimeoutError, Urllib3Timeout)):
                 return None, None, f"no answer within {allowed:.1f} s", True
             # refused, reset, closed without an answer, malformed
@@ -285,8 +286,12 @@ def _open(host: str, port: int, vet: bool) -> socket.socket:
 
 @functools.cache
 def _tls() -> ssl.SSLContext:
-    """The system's trust store, the name checked; one context per execution environment (loading it costs)."""
+    """The system's trust store, the certificate required; one context per execution environment (loading it costs).
+    The name is checked by urllib3 after the handshake (its match_hostname: DNS names and IP addresses alike), not by
+    the context: urllib3 1.26, which a Lambda runtime may ship, gives the context no server name for an address, and
+    a context that checks names refuses to wrap without one."""
     context = ssl.create_default_context()
+    context.check_hostname = False  # urllib3 checks it (verify_mode stays CERT_REQUIRED)
     context.sslsocket_class = _TLSSocket
     return context
 
