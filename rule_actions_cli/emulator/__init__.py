@@ -1,6 +1,6 @@
 """The embedded AWS: moto, extended where it lacks what the replay and the tests need. Nothing else of the project
-patches moto, and only the replay (embedded.py, embedded_organization.py, deploy_local.py) and the tests import
-this package (tests/architecture.py holds it).
+patches moto, and only the replay (embedded.py, embedded_organization.py, seeding.py, deploy_local.py) and the tests
+import this package (tests/architecture.py holds it).
 
     sagemaker     the job families' calls moto lacks (the stops, a tuning job's trials, a pipeline's steps, Search of
                   tuning jobs, paged), and jobs put into moto's backend in any status (put_training_job ...)
