@@ -198,7 +198,7 @@ class Queries(NamedTuple):
 
 
 def queries(evaluator: str | None, service: str, lambda_metrics: bool = True) -> Queries:
-    """The report's queries: the function's metrics (rule_actions_cdk/metrics.py) as the deployment whose service
+    """The report's queries: the function's metrics (infra/rule_actions_cdk/metrics.py) as the deployment whose service
     name is `service` emits them, and Lambda's of the evaluator."""
     from functools import partial
 
@@ -471,7 +471,6 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
     """Replay the events on the embedded account, then report from its CloudWatch (the function's EMF output put
     there) and its ledger."""
     from rule_actions_cdk.app import read_context
-    from rule_actions_cli import moto_monitoring
     from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
 
@@ -479,11 +478,8 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
     output = io.StringIO()
     with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
         world.replay(events, log=output)
-        place = {"account_id": world.function_arn.split(":")[4], "region": world.region}  # the function's account
-        moto_monitoring.put_metrics(((namespace, name, dimensions, stamp, value)
-                                     for line in output.getvalue().splitlines()
-                                     for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line)),
-                                    **place)
+        world.put_metrics((namespace, name, dimensions, stamp, value) for line in output.getvalue().splitlines()
+                          for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line))
         scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {stack}"
         # What the replayed function emitted under: the service name its environment (the template's) gives it.
         service = world.environment.get(ENV_SERVICE) or SERVICE
