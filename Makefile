@@ -17,7 +17,7 @@ ARGS    ?=
 DEPLOY  := $(PY) -m rule_actions_cli.deploy
 
 # The CDK CLI and the jsii runtime (also under pytest): offline and quiet. No telemetry, no notices, caches
-# in ignored project folders, no end-of-life banner for Node 20 (rule_actions_cdk/app.py adds the running version)...
+# in ignored project folders, no end-of-life banner for Node 20 (infra/rule_actions_cdk/app.py adds the running version)...
 export CDK_DISABLE_CLI_TELEMETRY := 1
 export CDK_HOME := $(CURDIR)/.cache/cdk
 export JSII_RUNTIME_PACKAGE_CACHE_ROOT := $(CURDIR)/.cache/jsii

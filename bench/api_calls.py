@@ -138,7 +138,7 @@ def cases() -> list[Case]:
 
 
 def measure(harness: Harness, case_list: list[Case]) -> list[Measured]:
-    from rule_actions_cli import moto_sagemaker
+    from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
     out = []
     for case in case_list:

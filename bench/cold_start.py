@@ -8,7 +8,7 @@ the medians (target <= 1.5). The runtime's boto3 is compiled before anything is 
 with its bytecode; a venv installed without it would make boto3 look slow and the ratio small, and flip between runs
 as imports fill the caches), and the bench says how many of its modules an import still compiles (0). Kinds, each
 first in turn so all see the same machine noise: the asset as shipped (only the files the function imports, with
-this interpreter's bytecode: what a synthesis by the function's own runtime Python ships, rule_actions_cdk/settings.py;
+this interpreter's bytecode: what a synthesis by the function's own runtime Python ships, infra/rule_actions_cdk/settings.py;
 measured here whatever this interpreter is, since only it can run here), the same without bytecode (what a synthesis
 by another Python ships, and the asset before it shipped any: every cold start compiles what it imports), and whole
 (every file of the bundled distributions). One `-X importtime` run shows what the import compiles and runs without bytecode.
@@ -218,8 +218,8 @@ def first_invocation(warm_calls: int = WARM_CALLS) -> dict[str, Any]:
 
     from bench import generator as gen
     from rule_actions.observability import logger
-    from rule_actions_cli import moto_sagemaker
     from rule_actions_cli.embedded import LocalContext
+    from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
     config = json.loads(DEMO_CONFIG.read_text())
     issue = {gen.ISSUE_RULE: "IssuesFound", gen.OTHER_RULE: "InProgress"}

@@ -46,7 +46,8 @@ MEMORY_GB = 0.5
 
 
 def seed(jobs: int) -> None:
-    from rule_actions_cli import moto_monitoring, moto_sagemaker
+    from rule_actions_cli.emulator import monitoring as moto_monitoring
+    from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
     start = NOW - timedelta(minutes=90)
     points, lines = [], {}

@@ -4,12 +4,12 @@ needs besides the runtime's boto3) the function imports, found by running it.
 In a fresh interpreter, the real handler runs on the embedded account over every path the samples reach: events/
 with a signed webhook (examples/demo-webhook-config.json, a receiver on loopback), a test notification with a chat
 channel and a webhook, and the organization sample (events/organization/, member roles assumed). Every module
-then loaded from those distributions is listed by its path inside the distribution. rule_actions_cdk/bundle.py ships exactly
+then loaded from those distributions is listed by its path inside the distribution. infra/rule_actions_cdk/bundle.py ships exactly
 those files (and the distributions' metadata) into the function's code: the rest of Powertools (event handler,
 parser, batch, data classes...) is never imported by the function.
 
     (no option)  print the list
-    --write      store it in rule_actions_cdk/bundled-modules.txt
+    --write      store it in infra/rule_actions_cdk/bundled-modules.txt
     --check      exit 1, naming the differences, when the stored list is not what the function imports now
 """
 
@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
         for path in extra:
             print(f"shipped but not imported: {path}")
         if missing or extra:
-            print("run `python -m bench.imports --write` and commit rule_actions_cdk/bundled-modules.txt")
+            print("run `python -m bench.imports --write` and commit infra/rule_actions_cdk/bundled-modules.txt")
         return 1 if missing or extra else 0
     print("\n".join(found))
     return 0

@@ -2,7 +2,7 @@
 dollars per run, one FilterLogEvents call per job (the read before issue 25, and still the read below
 RULE_ACTIONS_LOGS_INSIGHTS_FROM jobs) against one CloudWatch Logs Insights query for them all (the read from there
 on), modelled with the quotas and prices stated below; and the calls of one run over 1,000 jobs counted on the
-embedded account (moto, extended to answer the query: rule_actions_cli.moto_monitoring), both ways.
+embedded account (moto, extended to answer the query: rule_actions_cli.emulator.monitoring), both ways.
 
 What a run reads: a first run in a fresh execution environment reads every job with a log rule; a run five minutes
 later reads only the jobs whose silence could reach the threshold (2% in bench 6's fleet: the hung ones). The

@@ -27,7 +27,7 @@ NOW = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
 
 
 def seed(jobs: int) -> None:
-    from rule_actions_cli import moto_sagemaker
+    from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
     start = NOW - timedelta(minutes=90)
     for n in range(jobs):
@@ -40,8 +40,8 @@ def seed(jobs: int) -> None:
 def measure(jobs: int = JOBS, runs: int = RUNS, events: int = EVENTS) -> dict[str, Any]:
     from rule_actions.contract import EVALUATION_KEY
     from rule_actions_cdk.app import project_context, quiet_node
-    from rule_actions_cli import moto_pricing
     from rule_actions_cli.embedded import EmbeddedAccount, LocalContext
+    from rule_actions_cli.emulator import pricing as moto_pricing
     from rule_actions_cli.synth import synthesize
 
     quiet_node()
@@ -75,7 +75,7 @@ def measure(jobs: int = JOBS, runs: int = RUNS, events: int = EVENTS) -> dict[st
         evaluations = account._as_function(evaluate, None, evaluator=True)
 
         def stops(handler: Any) -> dict[str, Any]:
-            from rule_actions_cli import moto_sagemaker
+            from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
             prices = handler.runtime()[1].prices
             before = prices.calls

@@ -31,7 +31,7 @@ from rule_actions_cli.options import add_target_options, examples
 CHECK_RULE = "RuleActionsCheck"
 REPLAY_NAME = "rule-actions-check"
 SOURCE, DETAIL_TYPE = "aws.sagemaker", "SageMaker Training Job State Change"
-BUS_OUTPUT = "EventBusArn"  # organization mode: the central stack's bus (rule_actions_cdk/stack.py)
+BUS_OUTPUT = "EventBusArn"  # organization mode: the central stack's bus (infra/rule_actions_cdk/stack.py)
 
 
 def run(stack: str, events: list[tuple[str, Any]], *, profile: str | None, region: str | None,

@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from moto.server import ThreadedMotoServer
 
     from rule_actions_cdk.app import file_context, read_context
-    from rule_actions_cli import moto_organization
+    from rule_actions_cli.emulator import organization as moto_organization
 
     config, settings = read_context(file_context(args.config))
     port = free_port()

@@ -15,7 +15,7 @@ import logging
 import os
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,10 +28,13 @@ from moto import mock_aws
 from rule_actions import registry
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN, ENV_TOPIC_ARN, ROUTING_ATTRIBUTE
 from rule_actions.text import iso_z, quoted
-from rule_actions_cli import moto_monitoring, moto_pricing, moto_sagemaker
+from rule_actions_cli.emulator import monitoring as moto_monitoring
+from rule_actions_cli.emulator import pricing as moto_pricing
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.report import NOTABLE, Delivery
+from rule_actions_cli.seeding import SEEDING
 from rule_actions_cli.synth import asset_bytes, file_assets
 
 ACCOUNT = "123456789012"  # moto's default account
@@ -189,6 +192,11 @@ class EmbeddedAccount:
 
     def client(self, service: str) -> Any:
         return boto3.client(service, region_name=self.region)
+
+    def put_metrics(self, datapoints: Iterable[tuple[str, str, Mapping[str, str], float, float]]) -> None:
+        """(namespace, name, dimensions, epoch seconds, value) datapoints into the CloudWatch of the function's account
+        and region (what it emitted as its log lines' embedded metrics)."""
+        moto_monitoring.put_metrics(datapoints, account_id=self.function_arn.split(":")[4], region=self.region)
 
     def _deploy(self) -> None:
         self.template = template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
@@ -566,20 +574,21 @@ class EmbeddedAccount:
     def seed_job(self, event: Any) -> list[str]:
         """The job the event names exists with the status it states (what its family keeps from the first sight,
         e.g. a training job's rule configurations: their readable entries); returns why it could not be, as
-        problems of the event (nothing raises). Each family seeds its own (moto_sagemaker.SEEDERS): a pipeline's
-        step events record the steps ListPipelineExecutionSteps lists."""
+        problems of the event (nothing raises). Each family seeds its own (rule_actions_cli.seeding.SEEDING): a
+        pipeline's step events record the steps ListPipelineExecutionSteps lists."""
         family = registry.job_family(event)
         detail = event.get("detail") if family else None
         if not isinstance(detail, dict) or not isinstance(family.name_of(detail), str):
             return []
         name = family.name_of(detail)
         first: dict[str, Any] = {}
+        seeding = SEEDING[family.name]
         place = self._job_place(event)
         if (family.name, name, *place.values()) not in self._seen:  # first sight (a name per account and region)
             self._seen.add((family.name, name, *place.values()))
             first = {xform_name(member): [item for item in detail[member] if isinstance(item, dict)]
-                     for member in family.seeded if isinstance(detail.get(member), list)}
+                     for member in seeding.kept if isinstance(detail.get(member), list)}
         try:
-            return moto_sagemaker.SEEDERS[family.name](event.get("detail-type"), detail, first, **place)
+            return seeding.seed(event.get("detail-type"), detail, first, **place)
         except Exception as err:  # e.g. a name SageMaker would refuse
             return [f"embedded account: the job could not be created ({type(err).__name__}: {quoted(str(err))})"]

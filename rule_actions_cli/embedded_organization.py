@@ -5,8 +5,8 @@ stack deployed, as that account, into every other account an event names, in the
       -> A's member stack (deployed at A's first event in R): does its forwarding rule match?
       -> does the central bus's policy admit A? (every account here belongs to the configured organization)
       -> the central rule(s) on the bus that target the function -> the real handler, as the function's role
-    The handler assumes A's executor role; moto's STS, extended by rule_actions_cli.moto_organization, refuses unless the
-    role exists and trusts the function's role, and its credentials land in A: the job is stopped there.
+    The handler assumes A's executor role; moto's STS, extended by rule_actions_cli.emulator.organization, refuses
+    unless the role exists and trusts the function's role, and its credentials land in A: the job is stopped there.
 
 The central account's own events reach the bus only when `accounts` lists it (it then has a member stack too).
 Nothing here describes the stacks again: patterns, targets, the bus policy and the role names are read from what
@@ -25,8 +25,8 @@ import boto3
 
 from rule_actions.organization import ACCOUNT_RE, REGION_RE, Organization
 from rule_actions.text import quoted
-from rule_actions_cli import moto_organization
 from rule_actions_cli.embedded import ACCOUNT, EmbeddedAccount
+from rule_actions_cli.emulator import organization as moto_organization
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.synth import stacks
 

@@ -86,7 +86,7 @@ class Costs:
 
 
 @dataclass
-class Evaluator:
+class EvaluatorFigures:
     function: str
     timeout_s: int | None
     runs: int | None  # Lambda's invocations (unknown in a replay: the embedded account has no Lambda metrics)
@@ -121,7 +121,7 @@ class Report:
     stops: Stops
     costs: Costs
     events: dict[str, int | None]
-    evaluator: Evaluator | None  # None: no evaluator (the monitor rules are off)
+    evaluator: EvaluatorFigures | None  # None: no evaluator (the monitor rules are off)
     unknown: list[str]  # the metrics CloudWatch answered only in part (their figures are unknown)
     ledger: LedgerContents | None = None  # --replay only
 
@@ -198,7 +198,7 @@ class Queries(NamedTuple):
 
 
 def queries(evaluator: str | None, service: str, lambda_metrics: bool = True) -> Queries:
-    """The report's queries: the function's metrics (rule_actions_cdk/metrics.py) as the deployment whose service
+    """The report's queries: the function's metrics (infra/rule_actions_cdk/metrics.py) as the deployment whose service
     name is `service` emits them, and Lambda's of the evaluator."""
     from functools import partial
 
@@ -268,7 +268,7 @@ def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str
 
 
 def _evaluator(function: str, timeout: int | None, queries: Mapping[str, Query],
-               found: Mapping[Query, float | None]) -> Evaluator:
+               found: Mapping[Query, float | None]) -> EvaluatorFigures:
     figure = {key: found[q] for key, q in queries.items()}
 
     def count(key: str) -> int | None:
@@ -278,11 +278,12 @@ def _evaluator(function: str, timeout: int | None, queries: Mapping[str, Query],
     longest = figure["longest_run_s"]
     if figure.get("duration_ms") is not None:  # a run that raised timed nothing itself: Lambda's duration has it
         longest = max(longest or 0, (figure["duration_ms"] or 0) / 1000)
-    return Evaluator(function=function, timeout_s=timeout, runs=count("runs"), failed_runs=count("failed_runs"),
-                     timed_runs=count("timed_runs"), longest_run_s=None if longest is None else round(longest, 1),
-                     failed_reads=count("failed_reads"), not_computed=count("not_computed"),
-                     jobs_not_reached=count("jobs_not_reached"), most_jobs_in_a_run=count("most_jobs_in_a_run"),
-                     findings=count("findings"))
+    return EvaluatorFigures(function=function, timeout_s=timeout, runs=count("runs"),
+                            failed_runs=count("failed_runs"), timed_runs=count("timed_runs"),
+                            longest_run_s=None if longest is None else round(longest, 1),
+                            failed_reads=count("failed_reads"), not_computed=count("not_computed"),
+                            jobs_not_reached=count("jobs_not_reached"),
+                            most_jobs_in_a_run=count("most_jobs_in_a_run"), findings=count("findings"))
 
 
 def _iso(moment: datetime) -> str:
@@ -366,7 +367,7 @@ def _actions_table(actions: Mapping[str, Mapping[str, int | None]]) -> list[str]
                      for k, row in actions.items())]
 
 
-def _evaluator_lines(evaluator: Evaluator | None) -> list[str]:
+def _evaluator_lines(evaluator: EvaluatorFigures | None) -> list[str]:
     if evaluator is None:
         return ["none: the stack runs no monitor rules (no EvaluatorFunctionName output)"]
     runs = (f"{_n(evaluator.runs)} run(s), {_n(evaluator.failed_runs)} failed" if evaluator.runs is not None
@@ -471,7 +472,6 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
     """Replay the events on the embedded account, then report from its CloudWatch (the function's EMF output put
     there) and its ledger."""
     from rule_actions_cdk.app import read_context
-    from rule_actions_cli import moto_monitoring
     from rule_actions_cli.embedded_organization import embedded
     from rule_actions_cli.synth import synthesize
 
@@ -479,11 +479,8 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
     output = io.StringIO()
     with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
         world.replay(events, log=output)
-        place = {"account_id": world.function_arn.split(":")[4], "region": world.region}  # the function's account
-        moto_monitoring.put_metrics(((namespace, name, dimensions, stamp, value)
-                                     for line in output.getvalue().splitlines()
-                                     for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line)),
-                                    **place)
+        world.put_metrics((namespace, name, dimensions, stamp, value) for line in output.getvalue().splitlines()
+                          for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line))
         scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {stack}"
         # What the replayed function emitted under: the service name its environment (the template's) gives it.
         service = world.environment.get(ENV_SERVICE) or SERVICE

@@ -9,6 +9,8 @@ and a planted violation can prove (it fails on one).
                       adapter, never a plug-in but through the registry
     the function      rule_actions ships alone in the Lambda asset: it never imports rule_actions_cdk, rule_actions_cli
                       or rule_actions_sdk (the packages that import it)
+    the emulator      moto and its extensions (rule_actions_cli.emulator) are imported only by the replay (the embedded
+                      account and organization, what they seed, deploy-local) and the emulator itself
     one name          no two public classes of the four packages share a name (duplicate_classes)
     no cycles         anywhere in the four packages, counting every import: type-only ones
                       (TYPE_CHECKING), imports inside functions, and the parent packages an import runs
@@ -38,7 +40,13 @@ REGISTRY = f"{FUNCTION}.registry"
 PLUGINS = ("FAMILY", "KIND", "READER", "MONITOR")  # the name a plug-in module gives its plug-in
 INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}
 OUTSIDE = ("rule_actions_cli", "rule_actions_cdk", "rule_actions_sdk")  # the packages around the function
-PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, **{name: ROOT / name for name in OUTSIDE}}
+EMULATOR = "rule_actions_cli.emulator"
+MOTO = "moto"  # a node of the graph: any module of the moto distribution
+REPLAY = frozenset(f"rule_actions_cli.{name}" for name in ("embedded", "embedded_organization", "seeding",
+                                                           "deploy_local"))
+# Where each package's source is: the function's under lambdas/, the constructs' under infra/ (pyproject.toml maps them).
+PACKAGES = {FUNCTION: ROOT / "lambdas" / FUNCTION, "rule_actions_cdk": ROOT / "infra" / "rule_actions_cdk",
+            "rule_actions_cli": ROOT / "rule_actions_cli", "rule_actions_sdk": ROOT / "rule_actions_sdk"}
 
 
 def modules(packages: Mapping[str, Path] = PACKAGES) -> dict[str, Path]:
@@ -81,6 +89,7 @@ def graph(packages: Mapping[str, Path] = PACKAGES) -> dict[str, set[str]]:
         for imported in imports(name, path, known):
             parts = imported.split(".")
             targets |= {".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in known}
+            targets |= {MOTO} if parts[0] == MOTO else set()
         edges[name] = targets - {name}
     return edges
 
@@ -168,7 +177,11 @@ def violations(edges: Mapping[str, set[str]], packages: Mapping[str, Path] = PAC
             elif not own and name != REGISTRY and plugin_package(target):
                 found.append(f"{name} -> {target}: outside the plug-ins, reach them through {REGISTRY}")
             if name.startswith("rule_actions_cdk") and target not in INFRA_MAY_USE:
-                found.append(f"{name} -> {target}: rule_actions_cdk/ uses only {', '.join(sorted(INFRA_MAY_USE))}")
+                found.append(f"{name} -> {target}: infra/rule_actions_cdk/ uses only {', '.join(sorted(INFRA_MAY_USE))}")
+        emulated = sorted(t for t in targets if t == MOTO or t == EMULATOR or t.startswith(EMULATOR + "."))
+        if emulated and name not in REPLAY and not (name == EMULATOR or name.startswith(EMULATOR + ".")):
+            found += [f"{name} -> {target}: only the replay ({', '.join(sorted(REPLAY))}) imports moto and its "
+                      f"extensions ({EMULATOR})" for target in emulated]
     for package in PLUGIN_PACKAGES:  # a plug-in package's __init__ holds no code: no list, no cycle
         listed = sorted(edges.get(package, set()) - {FUNCTION})
         if listed:

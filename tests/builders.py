@@ -105,7 +105,8 @@ def function_resources(monkeypatch: Any, topic_name: str = "rule-actions", table
     names them); returns the topic ARN."""
     import boto3
 
-    from rule_actions_cli import moto_pricing, moto_sagemaker
+    from rule_actions_cli.emulator import pricing as moto_pricing
+    from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
     moto_sagemaker.install()
     moto_pricing.install()  # the Price List the stack's function reads (sample prices)

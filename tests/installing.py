@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 # The import packages and where their sources are in the repository.
-PACKAGES = {"rule_actions": ROOT / "lambdas" / "rule_actions", "rule_actions_cdk": ROOT / "rule_actions_cdk",
+PACKAGES = {"rule_actions": ROOT / "lambdas" / "rule_actions", "rule_actions_cdk": ROOT / "infra" / "rule_actions_cdk",
             "rule_actions_cli": ROOT / "rule_actions_cli", "rule_actions_sdk": ROOT / "rule_actions_sdk"}
 EVENTS = ROOT / "events"  # shipped as rule_actions_cli/samples
 

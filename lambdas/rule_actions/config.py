@@ -37,7 +37,6 @@ from rule_actions.text import quoted, unknown
 T = TypeVar("T")
 WHERE = "rule_actions"
 MAX_TTL_HOURS = 24 * 365
-PATTERN_MAX = 2048  # EventBridge's default quota on an event pattern's size, in characters (adjustable to 4096)
 DEDUP_TTL_HOURS = Whole("dedup_ttl_hours", 72, "How long the ledger remembers an action (each is done once in "
                         "that time) and a decision not to act (each is reported once).", 1, MAX_TTL_HOURS, "hours")
 ACT_ON_REPLAYS = Flag("act_on_replays", False, "Act on events replayed from an EventBridge archive (false: they "
@@ -192,19 +191,15 @@ class Config:
     @property
     def chat(self) -> tuple[ChatChannel, ...]:
         """The chat channels the configuration names (the stack's chat topic exists for them)."""
-        return tuple(p for p in registry.stack_parts(self) if isinstance(p, ChatChannel))
+        return tuple(p for kind in registry.KINDS.values() for p in kind.stack_parts(self) if isinstance(p, ChatChannel))
 
     def warnings(self, where: str = WHERE) -> list[str]:
         """What is valid but probably not meant: each plug-in's warnings, and organization mode's; what nobody
-        receives first, then what the configuration allows, then the rest."""
+        receives first, then what the configuration allows, then the rest (the stack adds its own after them:
+        rule_actions_cdk.plugins.warnings)."""
         found = [*(w for kind in registry.KINDS.values() for w in kind.warnings(self, where)),
                  *(w for trigger in registry.TRIGGERS for w in trigger.warnings(self, where)),
                  *(w for family in registry.JOBS for w in family.warnings(self, where))]
-        size = len(json.dumps(registry.event_pattern(self), separators=(",", ":")))
-        if size > PATTERN_MAX:
-            found.append(f"the rule's event pattern is {size} characters: EventBridge refuses a pattern over "
-                         f"{PATTERN_MAX} unless the account's quota \"Event pattern size\" was raised (up to 4096) in "
-                         "this region; configure fewer outcomes or prefixes, or raise the quota before deploying.")
         org = self.organization
         if org and org.org_id and not org.accounts:
             found.append(f"allows: {where}.organization.accounts is empty: the function acts for every account of "

@@ -1,7 +1,7 @@
 """What the stack (rule_actions_cdk/) and the function agree on: the one place each of these names and values is written.
 
 The ground floor: it imports nothing of the project. rule_actions_cdk/ reads it beside the configuration and the registry,
-never the runtime adapters; the records at the end are what plug-ins ask of the stack (registry.stack_parts).
+never the runtime adapters; the records at the end are what plug-ins ask of the stack (rule_actions_cdk.plugins).
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ SAVED_METRIC, COST_METRIC, FAMILY_DIMENSION = "SavedDollars", "CostDollars", "fa
 REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
 
 
-# What plug-ins ask of the stack (rule_actions.registry collects it, rule_actions_cdk/ builds it): records, not constructs.
+# What plug-ins ask of the stack (rule_actions_cdk.plugins collects it, its parts build it): records, not constructs.
 
 
 class Arn(NamedTuple):

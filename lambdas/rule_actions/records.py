@@ -104,7 +104,7 @@ class JobRef(NamedTuple):
     arn: str
     running: str  # the status of a running job of its family (InProgress; a pipeline execution's Executing)
     status_member: str  # its status in its Describe output
-    scope: Any  # its family's scope field (fields.Texts): the name prefixes the stack acts on
+    scope: Any  # its family's scope field (fields.TextList): the name prefixes the stack acts on
     insensitive: bool = False  # its scope's prefixes compare without case (pipeline names)
     status: str = ""  # its status, when the event says it (the event's own job)
 

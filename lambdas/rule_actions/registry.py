@@ -8,6 +8,9 @@ the plan and pipeline, messages, the stack, the CLI) reaches a plug-in through h
     monitors()  monitor rules (monitors/): the rules a scheduled evaluation computes from CloudWatch metrics and logs
                 (imported on first use: a configuration without `monitor` never imports them)
 
+What the stack builds of them (the rule's pattern, IAM statements, the schedule, what the kinds ask of the stack) is
+collected on the stack's side, from what they declare: rule_actions_cdk.plugins (infra/).
+
 Adding a plug-in is its module and one line below (a new reader also names its Need in records.py).
 """
 
@@ -17,8 +20,7 @@ from collections.abc import Generator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant, Schedule
-from rule_actions.cost import PRICES
+from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant
 from rule_actions.fields import Context, Custom, Field
 from rule_actions.jobs import pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
@@ -36,7 +38,7 @@ from rule_actions.readers import (
     trial_runs,
 )
 from rule_actions.readers.base import Reader
-from rule_actions.records import ACTION_JSON, Capability, EvaluationRequest, EvaluationRun, Need, Place, Trigger
+from rule_actions.records import ACTION_JSON, EvaluationRequest, EvaluationRun, Need, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
@@ -51,6 +53,7 @@ N = TypeVar("N", bound=Need)
 JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipelines.FAMILY, transform.FAMILY)
 # (a family's records, a reader's needs: each of its own type, paired with them by the functions below)
 TRIGGERS: tuple[TriggerFamily[Any], ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
+FINDINGS: TriggerFamily[Any] = rule_status.FAMILY  # the trigger family a monitor rule's finding is handed to
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
@@ -191,34 +194,6 @@ def config_checks(config: Configured, where: str) -> list[str]:
     return found + check(settings, getattr(config, "organization", None), where, config, monitors())
 
 
-def capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
-    """What the trigger families and kinds of this configuration need of a job family: the triggers that fire on
-    its events, and the kinds declared where those triggers take their actions from; and what the kinds need of it
-    as the owner of other families' jobs (a trial's stop naming its tuning job)."""
-    firing = [trigger for trigger in TRIGGERS if trigger.clauses(config, family)]
-    return _capabilities(config, firing) | owner_capabilities(config, family)
-
-
-def _capabilities(config: Configured, firing: list[TriggerFamily[Any]]) -> frozenset[Capability]:
-    places = frozenset(place for trigger in firing for place in trigger.places)
-    kinds = [kind for kind in KINDS.values() if kind.places & places]
-    return frozenset([*(c for trigger in firing for c in trigger.capabilities(config)),
-                      *(c for kind in kinds for c in kind.capabilities(config))])
-
-
-def owner_capabilities(config: Configured, family: JobFamily) -> frozenset[Capability]:
-    """What the kinds need of a family's jobs as owners of other jobs (none when it owns none)."""
-    if not family.owner_key:
-        return frozenset()
-    return frozenset(c for kind in KINDS.values() for c in kind.owner_capabilities(config, family.owner_key))
-
-
-def job_grants(config: Configured) -> list[Grant]:
-    """The job families' IAM statements (the function's role; in organization mode, each member's executor role)."""
-    return [grant for family in JOBS if enabled(config, family) or owner_capabilities(config, family)
-            for grant in family.grants(config, capabilities(config, family))]
-
-
 # A scheduled evaluation (monitors/): the monitor rules over every running job of one family.
 
 
@@ -244,35 +219,19 @@ def monitored_families(config: Configured) -> list[JobFamily]:
     return [family for name in names for family in JOBS if family.name == name]
 
 
-def evaluation_grants(config: Configured) -> list[Grant]:
-    """The evaluator's IAM statements, per family it evaluates: what the job family grants any trigger (it acts as
-    the function does), plus listing the running jobs with their tags, describing them, and reading their metrics,
-    logs (and a tuning job's trials)."""
+def evaluation_reads(config: Configured, family: JobFamily) -> list[Grant]:
+    """What an evaluation reads of one family's jobs besides listing and describing them (the IAM statements the
+    stack grants the evaluator, rule_actions_cdk.plugins.evaluation_grants): for the rules the configuration applies
+    to them and, with job_tags, those their tags may attach."""
     settings = monitoring(config)
-    grants: list[Grant] = []
-    for family in monitored_families(config):
-        judging = [rule for rule in monitors().values() if family.name in rule.families]
-        configured = [monitors()[name] for name, _ in settings.rules if family.name in monitors()[name].families] \
-            if settings is not None else []
-        tagged = settings is not None and settings.job_tags
-        listing = {Capability.SEARCH} if family.api.search else {Capability.LIST}
-        needed = monitor_capabilities(config) | listing | {Capability.DESCRIBE}
-        grants += family.grants(config, needed)
-        from rule_actions.monitors.grants import family_read_grants
+    judging = [rule for rule in monitors().values() if family.name in rule.families]
+    configured = [monitors()[name] for name, _ in settings.rules if family.name in monitors()[name].families] \
+        if settings is not None else []
+    tagged = settings is not None and settings.job_tags
+    from rule_actions.monitors.grants import family_read_grants
 
-        grants += family_read_grants(family, config, configured, judging if tagged else [],
-                                     first=family.name == MONITORED)
-    evaluated = monitored_families(config)
-    grants += [grant for owner in JOBS if owner not in evaluated and owner_capabilities(config, owner)
-               for grant in owner.grants(config, owner_capabilities(config, owner), reads=False)]
-    return list(dict.fromkeys(grants))
-
-
-def monitor_capabilities(config: Configured) -> frozenset[Capability]:
-    """What acting on a monitor rule's finding needs of the evaluated family's jobs: the rule statuses' trigger
-    and the kinds declared where it takes its actions from (whether or not its events are matched on EventBridge:
-    the evaluation hands its findings over itself)."""
-    return _capabilities(config, [rule_status.FAMILY])
+    return family_read_grants(family, config, configured, judging if tagged else [],
+                              first=family.name == MONITORED)
 
 
 def evaluation_request(raw: Any) -> EvaluationRequest | None:
@@ -313,54 +272,3 @@ def monitor_opt_out_tags() -> list[dict[str, str]]:
     from rule_actions.monitors.tags import opt_out_tags
 
     return opt_out_tags()
-
-
-def schedule(config: Configured) -> Schedule | None:
-    """When the evaluation runs and what each run evaluates (one run per member account and region in organization
-    mode, and per shard)."""
-    settings = monitoring(config)
-    if settings is None:
-        return None
-    org = getattr(config, "organization", None)
-    targets = [{}] if org is None else [{"account": account, "region": region} for account in org.accounts
-                                        for region in settings.regions or (org.central_region,)]
-    return Schedule(settings.every_minutes, tuple(
-        {**target, "shard": shard, "shards": settings.shards} for target in targets for shard in range(settings.shards)))
-
-
-def stack_parts(config: Configured) -> list[Any]:
-    """What the kinds ask of the stack (team subscriptions, chat channels, grants, SMS delivery logs), and reading
-    prices when a job's cost is asked (both functions' roles: prices are public, read centrally in every mode)."""
-    return [*(part for kind in KINDS.values() for part in kind.stack_parts(config)), *price_grants(config)]
-
-
-PRICE_GRANT = Grant(
-    "ReadPrices", ("pricing:GetProducts",), ("*",),
-    "pricing:GetProducts supports no resource-level permissions; IAM requires Resource \"*\" for it (the only action "
-    "in that statement): it reads AWS's public on-demand prices of SageMaker instance types, read-only, to say and "
-    "judge what a job costs.")
-
-
-def price_grants(config: Configured) -> list[Grant]:
-    """pricing:GetProducts, when the Price List is asked (prices.price_list) and something asks a job's cost: an
-    action that words or stops a job (declared, or from a rule's action_json), or the monitor rules (a budget)."""
-    asks = bool(config.declared) or config.reads_action_json or monitoring(config) is not None
-    return [PRICE_GRANT] if config[PRICES].price_list and asks else []
-
-
-def clauses(config: Configured, family: JobFamily) -> list[dict[str, Any]]:
-    return [clause for trigger in TRIGGERS for clause in trigger.clauses(config, family)]
-
-
-def enabled(config: Configured, family: JobFamily) -> bool:
-    """A family is on when some trigger can fire on its events: it is matched and granted, else neither."""
-    return bool(clauses(config, family))
-
-
-def event_pattern(config: Configured) -> dict[str, Any]:
-    """The EventBridge pattern of the stack's rule: the events of the enabled families that can have a trigger."""
-    patterns = [family.pattern(clauses(config, family), config) for family in JOBS if enabled(config, family)]
-    if len(patterns) == 1:
-        return patterns[0]
-    # Several families: one source, and a $or of each family's detail-type and detail.
-    return {"source": [SOURCE], "$or": [{key: value for key, value in p.items() if key != "source"} for p in patterns]}

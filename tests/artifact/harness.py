@@ -41,8 +41,10 @@ from moto.sns.responses import SNSResponse
 
 from rule_actions_cdk.bundle import link_runtime
 from rule_actions_cdk.settings import PYTHON_VERSION
-from rule_actions_cli import moto_monitoring, moto_pricing, moto_sagemaker
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
+from rule_actions_cli.emulator import monitoring as moto_monitoring
+from rule_actions_cli.emulator import pricing as moto_pricing
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.report import row
 

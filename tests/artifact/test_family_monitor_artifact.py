@@ -17,7 +17,8 @@ import pytest
 from harness import Runner, iam_enforced, served, unzipped
 
 from rule_actions.contract import EVALUATION_KEY
-from rule_actions_cli import moto_monitoring, moto_sagemaker
+from rule_actions_cli.emulator import monitoring as moto_monitoring
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = json.loads((ROOT / "examples" / "demo-config.json").read_text())

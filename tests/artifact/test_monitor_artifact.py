@@ -19,7 +19,8 @@ import pytest
 from harness import Runner, iam_enforced, served, unzipped, without_statement
 
 from rule_actions.contract import EVALUATION_KEY
-from rule_actions_cli import moto_monitoring, moto_sagemaker
+from rule_actions_cli.emulator import monitoring as moto_monitoring
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = {**json.loads((ROOT / "examples" / "demo-config.json").read_text()),

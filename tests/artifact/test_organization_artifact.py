@@ -2,7 +2,7 @@
 event's member stack as its member account, the handler run from the code asset with the central function's
 role's credentials, every request checked by moto's IAM policy engine. The function reaches SageMaker only through
 the member's executor role: the central grant (sts:AssumeRole on the members' roles), the member's trust (checked
-by rule_actions_cli.moto_organization) and the executor role's policy are each enforced on the calls they cover.
+by rule_actions_cli.emulator.organization) and the executor role's policy are each enforced on the calls they cover.
 
 moto's engine ignores policy conditions (aws:ResourceOrgID on the central grant): what the grant's resources allow
 is checked, not the organization condition.

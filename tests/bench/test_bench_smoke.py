@@ -28,8 +28,8 @@ from bench.common import (  # noqa: E402
     percentile,
     synthesized,
 )
-from rule_actions.registry import event_pattern  # noqa: E402
 from rule_actions_cdk.app import project_context, read_context  # noqa: E402
+from rule_actions_cdk.plugins import event_pattern  # noqa: E402
 
 ISSUE = {generator.ISSUE_RULE: "IssuesFound", generator.OTHER_RULE: "InProgress"}
 QUIET = {generator.ISSUE_RULE: "InProgress", generator.OTHER_RULE: "InProgress"}

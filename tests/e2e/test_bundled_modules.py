@@ -1,5 +1,5 @@
 """The function's code asset ships, of Powertools and what it needs, exactly the files the function imports, found
-by running it (bench/imports.py, rule_actions_cdk/bundled-modules.txt): nothing it never imports, nothing missing."""
+by running it (bench/imports.py, infra/rule_actions_cdk/bundled-modules.txt): nothing it never imports, nothing missing."""
 
 from __future__ import annotations
 

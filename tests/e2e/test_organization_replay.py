@@ -15,8 +15,8 @@ import boto3
 import pytest
 
 from rule_actions_cdk.app import read_context
-from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded_organization import EmbeddedOrganization
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import replay_context
 from rule_actions_cli.main import main
 from rule_actions_cli.synth import synthesize

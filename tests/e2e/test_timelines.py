@@ -368,8 +368,9 @@ def test_a_timelines_evaluation_rows_name_their_job_and_only_its_own_jobs(tmp_pa
     # Given a hung training job's timeline, replayed in an embedded account that also runs another timeline's
     # job (the account is shared by the timelines replayed together), with no metrics or logs of its own
     from rule_actions_cdk.app import project_context, quiet_node
-    from rule_actions_cli import moto_monitoring, moto_sagemaker
     from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.emulator import monitoring as moto_monitoring
+    from rule_actions_cli.emulator import sagemaker as moto_sagemaker
     from rule_actions_cli.synth import synthesize
 
     own = "llm-hung-own-2026-11-24-08-00-00-901"

@@ -59,8 +59,9 @@ from rule_actions.plan import Plan
 from rule_actions.privacy import redact
 from rule_actions.records import Action, IgnoredEvent, JobEvent
 from rule_actions.triggers.rule_status import NOT_GIVEN, RULE_ERROR, actions_for
-from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import LocalContext
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
+from rule_actions_cli.seeding import SEEDING
 
 EMAIL, NOTIFY, SMS, STOP = "email", "notify", "sms", "stoptraining"
 
@@ -1007,7 +1008,7 @@ def check_family_event(account: Embedded, seeded: Any, raw: Any) -> None:
     sagemaker_backends[ACCOUNT][REGION].reset()
     account.reset()
     family = registry.job_family(seeded)
-    moto_sagemaker.SEEDERS[family.name](seeded["detail-type"], seeded["detail"], {}, account_id=ACCOUNT, region=REGION)
+    SEEDING[family.name].seed(seeded["detail-type"], seeded["detail"], {}, account_id=ACCOUNT, region=REGION)
     account.settings = Settings(FAMILY_CONFIG, account.topic_arn, TABLE, REGION)
     account.deploy_team(FAMILY_CONFIG)
     try:

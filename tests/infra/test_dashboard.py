@@ -1,4 +1,4 @@
-"""The dashboard <name>-dashboard (rule_actions_cdk/dashboard.py), asserted on the synthesized templates: it names the
+"""The dashboard <name>-dashboard (infra/rule_actions_cdk/dashboard.py), asserted on the synthesized templates: it names the
 function's metrics exactly as the function emits them (namespace, name, dimensions: from rule_actions.contract and
 the registry, the service dimension from the function's own environment), the evaluator's health only with `monitor`,
 the construct's alarms, a name of its own per construct; `dashboard: false` leaves it out; cdk-nag stays clean."""

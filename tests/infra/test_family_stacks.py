@@ -13,8 +13,8 @@ from aws_cdk.assertions import Match, Template
 from stack_helpers import ROOT, arn, synthesize
 
 from rule_actions.config import Config
-from rule_actions.registry import event_pattern
 from rule_actions_cdk.app import build_app, project_context
+from rule_actions_cdk.plugins import event_pattern
 
 FAMILIES = json.loads((ROOT / "examples" / "families-config.json").read_text())
 PREFIXED = {**FAMILIES, "tuning_job_prefixes": ["hpo-"], "processing_job_prefixes": ["prep-"],

@@ -15,8 +15,8 @@ from stack_helpers import arn, get_att, no_statement, ref
 
 from rule_actions.config import Config
 from rule_actions.contract import ENV_CONFIG, ENV_SERVICE, SERVICE_DIMENSION
-from rule_actions.registry import event_pattern
 from rule_actions_cdk.app import build_app, project_context
+from rule_actions_cdk.plugins import event_pattern
 
 CENTRAL, REGION, ORG = "123456789012", "us-east-1", "o-a1b2c3d4e5"
 TEAM_A, TEAM_B = "111122223333", "444455556666"

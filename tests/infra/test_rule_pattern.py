@@ -1,4 +1,4 @@
-"""The rule's event pattern (rule_actions.registry.event_pattern, the one the stack synthesizes) against events, with the project's
+"""The rule's event pattern (rule_actions_cdk.plugins.event_pattern, the one the stack synthesizes) against events, with the project's
 EventBridge matcher: the function is invoked for outcomes that can lead to an action, and only for those."""
 
 import pytest
@@ -8,8 +8,8 @@ from planning import find, parse_event
 from rule_actions.config import Config
 from rule_actions.jobs.training import OUTCOMES as JOB_OUTCOMES
 from rule_actions.records import IgnoredEvent
-from rule_actions.registry import event_pattern
 from rule_actions.triggers.job_outcome import JobOutcome
+from rule_actions_cdk.plugins import event_pattern
 from rule_actions_cli.matcher import matches, validate
 
 DEFAULT = Config()

@@ -1,7 +1,7 @@
 """Each deployment reads its own metrics: two RuleActions in one stack, and two stacks, each give their functions the
 service name of their own (the construct's name: POWERTOOLS_SERVICE_NAME, the stack output <prefix>ServiceName), and
 each one's alarms on the function's metrics and dashboard name that service and no other. Everything expected is
-derived from the code's names (rule_actions.contract, the metric catalog rule_actions_cdk/metrics.py)."""
+derived from the code's names (rule_actions.contract, the metric catalog infra/rule_actions_cdk/metrics.py)."""
 
 from __future__ import annotations
 

@@ -21,9 +21,9 @@ from rule_actions.contract import (
     LEDGER_KEY_ATTRIBUTE,
     NAMESPACE,
 )
-from rule_actions.registry import event_pattern
 from rule_actions_cdk.app import project_context
 from rule_actions_cdk.bundle import bundled_distributions, shipped_metadata, shipped_modules
+from rule_actions_cdk.plugins import event_pattern
 from rule_actions_cdk.settings import PYTHON_VERSION
 
 CONTEXT = project_context()
@@ -384,7 +384,7 @@ def test_the_code_asset_is_the_lambdas_folder_and_the_powertools_files_it_import
     files = {p.relative_to(asset).as_posix() for p in asset.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     ours = {p.relative_to(ROOT / "lambdas").as_posix() for p in (ROOT / "lambdas").rglob("*.py")}
     # Then: our package, and of Powertools and its dependencies Lambda does not ship, the files the function
-    # imports (rule_actions_cdk/bundled-modules.txt), their METADATA and licenses
+    # imports (infra/rule_actions_cdk/bundled-modules.txt), their METADATA and licenses
     bundled = bundled_distributions(PYTHON_VERSION)
     names = {d.metadata["Name"] for d in bundled}
     assert names == {"aws_lambda_powertools", "typing_extensions"}  # boto3 and its dependencies: the runtime's
@@ -451,7 +451,7 @@ def test_the_runtime_follows_the_synthesizing_python_where_lambda_offers_it():
     # Given this interpreter's version and the Python runtimes Lambda offers
     import sys
 
-    from rule_actions_cdk.construct import RUNTIMES
+    from rule_actions_cdk.function import RUNTIMES
     from rule_actions_cdk.settings import LAMBDA_PYTHONS
 
     mine = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -463,7 +463,7 @@ def test_the_runtime_follows_the_synthesizing_python_where_lambda_offers_it():
 
 
 # What shapes the checkout's cdk.out (`make synth`): the app, its context, the function and the constructs.
-SYNTH_SOURCES = ("app.py", "cdk.json", "rule-actions.json", "lambdas", "rule_actions_cdk")
+SYNTH_SOURCES = ("app.py", "cdk.json", "rule-actions.json", "lambdas", "infra")
 
 
 def newer_than(path: Path) -> list[str]:

@@ -19,8 +19,8 @@ from moto.sns.utils import FilterPolicyMatcher
 
 from rule_actions import handler
 from rule_actions.handler import ActionsFailed
-from rule_actions_cli import moto_sagemaker
 from rule_actions_cli.embedded import LocalContext
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
 TABLE = "rule-actions-ledger"
 

@@ -1,5 +1,5 @@
 """The job families besides training through the real handler against moto (with the calls moto lacks filled by
-rule_actions_cli.moto_sagemaker): each sample lifecycle delivered as the stack's rule would deliver it, the jobs
+rule_actions_cli.emulator.sagemaker): each sample lifecycle delivered as the stack's rule would deliver it, the jobs
 SageMaker holds seeded from the events; exactly once per (job, trigger, action) through SageMaker's duplicates,
 Lambda's retries and concurrent invocations; the reads each event costs."""
 
@@ -16,8 +16,10 @@ from builders import ACCOUNT, EVENTS, REGION
 from rule_actions import registry
 from rule_actions.config import Config
 from rule_actions.handler import ActionsFailed
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cdk import plugins
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.matcher import matches
+from rule_actions_cli.seeding import SEEDING
 
 TEAM = "team@example.com"
 FAMILIES_CONFIG = {
@@ -41,7 +43,7 @@ def lifecycle(path: str) -> list[dict[str, Any]]:
 def seed(raw: dict[str, Any]) -> None:
     """The job the event names, as SageMaker holds it at that moment (the embedded account's seeding)."""
     family = registry.job_family(raw)
-    assert moto_sagemaker.SEEDERS[family.name](raw["detail-type"], raw["detail"], {}, account_id=ACCOUNT,
+    assert SEEDING[family.name].seed(raw["detail-type"], raw["detail"], {}, account_id=ACCOUNT,
                                                 region=REGION) == []
 
 
@@ -49,7 +51,7 @@ def deliver(aws, path: str, config: dict[str, Any] = FAMILIES_CONFIG) -> list[tu
     """Every event of a lifecycle, seeded; the ones the configuration's pattern matches sent to the handler:
     (event, result, the AWS calls the handler made for it)."""
     aws.configure(**config)
-    pattern = registry.event_pattern(Config.from_dict(config))
+    pattern = plugins.event_pattern(Config.from_dict(config))
     delivered = []
     for raw in lifecycle(path):
         seed(raw)
@@ -152,7 +154,7 @@ def test_a_hundred_trial_tuning_job_sends_one_message(aws):
     assert [(a["kind"], a["outcome"]) for a in result["actions"]] == [("notify", "done")]
     [message] = aws.inbox(TEAM)
     assert "Failed training jobs (5 of 100)" in message["email"]
-    assert not matches(registry.event_pattern(Config.from_dict(config)), events[0])  # and the rule matches none
+    assert not matches(plugins.event_pattern(Config.from_dict(config)), events[0])  # and the rule matches none
 
 
 @pytest.mark.parametrize("path", ["pipelines/lifecycle-pipeline-parallel-steps-failed.json",

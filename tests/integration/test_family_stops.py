@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from rule_actions_cli import moto_sagemaker
-from rule_actions_cli.moto_sagemaker import _backend
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
+from rule_actions_cli.emulator.sagemaker import _backend
 
 ACCOUNT, REGION = "123456789012", "us-east-1"
 PIPELINE = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:pipeline/churn-pipeline"

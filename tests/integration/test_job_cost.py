@@ -11,7 +11,7 @@ from builders import REGION, event, rule_status
 
 from rule_actions.contract import LEDGER_KEY_ATTRIBUTE
 from rule_actions.effects.ledger import STOPPED_PREFIX
-from rule_actions_cli import moto_pricing
+from rule_actions_cli.emulator import pricing as moto_pricing
 
 TABLE = "rule-actions-ledger"
 P4D = "ml.p4d.24xlarge"  # the sample prices: $37.688/h in us-east-1

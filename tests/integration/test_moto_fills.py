@@ -1,4 +1,4 @@
-"""The calls rule_actions_cli.moto_sagemaker adds to moto for the job families (ListTrainingJobsForHyperParameterTuningJob,
+"""The calls rule_actions_cli.emulator.sagemaker adds to moto for the job families (ListTrainingJobsForHyperParameterTuningJob,
 ListPipelineExecutionSteps), and the jobs its seeders create, checked against botocore's service model: every
 request the function makes is valid for the model, every answer has only the model's members, of the model's types,
 with its required members and enum values, in-process and over HTTP (moto server), pages included."""
@@ -16,7 +16,8 @@ from botocore.validate import ParamValidator
 from moto import mock_aws
 
 from rule_actions.effects.sagemaker import SageMaker
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
+from rule_actions_cli.seeding import SEEDING
 
 REGION = "us-east-1"
 MODEL = botocore.session.get_session().get_service_model("sagemaker")
@@ -298,13 +299,13 @@ def test_a_tuning_job_s_best_is_its_best_completed_trial_and_a_warm_start_s_over
               "ResourceLimits": {"MaxNumberOfTrainingJobs": 5, "MaxParallelTrainingJobs": 2}}
     warm = {"ParentHyperParameterTuningJobs": [{"HyperParameterTuningJobName": "bert-1117"}],
             "WarmStartType": "IdenticalDataAndAlgorithm"}
-    moto_sagemaker.seed_tuning("", {"HyperParameterTuningJobName": "bert-1117", "HyperParameterTuningJobStatus":
+    SEEDING["tuning"].seed("", {"HyperParameterTuningJobName": "bert-1117", "HyperParameterTuningJobStatus":
                                     "InProgress", "HyperParameterTuningJobConfig": config}, {}, region=REGION)
     child = moto_sagemaker.put_tuning_job("bert-1124", "InProgress", config=config, warm_start_config=warm)
     parent = moto_sagemaker.put_tuning_job("bert-1117", "InProgress")
 
     def trial(tuning_arn: str, name: str, value: float) -> None:
-        moto_sagemaker.seed_training("", {
+        SEEDING["training"].seed("", {
             "TrainingJobName": name, "TrainingJobArn": f"arn:aws:sagemaker:{REGION}:123456789012:training-job/{name}",
             "TrainingJobStatus": "Completed", "TuningJobArn": tuning_arn, "CreationTime": "1795514660000",
             "TrainingStartTime": "1795514860000", "TrainingEndTime": "1795516500000",

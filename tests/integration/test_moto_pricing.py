@@ -1,4 +1,4 @@
-"""The AWS Price List the embedded account adds to moto (rule_actions_cli.moto_pricing: moto has no `pricing`
+"""The AWS Price List the embedded account adds to moto (rule_actions_cli.emulator.pricing: moto has no `pricing`
 service), checked against botocore's `pricing` model: every request the function makes is valid input, every answer
 valid output (PriceList: JSON strings), its filters and pages answered as AWS answers them, in-process and over HTTP
 (moto server, the client honouring AWS_ENDPOINT_URL); and the function's adapter reading it."""
@@ -20,7 +20,7 @@ from moto.server import ThreadedMotoServer
 
 from rule_actions.effects import client as function_client
 from rule_actions.effects.pricing import PriceListApi, filters
-from rule_actions_cli import moto_pricing
+from rule_actions_cli.emulator import pricing as moto_pricing
 
 MODEL = botocore.session.get_session().get_service_model("pricing")
 P4D = "ml.p4d.24xlarge"

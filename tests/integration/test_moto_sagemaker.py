@@ -1,4 +1,4 @@
-"""rule_actions_cli.moto_sagemaker: StopTrainingJob and seeded training jobs in moto, in-process and over HTTP."""
+"""rule_actions_cli.emulator.sagemaker: StopTrainingJob and seeded training jobs in moto, in-process and over HTTP."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from moto import mock_aws
 from moto.sagemaker.models import SageMakerModelBackend
 from moto.sagemaker.responses import SageMakerResponse
 
-from rule_actions_cli import moto_sagemaker
-from rule_actions_cli.moto_sagemaker import install, put_training_job, training_job_status
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
+from rule_actions_cli.emulator.sagemaker import install, put_training_job, training_job_status
 
 REGION = "us-east-1"
 # What the SageMaker Python SDK puts in RuleParameters: a JSON list whose quotes are backslash-escaped.

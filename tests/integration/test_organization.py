@@ -15,7 +15,7 @@ from moto.sts.models import sts_backends
 
 from rule_actions.handler import ActionsFailed
 from rule_actions.observability import logger
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
 TEAM_A, TEAM_B, STRANGER = "111122223333", "444455556666", "777788889999"
 TEAM = "team@example.com"

@@ -1,5 +1,5 @@
 """The scheduled evaluation through the real handler against moto (SageMaker's Search, CloudWatch's GetMetricData,
-CloudWatch Logs' FilterLogEvents, as AWS answers them: rule_actions_cli.moto_monitoring): the same route as a
+CloudWatch Logs' FilterLogEvents, as AWS answers them: rule_actions_cli.emulator.monitoring): the same route as a
 Debugger rule status from there (the ledger, the trust rules, dry run), against the real service's behaviour where
 moto differs (a lagging lastEventTimestamp, a page without events but with a token, a namespace moto would ignore)."""
 
@@ -14,7 +14,8 @@ import pytest
 
 from rule_actions.contract import EVALUATION_KEY
 from rule_actions.observability import logger
-from rule_actions_cli import moto_monitoring, moto_sagemaker
+from rule_actions_cli.emulator import monitoring as moto_monitoring
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
 NOW = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
 T = int(NOW.timestamp())

@@ -6,7 +6,7 @@ against every trigger family: a Debugger IssuesFound whose action_json asks for 
 writes it), a Profiler IssuesFound whose `rules` entry stops, a monitor rule's IssuesFound whose tag stops (the state
 change a scheduled evaluation hands the pipeline, as an event carries it), and the job outcome Failed; each on a tuning job's trial, on a
 pipeline step's training job and on a plain training job (the control). Asserted twice: (a) the stack's EventBridge
-pattern (registry.event_pattern, what the stack synthesizes; the project's matcher) matches the event or not, and
+pattern (plugins.event_pattern, what the stack synthesizes; the project's matcher) matches the event or not, and
 (b) the real handler on moto stops and notifies, or skips each action with the reason.
 """
 
@@ -27,9 +27,10 @@ from rule_actions.config import Config
 from rule_actions.contract import SOURCE
 from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.evaluation import JobReport, Verdict, _state_change
-from rule_actions.monitors.job import RunningJob as RunningJob
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.tags import rules_of
-from rule_actions_cli import moto_sagemaker
+from rule_actions_cdk import plugins
+from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.matcher import matches
 from rule_actions_sdk import StopTraining, monitor_tags, prepare_actions
 
@@ -154,7 +155,7 @@ def test_every_switch_against_every_trigger_family(aws, job, trigger, trials_ale
     result = aws.invoke(raw)
 
     # Then the rule matches it, or not
-    assert matches(registry.event_pattern(config), raw) is matched
+    assert matches(plugins.event_pattern(config), raw) is matched
     # And every action of its trigger is on the row: acted on, or skipped with the reason, never dropped
     label = MONITOR_RULE if trigger == "Monitor" else trigger if trigger == "job:Failed" else raw["detail"][
         f"{trigger}RuleEvaluationStatuses"][0]["RuleConfigurationName"]
@@ -182,7 +183,7 @@ def test_a_hung_trial_and_a_hung_step_job_are_stopped_by_the_scheduled_evaluatio
     # Given the tuning job and the pipeline execution reporting for their jobs, both switches false (their outcomes
     # held back), and a trial and a step job whose tag attaches StalledTraining with a stop, silent for 34 minutes
     from rule_actions.contract import EVALUATION_KEY
-    from rule_actions_cli import moto_monitoring
+    from rule_actions_cli.emulator import monitoring as moto_monitoring
 
     moto_monitoring.install()
     aws.configure(**configuration(trials_alert=False, steps_alert=False, parents=True))

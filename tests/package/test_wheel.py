@@ -18,9 +18,9 @@ from installing import EVENTS, PACKAGES, ROOT, run, user_env
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
-# What the wheel carries besides the sources: the CDK package's data files, the command's sample prices (the
-# embedded account's Price List) and the sample events.
-PACKAGE_DATA = {f"{package}/{name}" for package in ("rule_actions_cdk", "rule_actions_cli")
+# What the wheel carries besides the sources: the CDK package's data files, the command's sample prices (its
+# emulator's: the embedded account's Price List) and the sample events.
+PACKAGE_DATA = {f"{package.replace('.', '/')}/{name}" for package in ("rule_actions_cdk", "rule_actions_cli.emulator")
                 for name in PYPROJECT["tool"]["setuptools"]["package-data"][package]}
 SAMPLES = {f"rule_actions_cli/samples/{path.relative_to(EVENTS).as_posix()}"
            for pattern in ("*.json", "*/*.json") for path in EVENTS.glob(pattern)}

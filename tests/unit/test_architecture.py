@@ -22,6 +22,14 @@ def copied(folder: Path) -> dict[str, Path]:
     return packages
 
 
+def planted_in(folder: Path, package: str, module: str, planted: str) -> list[str]:
+    """The rule's violations in a copy of the sources under `folder` where `module` of `package` also has `planted`."""
+    packages = copied(folder)
+    target = packages[package] / module
+    target.write_text(target.read_text() + "\n" + planted + "\n")
+    return violations(graph(packages), packages)
+
+
 def test_the_dependency_rule_holds():
     # Given the function's package, the CLI, the CDK library and the SDK mirror, every import counted (type-only and in-function too)
     # When the rule is checked
@@ -57,11 +65,8 @@ def test_a_planted_class_of_a_taken_name_is_found(tmp_path):
 ])
 def test_a_planted_violation_fails_the_rule(tmp_path, module, planted, expected):
     # Given a copy of the sources with one import planted
-    packages = copied(tmp_path)
-    target = packages["rule_actions"] / module
-    target.write_text(target.read_text() + "\n" + planted + "\n")
     # When the rule is checked
-    found = violations(graph(packages), packages)
+    found = planted_in(tmp_path, "rule_actions", module, planted)
     # Then it names the planted import (and only an allowed one passes)
     if expected is None:
         assert found == []
@@ -98,6 +103,34 @@ def test_a_planted_cycle_across_packages_fails_the_rule(tmp_path):
     target.write_text(target.read_text() + "\ndef later():\n    from rule_actions_cli import synth\n")
     # When / Then
     assert "import cycle: rule_actions_cdk.app <-> rule_actions_cli.synth" in violations(graph(packages), packages)
+
+
+@pytest.mark.parametrize(("planted", "expected"), [
+    ("if TYPE_CHECKING:\n    from rule_actions.jobs.base import JobFamily", "reach them through rule_actions.registry"),
+    ("def later():\n    from rule_actions.effects import sagemaker", "infra/rule_actions_cdk/ uses only"),
+])
+def test_the_stack_side_reaches_the_plug_ins_through_the_registry_alone(tmp_path, planted, expected):
+    # Given a copy where the stack-side registry imports a plug-in package's module, or an adapter
+    # When the rule is checked
+    found = planted_in(tmp_path, "rule_actions_cdk", "plugins.py", planted)
+    # Then the import is named
+    assert any(expected in line and line.startswith("rule_actions_cdk.plugins ->") for line in found), found
+
+
+@pytest.mark.parametrize(("module", "planted", "expected"), [
+    ("report.py", "from rule_actions_cli.emulator import sagemaker", "only the replay"),
+    ("main.py", "def later():\n    from moto import mock_aws", "only the replay"),
+    ("embedded.py", "from moto.core import DEFAULT_ACCOUNT_ID", None),  # allowed: the replay
+])
+def test_moto_and_its_extensions_are_the_replay_s_alone(tmp_path, module, planted, expected):
+    # Given a copy of the sources where a module of the command imports moto or the emulator
+    # When the rule is checked
+    found = planted_in(tmp_path, "rule_actions_cli", module, planted)
+    # Then an import outside the replay is named (the CLI's other commands do not load moto)
+    if expected is None:
+        assert found == []
+    else:
+        assert any(expected in line and f"rule_actions_cli.{module[:-3]} ->" in line for line in found), found
 
 
 def runtime_imports(path: Path) -> set[str]:

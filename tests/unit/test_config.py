@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from rule_actions import registry
 from rule_actions.config import Config, ConfigError, Settings
 from rule_actions.contract import Texts
 from rule_actions.jobs.training import FAMILY as TRAINING
@@ -14,6 +13,7 @@ from rule_actions.kinds.endpoint import allowed as endpoint_allowed
 from rule_actions.records import Action
 from rule_actions.triggers import job_outcome, rule_status
 from rule_actions.triggers.rule_status import BUILTIN_RULES
+from rule_actions_cdk import plugins
 
 EMAIL, NOTIFY, STOP = "email", "notify", "stoptraining"
 
@@ -55,7 +55,7 @@ ENV = {"RULE_ACTIONS_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:rule-action
 
 def can_text(config: Config) -> bool:
     """The stack logs text deliveries: a kind asks it to (contract.Texts)."""
-    return any(isinstance(part, Texts) for part in registry.stack_parts(config))
+    return any(isinstance(part, Texts) for part in plugins.stack_parts(config))
 
 
 def config_error(data) -> str:

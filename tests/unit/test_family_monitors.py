@@ -19,6 +19,7 @@ from rule_actions.monitors.series import host_query
 from rule_actions.monitors.tags import rules_of
 from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Pending, Skipped
 from rule_actions.records import EvaluationRequest, EvaluationRun, Heartbeat, Span, Trial, UnreadJob
+from rule_actions_cdk import plugins
 
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
 MIN = 60
@@ -446,7 +447,7 @@ def test_processing_jobs_are_listed_then_each_described_and_tagged_once_per_exec
 
 def test_the_evaluator_is_granted_each_family_s_reads_only_when_a_rule_judges_it():
     def sids(config):
-        return {g.sid: g for g in registry.evaluation_grants(Config.from_dict(config))}
+        return {g.sid: g for g in plugins.evaluation_grants(Config.from_dict(config))}
 
     training = sids({"monitor": {"rules": {"StalledTraining": {}}}})
     assert not any("Processing" in sid or "Transform" in sid or "Tuning" in sid for sid in training)

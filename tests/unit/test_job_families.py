@@ -30,7 +30,9 @@ from rule_actions.records import (
     TeamAudience,
     Unread,
 )
+from rule_actions_cdk import plugins
 from rule_actions_cli.matcher import matches, validate
+from rule_actions_cli.seeding import SEEDING
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 JSON_V1 = jsonschema.Draft202012Validator(json.loads((SCHEMAS / "webhook-json-v1.schema.json").read_text()))
@@ -167,7 +169,7 @@ def test_an_unreadable_member_is_a_named_problem_not_a_crash(raw, member, value)
 
 
 def statuses_of(family: Any) -> tuple[str, ...]:
-    return (*family.statuses, "Unknown")
+    return (*SEEDING[family.name].statuses, "Unknown")
 
 
 @pytest.mark.parametrize(("family", "raw"), [("tuning", TUNING_FAILED), ("processing", PROCESSING_FAILED),
@@ -179,7 +181,7 @@ def test_the_pattern_invokes_exactly_for_the_outcomes_that_act(family, raw, conf
     choices = [[o] for o in fam.outcomes] if configured == "each" else [list(fam.outcomes)]
     for outcomes in choices:
         config = Config.from_dict({fam.outcome_actions.key: {o: ["notify"] for o in outcomes}})
-        pattern = registry.event_pattern(config)
+        pattern = plugins.event_pattern(config)
         validate(pattern)
         # When an event in every status the API has (and one it has not) is matched
         for status in statuses_of(fam):
@@ -195,18 +197,18 @@ def test_the_pattern_invokes_exactly_for_the_outcomes_that_act(family, raw, conf
 def test_a_family_that_is_off_is_neither_matched_nor_granted():
     # Given the training defaults, with every other family off
     config = Config.from_dict({"job_outcomes": {"Failed": ["notify"]}})
-    pattern = registry.event_pattern(config)
+    pattern = plugins.event_pattern(config)
     # Then the pattern is the training family's alone, and nothing of another family is granted
     assert pattern["detail-type"] == ["SageMaker Training Job State Change"] and "$or" not in pattern
     for raw in (TUNING_FAILED, PROCESSING_FAILED, PIPELINE_FAILED, TRANSFORM_FAILED):
         assert not matches(pattern, raw)
-    granted = {a for g in registry.job_grants(config) for a in g.actions}
+    granted = {a for g in plugins.job_grants(config) for a in g.actions}
     assert granted <= {"sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob", "sagemaker:ListTrainingJobs"}
 
 
 def test_several_families_are_one_rule_of_one_source_and_a_branch_each():
     config = Config.from_dict(EVERY_OUTCOME)
-    pattern = registry.event_pattern(config)
+    pattern = plugins.event_pattern(config)
     validate(pattern)
     assert pattern["source"] == ["aws.sagemaker"]
     assert [b["detail-type"] for b in pattern["$or"]] == [[f.detail_type] for f in registry.JOBS]
@@ -226,13 +228,13 @@ def test_a_family_s_prefixes_narrow_its_pattern_and_its_scope(family, raw, prefi
     fam = FAMILIES[family]
     for prefixes, inside in (([prefix], True), ([other], False), ([other, prefix], True)):
         config = Config.from_dict({fam.outcome_actions.key: {"Failed": ["notify"]}, fam.scope.key: prefixes})
-        assert matches(registry.event_pattern(config), raw) is inside, prefixes
+        assert matches(plugins.event_pattern(config), raw) is inside, prefixes
         assert fam.in_scope(config, parse_event(raw).job_name) is inside
 
 
 def test_a_pipeline_prefix_matches_the_pipeline_in_any_case():
     config = Config.from_dict({"pipeline_outcomes": {"Failed": ["notify"]}, "pipeline_prefixes": ["Churn-Training"]})
-    assert matches(registry.event_pattern(config), PIPELINE_FAILED)  # the lower-cased prefix too
+    assert matches(plugins.event_pattern(config), PIPELINE_FAILED)  # the lower-cased prefix too
     assert FAMILIES["pipeline"].in_scope(config, "churn-training-pipeline/k3j9x7a2b1c0")
 
 
@@ -261,7 +263,7 @@ def test_a_trial_s_outcome_is_held_back_while_its_tuning_job_reports_unless_conf
     # Given job_outcomes that notify Failed, the tuning job reporting (tuning_job_outcomes), and a failed trial of
     # that tuning job (its event names the tuning job)
     config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}, "tuning_job_outcomes": {"Failed": ["notify"]}}
-    pattern = registry.event_pattern(Config.from_dict(config))
+    pattern = plugins.event_pattern(Config.from_dict(config))
     family = FAMILIES["training"]
     # Then the rule never matches it, and the function, asked anyway, skips its notify naming its tuning job
     assert not matches(pattern, TRIAL_FAILED)
@@ -271,7 +273,7 @@ def test_a_trial_s_outcome_is_held_back_while_its_tuning_job_reports_unless_conf
         ("job:Failed", "notify", "skipped", HELD_TRIAL)]
     # And with tuning_trials_alert it alerts as any training job
     alert = {**config, "tuning_trials_alert": True}
-    assert matches(registry.event_pattern(Config.from_dict(alert)), TRIAL_FAILED)
+    assert matches(plugins.event_pattern(Config.from_dict(alert)), TRIAL_FAILED)
     decided, _, _ = plan(TRIAL_FAILED, alert)
     assert [(p.trigger.label, p.kind, p.outcome) for p in decided] == [("job:Failed", "notify", None)]
 
@@ -280,7 +282,7 @@ def test_a_trial_alerts_on_its_own_while_its_tuning_job_reports_nothing():
     # Given job_outcomes that notify Failed, and no tuning_job_outcomes (the tuning family off), as in 0.1.0
     config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}}
     # Then a failed trial is matched and told to the team through job_outcomes, as any training job
-    assert matches(registry.event_pattern(Config.from_dict(config)), TRIAL_FAILED)
+    assert matches(plugins.event_pattern(Config.from_dict(config)), TRIAL_FAILED)
     assert FAMILIES["training"].held_back(parse_event(TRIAL_FAILED).event, Config.from_dict(config), {}) is None
     decided, _, asked = plan(TRIAL_FAILED, config)
     assert [(p.trigger.label, p.kind, p.outcome) for p in decided] == [("job:Failed", "notify", None)]
@@ -318,7 +320,7 @@ def test_a_debugger_rule_evaluation_is_never_reported_as_a_processing_job(raw):
     config = Config.from_dict({**TEAM, "processing_job_outcomes": {o: ["notify"] for o in ("Failed", "Stopped", "Completed")}})
     parsed = parse_event(raw)
     # Then the rule matches none of a training job's rule evaluations that name it; every one is held back
-    assert matches(registry.event_pattern(config), raw) is ("TrainingJobArn" not in raw["detail"])
+    assert matches(plugins.event_pattern(config), raw) is ("TrainingJobArn" not in raw["detail"])
     assert parsed.event.family.held_back(parsed.event, config, {}).startswith("a Debugger rule evaluation of ")
 
 
@@ -327,17 +329,17 @@ def test_a_pipeline_step_s_job_alerts_on_its_own_only_as_configured():
                            if e["detail"].get("TrainingJobStatus") == "Failed"][:1]
     config = {**TEAM, "job_outcomes": {"Failed": ["notify"]}, "pipeline_outcomes": {"Failed": ["notify"]}}
     # By default it alerts as before (pipeline_step_jobs_alert is true)
-    assert matches(registry.event_pattern(Config.from_dict(config)), training_step_job)
+    assert matches(plugins.event_pattern(Config.from_dict(config)), training_step_job)
     # With pipeline_step_jobs_alert false, the execution reports for it: never matched, skipped naming it
     quiet = {**config, "pipeline_step_jobs_alert": False}
-    assert not matches(registry.event_pattern(Config.from_dict(quiet)), training_step_job)
+    assert not matches(plugins.event_pattern(Config.from_dict(quiet)), training_step_job)
     decided, _, _ = plan(training_step_job, quiet)
     assert [(p.kind, p.outcome) for p in decided] == [("notify", "skipped")]
     assert decided[0].reason == ("a step's job of pipeline execution k3j9x7a2b1c0: the execution reports for it "
                                  "(pipeline_outcomes; pipeline_step_jobs_alert is false)")
     # And with no pipeline_outcomes (nothing reports for it) it alerts on its own whatever the switch says
     alone = {key: value for key, value in quiet.items() if key != "pipeline_outcomes"}
-    assert matches(registry.event_pattern(Config.from_dict(alone)), training_step_job)
+    assert matches(plugins.event_pattern(Config.from_dict(alone)), training_step_job)
     decided, _, _ = plan(training_step_job, alone)
     assert [(p.kind, p.outcome) for p in decided] == [("notify", None)]
 

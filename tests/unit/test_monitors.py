@@ -20,6 +20,7 @@ from rule_actions.monitors.stalled_training import rhythm
 from rule_actions.monitors.tags import rules_of
 from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat, Span
+from rule_actions_cdk import plugins
 
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
 MIN = 60
@@ -622,12 +623,12 @@ def test_without_a_monitor_block_the_environment_is_what_it_was():
     from rule_actions.config import Config
 
     assert "monitor" not in Config().to_json() and Config.from_dict({"monitor": None}) == Config()
-    assert registry.schedule(Config()) is None
-    schedule = registry.schedule(Config.from_dict({"monitor": {"every_minutes": 10, "shards": 2}}))
+    assert plugins.schedule(Config()) is None
+    schedule = plugins.schedule(Config.from_dict({"monitor": {"every_minutes": 10, "shards": 2}}))
     assert schedule.every_minutes == 10 and schedule.runs == ({"shard": 0, "shards": 2}, {"shard": 1, "shards": 2})
     org = Config.from_dict({"monitor": {"regions": ["us-east-1", "eu-west-1"]}, "organization": {
         "accounts": ["111122223333", "444455556666"], "central_account": "123456789012", "central_region": "us-east-1"}})
-    assert [(r["account"], r["region"]) for r in registry.schedule(org).runs] == [
+    assert [(r["account"], r["region"]) for r in plugins.schedule(org).runs] == [
         ("111122223333", "us-east-1"), ("111122223333", "eu-west-1"), ("444455556666", "us-east-1"),
         ("444455556666", "eu-west-1")]
 
@@ -635,7 +636,7 @@ def test_without_a_monitor_block_the_environment_is_what_it_was():
 def test_the_evaluators_grants_add_its_reads_to_what_the_function_may_do():
     from rule_actions.config import Config
 
-    grants = {g.sid: g for g in registry.evaluation_grants(Config.from_dict({"monitor": {}}))}
+    grants = {g.sid: g for g in plugins.evaluation_grants(Config.from_dict({"monitor": {}}))}
     assert grants["SearchTrainingJobs"].actions == ("sagemaker:Search",) and grants["SearchTrainingJobs"].resources == (
         "*",)
     assert grants["ReadTrainingMetrics"].actions == ("cloudwatch:GetMetricData",)
@@ -647,7 +648,7 @@ def test_the_evaluators_grants_add_its_reads_to_what_the_function_may_do():
         ("logs:GetQueryResults", "logs:StopQuery"), ("*",))
     assert "sagemaker:DescribeTrainingJob" in grants["StopAndDescribeTrainingJobs"].actions
     metrics_only = Config.from_dict({"monitor": {"rules": {"LowGPUUtilization": {}}, "job_tags": False}})
-    assert not {"ReadTrainingLogs", "ReadTrainingLogQueries"} & {g.sid for g in registry.evaluation_grants(metrics_only)}
+    assert not {"ReadTrainingLogs", "ReadTrainingLogQueries"} & {g.sid for g in plugins.evaluation_grants(metrics_only)}
 
 
 def test_the_client_builds_the_tags_that_attach_a_rule():

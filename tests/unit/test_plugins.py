@@ -25,6 +25,7 @@ RUN = """
 import json, sys
 from rule_actions import pipeline, registry
 from rule_actions.config import Config
+from rule_actions_cdk import plugins
 
 class Notifier:
     PENDING = "pending"
@@ -51,8 +52,8 @@ config = Config.from_dict(json.loads(sys.argv[1]))
 event, found = pipeline.read_event(json.loads(sys.argv[2]))
 results, unread, _cost = pipeline.run(event, pipeline.select(event, found, config), config, Ports)
 print(json.dumps({"results": [r.as_dict() for r in results], "sent": Ports.notifier.sent,
-                  "pattern": registry.event_pattern(config), "problems": list(event.problems),
-                  "grants": [list(g.actions) for g in registry.job_grants(config)]}))
+                  "pattern": plugins.event_pattern(config), "problems": list(event.problems),
+                  "grants": [list(g.actions) for g in plugins.job_grants(config)]}))
 """
 
 

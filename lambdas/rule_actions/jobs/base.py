@@ -16,16 +16,16 @@
     billing                   where its description says what its job runs on and for how long: its cost (cost.py)
     outcome_lines, links      its words in an outcome's message (counters, steps...), its links
     json_details              what the json webhook format says of the job besides its name and status
-    pattern                   its EventBridge pattern around the clauses the trigger families give
-    quiet_clause              what its outcome clauses add so that the outcomes it holds back are never matched
+    scope_clause, quiet_clause  its pattern's clauses: its jobs in scope; what its outcome clauses add so that the
+                              outcomes it holds back are never matched
     warnings                  what its switches make valid but probably not meant (printed at synth)
-    grants                    the IAM statements for what the other plug-ins need of it (describe, stop, list,
-                              search) and for its own reads
+    own_capabilities, read_grants, resources  what its IAM statements derive from: what it needs of its own jobs,
+                              the statements of its own reads, its jobs in scope as IAM resources
     event_of                  a state change of one of its jobs, from its description (a scheduled evaluation's), read
-    statuses, seeded          how the embedded account (the local replay) creates a job an event names
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
-IAM statements derive from it; the trigger families that apply to it say so themselves.
+IAM statements derive from it on the stack's side (rule_actions_cdk.plugins); the trigger families that apply to it
+say so themselves; the local replay seeds its jobs on the CLI's side (rule_actions_cli.seeding).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, Arn, Grant, OutcomeCondition
 from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap, Field, TextList
 from rule_actions.jobs.common import (
@@ -112,11 +112,9 @@ class JobFamily:
     members: ClassVar[Members]
     api: ClassVar[JobApi]
     resource: ClassVar[str] = ""  # its ARN resource type: arn:...:sagemaker:<region>:<account>:<resource>/<name>
-    statuses: ClassVar[tuple[str, ...]] = ()  # the API's job statuses
     outcomes: ClassVar[Mapping[str, OutcomeCondition]] = {}
     console_path: ClassVar[str] = "jobs"  # the console's page of one job: #/<path>/<name>
     log_group: ClassVar[str] = ""  # its jobs' CloudWatch Logs group (streams start with the job's name)
-    seeded: ClassVar[tuple[str, ...]] = ()  # describe members the embedded account keeps from a job's first event
     scope: ClassVar[TextList]  # its name prefixes (empty: every job)
     outcome_actions: ClassVar[ActionMap]  # outcome -> actions
     settings: ClassVar[tuple[Field[Any], ...]] = ()  # its other configuration fields
@@ -296,16 +294,7 @@ class JobFamily:
         """An outcome's links: the job in the console, and its logs."""
         return self.console(region, event.job_name), self.logs(region, event.job_name)
 
-    # ---------------------------------------------------------------- the stack
-
-    def pattern(self, clauses: list[dict[str, Any]], config: Configured) -> dict[str, Any]:
-        """Its events that can have a trigger: one of the clauses holds, on a job in scope (one clause stands alone:
-        EventBridge's $or takes two alternatives or more)."""
-        detail: dict[str, Any] = {"$or": clauses} if len(clauses) > 1 else dict(clauses[0])
-        prefixes = config[self.scope]
-        if prefixes:
-            detail.update(self.scope_clause(prefixes))
-        return {"source": [SOURCE], "detail-type": [self.detail_type], "detail": detail}
+    # ---------------------------------------------------------------- what the stack derives from it (rule_actions_cdk.plugins)
 
     def scope_clause(self, prefixes: tuple[str, ...]) -> dict[str, Any]:
         """The detail clause matching its jobs under the prefixes."""
@@ -331,40 +320,6 @@ class JobFamily:
     def read_grants(self, config: Configured) -> list[Grant]:
         """The IAM statements of its own reads (its outcome_needs), when the configuration can make them."""
         return []
-
-    def grants(self, config: Configured, needed: frozenset[Capability], reads: bool = True) -> list[Grant]:
-        """What the other plug-ins need of its jobs, as IAM statements: describe and stop on the jobs in scope (in
-        the stack's account and region), and the listing when a stop may name a prefix; then its own reads (unless
-        `reads` is false: a role that never words its outcomes)."""
-        needed = needed | self.own_capabilities(config)
-        verbs = [str(verb) for verb in (Capability.STOP, Capability.DESCRIBE) if verb in needed]
-        plural = f"{self.label}s"
-        grants = []
-        if verbs:
-            resources = self.resources(config)
-            grants.append(Grant(
-                sid="And".join(verb.capitalize() for verb in verbs) + "".join(w.capitalize() for w in plural.split()),
-                actions=tuple(f"sagemaker:{getattr(self.api, verb)}" for verb in verbs),
-                resources=resources,
-                reason=f"{plural} are named by users at run time: the function may {' or '.join(verbs)} any job "
-                       f"under the configured {self.scope.key} (every job in the account and region when none "
-                       "are set).",
-            ))
-        if Capability.SEARCH in needed and self.api.search:
-            grants.append(Grant(
-                sid="Search" + "".join(w.capitalize() for w in plural.split()), actions=("sagemaker:Search",),
-                resources=("*",),
-                reason="sagemaker:Search supports no resource-level permissions; IAM requires Resource \"*\" for it "
-                       "(the only action in that statement; the evaluation keeps the jobs under the configured "
-                       f"{self.scope.key}).",
-            ))
-        if Capability.LIST in needed:
-            grants.append(Grant(
-                sid=self.api.list, actions=(f"sagemaker:{self.api.list}",), resources=("*",),
-                reason=f"sagemaker:{self.api.list} supports no resource-level permissions; IAM requires Resource "
-                       "\"*\" for it (the only action in that statement).",
-            ))
-        return grants + (self.read_grants(config) if reads else [])
 
     def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]:
         """Its jobs in scope (or the jobs of another resource type under its prefixes), as IAM resources."""

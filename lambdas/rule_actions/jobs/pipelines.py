@@ -103,8 +103,6 @@ class Pipeline(JobFamily):
     members = EXECUTION_MEMBERS
     api = PIPELINE_EXECUTION
     resource = "pipeline"  # an execution's ARN: arn:...:pipeline/<pipeline>/execution/<id>
-    statuses = ("Executing", "Stopping", "Stopped", "Failed", "Succeeded", "CompletedWithFailures")
-    step_statuses = ("Starting", "Executing", "Stopping", "Stopped", "Failed", "Succeeded")
     outcomes = OUTCOMES
     scope = PIPELINE_SCOPE
     outcome_actions = PIPELINE_OUTCOMES

@@ -43,7 +43,6 @@ class Processing(JobFamily):
                       parent=PARENT)
     api = PROCESSING
     resource = PROCESSING_JOB
-    statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")
     outcomes = OUTCOMES
     console_path = CONSOLE_PATHS[PROCESSING_JOB]
     log_group = LOG_GROUPS[PROCESSING_JOB]

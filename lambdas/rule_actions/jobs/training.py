@@ -71,10 +71,8 @@ class Training(JobFamily):
                       billable_seconds="BillableTimeInSeconds", parent=PARENT)
     api = TRAINING
     resource = TRAINING_JOB
-    statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
     outcomes = OUTCOMES
     log_group = LOG_GROUPS[TRAINING_JOB]  # streams <job>/algo-<n>-<epoch>
-    seeded = ("DebugRuleConfigurations", "ProfilerRuleConfigurations")
     scope = scope_field("training_job_prefixes", noun)
     outcome_actions = ActionMap(
         "job_outcomes", (), "Training job outcome (" + ", ".join(OUTCOMES) + ") -> actions (notify, email, sms, "

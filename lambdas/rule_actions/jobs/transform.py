@@ -26,7 +26,6 @@ class Transform(JobFamily):
                       secondary=None, transitions=None, started="TransformStartTime", ended="TransformEndTime")
     api = TRANSFORM
     resource = TRANSFORM_JOB
-    statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped")
     outcomes = OUTCOMES
     console_path = CONSOLE_PATHS[TRANSFORM_JOB]
     log_group = LOG_GROUPS[TRANSFORM_JOB]

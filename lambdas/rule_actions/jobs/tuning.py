@@ -64,7 +64,6 @@ class Tuning(JobFamily):
                       started="CreationTime", ended="HyperParameterTuningEndTime")
     api = TUNING
     resource = TUNING_JOB
-    statuses = ("Completed", "InProgress", "Failed", "Stopped", "Stopping", "Deleting", "DeleteFailed")
     outcomes = OUTCOMES
     console_path = CONSOLE_PATHS[TUNING_JOB]
     log_group = LOG_GROUPS[TUNING_JOB]  # its trials' streams start with its name

@@ -10,7 +10,7 @@
                 run (seconds) against the duration alarm | jobs per run, jobs not reached, rule findings
     alarms      the state of every alarm of the construct
 
-Every metric is one the function emits (rule_actions_cdk/metrics.py, from rule_actions.contract's names) under the
+Every metric is one the function emits (infra/rule_actions_cdk/metrics.py, from rule_actions.contract's names) under the
 deployment's service name, or Lambda's own of the evaluator.
 """
 

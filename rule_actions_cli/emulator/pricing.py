@@ -1,6 +1,6 @@
-"""The AWS Price List API in the embedded account: moto (5.2) has no `pricing` service, so one is added here, answering
-GetProducts from a small file of SAMPLE prices (sample-prices.json: for the local replay and the tests only, never
-AWS's prices), in-process (``mock_aws``) and on ``ThreadedMotoServer`` alike.
+"""The AWS Price List API in the embedded account (`GAPS`: moto has no `pricing` service), answering GetProducts from
+a small file of SAMPLE prices (sample-prices.json: for the local replay and the tests only, never AWS's prices),
+in-process (``mock_aws``) and on ``ThreadedMotoServer`` alike.
 
 GetProducts answers as AWS does (botocore's `pricing` model; the tests check the shapes): ``FormatVersion``
 "aws_v1", ``PriceList`` a list of JSON strings, one per product (``product.productFamily`` "ML Instance",
@@ -30,6 +30,9 @@ from moto.core.exceptions import JsonRESTError
 from moto.core.responses import BaseResponse
 
 from rule_actions.text import digest
+from rule_actions_cli.emulator import Gap
+
+GAPS = (Gap("pricing", "GetProducts", "no pricing service at all: one is registered, over sample prices"),)
 
 SAMPLE_PRICES = Path(__file__).resolve().parent / "sample-prices.json"
 SERVICE = "pricing"

@@ -1,6 +1,6 @@
 """`RuleActionsMemberStack`: what a member account deploys in each region where it trains (organization mode).
 
-    default bus -> rule <member>-forward (rule_actions.registry.event_pattern: the central rule's pattern)
+    default bus -> rule <member>-forward (rule_actions_cdk.plugins.event_pattern: the central rule's pattern)
         --PutEvents, as a role EventBridge assumes--> the central bus     (undeliverable: <member>-forward-dlq)
     executor role <member_role>-<region>, trusted by the central function's role and no other principal:
         DescribeTrainingJob and StopTrainingJob on the training jobs under training_job_prefixes in this account
@@ -36,10 +36,11 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from rule_actions import registry
 from rule_actions.config import Config, ConfigError
-from rule_actions_cdk import organization
-from rule_actions_cdk.construct import as_config, grant, rule_pattern, set_pattern
+from rule_actions_cdk import organization, plugins
+from rule_actions_cdk.construct import as_config
+from rule_actions_cdk.grants import grant
+from rule_actions_cdk.rules import rule_pattern, set_pattern
 from rule_actions_cdk.settings import StackSettings
 
 QUEUE_RETENTION = Duration.days(14)  # SQS's maximum
@@ -67,7 +68,7 @@ def member_resources(scope: Construct, config: Config, central_stack_name: str, 
                              f"{organization.bus_name(central_stack_name)}")
     scope.central_role_arn = (f"arn:{partition}:iam::{org.central_account}:role/"
                               f"{organization.function_role_name(central_stack_name, org)}")
-    evaluating = registry.schedule(config) is not None
+    evaluating = plugins.schedule(config) is not None
     scope.evaluator_role_arn = (f"arn:{partition}:iam::{org.central_account}:role/"
                                 f"{organization.evaluator_role_name(central_stack_name, org)}") if evaluating else None
 
@@ -86,10 +87,10 @@ def member_resources(scope: Construct, config: Config, central_stack_name: str, 
         scope, "Forward", rule_name=f"{name}-forward",
         description="SageMaker training jobs whose rule status or job outcome can trigger an action, forwarded to "
                     "the central rule-actions bus",
-        event_pattern=rule_pattern(registry.event_pattern(config)),
+        event_pattern=rule_pattern(plugins.event_pattern(config)),
         targets=[targets.EventBus(central_bus, dead_letter_queue=scope.dead_letter_queue)],
     )
-    set_pattern(scope.rule, registry.event_pattern(config))
+    set_pattern(scope.rule, plugins.event_pattern(config))
 
     principal: iam.IPrincipal = iam.ArnPrincipal(scope.central_role_arn)
     if scope.evaluator_role_arn:
@@ -98,7 +99,7 @@ def member_resources(scope: Construct, config: Config, central_stack_name: str, 
         scope, "ExecutorRole", role_name=org.role_name(Aws.REGION), assumed_by=principal,
         description="rule-actions: the central function describes and stops this account's training jobs here",
     )
-    grant(scope.executor_role, registry.evaluation_grants(config) if evaluating else registry.job_grants(config))
+    grant(scope.executor_role, plugins.evaluation_grants(config) if evaluating else plugins.job_grants(config))
     return scope
 
 

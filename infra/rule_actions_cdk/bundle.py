@@ -4,7 +4,7 @@ ran), copied at synth from the installed distributions: no Docker, no network, n
     bundled         aws-lambda-powertools and its required dependencies (no extras), recursively,
     minus           what the Lambda Python runtime ships: boto3 and its dependencies (botocore, jmespath,
                     s3transfer, python-dateutil, six, urllib3), which the function imports from the runtime;
-    and of those    only the files the function imports (rule_actions_cdk/bundled-modules.txt, found by running the
+    and of those    only the files the function imports (infra/rule_actions_cdk/bundled-modules.txt, found by running the
                     handler: `python -m bench.imports`), with each distribution's METADATA and licenses: the rest
                     of Powertools (event handler, parser, batch...) is never imported by the function, and each
                     file shipped is one more to download and unpack at a cold start.

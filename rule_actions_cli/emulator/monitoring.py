@@ -1,22 +1,9 @@
-"""Where moto is extended for a scheduled evaluation (the monitor rules): CloudWatch metrics, CloudWatch Logs and
-SageMaker's Search made to answer as AWS does, and a way to seed what SageMaker publishes at simulated times.
+"""moto's CloudWatch and CloudWatch Logs, extended where a scheduled evaluation (the monitor rules) reads, and what
+SageMaker publishes put there at simulated times.
 
-moto 5.2 differs from AWS where an evaluation reads:
-
-* ``GetMetricData`` ignores the Namespace when Dimensions are given (the same metric name and dimensions in two
-  namespaces are mixed), and scans every datapoint of the account for every query and period (minutes for a
-  thousand jobs). Replaced by an index on (namespace, name, dimensions) that respects the namespace. Percentile
-  statistics still fail, as in moto: the rules compute percentiles themselves.
-* ``FilterLogEvents`` ignores ``logStreamNamePrefix`` (it returns every stream's events) and interleaves streams only
-  when asked. Fixed: the prefix selects the streams, events come in time order, as AWS returns them.
-* ``Search`` returns every result in one page. Fixed: ``MaxResults`` (at most 100) and ``NextToken`` page as AWS
-  does, so call counts are the real ones.
-* Logs Insights (``StartQuery``) knows only ``fields``, ``sort`` and ``limit``: its ``stats`` returns one row per
-  event with nothing but ``@ptr``. Added: the evaluation's own query (``rule_actions.effects.logs.QUERY``: per
-  stream, its first and last event in epoch ms and how many), answered as AWS answers it; ``StopQuery``, missing,
-  added (a query here completes when it starts: stopping one answers ``success`` false).
-* ``lastEventTimestamp`` is exact in moto; AWS updates it "typically in less than an hour". ``lag_last_event``
-  makes the embedded account answer like AWS (the evaluation never reads it; a test proves it).
+The gaps it fills are `GAPS` below. Percentile statistics still fail, as in moto: the rules compute percentiles
+themselves. ``lastEventTimestamp`` is exact in moto; AWS updates it "typically in less than an hour":
+``lag_last_event`` makes the embedded account answer like AWS (the evaluation never reads it; a test proves it).
 
 Seeding (``put_metrics``, ``put_log_lines``) writes into moto's backends directly: PutLogEvents would refuse
 events older than 14 days, and a timeline replays at fixed simulated times.
@@ -34,15 +21,27 @@ from typing import Any
 import moto.logs.models as logs_models
 from moto.cloudwatch.models import CloudWatchBackend, MetricDatum, Statistics, cloudwatch_backends
 from moto.core import DEFAULT_ACCOUNT_ID
-from moto.core.responses import ActionResult
 from moto.logs.models import LogStream, logs_backends
 from moto.logs.responses import LogsResponse
-from moto.sagemaker.responses import SageMakerResponse
 
 from rule_actions.effects.logs import QUERY
+from rule_actions_cli.emulator import Gap
+
+GAPS = (
+    Gap("cloudwatch", "GetMetricData", "ignores the Namespace when Dimensions are given (one metric name and "
+                                       "dimensions in two namespaces are mixed), and scans every datapoint of the "
+                                       "account for every query and period (minutes for a thousand jobs): an index on "
+                                       "(namespace, name, dimensions) answers instead"),
+    Gap("logs", "FilterLogEvents", "ignores logStreamNamePrefix (every stream's events come back) and interleaves "
+                                   "streams only when asked: the prefix selects, events come in time order"),
+    Gap("logs", "StartQuery", "Logs Insights knows only fields, sort and limit: its stats returns one row per event "
+                              "with nothing but @ptr; the evaluation's own query (rule_actions.effects.logs.QUERY: per "
+                              "stream, its first and last event in epoch ms and how many) is answered as AWS does"),
+    Gap("logs", "StopQuery", "not implemented (a query here completes as it starts: stopping one answers success "
+                             "false)"),
+)
 
 _MARK = "_rule_actions_monitoring"
-SEARCH_MAX = 100
 
 
 def _naive(moment: datetime) -> datetime:
@@ -143,17 +142,6 @@ def _stop_query(self: LogsResponse) -> Any:
     return json.dumps({"success": running})
 
 
-def _search(self: SageMakerResponse) -> Any:
-    """Search, paged as AWS pages it (MaxResults, at most 100; NextToken)."""
-    found = self.sagemaker_backend.search(resource=self._get_param("Resource"),
-                                          search_expression=self._get_param("SearchExpression"))
-    size = min(int(self._get_param("MaxResults") or SEARCH_MAX), SEARCH_MAX)
-    start = int(self._get_param("NextToken") or 0)
-    page = found["Results"][start:start + size]
-    more = start + size < len(found["Results"])
-    return ActionResult({"Results": page, **({"NextToken": str(start + size)} if more else {})})
-
-
 def install() -> None:
     """Idempotent; for in-process mocks and a ThreadedMotoServer in this process alike."""
     if getattr(CloudWatchBackend.get_metric_data, _MARK, False):
@@ -161,8 +149,7 @@ def install() -> None:
     for cls, name, function in ((CloudWatchBackend, "get_metric_data", _get_metric_data),
                                 (LogsResponse, "filter_log_events", _filter_log_events),
                                 (LogsResponse, "stop_query", _stop_query),
-                                (logs_models, "execute_query", _execute_query),
-                                (SageMakerResponse, "search", _search)):
+                                (logs_models, "execute_query", _execute_query)):
         setattr(function, _MARK, True)
         setattr(cls, name, function)
 

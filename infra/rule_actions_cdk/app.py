@@ -119,7 +119,7 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
         cdk.CfnParameter(stack, CODE_BUCKET, type="String", allowed_pattern=r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]",
                          description="The S3 bucket, in this stack's region, holding the code zips "
                                      "`rule-actions template` wrote (at their names, under no prefix)")
-    if config.organization:  # organization mode: the stack each member account deploys (rule_actions_cdk/member_stack.py)
+    if config.organization:  # organization mode: the stack each member account deploys (infra/rule_actions_cdk/member_stack.py)
         from rule_actions_cdk.member_stack import RuleActionsMemberStack
 
         RuleActionsMemberStack(app, config=config, settings=settings)
@@ -140,7 +140,8 @@ def main() -> int:
     except RuntimeError as err:  # the validation report (cdk-nag findings) is already printed above
         if "ValidationFailed" not in str(err):
             raise
-        print("synth failed: cdk-nag findings above are neither fixed nor acknowledged "
-              "(Validations.of(construct).acknowledge in rule_actions_cdk/construct.py, with a reason)", file=sys.stderr)
+        print("synth failed: cdk-nag findings above are neither fixed nor acknowledged (Validations.of(construct)"
+              ".acknowledge, with a reason, in the part of infra/rule_actions_cdk/ that makes the resource)",
+              file=sys.stderr)
         return 1
     return 0

@@ -1,9 +1,9 @@
-"""Organization mode, the central side (`rule_actions.organization` is the function's, rule_actions_cdk/member_stack.py the
+"""Organization mode, the central side (`rule_actions.organization` is the function's, infra/rule_actions_cdk/member_stack.py the
 members'): the bus the members forward to, who may put events on it, the function's AssumeRole grant, the alarm on
 refused accounts, and the names both sides derive from the configuration.
 
     member account (each region)                      central account (central_region)
-    default bus -> rule (rule_actions.registry.event_pattern) --PutEvents--> <name>-bus (policy: the organization or the accounts)
+    default bus -> rule (rule_actions_cdk.plugins.event_pattern) --PutEvents--> <name>-bus (policy: the organization or the accounts)
     executor role <member_role>-<region>  <--AssumeRole--  rule -> function (role <name>-handler-<region>)
 
 Names are deterministic so that a member stack, synthesized without any lookup, forwards to the right bus and
@@ -23,7 +23,7 @@ from constructs import Construct
 from rule_actions_cdk import metrics
 from rule_actions_cdk.dashboard import function_metric
 
-if TYPE_CHECKING:  # rule_actions_cdk/ reads the configuration through rule_actions.config at run time
+if TYPE_CHECKING:  # infra/rule_actions_cdk/ reads the configuration through rule_actions.config at run time
     from rule_actions.organization import Organization
 
 

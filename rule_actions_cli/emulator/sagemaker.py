@@ -1,49 +1,32 @@
-"""The project's only extension of moto's SageMaker: the calls it lacks, and a way to seed the jobs of every family.
+"""moto's SageMaker, extended: the calls the job families make that moto lacks, and jobs put into its backend in any
+status (what rule_actions_cli/seeding.py seeds from events, and the tests and benches set up).
 
-moto (5.1/5.2) lacks what the rule-action tests and the local replay need:
+The gaps it fills are `GAPS` below: a job family's stop, a tuning job's trials, a pipeline execution's steps and
+description, Search of tuning jobs (paged as AWS pages it), and jobs in a status moto's API cannot give them.
 
-* ``StopTrainingJob`` is not implemented (``NotImplementedError`` in-process, HTTP 500 in server mode).
-* ``ListTrainingJobsForHyperParameterTuningJob`` (a tuning job's trials) and ``ListPipelineExecutionSteps`` (a
-  pipeline execution's steps) are not implemented: both are added here, over the training jobs seeded with the
-  ARN of their tuning job and over the steps seeded from a pipeline's step events. The tests check each one's
-  request and response against botocore's service model.
-* ``DescribePipelineExecution`` answers only for executions of pipelines created through moto (and always with an
-  empty ``FailureReason``): it is extended here to answer for the executions seeded from events too, with the
-  FailureReason seeded for them (``put_pipeline_execution(..., failure_reason=...)``).
-* ``CreateTrainingJob`` always makes a job that is already ``Completed``; there is no way to get an
-  ``InProgress`` job through the API.
-* ``ProfilerRuleConfigurations`` is ignored by ``CreateTrainingJob``, and nothing ever sets
-  ``DebugRuleEvaluationStatuses`` / ``ProfilerRuleEvaluationStatuses``.
+moto builds ``DescribeTrainingJob`` from the attributes of its ``FakeTrainingJob`` (``foo_bar`` -> ``FooBar``) and its
+serializer keeps every member of the botocore output shape, so setting ``profiler_rule_configurations``,
+``debug_rule_evaluation_statuses`` ... on the object is enough: the describe output needs no patching.
+``ListTrainingJobs`` filters on ``training_job_status`` and ``training_job_name``, so it follows the attributes set
+here too.
 
-moto builds ``DescribeTrainingJob`` from the attributes of its ``FakeTrainingJob`` (``foo_bar`` ->
-``FooBar``) and its serializer keeps every member of the botocore output shape, so setting
-``profiler_rule_configurations``, ``debug_rule_evaluation_statuses`` ... on the object is enough: the
-describe output needs no patching. ``ListTrainingJobs`` filters on ``training_job_status`` and
-``training_job_name``, so it follows the attributes set here too.
-
-How the patch hooks in (see :func:`install`): two methods are registered on moto's classes,
-``SageMakerModelBackend.stop_training_job`` (the semantics) and ``SageMakerResponse.stop_training_job``
-(parameter parsing). moto's ``BaseResponse.call_action`` looks the action up by name on the response
-class at every request, and both ``moto.mock_aws`` and ``moto.server.ThreadedMotoServer`` dispatch to
-that same class and read the same process-wide ``sagemaker_backends``, so one ``install()`` serves both
-(the server must run in this process; a separate ``moto_server`` process is not patched).
+How the patch hooks in (see :func:`install`): each call is registered on moto's classes, on
+``SageMakerModelBackend`` (the semantics) and on ``SageMakerResponse`` (parameter parsing). moto's
+``BaseResponse.call_action`` looks the action up by name on the response class at every request, and both
+``moto.mock_aws`` and ``moto.server.ThreadedMotoServer`` dispatch to that same class and read the same process-wide
+``sagemaker_backends``, so one ``install()`` serves both (the server must run in this process; a separate
+``moto_server`` process is not patched).
 
 Caveats:
 
-* ``put_training_job`` writes to moto's process-wide backend. Entering or leaving ``moto.mock_aws``
-  resets every backend, including the one a ``ThreadedMotoServer`` in the same process serves; the
-  server itself never resets unless asked (``POST /moto-api/reset``), so jobs persist between tests
-  that share a server.
-* A stopped job stays ``Stopping``: nothing moves it to ``Stopped``. Call
-  ``put_training_job(name, "Stopped")`` to play that part of SageMaker.
-
-Seeding (``SEEDERS``, one per job family, each from an event's detail): training jobs (their status, rules, the
-tuning job that launched them, their FailureReason), tuning jobs, processing jobs and transform jobs through moto's
-own create calls and then their attributes (moto builds each describe from them), pipeline executions and their
-steps in a store of this module's on moto's backend (reset with it). A tuning job's best training job is what
-SageMaker makes it: the trial that completed with the best value of its objective (the trials' events carry
-FinalMetricDataList; the tuning job's events carry no BestTrainingJob), and for a warm start, its
-OverallBestTrainingJob among its parents' trials too.
+* ``put_training_job`` writes to moto's process-wide backend. Entering or leaving ``moto.mock_aws`` resets every
+  backend, including the one a ``ThreadedMotoServer`` in the same process serves; the server itself never resets
+  unless asked (``POST /moto-api/reset``), so jobs persist between tests that share a server.
+* A stopped job stays ``Stopping``: nothing moves it to ``Stopped``. Call ``put_training_job(name, "Stopped")`` to
+  play that part of SageMaker.
+* Pipeline executions and their steps are kept in a store of this module's on moto's backend (reset with it). A
+  tuning job's best training job is what SageMaker makes it: the trial that completed with the best value of its
+  objective (put_trial_result), and for a warm start, its OverallBestTrainingJob among its parents' trials too.
 """
 
 from __future__ import annotations
@@ -58,11 +41,12 @@ from moto.sagemaker.exceptions import ResourceNotFound, ValidationError
 from moto.sagemaker.models import SageMakerModelBackend, sagemaker_backends
 from moto.sagemaker.responses import SageMakerResponse
 
-from rule_actions.text import quoted
+from rule_actions.text import timestamp
+from rule_actions_cli.emulator import Gap
 
 __all__ = [
     "DEFAULT_ACCOUNT_ID",
-    "SEEDERS",
+    "GAPS",
     "TRAINING_JOB_STATUSES",
     "install",
     "pipeline_execution_status",
@@ -75,6 +59,25 @@ __all__ = [
     "put_tuning_job",
     "training_job_status",
 ]
+
+GAPS = (
+    Gap("sagemaker", "StopTrainingJob", "not implemented (NotImplementedError in process, HTTP 500 on moto server)"),
+    Gap("sagemaker", "StopProcessingJob", "sets Stopped at once, whatever the job's status (AWS: only an InProgress "
+                                          "job is stopped, and goes Stopping)"),
+    Gap("sagemaker", "StopTransformJob", "not implemented"),
+    Gap("sagemaker", "StopHyperParameterTuningJob", "not implemented (AWS also stops its running trials)"),
+    Gap("sagemaker", "StopPipelineExecution", "not implemented (AWS: idempotent by its ClientRequestToken)"),
+    Gap("sagemaker", "ListTrainingJobsForHyperParameterTuningJob", "not implemented: a tuning job's trials"),
+    Gap("sagemaker", "ListPipelineExecutionSteps", "not implemented: an execution's steps"),
+    Gap("sagemaker", "DescribePipelineExecution", "answers only for executions of pipelines created through moto, "
+                                                  "always without a FailureReason"),
+    Gap("sagemaker", "Search", "refuses the resource HyperParameterTuningJob (botocore's ResourceType lists it), "
+                               "and returns every result in one page (MaxResults, at most 100, and NextToken ignored)"),
+    Gap("sagemaker", "CreateTrainingJob", "makes a job that is already Completed (no InProgress job through the "
+                                          "API), ignores ProfilerRuleConfigurations, and nothing sets "
+                                          "DebugRuleEvaluationStatuses or ProfilerRuleEvaluationStatuses: "
+                                          "put_training_job sets them on moto's job"),
+)
 
 # TrainingJobStatus values of the SageMaker API.
 TRAINING_JOB_STATUSES = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
@@ -192,6 +195,7 @@ def _response_list_trials(self: SageMakerResponse) -> Any:
 # --------------------------------------------------------------------------- Search (Resource HyperParameterTuningJob)
 
 _MOTO_SEARCH = SageMakerModelBackend.search
+SEARCH_MAX = 100  # Search's MaxResults, at most
 
 
 def _backend_search(self: SageMakerModelBackend, resource: Any = None, search_expression: Any = None) -> Any:
@@ -213,10 +217,16 @@ def _backend_search(self: SageMakerModelBackend, resource: Any = None, search_ex
 
 
 def _response_search(self: SageMakerResponse) -> Any:
+    """Search, paged as AWS pages it (MaxResults, at most 100; NextToken)."""
     from moto.core.responses import ActionResult
 
-    return ActionResult(self.sagemaker_backend.search(resource=self._get_param("Resource"),
-                                                      search_expression=self._get_param("SearchExpression")))
+    found = self.sagemaker_backend.search(resource=self._get_param("Resource"),
+                                          search_expression=self._get_param("SearchExpression"))
+    size = min(int(self._get_param("MaxResults") or SEARCH_MAX), SEARCH_MAX)
+    start = int(self._get_param("NextToken") or 0)
+    page = found["Results"][start:start + size]
+    more = start + size < len(found["Results"])
+    return ActionResult({"Results": page, **({"NextToken": str(start + size)} if more else {})})
 
 
 # --------------------------------------------------------------------------- ListPipelineExecutionSteps
@@ -251,10 +261,9 @@ def _response_list_steps(self: SageMakerResponse) -> Any:
 
 
 # --------------------------------------------------------------------------- the other families' stops
-# StopProcessingJob (moto's sets Stopped at once, whatever the status), StopTransformJob, StopHyperParameterTuningJob
-# and StopPipelineExecution (missing in moto), as SageMaker documents them: only a running job is stopped and goes
-# Stopping (the embedded replay ends it Stopped later, as SageMaker would); a tuning job's running trials stop with
-# it; a job that is not running is refused with a ValidationException naming its status.
+# As SageMaker documents them: only a running job is stopped and goes Stopping (the replay ends it Stopped later, as
+# SageMaker would); a tuning job's running trials stop with it; a job that is not running is refused with a
+# ValidationException naming its status.
 
 
 def _refuse_unless(status: str, running: str, noun: str) -> None:
@@ -390,7 +399,7 @@ def install() -> None:
             setattr(cls, name, func)
 
 
-# --------------------------------------------------------------------------- seeding jobs
+# --------------------------------------------------------------------------- jobs in any status
 
 
 def _backend(account_id: str, region: str) -> SageMakerModelBackend:
@@ -583,8 +592,8 @@ def _summary_times(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if summary is None:
         return None
     times = ("CreationTime", "TrainingStartTime", "TrainingEndTime")
-    return {key: (_time(value) if key in times else value) for key, value in summary.items()
-            if key not in times or _time(value) is not None}
+    return {key: (timestamp(value) if key in times else value) for key, value in summary.items()
+            if key not in times or timestamp(value) is not None}
 
 
 def _better(objective: Mapping[str, Any], value: float, than: Mapping[str, Any] | None) -> bool:
@@ -737,113 +746,6 @@ def put_pipeline_step(execution_arn: str, step_name: str, status: str, *, failur
                        ("EndTime", end_time)):
         if value is not None:
             step[key] = copy.deepcopy(value)
-
-
-# --------------------------------------------------------------------------- seeding from an event's detail
-
-
-def _text(detail: Mapping[str, Any], key: str) -> str | None:
-    value = detail.get(key)
-    return value if isinstance(value, str) else None
-
-
-def _status(detail: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> list[str]:
-    """Why the detail's status cannot be seeded (as the embedded account reports it), or nothing."""
-    if detail.get(key) in allowed:
-        return []
-    return [f"embedded account: {key} {quoted(detail.get(key))} is not a SageMaker status ({', '.join(allowed)}): "
-            "the job was not created or updated"]
-
-
-def _time(value: Any) -> Any:
-    """An event's timestamp (epoch milliseconds, or ISO 8601) as the API's timestamp, None when unreadable."""
-    from rule_actions.text import timestamp
-
-    return timestamp(value)
-
-
-def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
-    problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
-    if not problems:
-        # (a trial's times as its events say them: its tuning job's cost sums them)
-        put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
-                         secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
-                         failure_reason=_text(detail, "FailureReason"), **place, **first,
-                         training_start_time=_time(detail.get("TrainingStartTime")),
-                         training_end_time=_time(detail.get("TrainingEndTime")))
-        if detail["TrainingJobStatus"] == "Completed" and _text(detail, "TuningJobArn"):
-            put_trial_result(detail["TuningJobArn"], detail, **place)  # the tuning job's best, as SageMaker keeps it
-    return problems
-
-
-def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
-    problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
-    if not problems:
-        counters = {key: detail.get(key) if isinstance(detail.get(key), dict) else None
-                    for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob",
-                                "HyperParameterTuningJobConfig", "WarmStartConfig")}
-        put_tuning_job(detail["HyperParameterTuningJobName"], detail["HyperParameterTuningJobStatus"],
-                       training_job_status_counters=counters["TrainingJobStatusCounters"],
-                       objective_status_counters=counters["ObjectiveStatusCounters"],
-                       best_training_job=counters["BestTrainingJob"], failure_reason=_text(detail, "FailureReason"),
-                       config=counters["HyperParameterTuningJobConfig"], warm_start_config=counters["WarmStartConfig"],
-                       **place)
-    return problems
-
-
-def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
-    problems = _status(detail, "ProcessingJobStatus", JOB_STATUSES)
-    if not problems:
-        spec = detail.get("AppSpecification") if isinstance(detail.get("AppSpecification"), dict) else {}
-        put_processing_job(detail["ProcessingJobName"], detail["ProcessingJobStatus"],
-                           failure_reason=_text(detail, "FailureReason"), exit_message=_text(detail, "ExitMessage"),
-                           training_job_arn=_text(detail, "TrainingJobArn"), image_uri=_text(spec, "ImageUri"),
-                           **place)
-    return problems
-
-
-def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
-    problems = _status(detail, "TransformJobStatus", JOB_STATUSES)
-    if not problems:
-        put_transform_job(detail["TransformJobName"], detail["TransformJobStatus"],
-                          failure_reason=_text(detail, "FailureReason"), **place)
-    return problems
-
-
-STEP_EVENT = "SageMaker Model Building Pipeline Execution Step Status Change"
-
-
-def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
-    """An execution event records the execution; a step event its step, its metadata as the API names it (the
-    event writes {"trainingJob": {"arn": ...}}, ListPipelineExecutionSteps {"TrainingJob": {"Arn": ...}})."""
-    arn = detail["pipelineExecutionArn"]
-    if detail_type != STEP_EVENT:
-        problems = _status(detail, "currentPipelineExecutionStatus", PIPELINE_EXECUTION_STATUSES)
-        if not problems:
-            display = _text(detail, "pipelineExecutionDisplayName")
-            put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], display_name=display, **place)
-        return problems
-    problems = _status(detail, "currentStepStatus", STEP_STATUSES)
-    name = _text(detail, "stepName")
-    if not name:
-        problems.append(f"embedded account: stepName {quoted(detail.get('stepName'))} is not a step name: the step "
-                        "was not recorded")
-    if problems:
-        return problems
-    metadata = detail.get("metadata") if isinstance(detail.get("metadata"), dict) else {}
-    put_pipeline_step(arn, name, detail["currentStepStatus"], failure_reason=_text(detail, "failureReason"),
-                      metadata={key[:1].upper() + key[1:]: ({k[:1].upper() + k[1:]: v for k, v in value.items()}
-                                                             if isinstance(value, dict) else value)
-                                for key, value in metadata.items()},
-                      start_time=_time(detail.get("stepStartTime")), end_time=_time(detail.get("stepEndTime")),
-                      **place)
-    return []
-
-
-# How the embedded account creates the job an event names, for each family (rule_actions.registry.JOBS, by name):
-# seeder(detail-type, detail, what the family keeps from the job's first event, account_id=, region=) -> problems.
-SEEDERS = {"training": seed_training, "tuning": seed_tuning, "processing": seed_processing,
-           "pipeline": seed_pipeline, "transform": seed_transform}
 
 
 def pipeline_execution_status(execution_arn: str, account_id: str = DEFAULT_ACCOUNT_ID,

@@ -31,7 +31,7 @@ FILE_STACK, FILE_SCHEMA = "stack", "$schema"  # the file's keys besides the conf
 # lists it: it runs on Amazon Linux 2, whose end of life was 2026-06-30, and Lambda blocks creating its functions a
 # month after the runtime's deprecation (a stack synthesized today must still deploy next year). The function's
 # runtime (and the markers its bundled dependencies are chosen by) is the synthesizing interpreter's version when it
-# is one of these, so that the code asset can ship the bytecode this interpreter compiles (rule_actions_cdk/bundle.py:
+# is one of these, so that the code asset can ship the bytecode this interpreter compiles (infra/rule_actions_cdk/bundle.py:
 # only that version reads it), else the newest (no bytecode: the runtime compiles on its first import).
 LAMBDA_PYTHONS = ("3.12", "3.13", "3.14")
 SYNTHESIZING_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -107,7 +107,7 @@ class StackSettings:
 
     @property
     def member_stack_name(self) -> str:
-        """Organization mode: the stack each member account deploys (rule_actions_cdk/member_stack.py)."""
+        """Organization mode: the stack each member account deploys (infra/rule_actions_cdk/member_stack.py)."""
         return f"{self.stack_name}Member"
 
 

@@ -1,20 +1,15 @@
-"""The project's extensions of moto for the embedded organization (rule_actions_cli.moto_sagemaker has SageMaker's).
+"""moto's STS and CloudFormation, extended for the embedded organization (the central and member stacks).
 
-STS: AssumeRole, called from a role's session, checks the trust policy.
-
-moto (5.2) lets anyone assume any role ARN, even one that does not exist ("an opportunity to switch accounts"),
-and returns credentials that land in the role's account. That is how the embedded organization switches accounts
-(the replay deploys each member stack as that account), but it would also let the function assume an executor
-role that no member stack created, or one that trusts another principal. So, as AWS does, a request signed with
-an assumed role's credentials (the function's, in the replay) may assume only a role that exists and whose trust
-policy names that role; other callers (the harness's own static credentials) are left as moto treats them.
-
-EventBridge in CloudFormation: moto's EventBus has no physical resource id, so `{"Ref": bus}` (a rule's
-EventBusName) resolves to moto's object instead of the bus's name and the rule cannot be created. The property is
-added: a bus's Ref is its name, as in CloudFormation.
+The gaps it fills are `GAPS` below. moto lets anyone assume any role ARN, even one that does not exist ("an
+opportunity to switch accounts"), and returns credentials that land in the role's account. That is how the embedded
+organization switches accounts (the replay deploys each member stack as that account), but it would also let the
+function assume an executor role that no member stack created, or one that trusts another principal. So, as AWS
+does, a request signed with an assumed role's credentials (the function's, in the replay) may assume only a role
+that exists and whose trust policy names that role; other callers (the harness's own static credentials) are left
+as moto treats them.
 
 `install()` wraps moto's `TokenResponse.assume_role` (looked up by name at every request, in-process `mock_aws`
-and `ThreadedMotoServer` alike) and adds the property; idempotent.
+and `ThreadedMotoServer` alike) and adds the bus's physical id; idempotent.
 """
 
 from __future__ import annotations
@@ -26,6 +21,16 @@ from moto.events.models import EventBus
 from moto.iam.models import iam_backends
 from moto.sts.exceptions import STSClientError
 from moto.sts.responses import TokenResponse
+
+from rule_actions_cli.emulator import Gap
+
+GAPS = (
+    Gap("sts", "AssumeRole", "lets anyone assume any role ARN, even one that does not exist, whatever its trust "
+                             "policy: a role's session may assume only a role that exists and trusts it"),
+    Gap("cloudformation", "CreateStack", "an AWS::Events::EventBus has no physical resource id, so {\"Ref\": bus} "
+                                         "(a rule's EventBusName) resolves to moto's object and the rule cannot be "
+                                         "created: a bus's Ref is its name, as in CloudFormation"),
+)
 
 _PATCH_MARK = "_rule_actions_patch"
 

@@ -1,0 +1,150 @@
+"""What the replay's embedded account is given of each job family (the CLI's side of a job family: the function's
+package knows nothing of it): the job an event names, created or updated with the status the event states, through
+the emulator's put_* (rule_actions_cli.emulator.sagemaker: moto cannot make a job in a given status through its API).
+
+    SEEDING[family]   its seeder (detail-type, detail, what it keeps from the job's first event, account_id=, region=)
+                      -> problems, its jobs' statuses as the API names them, and what it keeps from a first event
+
+Training jobs: their status, rules, the tuning job that launched them and their FailureReason (and a completed
+trial's objective: its tuning job's best, as SageMaker keeps it); tuning, processing and transform jobs through
+moto's own create calls, then their attributes; pipeline executions and their steps (a step event records the step
+ListPipelineExecutionSteps lists). An unusable status is a problem of the event: nothing is created or updated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from rule_actions.text import quoted, timestamp
+from rule_actions_cli.emulator.sagemaker import (
+    JOB_STATUSES,
+    PIPELINE_EXECUTION_STATUSES,
+    STEP_STATUSES,
+    TRAINING_JOB_STATUSES,
+    TUNING_JOB_STATUSES,
+    put_pipeline_execution,
+    put_pipeline_step,
+    put_processing_job,
+    put_training_job,
+    put_transform_job,
+    put_trial_result,
+    put_tuning_job,
+)
+
+Seeder = Callable[..., list[str]]
+
+
+def _text(detail: Mapping[str, Any], key: str) -> str | None:
+    value = detail.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _status(detail: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> list[str]:
+    """Why the detail's status cannot be seeded (as the embedded account reports it), or nothing."""
+    if detail.get(key) in allowed:
+        return []
+    return [f"embedded account: {key} {quoted(detail.get(key))} is not a SageMaker status ({', '.join(allowed)}): "
+            "the job was not created or updated"]
+
+
+def _time(value: Any) -> Any:
+    """An event's timestamp (epoch milliseconds, or ISO 8601) as the API's timestamp, None when unreadable."""
+    return timestamp(value)
+
+
+def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
+    if not problems:
+        # (a trial's times as its events say them: its tuning job's cost sums them)
+        put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
+                         secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
+                         failure_reason=_text(detail, "FailureReason"), **place, **first,
+                         training_start_time=_time(detail.get("TrainingStartTime")),
+                         training_end_time=_time(detail.get("TrainingEndTime")))
+        if detail["TrainingJobStatus"] == "Completed" and _text(detail, "TuningJobArn"):
+            put_trial_result(detail["TuningJobArn"], detail, **place)  # the tuning job's best, as SageMaker keeps it
+    return problems
+
+
+def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
+    if not problems:
+        counters = {key: detail.get(key) if isinstance(detail.get(key), dict) else None
+                    for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob",
+                                "HyperParameterTuningJobConfig", "WarmStartConfig")}
+        put_tuning_job(detail["HyperParameterTuningJobName"], detail["HyperParameterTuningJobStatus"],
+                       training_job_status_counters=counters["TrainingJobStatusCounters"],
+                       objective_status_counters=counters["ObjectiveStatusCounters"],
+                       best_training_job=counters["BestTrainingJob"], failure_reason=_text(detail, "FailureReason"),
+                       config=counters["HyperParameterTuningJobConfig"], warm_start_config=counters["WarmStartConfig"],
+                       **place)
+    return problems
+
+
+def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "ProcessingJobStatus", JOB_STATUSES)
+    if not problems:
+        spec = detail.get("AppSpecification") if isinstance(detail.get("AppSpecification"), dict) else {}
+        put_processing_job(detail["ProcessingJobName"], detail["ProcessingJobStatus"],
+                           failure_reason=_text(detail, "FailureReason"), exit_message=_text(detail, "ExitMessage"),
+                           training_job_arn=_text(detail, "TrainingJobArn"), image_uri=_text(spec, "ImageUri"),
+                           **place)
+    return problems
+
+
+def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    problems = _status(detail, "TransformJobStatus", JOB_STATUSES)
+    if not problems:
+        put_transform_job(detail["TransformJobName"], detail["TransformJobStatus"],
+                          failure_reason=_text(detail, "FailureReason"), **place)
+    return problems
+
+
+STEP_EVENT = "SageMaker Model Building Pipeline Execution Step Status Change"
+
+
+def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+    """An execution event records the execution; a step event its step, its metadata as the API names it (the
+    event writes {"trainingJob": {"arn": ...}}, ListPipelineExecutionSteps {"TrainingJob": {"Arn": ...}})."""
+    arn = detail["pipelineExecutionArn"]
+    if detail_type != STEP_EVENT:
+        problems = _status(detail, "currentPipelineExecutionStatus", PIPELINE_EXECUTION_STATUSES)
+        if not problems:
+            display = _text(detail, "pipelineExecutionDisplayName")
+            put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], display_name=display, **place)
+        return problems
+    problems = _status(detail, "currentStepStatus", STEP_STATUSES)
+    name = _text(detail, "stepName")
+    if not name:
+        problems.append(f"embedded account: stepName {quoted(detail.get('stepName'))} is not a step name: the step "
+                        "was not recorded")
+    if problems:
+        return problems
+    metadata = detail.get("metadata") if isinstance(detail.get("metadata"), dict) else {}
+    put_pipeline_step(arn, name, detail["currentStepStatus"], failure_reason=_text(detail, "failureReason"),
+                      metadata={key[:1].upper() + key[1:]: ({k[:1].upper() + k[1:]: v for k, v in value.items()}
+                                                             if isinstance(value, dict) else value)
+                                for key, value in metadata.items()},
+                      start_time=_time(detail.get("stepStartTime")), end_time=_time(detail.get("stepEndTime")),
+                      **place)
+    return []
+
+
+class Seeding(NamedTuple):
+    """How the embedded account gives a job family's jobs the state its events state."""
+
+    seed: Seeder
+    statuses: tuple[str, ...]  # the API's statuses of its jobs (what the embedded account takes)
+    kept: tuple[str, ...] = ()  # describe members kept from a job's first event (its rule configurations)
+
+
+# Each job family's (rule_actions.registry.JOBS, by name).
+SEEDING = {
+    "training": Seeding(seed_training, TRAINING_JOB_STATUSES,
+                        ("DebugRuleConfigurations", "ProfilerRuleConfigurations")),
+    "tuning": Seeding(seed_tuning, TUNING_JOB_STATUSES),
+    "processing": Seeding(seed_processing, JOB_STATUSES),
+    "pipeline": Seeding(seed_pipeline, PIPELINE_EXECUTION_STATUSES),
+    "transform": Seeding(seed_transform, JOB_STATUSES),
+}
