@@ -152,6 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from moto.server import ThreadedMotoServer
 
     from rule_actions_cdk.app import file_context, read_context
+    from rule_actions_cli.emulator import dynamodb as moto_dynamodb
     from rule_actions_cli.emulator import organization as moto_organization
 
     config, settings = read_context(file_context(args.config))
@@ -163,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("moto").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", message="Tried to parse AWS::", category=UserWarning)
     moto_organization.install()  # a central bus's Ref is its name, as in CloudFormation (moto 5.2 lacks it)
+    moto_dynamodb.install()  # conditional writes atomic under concurrent requests, as in AWS
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     start = time.monotonic()

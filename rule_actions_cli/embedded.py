@@ -28,6 +28,7 @@ from moto import mock_aws
 from rule_actions import registry
 from rule_actions.contract import ENV_CHAT_TOPIC_ARN, ENV_TOPIC_ARN, ROUTING_ATTRIBUTE
 from rule_actions.text import iso_z, quoted
+from rule_actions_cli.emulator import dynamodb as moto_dynamodb
 from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
@@ -178,6 +179,7 @@ class EmbeddedAccount:
             moto_sagemaker.install()
             moto_monitoring.install()
             moto_pricing.install()
+            moto_dynamodb.install()
             self._deploy()
         except BaseException:
             self.__exit__()

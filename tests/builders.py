@@ -105,11 +105,13 @@ def function_resources(monkeypatch: Any, topic_name: str = "rule-actions", table
     names them); returns the topic ARN."""
     import boto3
 
+    from rule_actions_cli.emulator import dynamodb as moto_dynamodb
     from rule_actions_cli.emulator import pricing as moto_pricing
     from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
     moto_sagemaker.install()
     moto_pricing.install()  # the Price List the stack's function reads (sample prices)
+    moto_dynamodb.install()  # the ledger's conditional writes atomic, as in AWS (concurrent invocations)
     topic_arn = boto3.client("sns", region_name=REGION).create_topic(Name=topic_name)["TopicArn"]
     boto3.client("dynamodb", region_name=REGION).create_table(
         TableName=table,

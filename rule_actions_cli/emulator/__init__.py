@@ -8,6 +8,7 @@ import this package (tests/architecture.py holds it).
                   put_log_lines at simulated times
     organization  STS's trust policies, a CloudFormation Ref to an event bus
     pricing       the AWS Price List (sample prices)
+    dynamodb      conditional writes that are atomic (the ledger's exactly once under concurrent invocations)
 
 Each module lists the gaps it fills (`GAPS`: the service, the API as botocore's model names it, what moto lacks, and
 the moto version it was found in); tests/unit/test_emulator.py checks each against botocore's model. Each module's

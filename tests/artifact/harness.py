@@ -42,6 +42,7 @@ from moto.sns.responses import SNSResponse
 from rule_actions_cdk.bundle import link_runtime
 from rule_actions_cdk.settings import PYTHON_VERSION
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
+from rule_actions_cli.emulator import dynamodb as moto_dynamodb
 from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
@@ -154,6 +155,7 @@ class ServedAccount(EmbeddedAccount):
         moto_sagemaker.install()
         moto_monitoring.install()
         moto_pricing.install()
+        moto_dynamodb.install()
         self._deploy()
         return self
 

@@ -12,9 +12,9 @@ import botocore.session
 import pytest
 from botocore import xform_name
 
-from rule_actions_cli.emulator import Gap, monitoring, organization, pricing, sagemaker
+from rule_actions_cli.emulator import Gap, dynamodb, monitoring, organization, pricing, sagemaker
 
-MODULES = (sagemaker, monitoring, pricing, organization)
+MODULES = (sagemaker, monitoring, pricing, organization, dynamodb)
 GAPS = [gap for module in MODULES for gap in module.GAPS]
 # Where moto answers each service's requests (a missing API is a missing method there).
 RESPONSES = {"sagemaker": "moto.sagemaker.responses:SageMakerResponse", "logs": "moto.logs.responses:LogsResponse"}
