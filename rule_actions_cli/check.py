@@ -227,18 +227,13 @@ def add_parser(commands: Any) -> None:
 
 
 def main(args: Any) -> int:
-    import sys
-
     from rule_actions_cli import inputs
     from rule_actions_cli.invoke import InvokeError
 
     events, errors = inputs.load(args.paths) if args.paths else (default_events(), [])
     if errors:
-        for line in errors:
-            print(f"rule-actions: {line}", file=sys.stderr)
-        return 2
+        return inputs.refuse(*errors)
     try:
         return run(args.stack, events, profile=args.profile, region=args.region, say=print)
     except InvokeError as err:
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return inputs.refuse(err)

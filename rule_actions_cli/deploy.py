@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rule_actions_cli.inputs import refuse
+
 ROOT = Path(__file__).resolve().parent.parent
 CDK = ROOT / "node_modules" / ".bin" / "cdk"
 APPROVALS = ("never", "broadening", "any-change")
@@ -60,8 +62,7 @@ def main(argv: Sequence[str] | None = None, interactive: bool | None = None) -> 
         if args.command == "deploy" and needs_bootstrap:
             check_bootstrapped(account, region)
     except Refused as err:
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return refuse(err)
     what = {"bootstrap": "bootstrapping the CDK in", "deploy": f"deploying stack {stack} to",
             "destroy": f"destroying stack {stack} in"}[args.command]
     print(f"rule-actions: {what} account {account}, region {region} ({scope})", file=sys.stderr, flush=True)

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import examples
 
 SCHEMA_FILE = "rule-actions.schema.json"
@@ -86,11 +87,11 @@ def samples(args: argparse.Namespace) -> int:
 
     folder, source = Path(args.directory), samples_folder()
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        return _refuse(f"{folder}: already exists and is not an empty directory: nothing was written (name "
+        return refuse(f"{folder}: already exists and is not an empty directory: nothing was written (name "
                        "another with --directory)")
     problem = directory_problem(folder, create=True)
     if problem:
-        return _refuse(problem)
+        return refuse(problem)
     files = sorted(p for pattern in ("*.json", "*/*.json") for p in source.glob(pattern))
     for path in files:
         target = folder / path.relative_to(source)
@@ -98,7 +99,7 @@ def samples(args: argparse.Namespace) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes())
         except OSError as err:
-            return _refuse(f"{target}: cannot write it ({err.strerror or type(err).__name__})")
+            return refuse(f"{target}: cannot write it ({err.strerror or type(err).__name__})")
     print(f"wrote {len(files)} sample files in {folder}/ (timelines in {folder / 'timelines'}/)")
     print(f"next: rule-actions replay {shlex.quote(str(folder))}/ {shlex.quote(str(folder / 'timelines'))}/")
     return 0
@@ -144,11 +145,6 @@ def file_problem(path: Path) -> str | None:
     return directory_problem(parent)
 
 
-def _refuse(problem: str) -> int:
-    print(f"rule-actions: {problem}", file=sys.stderr)
-    return 2
-
-
 def _write(path: Path, content: str) -> str | None:
     try:
         path.write_text(content, encoding="utf-8")
@@ -171,7 +167,7 @@ def init(args: argparse.Namespace) -> int:
     folder = Path(args.directory)
     problem = directory_problem(folder)
     if problem:
-        return _refuse(problem)
+        return refuse(problem)
     starter = {**STARTER, "stack": {"stack_name": STACK}} if args.cdk else STARTER
     targets = {folder / FILE_NAME: json.dumps(starter, indent=2) + "\n", folder / SCHEMA_FILE: text()}
     if args.cdk:
@@ -183,7 +179,7 @@ def init(args: argparse.Namespace) -> int:
     for path, content in targets.items():
         problem = _write(path, content)
         if problem:
-            return _refuse(problem)
+            return refuse(problem)
         print(f"wrote {path}")
     print("next: add the team's addresses to notify.emails; try it locally with `rule-actions samples` (writes "
           "./events) and `rule-actions replay events/`" + ("; synthesize with `npx cdk synth` (the CDK CLI: npm "
@@ -195,7 +191,7 @@ def schema(args: argparse.Namespace) -> int:
     if args.out:
         problem = file_problem(Path(args.out)) or _write(Path(args.out), text())
         if problem:
-            return _refuse(problem)
+            return refuse(problem)
     else:
         sys.stdout.write(text())
     return 0

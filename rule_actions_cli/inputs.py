@@ -3,7 +3,7 @@ its *.json files in file-name order; every file is read and checked before anyth
 list that is not an object is kept, under its FILE#INDEX, and reported on its own row by `not_an_event` while the
 others still run; an entry of a directory that cannot be read, a symlink loop, a dangling link or a directory
 named *.json, is kept the same way, under its path, and reported on its own row), secrets, and the configuration a
-replay runs with. One event file holds at most MAX_EVENT_FILE_BYTES, checked by its size before it is read (a
+replay runs with; and `refuse`, how a command refuses what it was given (a line each, exit status 2). One event file holds at most MAX_EVENT_FILE_BYTES, checked by its size before it is read (a
 larger one is one error line: the parsed JSON of a file takes several times its size in memory)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,13 @@ MAX_EVENT_FILE_BYTES = 10_000_000  # 10 MB: some 40,000 events of SageMaker's si
 EVENT_SHAPE = ('an event is the JSON object EventBridge delivers, e.g. {"source": "aws.sagemaker", "detail-type": '
                '"SageMaker Training Job State Change", "detail": {"TrainingJobName": "...", "TrainingJobStatus": '
                '"Failed", ...}} (a file holds one, or a JSON list of them; the samples: docs/sample-events.md)')
+
+
+def refuse(*problems: object) -> int:
+    """Each problem on its own line of standard error, after the command's name; the exit status of bad input, 2."""
+    for problem in problems:
+        print(f"rule-actions: {problem}", file=sys.stderr)
+    return 2
 
 
 @dataclass(frozen=True)

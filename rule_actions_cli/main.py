@@ -9,6 +9,7 @@ from typing import Any
 from rule_actions_cli import check as check_command
 from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, testnotify
 from rule_actions_cli import template as template_command
+from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_target_options, examples
 
 TOP_EPILOG = """\
@@ -129,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         secrets, secret_errors = inputs.load_secrets(args.secrets)
         errors += config_errors + secret_errors
     if errors:
-        for line in errors:
-            print(f"rule-actions: {line}", file=sys.stderr)
-        return 2
+        return refuse(*errors)
     if args.command == "invoke":
         return run_invoke(events, args)
     from rule_actions.config import ConfigError  # here: the other commands never load the plug-ins
@@ -141,8 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             deliveries: list[report.Delivery] = []
             rows = run_replay(events, context, args.verbose, secrets, deliveries)
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return refuse(err)
     write(args)(rows, sys.stdout)
     side = sys.stderr if args.json else sys.stdout
     receiver.report(receivers, side)
@@ -186,8 +184,7 @@ def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
     except InvokeError as err:
         if err.rows:
             write_rows(err.rows, sys.stdout)
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return refuse(err)
     write_rows(rows, sys.stdout)
     return 0
 

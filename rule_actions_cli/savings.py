@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, TextIO
 
 from rule_actions.contract import ENV_SERVICE, SERVICE, Outcome
 from rule_actions_cli import receiver
+from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_aws_options
 
 DEFAULT_DAYS = 30
@@ -578,8 +579,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         days = days_of(args.days)
     except ReportError as err:
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return refuse(err)
     if args.stack is not None:
         extra = [option for option, value in (("--config", args.config), ("--secrets", args.secrets),
                                                ("--receiver", args.receiver)) if value]
@@ -590,8 +590,7 @@ def main(args: argparse.Namespace) -> int:
         try:
             report = deployed(args.stack, days, args.profile, args.region)
         except InvokeError as err:
-            print(f"rule-actions: {err}", file=sys.stderr)
-            return 2
+            return refuse(err)
         write(report, sys.stdout, args.json)
         return 0
     events, errors = inputs.load(args.replay)
@@ -599,17 +598,14 @@ def main(args: argparse.Namespace) -> int:
     secrets, secret_errors = inputs.load_secrets(args.secrets)
     errors += config_errors + secret_errors
     if errors:
-        for line in errors:
-            print(f"rule-actions: {line}", file=sys.stderr)
-        return 2
+        return refuse(*errors)
     from rule_actions.config import ConfigError
 
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
             report = replayed(events, context, days, secrets)
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return refuse(err)
     write(report, sys.stdout, args.json)
     receiver.report(receivers, sys.stderr)
     return 0

@@ -31,6 +31,7 @@ from collections import Counter
 from typing import Any, TextIO
 
 from rule_actions.privacy import redact
+from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_target_options, examples
 
 HELP = "list the team topic's subscriptions and remove the personal ones nobody needs (dry run unless --remove)"
@@ -59,8 +60,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         rows = run(args.stack, args.endpoint, args.all_personal, args.remove, profile=args.profile, region=args.region)
     except InvokeError as err:
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return refuse(err)
     write(rows, args.remove, sys.stdout)
     return 0
 

@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import examples
 from rule_actions_cli.synth import asset_bytes, file_assets, stacks
 
@@ -66,13 +67,10 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     problem = directory_problem(out, create=True)  # before the synthesis (seconds), not after it
     if problem:
-        print(f"rule-actions: {problem}", file=sys.stderr)
-        return 2
+        return refuse(problem)
     context, errors = replay_context(args.config, dry_run=False)
-    for line in errors:
-        print(f"rule-actions: {line}", file=sys.stderr)
     if errors:
-        return 2
+        return refuse(*errors)
     from rule_actions_cdk.app import build_app  # starts the jsii runtime
 
     with tempfile.TemporaryDirectory(prefix="rule-actions-template-") as work:

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
 from rule_actions_cli import inputs, receiver, report
+from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_target_options, examples
 
 HELP = "send one test message to every configured destination and report each destination's outcome"
@@ -65,8 +66,7 @@ def run(args: argparse.Namespace) -> int:
             client, function = deployed_function(args.function_name, args.stack, args.profile, args.region)
             result = invoke_once(client, function, payload)
         except InvokeError as err:
-            print(f"rule-actions: {err}", file=sys.stderr)
-            return 2
+            return refuse(err)
         return finish(result, args.json, [], f"ran on the deployed function {function}")
     errors = [f"{flag} is only for a deployed function (--stack or --function-name)"
               for flag, value in (("--profile", args.profile), ("--region", args.region)) if value]
@@ -75,9 +75,7 @@ def run(args: argparse.Namespace) -> int:
     secrets, secret_errors = inputs.load_secrets(args.secrets)
     errors += config_errors + secret_errors
     if errors:
-        for line in errors:
-            print(f"rule-actions: {line}", file=sys.stderr)
-        return 2
+        return refuse(*errors)
     from rule_actions.config import ConfigError
     from rule_actions_cdk.app import read_context
     from rule_actions_cli.embedded_organization import embedded
@@ -90,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
                 result = world.invoke(payload, log=sys.stderr if args.verbose else None)
                 deliveries = world.deliveries() if args.receiver else None
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
-        print(f"rule-actions: {err}", file=sys.stderr)
-        return 2
+        return refuse(err)
     return finish(result, args.json, receivers, LOCALLY, deliveries)
 
 
