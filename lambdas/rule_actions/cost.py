@@ -380,6 +380,7 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
     None for a family whose jobs have no cost here (a pipeline execution: its steps' jobs have theirs)."""
     if billing is None:
         return None
+    running = _epoch(record.get(billing.ended)) is None
     if billing.trials:
         runs = _trials(record, found.get(TrialRuns(job_name)))
         limit = _limit(billing, record)
@@ -387,10 +388,9 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
         one = _run(billing, record)
         runs, limit = one if isinstance(one, Unknown) else (one,), None
     if isinstance(runs, Unknown):
-        return JobCost(runs, runs, running=_epoch(record.get(billing.ended)) is None)
-    listed = runs
+        return JobCost(runs, runs, running=running)
     rates: dict[str, Rate | Unknown] = {}
-    for run in listed:
+    for run in runs:
         for instance_type, _count in run.fleet:
             rates.setdefault(instance_type, rate(prices, instance_type, region, billing.component, found))
     if billing.trials:
@@ -399,14 +399,13 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
                 rates.setdefault(instance_type, rate(prices, instance_type, region, billing.component, found))
     unknown = next((r for r in rates.values() if isinstance(r, Unknown)), None)
     sources = sorted({r.source for r in rates.values() if isinstance(r, Rate)})
-    running = _epoch(record.get(billing.ended)) is None
-    notes = tuple(_notes(listed, running))
-    spot = _spot(listed[0]) if not billing.trials and listed else None
+    notes = tuple(_notes(runs, running))
+    spot = _spot(runs[0]) if not billing.trials and runs else None
     if unknown is not None:
         return JobCost(unknown, unknown if running else None, running, " and ".join(sources), spot, notes)
     known = {t: r.usd_per_hour for t, r in rates.items() if isinstance(r, Rate)}
-    so_far = _sum([(run, _billed(run, at)) for run in listed], known, billing.trials)
-    rest = _rest(billing, record, listed, known, at, limit) if running else None
+    so_far = _sum([(run, _billed(run, at)) for run in runs], known, billing.trials)
+    rest = _rest(billing, record, runs, known, at, limit) if running else None
     return JobCost(so_far, rest, running, " and ".join(sources), spot, notes)
 
 
@@ -444,24 +443,27 @@ def _rest(billing: Billing, record: Mapping[str, Any], runs: tuple[Run, ...], ra
     left, parallel, tuning_runtime = limit or (None, None, None)
     running = [(run, max(0, (run.runtime or TRAINING_RUNTIME) - (max(0, at - run.started) if run.started else 0)))
                for run in runs if run.ended is None]
-    defined = [Run(d.fleet, None, None, d.runtime) for d in definitions(record).values()
+    listed = definitions(record).values()
+    defined = [Run(d.fleet, None, None, d.runtime) for d in listed
                if not isinstance(d.fleet, Unknown)]  # (each definition's instances and MaxRuntimeInSeconds)
     if left is None:
         return Unknown("the tuning job's MaxNumberOfTrainingJobs is not known: the trials it may still launch have "
                        "no bound")
-    if left and len(defined) != len(definitions(record)):
+    if left and len(defined) != len(listed):
         return Unknown("a training job definition's instances are not known: the trials it may still launch cannot "
                        "be priced")
-    costliest = max(defined, key=lambda d: sum(rates[t] * n for t, n in d.fleet), default=None)
+
+    def hourly(run: Run) -> float:
+        return sum(rates[t] * n for t, n in run.fleet)
+
+    costliest = max(defined, key=hourly, default=None)
     launched = [(costliest, float(costliest.runtime or 0))] * left if costliest and left else []
     found = _sum(running + launched, rates, True)
-    if tuning_runtime and parallel:
+    if tuning_runtime and parallel and costliest:
         started = _epoch(record.get(billing.started))
         remaining = max(0, tuning_runtime - (at - started)) if started else tuning_runtime
-        widest = max((sum(rates[t] * n for t, n in d.fleet) for d in defined), default=0.0)
-        if parallel * widest * remaining / HOUR < found.usd:  # its own limits bound it tighter
-            fleet_of = max(defined, key=lambda d: sum(rates[t] * n for t, n in d.fleet)).fleet
-            return _sum([(Run(fleet_of, None, None, None), float(remaining))] * parallel, rates, True)
+        if parallel * hourly(costliest) * remaining / HOUR < found.usd:  # its own limits bound it tighter
+            return _sum([(Run(costliest.fleet, None, None, None), float(remaining))] * parallel, rates, True)
     return found
 
 

@@ -96,7 +96,8 @@ def handle(raw: Any, config: Config, ports: Environment) -> Handled:
     try:
         event, found = read_event(raw)
     except IgnoredEvent as err:
-        return Handled(_ignored(err.job, str(err), family=registry.job_family(raw)))
+        family = registry.job_family(raw)
+        return Handled(_ignored(err.job, str(err), family=family.name if family else None))
     result = act(event, found, config, ports)
     failed = [a for a in result["actions"] if a["outcome"] == Outcome.FAILED]
     if not failed:
@@ -186,7 +187,7 @@ def _found(event: JobEvent | IgnoredEvent, family: str, config: Config, ports: E
     be read)."""
     metrics.add_metric(name=EVENTS_METRIC, unit="Count", value=1)
     if isinstance(event, IgnoredEvent):
-        return _ignored(event.job, str(event), family=next((f for f in registry.JOBS if f.name == family), None))
+        return _ignored(event.job, str(event), family=family)
     return act(*observe(event), config, ports)
 
 
@@ -216,15 +217,15 @@ def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environmen
         refused = organization.refusal(config.organization, event)
         if refused:
             metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
-            return _ignored(event.job_name, refused, event.problems, event.family, _account(event))
+            return _ignored(event.job_name, refused, event.problems, event.job_family.name, _account(event))
         ports = ports.in_account(event.account, event.region)
         logger.append_keys(account=event.account)
     family = event.job_family
     if not family.in_scope(config, event.job_name):
-        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family,
+        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family.name,
                         _account(event))
     actions = _acted(event, select(event, found, config), config, ports)
-    return _with_problems({**_job(event.job_name, family), **_account(event), "actions": actions}, event.problems)
+    return _with_problems({**_job(event.job_name, family.name), **_account(event), "actions": actions}, event.problems)
 
 
 def read_event(raw: Any) -> tuple[JobEvent, list[Trigger]]:
@@ -288,10 +289,9 @@ def _account(event: JobEvent) -> dict[str, str]:
     return {"account": event.account, **alias}
 
 
-def _job(job: str | None, family: Any) -> dict[str, Any]:
+def _job(job: str | None, family: str | None) -> dict[str, Any]:
     """The result's job: "training_job" as before (a training job's name, else null), "job" and "job_family"."""
-    name = family.name if family is not None else None
-    return {"training_job": job if name == TRAINING else None, "job": job, "job_family": name}
+    return {"training_job": job if family == TRAINING else None, "job": job, "job_family": family}
 
 
 def ignored(reason: str) -> dict[str, Any]:
@@ -299,7 +299,7 @@ def ignored(reason: str) -> dict[str, Any]:
     return _ignored(None, reason)
 
 
-def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (), family: Any = None,
+def _ignored(job: str | None, reason: str, problems: tuple[str, ...] = (), family: str | None = None,
              account: dict[str, str] | None = None) -> dict[str, Any]:
     logger.info("event ignored", reason=reason)
     metrics.add_metric(name=IGNORED_METRIC, unit="Count", value=1)
