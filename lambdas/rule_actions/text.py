@@ -19,7 +19,6 @@ through `plain` or `one_line`, every value in a link through `encoded`. Redactio
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -187,6 +186,8 @@ REFERENCE = "docs/configuration.md, or `rule-actions schema`"
 def unknown(key: Any, allowed: Iterable[str], what: str = "key", listed: str = REFERENCE) -> str:
     """The error of an unknown key: the closest allowed one when there is one ("did you mean"), else the allowed
     ones when they are few, else where they are listed."""
+    import difflib  # an error's only: never at a cold start
+
     allowed = list(allowed)
     comparable = isinstance(key, str) and len(key) <= 100  # a hostile key of megabytes is not compared
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if comparable else []
