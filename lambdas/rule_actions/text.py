@@ -96,6 +96,13 @@ def arn_name(arn: str) -> str:
     return arn.rpartition("/")[2]
 
 
+def arn_place(arn: str) -> tuple[str, str]:
+    """The account and region an ARN names (arn:<partition>:<service>:<region>:<account>:<resource>), ("", "") when
+    it is no ARN."""
+    parts = arn.split(":")
+    return (parts[4], parts[3]) if len(parts) > 5 else ("", "")
+
+
 def iso_z(epoch: float) -> str:
     """An epoch second as EventBridge writes a time: 2026-11-24T10:00:00Z."""
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
