@@ -146,14 +146,12 @@ def _whole(value: Any, where: str, bounds: tuple[int, int], unit: str, errors: l
 
 
 
-def check(settings: MonitorSettings | None, organization: Any, where: str, config: Any = None,
-          monitors: Mapping[str, Monitor] | None = None) -> list[str]:
+def check(settings: MonitorSettings, organization: Any, where: str, config: Any,
+          monitors: Mapping[str, Monitor]) -> list[str]:
     """What the block asks of the rest of the configuration: organization mode evaluates the listed accounts (an
     organization id alone names none), only organization mode evaluates other regions, and each configured rule's
     own checks (a budget needs a way of knowing prices)."""
-    if settings is None:
-        return []
-    found = [error for name, given in settings.rules if monitors and config is not None
+    found = [error for name, given in settings.rules
              for error in monitors[name].check_config(dict(given), config, f"{where}.monitor.rules[{json.dumps(name)}]")]
     if organization is None:
         return found + ([f"{where}.monitor.regions: only organization mode evaluates other regions (one account: the "
