@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -205,6 +205,11 @@ def unknown(key: Any, allowed: Iterable[str], what: str = "key", listed: str = R
     if len(allowed) <= FEW:
         return f"unknown {what}; allowed: {', '.join(allowed) or 'none'}"
     return f"unknown {what}: none of the {len(allowed)} allowed is close (see {listed})"
+
+
+def unknown_keys(value: Iterable[Any], allowed: Collection[str], where: str) -> list[str]:
+    """The error of each key of an object that is not `allowed` (`unknown`'s, on its path `where`.<key>), in order."""
+    return [f"{where}.{key}: {unknown(key, allowed)}" for key in value if key not in allowed]
 
 
 def os_problem(err: OSError | UnicodeDecodeError) -> str:

@@ -14,7 +14,7 @@ from rule_actions.contract import REGION_NAME
 from rule_actions.fields import anchored
 from rule_actions.monitors.job import TRAINING
 from rule_actions.monitors.rule import Monitor, parameters, params_of, refusal
-from rule_actions.text import quoted, unknown
+from rule_actions.text import quoted, unknown_keys
 
 
 class MonitorSettings(NamedTuple):
@@ -47,7 +47,7 @@ def read_settings(value: Any, where: str, errors: list[str], monitors: Mapping[s
         errors.append(f"{where}: {quoted(value)} must be null (no evaluation) or an object with the keys "
                       f"{', '.join(KEYS)}")
         return None
-    found = [f"{where}.{key}: {unknown(key, KEYS)}" for key in value if key not in KEYS]
+    found = unknown_keys(value, KEYS, where)
     rules = _read_rules(value.get("rules", {}), f"{where}.rules", monitors, found)
     every = _whole(value.get("every_minutes", 5), f"{where}.every_minutes", EVERY_MINUTES, "minutes", found)
     shards = _whole(value.get("shards", 1), f"{where}.shards", SHARDS, "shards", found)
