@@ -32,7 +32,7 @@ from rule_actions.cost import PRICES, PriceSettings
 from rule_actions.fields import ActionMap, Field, Flag, Whole
 from rule_actions.organization import ORGANIZATION, Organization
 from rule_actions.records import Action, Declared, Invalid, Place
-from rule_actions.text import quoted, unknown
+from rule_actions.text import quoted, unknown_keys
 
 T = TypeVar("T")
 WHERE = "rule_actions"
@@ -115,7 +115,7 @@ class Config:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigError(f"{where}: must be an object with the keys {', '.join(KEYS)}; got {quoted(data)}")
-        errors = [f"{where}.{key}: {unknown(key, KEYS)}" for key in data if key not in KEYS]
+        errors = unknown_keys(data, KEYS, where)
         config = cls({f.key: f.load(data, where, errors, CONTEXT) for f in FIELDS}, where)
         errors += registry.config_checks(config, where)
         if errors:

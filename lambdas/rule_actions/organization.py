@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from rule_actions.contract import REGION_NAME
 from rule_actions.fields import Custom
 from rule_actions.records import JobEvent
-from rule_actions.text import quoted, unknown
+from rule_actions.text import quoted, unknown_keys
 
 KEYS = ("org_id", "accounts", "member_role", "aliases", "central_account", "central_region")
 DEFAULT_MEMBER_ROLE = "RuleActionsMember"
@@ -57,7 +57,7 @@ class Organization(NamedTuple):
         if not isinstance(data, Mapping):
             errors.append(f"{where}: {quoted(data)} must be null (one account) or an object with the keys {', '.join(KEYS)}")
             return None
-        found: list[str] = [f"{where}.{key}: {unknown(key, KEYS)}" for key in data if key not in KEYS]
+        found = unknown_keys(data, KEYS, where)
         org_id = data.get("org_id")
         if org_id is not None and not (isinstance(org_id, str) and ORG_ID_RE.fullmatch(org_id)):
             found.append(f"{where}.org_id: {quoted(org_id)} is not an AWS Organizations id (o- and 10 to 32 lower-case "

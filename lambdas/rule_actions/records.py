@@ -413,14 +413,15 @@ class TrialRuns(_Question):
         self.tuning_job_name = tuning_job_name
 
 
-class TrialRun(NamedTuple):
-    """One trial of a tuning job as its cost counts it (HyperParameterTrainingJobSummary)."""
+class TrialRun(_Value):
+    """One trial of a tuning job as its cost counts it (HyperParameterTrainingJobSummary): `definition` its
+    TrainingJobDefinitionName ("" when the tuning job has one definition), `status` its TrainingJobStatus, `started`
+    and `ended` its TrainingStartTime and TrainingEndTime (epoch seconds; None: not started, still running)."""
 
-    name: str
-    definition: str  # TrainingJobDefinitionName ("" when the tuning job has one definition)
-    status: str  # TrainingJobStatus
-    started: int | None  # TrainingStartTime (epoch seconds); None: not started
-    ended: int | None  # TrainingEndTime (epoch seconds); None: still running
+    __slots__ = ("definition", "ended", "name", "started", "status")
+
+    def __init__(self, name: str, definition: str, status: str, started: int | None, ended: int | None):
+        self.name, self.definition, self.status, self.started, self.ended = name, definition, status, started, ended
 
 
 class PriceList(_Question):

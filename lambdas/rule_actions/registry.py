@@ -96,15 +96,19 @@ MONITORED = "training"  # the job family the monitor rules evaluate whatever the
 
 
 def _monitor_read(value: Any, where: str, errors: list[str]) -> MonitorSettings | None:
+    if value is None:
+        return None
     from rule_actions.monitors.block import read_settings
 
-    return None if value is None else read_settings(value, where, errors, monitors())
+    return read_settings(value, where, errors, monitors())
 
 
 def _monitor_write(settings: MonitorSettings | None) -> Any:
+    if settings is None:
+        return None
     from rule_actions.monitors.block import write_settings
 
-    return None if settings is None else write_settings(settings)
+    return write_settings(settings)
 
 
 def _monitor_schema(ctx: Context) -> dict[str, Any]:

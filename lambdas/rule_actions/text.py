@@ -19,12 +19,11 @@ through `plain` or `one_line`, every value in a link through `encoded`. Redactio
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -95,6 +94,13 @@ def cap(text: str, limit: int) -> str:
 def arn_name(arn: str) -> str:
     """The name at the end of a job's ARN (arn:...:training-job/<name>)."""
     return arn.rpartition("/")[2]
+
+
+def arn_place(arn: str) -> tuple[str, str]:
+    """The account and region an ARN names (arn:<partition>:<service>:<region>:<account>:<resource>), ("", "") when
+    it is no ARN."""
+    parts = arn.split(":")
+    return (parts[4], parts[3]) if len(parts) > 5 else ("", "")
 
 
 def iso_z(epoch: float) -> str:
@@ -187,6 +193,8 @@ REFERENCE = "docs/configuration.md, or `rule-actions schema`"
 def unknown(key: Any, allowed: Iterable[str], what: str = "key", listed: str = REFERENCE) -> str:
     """The error of an unknown key: the closest allowed one when there is one ("did you mean"), else the allowed
     ones when they are few, else where they are listed."""
+    import difflib  # an error's only: never at a cold start
+
     allowed = list(allowed)
     comparable = isinstance(key, str) and len(key) <= 100  # a hostile key of megabytes is not compared
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if comparable else []
@@ -197,6 +205,11 @@ def unknown(key: Any, allowed: Iterable[str], what: str = "key", listed: str = R
     if len(allowed) <= FEW:
         return f"unknown {what}; allowed: {', '.join(allowed) or 'none'}"
     return f"unknown {what}: none of the {len(allowed)} allowed is close (see {listed})"
+
+
+def unknown_keys(value: Iterable[Any], allowed: Collection[str], where: str) -> list[str]:
+    """The error of each key of an object that is not `allowed` (`unknown`'s, on its path `where`.<key>), in order."""
+    return [f"{where}.{key}: {unknown(key, allowed)}" for key in value if key not in allowed]
 
 
 def os_problem(err: OSError | UnicodeDecodeError) -> str:

@@ -21,7 +21,6 @@ from typing import Any
 
 SERVICE_CODE = "AmazonSageMaker"
 PRODUCT_FAMILY = "ML Instance"
-ENDPOINT_REGIONS = ("us-east-1", "eu-central-1", "ap-south-1")
 PAGE = 100  # GetProducts' largest MaxResults
 KEPT = 512  # (instance type, region) answers kept per execution environment
 

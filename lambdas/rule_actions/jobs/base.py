@@ -54,7 +54,7 @@ from rule_actions.jobs.common import (
 )
 from rule_actions.ports import Configured
 from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, JobRef, Need, Transition
-from rule_actions.text import arn_name, console_link, encoded, log_link, quoted, timestamp
+from rule_actions.text import arn_name, arn_place, console_link, encoded, log_link, quoted, timestamp
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 NAME_RE = re.compile(JOB_NAME, re.ASCII)
@@ -160,9 +160,8 @@ class JobFamily:
         tags = description.get(self.members.tags)
         if isinstance(tags, list):
             detail[self.members.tags] = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
-        parts = str(description.get(self.members.arn, "")).split(":")
-        envelope = Envelope(event_id, parts[4] if len(parts) > 5 else "", parts[3] if len(parts) > 5 else "", time,
-                            None)
+        account, region = arn_place(str(description.get(self.members.arn, "")))
+        envelope = Envelope(event_id, account, region, time, None)
         return self.named(self.read({**detail, **extra}, envelope, self.members))
 
     def named(self, event: JobEvent) -> JobEvent:

@@ -25,7 +25,7 @@ from rule_actions.fields import Custom, Flag, TextList, anchored, strings
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import Action, Done, Invalid, JobEvent, NothingDone, Planned
-from rule_actions.text import quoted, unknown
+from rule_actions.text import quoted, unknown_keys
 
 # Everything the SDK's `^[a-z0-9]+[@]\w+[.]\w{2,3}$` accepts in ASCII, plus ordinary addresses (dotted local
 # parts, sub-domains, long top-level domains). Non-ASCII is refused: SNS cannot deliver to it.
@@ -62,7 +62,7 @@ def _team(value: Any, where: str, errors: list[str]) -> tuple[tuple[str, ...], t
     if not isinstance(value, Mapping):
         errors.append(f"{where}: {quoted(value)} must be an object with the keys emails, sms")
         return (), ()
-    strays = [f"{where}.{key}: {unknown(key, TEAM_KEYS)}" for key in value if key not in TEAM_KEYS]
+    strays = unknown_keys(value, TEAM_KEYS, where)
     if strays:
         errors += strays
         return (), ()

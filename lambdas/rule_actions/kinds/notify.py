@@ -34,7 +34,7 @@ from rule_actions.records import (
     Planned,
     TeamAudience,
 )
-from rule_actions.text import quoted, unknown
+from rule_actions.text import quoted, unknown_keys
 
 CHAT = "chat"
 # Chat channel ids as Amazon Q Developer in chat applications (CloudFormation) accepts them.
@@ -58,7 +58,7 @@ def _chat(value: Any, where: str, errors: list[str]) -> tuple[ChatChannel, ...]:
     if not isinstance(value, Mapping):
         errors.append(f"{where}: {quoted(value)} must be an object with the keys {', '.join(CHAT_KEYS)}")
         return ()
-    strays = [f"{where}.{key}: {unknown(key, CHAT_KEYS)}" for key in value if key not in CHAT_KEYS]
+    strays = unknown_keys(value, CHAT_KEYS, where)
     if strays:
         errors += strays
         return ()

@@ -35,9 +35,10 @@ class BatchSize(Monitor):
         for host in job.hosts:
             if not all(host in each[m].values for m in METRICS):
                 continue
-            cpu = percentile([v / host.vcpu_count for v in each["CPUUtilization"].values[host]], 95)
-            gpu = percentile([v / host.gpu_count for v in each["GPUUtilization"].values[host]], 95)
-            memory = percentile([v / host.gpu_count for v in each["GPUMemoryUtilization"].values[host]], 95)
+            vcpus, count = host.vcpu_count, host.gpu_count
+            cpu = percentile([v / vcpus for v in each["CPUUtilization"].values[host]], 95)
+            gpu = percentile([v / count for v in each["GPUUtilization"].values[host]], 95)
+            memory = percentile([v / count for v in each["GPUMemoryUtilization"].values[host]], 95)
             if cpu < p["cpu_threshold_p95"] and gpu < p["gpu_threshold_p95"] and memory < p["gpu_memory_threshold_p95"]:
                 found.append(f"p95 over the last {p['window']} min on {host.name}: GPU {pct(gpu)} < "
                              f"{pct(p['gpu_threshold_p95'])}, GPU memory {pct(memory)} < "

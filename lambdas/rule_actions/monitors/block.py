@@ -14,7 +14,7 @@ from rule_actions.contract import REGION_NAME
 from rule_actions.fields import anchored
 from rule_actions.monitors.job import TRAINING
 from rule_actions.monitors.rule import Monitor, parameters, params_of, refusal
-from rule_actions.text import quoted, unknown
+from rule_actions.text import quoted, unknown_keys
 
 
 class MonitorSettings(NamedTuple):
@@ -47,7 +47,7 @@ def read_settings(value: Any, where: str, errors: list[str], monitors: Mapping[s
         errors.append(f"{where}: {quoted(value)} must be null (no evaluation) or an object with the keys "
                       f"{', '.join(KEYS)}")
         return None
-    found = [f"{where}.{key}: {unknown(key, KEYS)}" for key in value if key not in KEYS]
+    found = unknown_keys(value, KEYS, where)
     rules = _read_rules(value.get("rules", {}), f"{where}.rules", monitors, found)
     every = _whole(value.get("every_minutes", 5), f"{where}.every_minutes", EVERY_MINUTES, "minutes", found)
     shards = _whole(value.get("shards", 1), f"{where}.shards", SHARDS, "shards", found)
@@ -146,14 +146,12 @@ def _whole(value: Any, where: str, bounds: tuple[int, int], unit: str, errors: l
 
 
 
-def check(settings: MonitorSettings | None, organization: Any, where: str, config: Any = None,
-          monitors: Mapping[str, Monitor] | None = None) -> list[str]:
+def check(settings: MonitorSettings, organization: Any, where: str, config: Any,
+          monitors: Mapping[str, Monitor]) -> list[str]:
     """What the block asks of the rest of the configuration: organization mode evaluates the listed accounts (an
     organization id alone names none), only organization mode evaluates other regions, and each configured rule's
     own checks (a budget needs a way of knowing prices)."""
-    if settings is None:
-        return []
-    found = [error for name, given in settings.rules if monitors and config is not None
+    found = [error for name, given in settings.rules
              for error in monitors[name].check_config(dict(given), config, f"{where}.monitor.rules[{json.dumps(name)}]")]
     if organization is None:
         return found + ([f"{where}.monitor.regions: only organization mode evaluates other regions (one account: the "

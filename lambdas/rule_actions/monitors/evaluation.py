@@ -59,7 +59,7 @@ from rule_actions.records import (
     Unread,
     UnreadJob,
 )
-from rule_actions.text import digest, quoted
+from rule_actions.text import arn_place, digest, quoted
 
 KEYS = ("time", "account", "region", "shard", "shards")
 NOT_REACHED = "not evaluated in this run: its time ran out before this job's log query (raise monitor.shards)"
@@ -330,17 +330,12 @@ def _costs(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], family: E
         return {}
     prices = config[PRICES]
     now = run.now
-    regions = {job.name: _region(job.arn) or run.region for job, _record in asking}
+    regions = {job.name: arn_place(job.arn)[1] or run.region for job, _record in asking}
     wanted = frozenset(need for job, record in asking
                        for need in costs.needs(family.billing, record, regions[job.name], prices, job.name))
     answers = (yield wanted) if wanted else {}
     return {job.name: costs.of(family.billing, record, regions[job.name], prices, answers, now, job.name)
             for job, record in asking}
-
-
-def _region(arn: str) -> str:
-    parts = arn.split(":")
-    return parts[3] if len(parts) > 5 else ""
 
 
 def _judge(applied: Applied, job: RunningJob, now: int, need: Any, series: Any, heartbeat: Any,

@@ -62,14 +62,16 @@ class IdleInstances(Monitor):
         gpu = per_host(job._replace(hosts=tuple(h for h in job.hosts if h.gpus)), p, data, GPU, now)
         found = []
         for host, values in cpu.values.items():
-            cpu95 = percentile([v / host.vcpu_count for v in values], 95)
+            vcpus = host.vcpu_count
+            cpu95 = percentile([v / vcpus for v in values], 95)
             if cpu95 >= p["cpu_threshold"]:
                 continue
             words = f"CPU p95 {pct(cpu95)} < {pct(p['cpu_threshold'])} per vCPU"
             if host.gpus:
                 if host not in gpu.values:
                     continue
-                gpu95 = percentile([v / host.gpu_count for v in gpu.values[host]], 95)
+                count = host.gpu_count
+                gpu95 = percentile([v / count for v in gpu.values[host]], 95)
                 if gpu95 >= p["gpu_threshold"]:
                     continue
                 words += f" and GPU p95 {pct(gpu95)} < {pct(p['gpu_threshold'])} ({gpus(host)})"

@@ -42,7 +42,8 @@ class LowGPUUtilization(Monitor):
         series = per_host(job, p, data, METRIC, now)
         found = []
         for host, values in series.values.items():
-            per_gpu = [v / host.gpu_count for v in values]
+            count = host.gpu_count
+            per_gpu = [v / count for v in values]
             p95 = percentile(per_gpu, 95)
             low = sum(1 for v in per_gpu if v < p["threshold_p5"])
             where = f"over the last {p['window']} min on {host.name} ({gpus(host)})"
