@@ -16,10 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from rule_actions.contract import STARTUP_PHASES, TRAINING_PHASES, WARNING_KEY
-from rule_actions.cost import PRICES, Cost, money
+from rule_actions.cost import PRICES, Cost, Unknown, money
 from rule_actions.monitors.job import JUDGED, RunningJob
 from rule_actions.monitors.params import Param
 from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.series import pct
 from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 USD_MAX = 10_000_000.0
@@ -65,20 +66,21 @@ class Budget(Monitor):
     def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         cost, budget = data.cost, budget_of(job.name, p)
         if cost is None or not isinstance(cost.so_far, Cost) or budget is None:
-            reason = getattr(getattr(cost, "so_far", None), "reason", "its cost was not computed")
+            reason = cost.so_far.reason if cost is not None and isinstance(cost.so_far, Unknown) else \
+                "its cost was not computed"
             return Skipped(f"unknown price, not judged: {reason}")
         spent = cost.so_far.usd
         share = spent / budget
-        words = (f"its cost {money(spent)} is {_pct(share)} of its budget {money(budget)} "
+        words = (f"its cost {money(spent)} is {pct(share * 100)} of its budget {money(budget)} "
                  f"({cost.so_far.inputs()})")
         if share >= 1:
-            return Finding(f"its cost {money(spent)} passed its budget {money(budget)} ({_pct(share)}; "
+            return Finding(f"its cost {money(spent)} passed its budget {money(budget)} ({pct(share * 100)}; "
                            f"{cost.so_far.inputs()})")
         passed = [level for level in p["warn_at"] if share >= level]
         if passed:
             level = max(passed)
-            return Finding(f"its cost {money(spent)} passed {_pct(level)} of its budget {money(budget)} "
-                           f"({_pct(share)}; {cost.so_far.inputs()}): a warning, nothing is stopped",
+            return Finding(f"its cost {money(spent)} passed {pct(level * 100)} of its budget {money(budget)} "
+                           f"({pct(share * 100)}; {cost.so_far.inputs()}): a warning, nothing is stopped",
                            ((WARNING_KEY, f"{level:g}"),))
         return Clear(words)
 
@@ -92,10 +94,6 @@ def budget_of(job_name: str, p: Mapping[str, Any]) -> float | None:
     by_prefix: Mapping[str, float] = p.get("by_prefix", {})
     prefixes = [prefix for prefix in by_prefix if job_name.startswith(prefix)]
     return by_prefix[max(prefixes, key=len)] if prefixes else None
-
-
-def _pct(share: float) -> str:
-    return f"{share * 100:.0f}%"
 
 
 MONITOR = Budget()

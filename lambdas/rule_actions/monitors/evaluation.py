@@ -162,7 +162,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
                 rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
     series = yield from _series(needs, now)
     trials = yield from _trials(chosen, needs)
-    costs = yield from _costs(chosen, needs, family, config, run)
+    figures = yield from _costs(chosen, needs, family, config, run)
     heartbeats, unfinished, queries, log_reads = yield from _heartbeats(chosen, needs, family.log_group, run)
 
     learned: dict[str, Mapping[str, int]] = {}
@@ -175,7 +175,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
         for rule in applied:
             key = (job.name, rule.rule.name)
             found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), None,
-                                trials.get(job.name), costs.get(job.name))
+                                trials.get(job.name), figures.get(job.name))
     more = {key: asked for key, asked in found.items() if isinstance(asked, Needs)}
     streams, reached = yield from _streams(more, family.log_group, run.time_left)
     reports, confirm = [], []
@@ -188,7 +188,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
             verdict = found[key]
             if isinstance(verdict, Needs):  # judged again with the streams it asked for
                 verdict = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), streams[key],
-                                 trials.get(job.name), costs.get(job.name))
+                                 trials.get(job.name), figures.get(job.name))
             verdicts.append(_named(rule.rule.name, verdict))
         reports.append(JobReport(job.name, tuple(verdicts), tuple(problems), family=family.name))
         if any(v.verdict == ISSUES_FOUND for v in verdicts):
