@@ -584,9 +584,7 @@ def main(args: argparse.Namespace) -> int:
         extra = [option for option, value in (("--config", args.config), ("--secrets", args.secrets),
                                                ("--receiver", args.receiver)) if value]
         if extra:
-            print(f"rule-actions: {', '.join(extra)}: for --replay only (a deployed stack has its own "
-                  "configuration)", file=sys.stderr)
-            return 2
+            return refuse(f"{', '.join(extra)}: for --replay only (a deployed stack has its own configuration)")
         try:
             report = deployed(args.stack, days, args.profile, args.region)
         except InvokeError as err:
