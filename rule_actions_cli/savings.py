@@ -472,17 +472,14 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
              now: datetime | None = None) -> Report:
     """Replay the events on the embedded account, then report from its CloudWatch (the function's EMF output put
     there) and its ledger."""
-    from rule_actions_cdk.app import read_context
-    from rule_actions_cli.embedded_organization import embedded
-    from rule_actions_cli.synth import synthesize
+    from rule_actions_cli.embedded_organization import embedded_from
 
-    assembly, stack = synthesize(context)
     output = io.StringIO()
-    with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
+    with embedded_from(context, secrets) as world:
         world.replay(events, log=output)
         world.put_metrics((namespace, name, dimensions, stamp, value) for line in output.getvalue().splitlines()
                           for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line))
-        scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {stack}"
+        scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {world.stack_name}"
         # What the replayed function emitted under: the service name its environment (the template's) gives it.
         service = world.environment.get(ENV_SERVICE) or SERVICE
         report = gather(world.client("cloudwatch"), scope, days, _end(now), world.evaluator_name,
