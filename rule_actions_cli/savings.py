@@ -29,6 +29,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, TextIO
 
 from rule_actions.contract import ENV_SERVICE, SERVICE, Outcome
+from rule_actions.text import iso_z
 from rule_actions_cli import receiver
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_aws_options
@@ -254,7 +255,7 @@ def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str
     stated_count = count(total(stated.values()))
     cost_usd = total(cost.values())
     return Report(
-        scope=scope, service=service, start=_iso(start), end=_iso(end), days=days,
+        scope=scope, service=service, start=iso_z(start.timestamp()), end=iso_z(end.timestamp()), days=days,
         actions={k: row for k in KINDS if (row := {o: count(found[action[(k, o)]]) for o in OUTCOMES
                                                       if found[action[(k, o)]] != 0})},
         triggers={t: count(found[q]) for t, q in trigger.items() if found[q] != 0},
@@ -285,10 +286,6 @@ def _evaluator(function: str, timeout: int | None, queries: Mapping[str, Query],
                             failed_reads=count("failed_reads"), not_computed=count("not_computed"),
                             jobs_not_reached=count("jobs_not_reached"),
                             most_jobs_in_a_run=count("most_jobs_in_a_run"), findings=count("findings"))
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # ------------------------------------------------------------------------------------------------ the words
