@@ -158,6 +158,16 @@ def embedded(assembly_dir: Path, stack_name: str, organization: Organization | N
     return EmbeddedOrganization(assembly_dir, stack_name, organization, secrets=secrets)
 
 
+def embedded_from(context: Mapping[str, Any], secrets: Mapping[str, str] | None = None) -> EmbeddedAccount:
+    """The embedded world a replay's context deploys: its stack synthesized (rule_actions_cli.synth, cached), then
+    one account, or (organization mode) the central stack and a member stack in every account the events name."""
+    from rule_actions_cdk.app import read_context
+    from rule_actions_cli.synth import synthesize
+
+    assembly, stack = synthesize(context)
+    return embedded(assembly, stack, read_context(context)[0].organization, secrets)
+
+
 def _environment(credentials: dict[str, str]) -> dict[str, str]:
     found = {"AWS_ACCESS_KEY_ID": credentials["AccessKeyId"], "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"]}
     if credentials.get("SessionToken"):

@@ -174,8 +174,7 @@ def init(args: argparse.Namespace) -> int:
         targets.update({folder / APP_FILE: APP, folder / CDK_FILE: cdk_json()})
     existing = [str(path) for path in targets if os.path.lexists(path)]
     if existing:
-        print(f"rule-actions: {', '.join(existing)} already exist: nothing was written", file=sys.stderr)
-        return 2
+        return refuse(f"{', '.join(existing)} already exist: nothing was written")
     for path, content in targets.items():
         problem = _write(path, content)
         if problem:

@@ -119,13 +119,11 @@ def stack_outputs(session: boto3.Session, stack: str) -> dict[str, str]:
 
 
 def output_of(outputs: Mapping[str, str], name: str) -> str | None:
-    """The output `name`, else one whose key ends with it (a user's app may prefix its outputs); the function's
-    never the evaluator's (EvaluatorFunctionName ends with FunctionName too), whatever the outputs' order."""
+    """The output `name`, else one whose key ends with it (a user's app may prefix its outputs). The function's
+    output has function_output, which tells it from the evaluator's (EvaluatorFunctionName ends with FunctionName)."""
     if name in outputs:
         return outputs[name]
-    found = [value for key, value in outputs.items() if key.endswith(name)
-             and not (name == FUNCTION_OUTPUT and key.endswith(EVALUATOR_OUTPUT))]
-    return found[0] if found else None
+    return next((value for key, value in outputs.items() if key.endswith(name)), None)
 
 
 def invoke_all(client: Any, function: str, events: list[tuple[str, Any]]) -> list[dict[str, Any]]:

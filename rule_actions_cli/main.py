@@ -160,13 +160,9 @@ def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: 
                secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None
                ) -> list[dict[str, Any]]:
     """The rows; `deliveries`, when given, receives what the stack's topics delivered."""
-    from rule_actions_cdk.app import read_context
-    from rule_actions_cli.embedded_organization import embedded
-    from rule_actions_cli.synth import synthesize
+    from rule_actions_cli.embedded_organization import embedded_from
 
-    assembly, stack = synthesize(context)
-    # One account, or (organization mode) the central stack and a member stack in every account the events name.
-    with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
+    with embedded_from(context, secrets) as world:
         rows = world.replay(events, log=sys.stderr if verbose else None)
         if deliveries is not None:
             deliveries += world.deliveries()

@@ -29,6 +29,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, TextIO
 
 from rule_actions.contract import ENV_SERVICE, SERVICE, Outcome
+from rule_actions.text import iso_z
 from rule_actions_cli import receiver
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_aws_options
@@ -254,7 +255,7 @@ def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str
     stated_count = count(total(stated.values()))
     cost_usd = total(cost.values())
     return Report(
-        scope=scope, service=service, start=_iso(start), end=_iso(end), days=days,
+        scope=scope, service=service, start=iso_z(start.timestamp()), end=iso_z(end.timestamp()), days=days,
         actions={k: row for k in KINDS if (row := {o: count(found[action[(k, o)]]) for o in OUTCOMES
                                                       if found[action[(k, o)]] != 0})},
         triggers={t: count(found[q]) for t, q in trigger.items() if found[q] != 0},
@@ -285,10 +286,6 @@ def _evaluator(function: str, timeout: int | None, queries: Mapping[str, Query],
                             failed_reads=count("failed_reads"), not_computed=count("not_computed"),
                             jobs_not_reached=count("jobs_not_reached"),
                             most_jobs_in_a_run=count("most_jobs_in_a_run"), findings=count("findings"))
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # ------------------------------------------------------------------------------------------------ the words
@@ -472,17 +469,14 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
              now: datetime | None = None) -> Report:
     """Replay the events on the embedded account, then report from its CloudWatch (the function's EMF output put
     there) and its ledger."""
-    from rule_actions_cdk.app import read_context
-    from rule_actions_cli.embedded_organization import embedded
-    from rule_actions_cli.synth import synthesize
+    from rule_actions_cli.embedded_organization import embedded_from
 
-    assembly, stack = synthesize(context)
     output = io.StringIO()
-    with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
+    with embedded_from(context, secrets) as world:
         world.replay(events, log=output)
         world.put_metrics((namespace, name, dimensions, stamp, value) for line in output.getvalue().splitlines()
                           for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line))
-        scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {stack}"
+        scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {world.stack_name}"
         # What the replayed function emitted under: the service name its environment (the template's) gives it.
         service = world.environment.get(ENV_SERVICE) or SERVICE
         report = gather(world.client("cloudwatch"), scope, days, _end(now), world.evaluator_name,
@@ -584,9 +578,7 @@ def main(args: argparse.Namespace) -> int:
         extra = [option for option, value in (("--config", args.config), ("--secrets", args.secrets),
                                                ("--receiver", args.receiver)) if value]
         if extra:
-            print(f"rule-actions: {', '.join(extra)}: for --replay only (a deployed stack has its own "
-                  "configuration)", file=sys.stderr)
-            return 2
+            return refuse(f"{', '.join(extra)}: for --replay only (a deployed stack has its own configuration)")
         try:
             report = deployed(args.stack, days, args.profile, args.region)
         except InvokeError as err:

@@ -48,11 +48,6 @@ def _status(detail: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> li
             "the job was not created or updated"]
 
 
-def _time(value: Any) -> Any:
-    """An event's timestamp (epoch milliseconds, or ISO 8601) as the API's timestamp, None when unreadable."""
-    return timestamp(value)
-
-
 def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
     problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
     if not problems:
@@ -60,8 +55,8 @@ def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
         put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
                          secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
                          failure_reason=_text(detail, "FailureReason"), **place, **first,
-                         training_start_time=_time(detail.get("TrainingStartTime")),
-                         training_end_time=_time(detail.get("TrainingEndTime")))
+                         training_start_time=timestamp(detail.get("TrainingStartTime")),
+                         training_end_time=timestamp(detail.get("TrainingEndTime")))
         if detail["TrainingJobStatus"] == "Completed" and _text(detail, "TuningJobArn"):
             put_trial_result(detail["TuningJobArn"], detail, **place)  # the tuning job's best, as SageMaker keeps it
     return problems
@@ -126,7 +121,7 @@ def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
                       metadata={key[:1].upper() + key[1:]: ({k[:1].upper() + k[1:]: v for k, v in value.items()}
                                                              if isinstance(value, dict) else value)
                                 for key, value in metadata.items()},
-                      start_time=_time(detail.get("stepStartTime")), end_time=_time(detail.get("stepEndTime")),
+                      start_time=timestamp(detail.get("stepStartTime")), end_time=timestamp(detail.get("stepEndTime")),
                       **place)
     return []
 

@@ -84,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             written = write(Path(work), [stack.stack_name, *others], out)
         except OSError as err:
-            print(f"rule-actions: {out}: cannot write there ({err.strerror or type(err).__name__})", file=sys.stderr)
-            return 2
+            return refuse(f"{out}: cannot write there ({err.strerror or type(err).__name__})")
     for path in written:
         print(f"wrote {path}")
     print(deploy_commands(out, stack.stack_name, others))

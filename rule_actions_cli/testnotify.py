@@ -77,14 +77,11 @@ def run(args: argparse.Namespace) -> int:
     if errors:
         return refuse(*errors)
     from rule_actions.config import ConfigError
-    from rule_actions_cdk.app import read_context
-    from rule_actions_cli.embedded_organization import embedded
-    from rule_actions_cli.synth import synthesize
+    from rule_actions_cli.embedded_organization import embedded_from
 
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
-            assembly, stack = synthesize(context)
-            with embedded(assembly, stack, read_context(context)[0].organization, secrets) as world:
+            with embedded_from(context, secrets) as world:
                 result = world.invoke(payload, log=sys.stderr if args.verbose else None)
                 deliveries = world.deliveries() if args.receiver else None
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses

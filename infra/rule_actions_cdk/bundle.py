@@ -44,6 +44,7 @@ from packaging.utils import canonicalize_name
 
 import rule_actions
 from rule_actions.config import ConfigError
+from rule_actions_cdk.settings import SYNTHESIZING_PYTHON
 
 # The function's package: its files as installed (this checkout's lambdas/rule_actions, or site-packages) are the
 # code asset's.
@@ -119,7 +120,7 @@ def _files(dist: metadata.Distribution, only: set[str] | None) -> Iterable[tuple
 
 def compiles_for(python_version: str) -> bool:
     """Whether this interpreter's bytecode is the function's: the same Python minor version."""
-    return python_version == f"{sys.version_info.major}.{sys.version_info.minor}"
+    return python_version == SYNTHESIZING_PYTHON
 
 
 def compile_bytecode(folder: Path) -> None:

@@ -5,14 +5,14 @@ clauses; what the kinds need); this module collects those declarations into what
 of record is turned into CDK objects by one construct:
 
     event_pattern(config)       the rule's EventBridge pattern          -> rules.py (the rule and its target)
-    job_grants(config)          the function's IAM statements for the   -> iam.py (statements and their cdk-nag
+    job_grants(config)          the function's IAM statements for the   -> grants.py (statements and their cdk-nag
                                 job families (organization mode: each      acknowledgments) on function.py's role, or
                                 member's executor role's)                  member_stack.py's executor role
-    evaluation_grants(config)   the evaluator's, with `monitor`         -> iam.py on evaluator.py's role
+    evaluation_grants(config)   the evaluator's, with `monitor`         -> grants.py on evaluator.py's role
     schedule(config)            the evaluation's Schedule               -> evaluator.py (its schedule rules)
     stack_parts(config)         what the kinds ask of the stack: TeamEndpoint -> messaging.py (the team's
                                 subscriptions), ChatChannel -> chat.py, Texts -> sms.py (SMS delivery logs), Grant
-                                -> iam.py on both functions' roles; and reading prices (a Grant) when a cost is asked
+                                -> grants.py on both functions' roles; and reading prices (a Grant) when a cost is asked
     warnings(config, where)     the configuration's warnings, and what only the stack knows (the pattern's size)
 
 Nothing here imports aws-cdk-lib (the validation and the tests read it without a jsii runtime), and nothing here
