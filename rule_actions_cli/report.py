@@ -69,7 +69,7 @@ COLOURS = {"done": "32", "watched": "36", "dry_run": "36", "duplicate": "2", "sk
            "problem": "31", "error": "31"}
 
 
-def terminal_width(out: TextIO | None = None) -> int:
+def terminal_width() -> int:
     """The width to fit: COLUMNS when set, else the terminal's, else WIDTH (a file or a pipe)."""
     return max(40, shutil.get_terminal_size((WIDTH, 24)).columns)
 
@@ -101,7 +101,7 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int | None = Non
     `width`: a long cell wraps within its column, and a reason never is cut (it wraps, or takes lines of its own
     when its column would be too narrow). Rows that did nothing (see `quiet`) are counted, not listed, unless
     `show_all`."""
-    width = width or terminal_width(out)
+    width = width or terminal_width()
     paint = _painter(colour)
     shown = [item for item in rows if show_all or not quiet(item)]
     blocks = [(_event_line(item), _cells(item, show_all)) for item in shown]
@@ -220,7 +220,7 @@ def _wrap(text: str, width: int, indent: str = "") -> list[str]:
 def write_deliveries(deliveries: list[Delivery], out: TextIO, width: int | None = None) -> None:
     """What each destination of the topics received, grouped by destination in the order first reached: each
     message's subject, then its text message, indented (every line fits `width`; addresses redacted)."""
-    width = width or terminal_width(out)
+    width = width or terminal_width()
     by_destination: dict[str, list[Delivery]] = {}
     for delivery in deliveries:
         by_destination.setdefault(redact(delivery.to), []).append(delivery)

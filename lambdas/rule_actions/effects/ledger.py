@@ -29,7 +29,12 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyPersistenceLayerError,
 )
 
-from rule_actions.contract import LEDGER_EXPIRY_ATTRIBUTE, LEDGER_KEY_ATTRIBUTE
+from rule_actions.contract import (
+    LEDGER_COST_ATTRIBUTE,
+    LEDGER_EXPIRY_ATTRIBUTE,
+    LEDGER_KEY_ATTRIBUTE,
+    LEDGER_SAVED_ATTRIBUTE,
+)
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable
 from rule_actions.text import error_text
 
@@ -87,7 +92,8 @@ class DynamoLedger:
                      saved_usd: float | None = None) -> None:
         """The stop's record: who stopped the job, and (when known) what it cost until the stop and what the stop
         saved at most, in US dollars as decimal strings (cost_usd, saved_usd: what `rule-actions report` sums)."""
-        figures = {name: {"S": f"{value:.2f}"} for name, value in (("cost_usd", cost_usd), ("saved_usd", saved_usd))
+        figures = {name: {"S": f"{value:.2f}"} for name, value in ((LEDGER_COST_ATTRIBUTE, cost_usd),
+                                                                    (LEDGER_SAVED_ATTRIBUTE, saved_usd))
                    if value is not None}
         self.client.put_item(TableName=self.table_name, Item={
             LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn},
