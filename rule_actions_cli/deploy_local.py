@@ -127,8 +127,10 @@ def outputs(env: dict[str, str], stack: str) -> dict[str, str]:
 
 
 def _resolve(value: Any, resources: list[dict[str, Any]], session: Any, url: str) -> str:
-    """An output's value from the stack's resources: a Ref is the physical id; a GetAtt of an IAM role's or an
-    event bus's Arn is read back from the service."""
+    """An output's value from the stack's resources: a literal is itself (the ServiceName output); a Ref is the
+    physical id; a GetAtt of an IAM role's or an event bus's Arn is read back from the service."""
+    if isinstance(value, str):
+        return value
     physical = {r.get("LogicalResourceId"): (r.get("ResourceType"), r.get("PhysicalResourceId")) for r in resources}
     if "Ref" in value:
         return physical[value["Ref"]][1]

@@ -75,3 +75,14 @@ def test_make_deploy_local_for_real(config):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "deploy-local: bootstrap, deploy, outputs and destroy" in done.stdout
     assert "NodeVersionSupportWarning" not in done.stdout + done.stderr
+
+
+def test_the_outputs_moto_leaves_out_are_resolved_from_the_template_literals_included():
+    # Given the stack's resources as moto describes them, and outputs of each shape the template writes
+    resources = [{"LogicalResourceId": "RuleActionsTopicF07BDED6", "ResourceType": "AWS::SNS::Topic",
+                  "PhysicalResourceId": "arn:aws:sns:us-east-1:123456789012:RuleActions-topic"}]
+    # When each is resolved (no call to the service is needed for these)
+    # Then a Ref is the resource's physical id and a literal (ServiceName: the construct's name) is itself
+    assert deploy_local._resolve({"Ref": "RuleActionsTopicF07BDED6"}, resources, None, "") == \
+        "arn:aws:sns:us-east-1:123456789012:RuleActions-topic"
+    assert deploy_local._resolve("RuleActions", resources, None, "") == "RuleActions"
