@@ -12,6 +12,7 @@ from rule_actions.config import Config
 from rule_actions.contract import Outcome
 from rule_actions.jobs.training import FAMILY as TRAINING
 from rule_actions.messages import MessageOccasion
+from rule_actions import registry
 from rule_actions.records import JobEvent, Message, Origin, Planned, Result, Trigger, TriggerFacts
 from rule_actions.text import duration, one_line, plain  # noqa: F401 (re-exported for the tests)
 from rule_actions.triggers.rule_status import rule_log_link  # noqa: F401 (re-exported for the tests)
@@ -24,7 +25,8 @@ def job_event(parsed: Any) -> JobEvent:
 def stops(trigger: Trigger, taken: Iterable[Mapping[str, Any]]) -> tuple[Result, ...]:
     """Results from the public dicts a test writes ({kind, target, outcome, reason, jobs})."""
     return tuple(Result(Planned(trigger, a["kind"], a["target"], Origin(a.get("origin", "config")),
-                                Outcome(a["outcome"]), a["reason"], tuple(a.get("jobs", ()))),
+                                Outcome(a["outcome"]), a["reason"], tuple(a.get("jobs", ())),
+                                registry.effect(a["kind"])),
                         Outcome(a["outcome"]), a["reason"], tuple(a.get("jobs", ()))) for a in taken)
 
 

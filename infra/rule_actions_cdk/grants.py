@@ -16,7 +16,11 @@ def grant(role: iam.Role, grants: list[Grant]) -> None:
     stack = Stack.of(role)
     for item in grants:
         resources = [_arn(stack, resource) for resource in item.resources]
-        role.add_to_policy(iam.PolicyStatement(sid=item.sid, actions=list(item.actions), resources=resources))
+        conditions: dict[str, dict[str, list[str]]] = {}
+        for operator, key, values in item.conditions:
+            conditions.setdefault(operator, {})[key] = list(values)
+        role.add_to_policy(iam.PolicyStatement(sid=item.sid, actions=list(item.actions), resources=resources,
+                                               conditions=conditions or None))
         acknowledge(role.node.find_child("DefaultPolicy"),
                     {f"Resource::{_finding(resource)}": item.reason for resource in item.resources
                      if "*" in _finding(resource)})
@@ -25,6 +29,10 @@ def grant(role: iam.Role, grants: list[Grant]) -> None:
 def _arn(stack: Stack, resource: Arn | str) -> str:
     if isinstance(resource, str):
         return resource
+    if resource.service == "s3":  # a bucket: no region, no account
+        return stack.format_arn(service="s3", resource=resource.resource, region="", account="")
+    if resource.service == "iam":  # global: no region
+        return stack.format_arn(service="iam", resource=resource.resource, resource_name=resource.name, region="")
     return stack.format_arn(service=resource.service, resource=resource.resource, resource_name=resource.name,
                             arn_format=ArnFormat.COLON_RESOURCE_NAME if resource.colon else ArnFormat.SLASH_RESOURCE_NAME)
 
@@ -33,6 +41,10 @@ def _finding(resource: Arn | str) -> str:
     """How cdk-nag names a resource in its findings (the stack's partition, region and account as tokens)."""
     if isinstance(resource, str):
         return resource
+    if resource.service == "s3":
+        return f"arn:<AWS::Partition>:s3:::{resource.resource}"
+    if resource.service == "iam":
+        return f"arn:<AWS::Partition>:iam::<AWS::AccountId>:{resource.resource}/{resource.name}"
     separator = ":" if resource.colon else "/"
     return (f"arn:<AWS::Partition>:{resource.service}:<AWS::Region>:<AWS::AccountId>:{resource.resource}"
             f"{separator}{resource.name}")

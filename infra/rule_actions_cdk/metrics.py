@@ -35,6 +35,7 @@ from rule_actions.contract import (
     UNFINISHED_METRIC,
     Outcome,
 )
+from rule_actions.records import JobEffect
 
 
 class FunctionMetric(NamedTuple):
@@ -56,7 +57,8 @@ class FunctionMetric(NamedTuple):
 
 
 KINDS = registry.action_kinds()  # every value of Actions' kind
-STOP_KINDS = tuple(kind for kind in KINDS if registry.acts_on_jobs(kind))  # the kinds that stop jobs
+STOP_KINDS = registry.kinds_with(JobEffect.STOP)  # the kinds that stop jobs
+RESTART_KINDS = registry.kinds_with(JobEffect.RESTART)  # the kinds that restart jobs
 OUTCOMES = tuple(str(outcome) for outcome in Outcome)  # every value of Actions' outcome
 TRIGGERS = registry.trigger_metrics()  # every value of Triggers' trigger
 FAMILIES = tuple(family.name for family in registry.JOBS)  # every value of SavedDollars' and CostDollars' family

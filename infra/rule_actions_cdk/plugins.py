@@ -128,6 +128,15 @@ def family_grants(family: Family, config: Configured, needed: frozenset[Capabili
                    "(the only action in that statement; the evaluation keeps the jobs under the configured "
                    f"{family.scope.key}).",
         ))
+    if Capability.CREATE in needed and family.api.create:
+        grants.append(Grant(
+            sid="Copy" + "".join(w.capitalize() for w in plural.split()),
+            actions=(f"sagemaker:{family.api.create}", "sagemaker:AddTags", "sagemaker:ListTags"),
+            resources=family.resources(config),
+            reason=f"a restart copies a job into a new one under the same name prefix: the function may create, tag "
+                   f"and read the tags of {plural} under the configured {family.scope.key} (every job in the account "
+                   "and region when none are set).",
+        ))
     if Capability.LIST in needed:
         grants.append(Grant(
             sid=family.api.list, actions=(f"sagemaker:{family.api.list}",), resources=("*",),

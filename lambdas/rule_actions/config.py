@@ -163,6 +163,10 @@ class Config:
         return any(t.reads_action_json(self) for t in registry.TRIGGERS)
 
     @property
+    def follows_stops(self) -> bool:
+        return registry.follows_stops(self)
+
+    @property
     def test_actions(self) -> tuple[Action, ...]:
         return tuple(action for kind in registry.KINDS.values() for action in kind.test_actions(self))
 

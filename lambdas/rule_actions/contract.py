@@ -154,7 +154,8 @@ REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
 
 class Arn(NamedTuple):
     """An ARN in the stack's own partition, region and account (Stack.format_arn); `colon`: the resource name
-    follows a ':' (secretsmanager:...:secret:<name>), else a '/'."""
+    follows a ':' (secretsmanager:...:secret:<name>), else a '/'. IAM's have no region; S3's name a bucket
+    (`resource`, `name` empty) and have neither region nor account."""
 
     service: str
     resource: str
@@ -169,6 +170,7 @@ class Grant(NamedTuple):
     actions: tuple[str, ...]
     resources: tuple[Arn | str, ...]  # a str is a whole ARN as configured, or "*"
     reason: str = ""
+    conditions: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (operator, key, values): StringEquals...
 
 
 class TeamEndpoint(NamedTuple):

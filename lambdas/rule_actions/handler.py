@@ -31,6 +31,7 @@ from rule_actions.effects.adapters import Adapters, Kept
 from rule_actions.effects.ledger import DynamoLedger
 from rule_actions.effects.notify import SnsNotifier
 from rule_actions.effects.pricing import PriceListApi
+from rule_actions.effects.s3 import S3Checkpoints
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import HttpsWebhooks
 from rule_actions.observability import observed
@@ -66,6 +67,7 @@ def runtime() -> tuple[Settings, Adapters]:
         members=MemberAccounts(client("sts", settings.region), partition(settings.region), org.role_name) if org else None,
         kept=Kept(),  # what the evaluations of this environment heard, and their ports
         prices=PriceListApi(lambda endpoint: client("pricing", endpoint)),  # each answer kept for the environment
+        checkpoints=S3Checkpoints(lambda: client("s3", settings.region)),  # made on a restart's first listing
     )
     return settings, adapters
 

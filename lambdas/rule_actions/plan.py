@@ -11,12 +11,13 @@ order, for each action of each trigger:
     skipped    an archive replay (unless act_on_replays); the trigger family's check of what was read (an outcome
                its job family holds back: a trial's, a step job's; the Stopped outcome of a job this stack
                stopped); the kind's (job not InProgress, no or several prefix matches, no team subscriber)
-    watched    an action that acts on jobs (a stop) of a trigger that only watches (a monitor rule in watch mode):
+    watched    an action that acts on jobs (a stop, a restart) of a trigger that only watches (a monitor rule in watch mode):
                what it would do; its other actions (the messages) go on
     dry_run    dry_run is on: what it would do
     (none)     to be carried out, on the jobs the check resolved
 
-Within a trigger, stops come first (their outcome is part of the messages), and the same action declared twice
+Within a trigger, stops come first, then the other actions on jobs (a restart: it follows the stop), then the
+messages (what was done to the job is part of them); and the same action declared twice
 (in action_json and in the configuration) is planned once.
 """
 
@@ -124,20 +125,20 @@ def _expand(event: JobEvent, config: Config, trigger: Trigger,
                     continue  # the same action from action_json and from the configuration runs once
                 seen.add(identity)
             items.append(item)
-    return (*unread, *sorted(items, key=lambda item: not registry.acts_on_jobs(item.kind)))
+    return (*unread, *sorted(items, key=lambda item: registry.rank(item.kind)))
 
 
 def _decide(event: JobEvent, config: Config, trigger: Trigger, entry: Action | Invalid,
             origin: Origin) -> list[Planned]:
     """One planned action per target of the entry (an invalid entry: one, decided)."""
     if isinstance(entry, Invalid):
-        jobs = () if registry.acts_on_jobs(entry.kind) else None
+        effect = registry.effect(entry.kind)
         return [Planned(trigger, entry.kind, entry.target, origin, Outcome.INVALID, f"{entry.field}: {entry.reason}",
-                        jobs)]
+                        None if effect is None else (), effect)]
     kind = registry.kind(entry.kind)
     planned = []
     for target in kind.targets(entry, event, config):
-        item = Planned(trigger, kind.name, target, origin, jobs=() if kind.acts_on_jobs else None)
+        item = Planned(trigger, kind.name, target, origin, jobs=() if kind.acts_on_jobs else None, effect=kind.effect)
         refused = kind.deny(item.target, event, config)
         if refused:
             item = item.decided(Outcome.DENIED, refused)

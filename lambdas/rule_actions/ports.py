@@ -5,13 +5,14 @@ occasion in messages.py; plug-ins are handed them and never import them.
     Configured   config[FIELD] for a plug-in's own fields; what the configuration attaches; whether action_json
                  is read
     Ports        the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks,
-                 metrics (CloudWatch), logs (CloudWatch Logs) and prices (the AWS Price List)
+                 metrics (CloudWatch), logs (CloudWatch Logs), prices (the AWS Price List) and checkpoints (S3)
     Occasion     one planned action's trigger and job, with its message and payloads rendered on demand
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from rule_actions.cost import JobCost
@@ -27,6 +28,7 @@ from rule_actions.records import (
     MetricQuery,
     Place,
     Result,
+    StopNote,
     Trigger,
 )
 
@@ -58,6 +60,12 @@ class Configured(Protocol):
     @property
     def reads_action_json(self) -> bool:
         """Whether rules' action_json is read at run time (anyone who starts a job may declare actions)."""
+        ...
+
+    @property
+    def follows_stops(self) -> bool:
+        """An action may follow this stack's stop of a job once the job has stopped (a restart): the Stopped
+        outcome of the jobs it stopped is matched, and its stop record read."""
         ...
 
     @property
@@ -103,6 +111,23 @@ class Jobs(Protocol):
         API's name for the job; `token`: a pipeline execution stop's ClientRequestToken)."""
         ...
 
+    def tags(self, arn: str) -> dict[str, str]:
+        """The job's tags (ListTags, every page)."""
+        ...
+
+    def create(self, api: JobApi, request: Mapping[str, Any]) -> str:
+        """"created", or "exists" when a job of the request's name exists already (ResourceInUse: the name is the
+        only idempotency key SageMaker has); raises on any other error."""
+        ...
+
+
+class Checkpoints(Protocol):
+    """Amazon S3, where jobs keep their checkpoints."""
+
+    def newest(self, s3_uri: str) -> datetime | None:
+        """The LastModified of the newest object under `s3_uri` (every page), None when there is none."""
+        ...
+
 
 class Notifier(Protocol):
     PENDING: str
@@ -126,6 +151,18 @@ class Ledger(Protocol):
         ...
 
     def stopped_by(self, job_arn: str) -> str | None: ...
+
+    def stop_record(self, job_arn: str) -> StopNote | None:
+        """The record of this stack's stop of the job (who, and what is to follow), None when it did not stop it."""
+        ...
+
+    def follow_stop(self, job_arn: str, action: str) -> None:
+        """Add `action` ("kind|target|origin") to what follows this stack's stop of the job, once it has stopped."""
+        ...
+
+    def restart_quota(self, account: str, limit: int) -> bool:
+        """Count one restart in `account` this hour (UTC); False, counting nothing, when `limit` were counted."""
+        ...
 
 
 class Webhook(Protocol):
@@ -202,6 +239,8 @@ class Ports(Protocol):
     def region(self) -> str: ...  # where links point: the job's region
     @property
     def prices(self) -> Prices: ...
+    @property
+    def checkpoints(self) -> Checkpoints | None: ...  # S3, where checkpoints are listed (None: not available here)
     @property
     def metrics(self) -> Metrics | None: ...  # a scheduled evaluation's reads: None for an event's invocation
     @property

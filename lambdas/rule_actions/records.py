@@ -82,6 +82,13 @@ class Declared(NamedTuple):
     action: Action
 
 
+class JobEffect(StrEnum):
+    """What an action kind that acts on jobs does to them (kinds/base.py Kind.effect): what its results count as."""
+
+    STOP = "stop"  # counted as a stop, with what it saved (its jobs: the jobs it stopped)
+    RESTART = "restart"  # counted as a restart (its jobs: the copies it created)
+
+
 class JobApi(NamedTuple):
     """How a job family's jobs are described, listed and stopped: SageMaker's operation names and members."""
 
@@ -91,6 +98,7 @@ class JobApi(NamedTuple):
     name: str  # TrainingJobName: the request member naming a job, and its name in a listing's summaries
     summaries: str  # TrainingJobSummaries
     search: str = ""  # TrainingJob: its Search resource (a listing with every member, tags included); "" none
+    create: str = ""  # CreateTrainingJob: how a copy of a job is made (a restart); "" none
 
 
 class JobRef(NamedTuple):
@@ -122,6 +130,7 @@ class Capability(StrEnum):
 
     DESCRIBE = "describe"
     STOP = "stop"
+    CREATE = "create"  # a copy of a job (a restart): Create..., AddTags, and ListTags to read the job's tags
     LIST = "list"  # the running jobs under a prefix
     SEARCH = "search"  # every running job with its description and tags (a scheduled evaluation)
 
@@ -311,7 +320,10 @@ class Planned:
     origin: Origin
     outcome: Outcome | None = None
     reason: str = ""
-    jobs: tuple[str, ...] | None = None  # a stop's jobs (None for kinds that act on no job)
+    jobs: tuple[str, ...] | None = None  # a job action's jobs (None for kinds that act on no job)
+    effect: JobEffect | None = None  # what its kind does to jobs (None: it acts on no job)
+    # What the kind's check prepared for carrying it out (a restart's copy), when it needs more than `jobs`
+    prepared: object = field(default=None, compare=False, repr=False)
 
     def decided(self, outcome: Outcome, reason: str) -> Planned:
         return replace(self, outcome=outcome, reason=reason)
@@ -355,12 +367,48 @@ class TeamAudience(_Question):
 
 
 class StopRecord(_Question):
-    """Who in this stack stopped the job (a rule of a job), None when it did not."""
+    """This stack's record of its stop of the job (a StopNote), None when it did not stop it."""
 
     __slots__ = ("job_arn",)
 
     def __init__(self, job_arn: str):
         self.job_arn = job_arn
+
+
+class StopNote(_Value):
+    """This stack's stop of a job, as the ledger keeps it: who stopped it (a rule of a job), and what is to follow
+    once the job has stopped (`then`: the actions its stop's trigger asked for then, each "kind|target|origin": a
+    restart)."""
+
+    __slots__ = ("by", "then")
+
+    def __init__(self, by: str, then: tuple[str, ...] = ()):
+        self.by, self.then = by, then
+
+
+class RestartSource(_Question):
+    """What a copy of a training job is made from: its description, its tags (ListTags) and, when its checkpoint
+    (CheckpointConfig.S3Uri) is under one of `prefixes`, the newest object there (a Source)."""
+
+    __slots__ = ("api", "job_arn", "job_name", "prefixes")
+
+    def __init__(self, api: JobApi, job_name: str, job_arn: str, prefixes: tuple[str, ...]):
+        self.api, self.job_name, self.job_arn, self.prefixes = api, job_name, job_arn, prefixes
+
+
+class Source(_Value):
+    """A RestartSource's answer. `checkpoint`: CheckpointConfig.S3Uri ("" none); `listed`: whether it was listed (it
+    is under the prefixes); `newest`: its newest object's LastModified (None: nothing there, or not listed)."""
+
+    __slots__ = ("checkpoint", "description", "listed", "newest", "tags")
+
+    def __init__(self, description: Mapping[str, Any], tags: Mapping[str, str], checkpoint: str, listed: bool,
+                 newest: datetime | None):
+        self.description, self.tags, self.checkpoint, self.listed, self.newest = (description, tags, checkpoint,
+                                                                                  listed, newest)
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.checkpoint, self.listed, self.newest, repr(self.description), repr(self.tags))
 
 
 class RunningJobs(_Question):
@@ -560,7 +608,7 @@ class StepFailures(tuple[StepFailure, ...]):
         return found
 
 
-Need = (Described | InProgress | TeamAudience | StopRecord | FailedTrials | FailedSteps | RunningJobs | MetricData
+Need = (Described | InProgress | TeamAudience | StopRecord | RestartSource | FailedTrials | FailedSteps | RunningJobs | MetricData
         | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts)
 
 
@@ -596,7 +644,15 @@ class Result:
     @property
     def stopped(self) -> tuple[str, ...]:
         """The jobs this action stopped (a stop carried out now)."""
-        return self.jobs or () if self.outcome == Outcome.DONE else ()
+        return self._done(JobEffect.STOP)
+
+    @property
+    def restarted(self) -> tuple[str, ...]:
+        """The copies this action created (a restart carried out now)."""
+        return self._done(JobEffect.RESTART)
+
+    def _done(self, effect: JobEffect) -> tuple[str, ...]:
+        return self.jobs or () if self.outcome == Outcome.DONE and self.planned.effect == effect else ()
 
     def as_dict(self) -> dict[str, Any]:
         """The public form (the function's result, logs, the replay's output), redacted by the one rule."""

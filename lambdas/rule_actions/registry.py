@@ -24,7 +24,7 @@ from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant
 from rule_actions.fields import Context, Custom, Field
 from rule_actions.jobs import pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
-from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook
+from rule_actions.kinds import email, notify, restart, sms, stop, stop_job, webhook
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured
 from rule_actions.readers import (
@@ -33,12 +33,13 @@ from rule_actions.readers import (
     failed_trials,
     in_progress,
     price_list,
+    restart_source,
     stop_record,
     team,
     trial_runs,
 )
 from rule_actions.readers.base import Reader
-from rule_actions.records import ACTION_JSON, EvaluationRequest, EvaluationRun, Need, Place, Trigger
+from rule_actions.records import ACTION_JSON, EvaluationRequest, EvaluationRun, JobEffect, Need, Place, Trigger
 from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
@@ -54,10 +55,11 @@ JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY
 # (a family's records, a reader's needs: each of its own type, paired with them by the functions below)
 TRIGGERS: tuple[TriggerFamily[Any], ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 FINDINGS: TriggerFamily[Any] = rule_status.FAMILY  # the trigger family a monitor rule's finding is handed to
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND, webhook.KIND)}
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND,
+                                                       webhook.KIND, restart.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
-    price_list.READER, trial_runs.READER)}
+    price_list.READER, trial_runs.READER, restart_source.READER)}
 
 
 @cache
@@ -164,8 +166,25 @@ def allowed_in(place: Place) -> tuple[str, ...]:
     return tuple(name for name, kind in KINDS.items() if place in kind.places)
 
 
-def acts_on_jobs(name: str) -> bool:
-    return name in KINDS and KINDS[name].acts_on_jobs
+def effect(name: str) -> JobEffect | None:
+    """What the kind `name` does to jobs (a stop, a restart), None when it acts on no job (or is no kind)."""
+    return KINDS[name].effect if name in KINDS else None
+
+
+def follows_stops(config: Configured) -> bool:
+    """An action may follow this stack's stop of a job once the job has stopped (a restart): the Stopped outcome
+    of the jobs it stops is then matched and its stop record read."""
+    return any(kind.follows_stops(config) for kind in KINDS.values())
+
+
+def rank(name: str) -> int:
+    """A planned action's place in its trigger's plan (Kind.rank); an entry of no kind (an invalid one) last."""
+    return KINDS[name].rank if name in KINDS else 2
+
+
+def kinds_with(effect: JobEffect) -> tuple[str, ...]:
+    """The kinds whose results count as `effect` (the stops, the restarts)."""
+    return tuple(name for name, kind in KINDS.items() if kind.effect == effect)
 
 
 def action_kinds() -> tuple[str, ...]:

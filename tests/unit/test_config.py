@@ -28,6 +28,12 @@ SPEC_KEYS = (
     "stop_all_matching",
     "allow_cross_job_stop",
     "stop_owners",
+    # restarts (kinds/restart.py): the limits, where checkpoints are listed, the roles passed
+    "max_restarts",
+    "restarts_per_hour",
+    "max_chain_hours",
+    "restart_checkpoints",
+    "restart_roles",
     "act_on_replays",
     "notify_on_rule_error",
     "training_job_prefixes",

@@ -33,7 +33,7 @@ from rule_actions.jobs.transform import FAMILY as TRANSFORM
 from rule_actions.jobs.tuning import FAMILY as TUNING
 from rule_actions.messages import MessageOccasion
 from rule_actions.privacy import redact
-from rule_actions.records import Origin, Planned, Result, TrialRun, TrialRuns, Unread
+from rule_actions.records import JobEffect, Origin, Planned, Result, TrialRun, TrialRuns, Unread
 from rule_actions.records import PriceList as PriceNeed
 
 START = int(datetime(2026, 11, 24, 8, 0, tzinfo=UTC).timestamp())
@@ -360,7 +360,8 @@ def stopped_occasion(job_name="llm-pretrain-2026-11-24-08-00-00-303", warning=No
     parsed = parse_event(raw)
     trigger = parsed.rules[0]
     found = of(TRAINING, training({"InstanceType": P4D, "InstanceCount": 2}), listed(P4D), START + 3 * H + 12 * MIN)
-    taken = () if warning else (Result(Planned(trigger, "stoptraining", job_name, Origin.CONFIGURATION, jobs=(job_name,)),
+    taken = () if warning else (Result(Planned(trigger, "stoptraining", job_name, Origin.CONFIGURATION, jobs=(job_name,),
+                                                effect=JobEffect.STOP),
                                        Outcome.DONE, f"stopped {job_name}", (job_name,)),)
     return MessageOccasion(Config(), parsed.event, trigger, REGION, taken, found)
 

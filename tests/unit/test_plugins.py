@@ -310,11 +310,11 @@ JOB_TAGS_NEED = '''
 def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp_path):
     # Given a `page` kind and the reader of the Need it asks (its Need in records.py): modules and registry lines
     lambdas = with_plugin(tmp_path, "kinds/page.py", PAGE, {
-        "from rule_actions.kinds import email, notify, sms, stop, stop_job, webhook\n":
-            "from rule_actions.kinds import email, notify, page, sms, stop, stop_job, webhook\n",
-        "notify.KIND, webhook.KIND)}": "notify.KIND, webhook.KIND, page.KIND)}",
+        "from rule_actions.kinds import email, notify, restart, sms, stop, stop_job, webhook\n":
+            "from rule_actions.kinds import email, notify, page, restart, sms, stop, stop_job, webhook\n",
+        "webhook.KIND, restart.KIND)}": "webhook.KIND, restart.KIND, page.KIND)}",
         "    stop_record,\n    team,\n": "    stop_record,\n    tags,\n    team,\n",
-        "trial_runs.READER)}": "trial_runs.READER, tags.READER)}",
+        "restart_source.READER)}": "restart_source.READER, tags.READER)}",
     }, records_addition=JOB_TAGS_NEED)
     (lambdas / "rule_actions" / "readers" / "tags.py").write_text(textwrap.dedent(TAGS_READER))
     assert violations(graph({**PACKAGES, "rule_actions": lambdas / "rule_actions"})) == []

@@ -12,6 +12,7 @@ from rule_actions.effects import begin_invocation, client
 from rule_actions.effects.ledger import DynamoLedger
 from rule_actions.effects.notify import SnsNotifier
 from rule_actions.effects.pricing import PriceListApi
+from rule_actions.effects.s3 import S3Checkpoints
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import HttpsWebhooks
 
@@ -40,6 +41,7 @@ class Adapters(NamedTuple):
     webhooks: HttpsWebhooks
     kept: Kept  # what the execution environment keeps (shared by every copy of these ports)
     prices: PriceListApi  # the AWS Price List: what a job's cost multiplies
+    checkpoints: S3Checkpoints | None = None  # S3: a restart's loop guard lists its job's checkpoints
     members: MemberAccounts | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
     metrics: CloudWatchMetrics | None = None  # a scheduled evaluation's reads (`evaluation()`; None for an event)
     logs: CloudWatchLogs | None = None
@@ -67,7 +69,8 @@ class Adapters(NamedTuple):
         if self.members is None:
             return self
         members = self.members
-        found = self._replace(jobs=members.sagemaker(account, region), region=region)
+        found = self._replace(jobs=members.sagemaker(account, region), region=region,
+                              checkpoints=S3Checkpoints(lambda: members.client("s3", account, region)))
         if self.metrics is None:  # an event's ports: no evaluation's reads
             return found
         from rule_actions.effects.cloudwatch import CloudWatchMetrics

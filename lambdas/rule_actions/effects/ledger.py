@@ -9,7 +9,9 @@ completing the record failed, it did: `after_work`).
 
 `mark_stopped(job_arn, by, cost_usd, saved_usd)` / `stopped_by(job_arn)`: a plain item per stopped job (same table,
 same TTL), so that the job's Stopped outcome can tell our own stop from anybody else's; it also keeps what the job
-cost until the stop and what the stop saved at most (`cost_usd`, `saved_usd`: decimal strings, absent when unknown).
+cost until the stop and what the stop saved at most (`cost_usd`, `saved_usd`: decimal strings, absent when unknown),
+and what is to follow once the job has stopped (`follow_stop`, read back by `stop_record`: a restart).
+`restart_quota(account, limit)`: a conditional counter per account and hour (restarts_per_hour).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from rule_actions.contract import (
     LEDGER_SAVED_ATTRIBUTE,
 )
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable
+from rule_actions.records import StopNote
 from rule_actions.text import error_text
 
 KEY_PREFIX = "rule-actions"
@@ -49,6 +52,8 @@ KEY_PREFIX = "rule-actions"
 LOCAL_CACHE = True
 LOCAL_CACHE_ITEMS = 1024
 STOPPED_PREFIX = f"{KEY_PREFIX}#stopped#"  # + the job's ARN; never a Powertools key (<prefix>#<hex digest>)
+RESTARTS_PREFIX = f"{KEY_PREFIX}#restarts#"  # + account#hour: the restarts made in an account in an hour
+THEN = "then"  # the stop record's attribute: what follows the stop once the job has stopped (a string set)
 
 
 class DynamoLedger:
@@ -104,12 +109,40 @@ class DynamoLedger:
 
     def stopped_by(self, job_arn: str) -> str | None:
         """Who in this stack stopped the job (a rule of a job), or None when this stack did not (or long ago)."""
+        note = self.stop_record(job_arn)
+        return note.by if note else None
+
+    def stop_record(self, job_arn: str) -> StopNote | None:
+        """The stop's record: who stopped the job and what is to follow once it has stopped; None when this stack
+        did not stop it (or long ago)."""
         item = self.client.get_item(TableName=self.table_name, ConsistentRead=True,
                                     Key={LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn}}).get("Item")
         if not item or int(item.get(LEDGER_EXPIRY_ATTRIBUTE, {}).get("N", "0")) < time.time():
             return None  # TTL deletes expired items within days, not at once
-        by: str | None = item.get("stopped_by", {}).get("S")
-        return by
+        return StopNote(str(item.get("stopped_by", {}).get("S", "")), tuple(sorted(item.get(THEN, {}).get("SS", []))))
+
+    def follow_stop(self, job_arn: str, action: str) -> None:
+        """Add `action` to what follows the stop (a string set on the stop's record, which must exist: the stop of
+        the same trigger wrote it just before)."""
+        self.client.update_item(
+            TableName=self.table_name, Key={LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn}},
+            UpdateExpression=f"ADD {THEN} :action", ConditionExpression=f"attribute_exists({LEDGER_KEY_ATTRIBUTE})",
+            ExpressionAttributeValues={":action": {"SS": [action]}})
+
+    def restart_quota(self, account: str, limit: int) -> bool:
+        """One more restart in `account` this hour (UTC), unless `limit` were made: one conditional counter per
+        account and hour (its record expires with the ledger's TTL)."""
+        hour = datetime.now(UTC).strftime("%Y-%m-%dT%H")
+        try:
+            self.client.update_item(
+                TableName=self.table_name, Key={LEDGER_KEY_ATTRIBUTE: {"S": f"{RESTARTS_PREFIX}{account}#{hour}"}},
+                UpdateExpression=f"ADD restarts :one SET {LEDGER_EXPIRY_ATTRIBUTE} = :expires",
+                ConditionExpression="attribute_not_exists(restarts) OR restarts < :limit",
+                ExpressionAttributeValues={":one": {"N": "1"}, ":limit": {"N": str(limit)},
+                                           ":expires": {"N": str(int(time.time()) + self.ttl_seconds)}})
+        except self.client.exceptions.ConditionalCheckFailedException:
+            return False
+        return True
 
 
 def _run(work: Callable[[], dict[str, Any]], key: dict[str, str]) -> dict[str, Any]:

@@ -1,11 +1,12 @@
 """SageMaker, for any job family: describe a job, list the running jobs under a prefix, list every running job with
-its description (Search), stop a job (the family's JobApi names the operations and members: DescribeTrainingJob,
+its description (Search), stop a job, create one (a restart's copy) and read its tags (the family's JobApi names the operations and members: DescribeTrainingJob,
 TrainingJobName...); find a job's real name from the lower-cased one in its ARN; list a tuning job's failed trials, its trials' runs (what
 its cost sums) and a pipeline execution's steps."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from botocore import xform_name
@@ -149,6 +150,22 @@ class SageMaker:
                 raise
             return f"already {status}" if status in ALREADY_STOPPING else status
         return "stopped"
+
+    def tags(self, arn: str) -> dict[str, str]:
+        """The job's tags, every page."""
+        pages = self.client.get_paginator("list_tags").paginate(ResourceArn=arn)
+        return {tag["Key"]: tag["Value"] for page in pages for tag in page.get("Tags", [])}
+
+    def create(self, api: JobApi, request: Mapping[str, Any]) -> str:
+        """Create a job (a restart's copy): "created", or "exists" when its name is taken already (ResourceInUse:
+        SageMaker's only idempotency key is the name; the caller made it the same for every retry)."""
+        try:
+            getattr(self.client, xform_name(api.create))(**request)
+        except ClientError as err:
+            if error_code(err) == "ResourceInUse":
+                return "exists"
+            raise
+        return "created"
 
     def _status(self, api: JobApi, key: str) -> str | None:
         """The status of a job whose stop was refused, when it is not running (None: running, or unknown)."""

@@ -19,7 +19,8 @@ from rule_actions.ports import Configured
 from rule_actions.records import Action, JobApi, JobRef, Place
 
 TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
-                  name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob")
+                  name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob",
+                  create="CreateTrainingJob")
 TUNING = JobApi(describe="DescribeHyperParameterTuningJob", stop="StopHyperParameterTuningJob",
                 list="ListHyperParameterTuningJobs", name="HyperParameterTuningJobName",
                 summaries="HyperParameterTuningJobSummaries", search="HyperParameterTuningJob")

@@ -32,6 +32,7 @@ from rule_actions.records import (
     Capability,
     Done,
     Invalid,
+    JobEffect,
     JobEvent,
     Need,
     NothingDone,
@@ -47,8 +48,20 @@ class Kind:
     required: ClassVar[tuple[str, ...]] = ()  # the keys an entry must have
     key_schemas: ClassVar[dict[str, dict[str, Any]]] = {}
     places: ClassVar[frozenset[Place]] = frozenset(Place)
-    acts_on_jobs: ClassVar[bool] = False  # its results name the jobs it acted on
+    # What it does to jobs (a stop, a restart): its results name the jobs it acted on, it is planned before the
+    # messages (stops first: what a restart and the messages say depends on them), watch mode reports it as what it
+    # would do, and its results count as its effect (stops and savings; restarts). None: it acts on no job.
+    effect: ClassVar[JobEffect | None] = None
     fields: ClassVar[tuple[Field[Any], ...]] = ()
+
+    @property
+    def acts_on_jobs(self) -> bool:
+        return self.effect is not None
+
+    @property
+    def rank(self) -> int:
+        """Its place in a trigger's plan: stops, then the other job actions, then the rest (messages)."""
+        return 0 if self.effect == JobEffect.STOP else 1 if self.effect is not None else 2
 
     def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
         return Action(self.name)
@@ -98,6 +111,11 @@ class Kind:
 
     def stack_parts(self, config: Configured) -> list[Any]:
         return []
+
+    def follows_stops(self, config: Configured) -> bool:
+        """It may ask, at a stop of this stack, to be carried out once the job has stopped (a restart: the job's
+        Stopped outcome is then matched, and carries it out)."""
+        return False
 
     def declared(self, config: Configured) -> list[Any]:
         """The configuration's own declarations of this kind (Declared records)."""

@@ -30,6 +30,7 @@ from rule_actions.records import (
     Done,
     InProgress,
     Invalid,
+    JobEffect,
     JobEvent,
     Need,
     NothingDone,
@@ -69,7 +70,7 @@ class StopKind(Kind):
     keys = ("training_job_prefix",)
     key_schemas: ClassVar[dict[str, dict[str, Any]]] = {"training_job_prefix": {"type": "string", "pattern": anchored(JOB_NAME_PREFIX)}}
     places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
-    acts_on_jobs = True
+    effect = JobEffect.STOP
     fields = (STOP_ALL_MATCHING, ALLOW_CROSS_JOB_STOP)
 
     def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:

@@ -34,6 +34,7 @@ from rule_actions.records import (
     Described,
     Done,
     Invalid,
+    JobEffect,
     JobEvent,
     JobRef,
     Need,
@@ -62,7 +63,7 @@ class StopJobKind(Kind):
     keys = ("job",)
     key_schemas: ClassVar[dict[str, dict[str, Any]]] = {"job": {"type": "string", "enum": list(OWNERS)}}
     places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
-    acts_on_jobs = True
+    effect = JobEffect.STOP
     fields = (STOP_OWNERS,)
 
     def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:

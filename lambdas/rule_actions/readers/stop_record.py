@@ -1,4 +1,5 @@
-"""StopRecord: who in this stack stopped a job (the ledger's record of each stop), None when it did not."""
+"""StopRecord: this stack's record of its stop of a job (a StopNote: who, and what is to follow once the job has
+stopped), None when it did not stop it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ class StopRecordReader(Reader[StopRecord]):
     need = StopRecord
 
     def read(self, need: StopRecord, ports: Ports) -> object:
-        return ports.ledger.stopped_by(need.job_arn)
+        return ports.ledger.stop_record(need.job_arn)
 
     def failure(self, need: StopRecord) -> str:
         return "the stop record could not be read (the outcome is not held back)"

@@ -2,8 +2,10 @@
 
 Each job family declares its outcomes (conditions on its status and secondary status, with their words) and the
 field that attaches actions to them (`job_outcomes` for training jobs, `tuning_job_outcomes`...): an outcome is a
-trigger when that field gives it actions. A job this stack stopped ends Stopped; that outcome is skipped (read from
-the ledger's stop record), so one stop does not alert twice. The outcome of a job its family holds back (a tuning
+trigger when that field gives it actions. A job this stack stopped ends Stopped; that outcome's actions are skipped (read
+from the ledger's stop record), so one stop does not alert twice, but for what the stop asked to follow it once the
+job has stopped (a restart: the record's `then`), which the Stopped outcome carries out (matched for it when the
+configuration may restart). The outcome of a job its family holds back (a tuning
 job's trial, a pipeline step's job: another report covers it) is skipped too, each action naming that report;
 when the family must read before it knows, the outcome's actions wait for that read. Only outcomes are held back:
 the family's outcome clauses carry its quiet clause, the other trigger families' clauses never do. What the family
@@ -30,6 +32,7 @@ from rule_actions.records import (
     Origin,
     Place,
     Planned,
+    StopNote,
     StopRecord,
     Trigger,
     TriggerFacts,
@@ -87,6 +90,21 @@ def _outcome(trigger: Trigger) -> JobOutcome:
     return cast(JobOutcome, trigger)
 
 
+def _follows(outcome: str, family: EventFamily, config: Configured) -> bool:
+    """The outcome is a Stopped one that may carry out what this stack's stop asked to follow it (a restart)."""
+    return outcome == STOPPED and family.stoppable and bool(family.api.create) and config.follows_stops
+
+
+def following(note: StopNote) -> list[tuple[Action, Origin]]:
+    """The actions a stop of this stack asked to follow it once the job has stopped ("kind|target|origin")."""
+    found = []
+    for entry in note.then:
+        kind, target, origin = [*entry.split("|"), "", "", ""][:3]
+        if kind and origin in {str(o) for o in Origin}:
+            found.append((Action(kind, target or None), Origin(origin)))
+    return found
+
+
 def actions_for(config: Configured, family: EventFamily, outcome: str) -> tuple[Action, ...]:
     """The actions the family's outcome field attaches to `outcome` (none when it is not listed)."""
     attached: Actions = config[family.outcome_actions]
@@ -127,14 +145,23 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         return ([JobOutcome(outcome)] if outcome else []), []
 
     def select(self, found: list[JobOutcome], event: JobEvent, config: Configured) -> list[JobOutcome]:
-        return [outcome for outcome in found if actions_for(config, event.job_family, outcome.outcome)]
+        return [outcome for outcome in found if actions_for(config, event.job_family, outcome.outcome)
+                or _follows(outcome.outcome, event.job_family, config)]
 
     def entries(self, trigger: JobOutcome, event: JobEvent, config: Configured,
                 facts: dict[Need, Any]) -> list[Entry] | Need:
         held = event.job_family.held_back(event, config, facts)
         if held is not None and not isinstance(held, str):  # a Need: its actions wait for it (check decides)
             return held
-        return [(action, Origin.CONFIGURATION) for action in actions_for(config, event.job_family, trigger.outcome)]
+        found: list[Entry] = [(action, Origin.CONFIGURATION)
+                              for action in actions_for(config, event.job_family, trigger.outcome)]
+        if not _follows(trigger.outcome, event.job_family, config):
+            return found
+        need = StopRecord(event.job_arn)  # what this stack's stop asked to follow it, now that the job has stopped
+        if need not in facts:
+            return need
+        note = facts[need]
+        return [*following(note), *found] if isinstance(note, StopNote) else found
 
     def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
         family, outcome = event.job_family, _outcome(item.trigger).outcome
@@ -146,8 +173,9 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         if isinstance(held, str):  # another report covers the job's outcomes: said on each action, never dropped
             return item.decided(Outcome.SKIPPED, held)
         by = facts.get(StopRecord(event.job_arn)) if _outcome(item.trigger).outcome == STOPPED else None
-        if isinstance(by, str):  # an Unread record lets the message go out: better twice than never
-            return item.decided(Outcome.SKIPPED, f"stopped by this stack ({by}): no second alert")
+        # An Unread record lets the message go out (better twice than never); what the stop asked to follow it goes on
+        if isinstance(by, StopNote) and (item.kind, item.target) not in [(a.kind, a.target) for a, _ in following(by)]:
+            return item.decided(Outcome.SKIPPED, f"stopped by this stack ({by.by}): no second alert")
         return item
 
     def words(self, occasion: Occasion) -> Message:
@@ -175,6 +203,10 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         if ran:
             lines.append(line("Ran for", ran))
         lines += costs.lines(occasion.cost, stopped=False)
+        acted = [r for r in occasion.stops if r.planned.effect is not None]  # a restart, before the messages
+        if acted:
+            lines += ["", "Done to the job:", *(f"  - {r.planned.kind}: {r.outcome} ({plain(r.reason, 512)})"
+                                               for r in acted)]
         own = family.outcome_lines(event, outcome.outcome)
         if own:
             lines += ["", *own]
@@ -191,7 +223,8 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         return Message(
             subject(event, "", condition.subject + ": ", event.job_name),
             "\n".join(lines),
-            text_message(f"{tag(event)}: {condition.subject}: {event.job_name}{reason}",
+            text_message(f"{tag(event)}: {condition.subject}: {event.job_name}{reason}"
+                         + "".join(f"; restarted as {job}" for r in acted for job in r.restarted),
                          costs.short(occasion.cost, stopped=False)),
             links,
         )
@@ -209,7 +242,10 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         """Each outcome that has actions, on the jobs whose outcomes the family does not hold back: its quiet clause,
         once, around the outcome clauses (a nested $or: EventBridge's takes two alternatives or more, so one clause
         stands alone), never around the other trigger families' clauses (the rule statuses of those jobs)."""
-        outcomes = [family.outcome_clause(o) for o, actions in config[family.outcome_actions] if actions]
+        outcomes = [family.outcome_clause(o) for o, actions in config[family.outcome_actions]
+                    if actions or _follows(o, family, config)]
+        if _follows(STOPPED, family, config) and not any(o == STOPPED for o, _ in config[family.outcome_actions]):
+            outcomes.append(family.outcome_clause(STOPPED))
         quiet = family.quiet_clause(config)
         if not (outcomes and quiet):
             return outcomes

@@ -1,0 +1,40 @@
+"""Amazon S3, where training jobs keep their checkpoints (CheckpointConfig.S3Uri): the newest object under a prefix,
+which a restart's loop guard compares (ListObjectsV2, every page; the client is made on first use)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+LIST_PAGE = 1000  # ListObjectsV2's largest MaxKeys
+
+
+def split(s3_uri: str) -> tuple[str, str]:
+    """s3://bucket/prefix -> (bucket, prefix)."""
+    bucket, _, prefix = s3_uri.removeprefix("s3://").partition("/")
+    return bucket, prefix
+
+
+class S3Checkpoints:
+    def __init__(self, make_client: Callable[[], Any]):
+        self._make, self._client = make_client, None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._make()
+        return self._client
+
+    def newest(self, s3_uri: str) -> datetime | None:
+        """The LastModified of the newest object under `s3_uri`, None when there is none."""
+        bucket, prefix = split(s3_uri)
+        newest: datetime | None = None
+        pages = self.client.get_paginator("list_objects_v2").paginate(
+            Bucket=bucket, Prefix=prefix, PaginationConfig={"PageSize": LIST_PAGE})
+        for page in pages:
+            for item in page.get("Contents", []):
+                when = item.get("LastModified")
+                if isinstance(when, datetime) and (newest is None or when > newest):
+                    newest = when
+        return newest
