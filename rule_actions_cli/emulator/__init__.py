@@ -3,7 +3,10 @@ patches moto, and only the replay (embedded.py, embedded_organization.py, seedin
 import this package (tests/architecture.py holds it).
 
     sagemaker     the job families' calls moto lacks (the stops, a tuning job's trials, a pipeline's steps, Search of
-                  tuning jobs, paged), and jobs put into moto's backend in any status (put_training_job ...)
+                  tuning jobs, paged, UpdateTrainingJob), CreateTrainingJob as SageMaker does it (a name in use
+                  refused, the job InProgress, the whole request kept), and jobs put into moto's backend in any status
+                  (put_training_job ...)
+    s3            a training job's checkpoints written at simulated times (put_checkpoint)
     monitoring    CloudWatch metrics, CloudWatch Logs and Logs Insights as an evaluation reads them; put_metrics and
                   put_log_lines at simulated times
     organization  STS's trust policies, a CloudFormation Ref to an event bus

@@ -2,7 +2,9 @@
 status (what rule_actions_cli/seeding.py seeds from events, and the tests and benches set up).
 
 The gaps it fills are `GAPS` below: a job family's stop, a tuning job's trials, a pipeline execution's steps and
-description, Search of tuning jobs (paged as AWS pages it), and jobs in a status moto's API cannot give them.
+description, Search of tuning jobs (paged as AWS pages it), CreateTrainingJob as SageMaker does it (a name in use
+refused, the job InProgress, every member of the request kept) and UpdateTrainingJob, and jobs in a status moto's API
+cannot give them.
 
 moto builds ``DescribeTrainingJob`` from the attributes of its ``FakeTrainingJob`` (``foo_bar`` -> ``FooBar``) and its
 serializer keeps every member of the botocore output shape, so setting ``profiler_rule_configurations``,
@@ -32,13 +34,16 @@ Caveats:
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import botocore.session
+from botocore import xform_name
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.utils import utcnow
-from moto.sagemaker.exceptions import ResourceNotFound, ValidationError
-from moto.sagemaker.models import SageMakerModelBackend, sagemaker_backends
+from moto.sagemaker.exceptions import ResourceInUseException, ResourceNotFound, ValidationError
+from moto.sagemaker.models import FakeTrainingJob, SageMakerModelBackend, sagemaker_backends
 from moto.sagemaker.responses import SageMakerResponse
 
 from rule_actions.text import timestamp
@@ -73,10 +78,17 @@ GAPS = (
                                                   "always without a FailureReason"),
     Gap("sagemaker", "Search", "refuses the resource HyperParameterTuningJob (botocore's ResourceType lists it), "
                                "and returns every result in one page (MaxResults, at most 100, and NextToken ignored)"),
-    Gap("sagemaker", "CreateTrainingJob", "makes a job that is already Completed (no InProgress job through the "
-                                          "API), ignores ProfilerRuleConfigurations, and nothing sets "
-                                          "DebugRuleEvaluationStatuses or ProfilerRuleEvaluationStatuses: "
-                                          "put_training_job sets them on moto's job"),
+    Gap("sagemaker", "CreateTrainingJob", "replaces a job of the same name (AWS: ResourceInUse), makes a job that is "
+                                          "already Completed with ModelArtifacts, FinalMetricDataList and a "
+                                          "MetricDefinitions of its own (AWS: InProgress, Starting, the request's "
+                                          "AlgorithmSpecification as given), and drops the request's members its "
+                                          "backend does not take (RetryStrategy, Environment, ProfilerConfig, "
+                                          "ProfilerRuleConfigurations, RemoteDebugConfig, InfraCheckConfig...): "
+                                          "install() fills these, and DescribeTrainingJob returns every member; "
+                                          "nothing sets DebugRuleEvaluationStatuses or ProfilerRuleEvaluationStatuses:"
+                                          " put_training_job sets them on moto's job"),
+    Gap("sagemaker", "UpdateTrainingJob", "not implemented (the warm pool's ResourceConfig.KeepAlivePeriodInSeconds, "
+                                          "ProfilerConfig, ProfilerRuleConfigurations, RemoteDebugConfig)"),
 )
 
 # TrainingJobStatus values of the SageMaker API.
@@ -365,6 +377,111 @@ def _response_describe_execution(self: SageMakerResponse) -> Any:
     return ActionResult(self.sagemaker_backend.describe_pipeline_execution(self._get_param("PipelineExecutionArn")))
 
 
+# --------------------------------------------------------------------------- CreateTrainingJob, UpdateTrainingJob
+# As SageMaker does them. moto's backend takes 18 of the request's members, replaces a job of the same name, makes
+# the job Completed at once (ModelArtifacts, FinalMetricDataList, a MetricDefinitions of its own added to the
+# request's AlgorithmSpecification) and drops the rest of the request (RetryStrategy, Environment, ProfilerConfig...).
+# Here every member of botocore's request is kept on the job as the attribute of its snake_case name, which moto's
+# DescribeTrainingJob turns back into the member (``retry_strategy`` -> ``RetryStrategy``); its serializer leaves out
+# what DescribeTrainingJob's output has not (Tags, SessionChainingConfig: Tags are ListTags's).
+
+_MOTO_CREATE_TRAINING_JOB = SageMakerModelBackend.create_training_job
+# The members moto's backend method takes (its keyword arguments).
+_MOTO_CREATE_ARGUMENTS = (
+    "hyper_parameters", "algorithm_specification", "role_arn", "input_data_config", "output_data_config",
+    "resource_config", "vpc_config", "stopping_condition", "tags", "enable_network_isolation",
+    "enable_inter_container_traffic_encryption", "enable_managed_spot_training", "checkpoint_config",
+    "debug_hook_config", "debug_rule_configurations", "tensor_board_output_config", "experiment_config")
+_FLAGS = ("enable_network_isolation", "enable_inter_container_traffic_encryption", "enable_managed_spot_training")
+_STARTING_MESSAGE = "Preparing the instances for training"
+
+
+@functools.cache
+def _create_training_job_members() -> tuple[tuple[str, str], ...]:
+    """(member, keyword) of every member of botocore's CreateTrainingJob request but TrainingJobName (read at the
+    first request: loading the model takes a while)."""
+    model = botocore.session.get_session().get_service_model("sagemaker")
+    members = model.operation_model("CreateTrainingJob").input_shape.members
+    return tuple((member, xform_name(member)) for member in members if member != "TrainingJobName")
+
+
+def _backend_create_training_job(self: SageMakerModelBackend, training_job_name: str, **members: Any) -> Any:
+    """CreateTrainingJob as SageMaker does it: a name in use is refused (ResourceInUse); the new job is InProgress,
+    Starting (its one transition so far), not yet started nor ended, without artifacts or metrics; every member of
+    the request (as its snake_case keyword) is kept as given, and DescribeTrainingJob returns it."""
+    existing = self.training_jobs.get(training_job_name)
+    if existing is not None:
+        raise ResourceInUseException(
+            message="Training job names must be unique within an AWS account and region, and a training job with "
+                    f"this name already exists ({existing.arn})")
+    given = {keyword: copy.deepcopy(value) for keyword, value in members.items()}
+    arguments: dict[str, Any] = {keyword: copy.deepcopy(given.get(keyword)) for keyword in _MOTO_CREATE_ARGUMENTS}
+    arguments["algorithm_specification"] = arguments["algorithm_specification"] or {}  # moto writes into it
+    arguments["output_data_config"] = arguments["output_data_config"] or {"S3OutputPath": ""}  # and reads it
+    arguments["tags"] = arguments["tags"] or []
+    for flag in _FLAGS:
+        arguments[flag] = bool(arguments[flag])
+    job: Any = _MOTO_CREATE_TRAINING_JOB(self, training_job_name=training_job_name, **arguments)
+    for keyword, value in given.items():  # the request as given, and the rest of it
+        if keyword not in _FLAGS and keyword != "tags":
+            setattr(job, keyword, value)
+    job.algorithm_specification = given.get("algorithm_specification")  # without moto's MetricDefinitions
+    job.tags = arguments["tags"]
+    now = job.creation_time
+    job.last_modified_time = now
+    job.training_job_status = "InProgress"
+    job.secondary_status = "Starting"
+    job.secondary_status_transitions = [{"Status": "Starting", "StartTime": now, "StatusMessage": _STARTING_MESSAGE}]
+    job.training_start_time = job.training_end_time = None
+    job.model_artifacts = job.final_metric_data_list = None
+    return job
+
+
+def _response_create_training_job(self: SageMakerResponse) -> Any:
+    """The HTTP/botocore side: every member of the request is read (moto's reads 18 of them) and passed on."""
+    from moto.core.responses import ActionResult
+
+    members = {keyword: self._get_param(member) for member, keyword in _create_training_job_members()}
+    job = self.sagemaker_backend.create_training_job(
+        training_job_name=self._get_param("TrainingJobName"),
+        **{keyword: value for keyword, value in members.items() if value is not None})
+    return ActionResult({"TrainingJobArn": job.arn})
+
+
+def _backend_update_training_job(self: SageMakerModelBackend, training_job_name: str,
+                                 profiler_config: Mapping[str, Any] | None = None,
+                                 profiler_rule_configurations: Sequence[Mapping[str, Any]] | None = None,
+                                 resource_config: Mapping[str, Any] | None = None,
+                                 remote_debug_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """UpdateTrainingJob: ResourceConfig's KeepAlivePeriodInSeconds (the warm pool's) replaces the job's, ProfilerConfig
+    and RemoteDebugConfig are merged into the job's, ProfilerRuleConfigurations added to its; a job that does not
+    exist is ResourceNotFound."""
+    job: Any = self.training_jobs.get(training_job_name)
+    if job is None:
+        arn = FakeTrainingJob.arn_formatter(training_job_name, self.account_id, self.region_name)
+        raise ResourceNotFound(message=f"Could not find training job '{arn}'.")
+    if resource_config is not None and "KeepAlivePeriodInSeconds" in resource_config:
+        job.resource_config = {**(job.resource_config or {}),
+                               "KeepAlivePeriodInSeconds": resource_config["KeepAlivePeriodInSeconds"]}
+    for attribute, update in (("profiler_config", profiler_config), ("remote_debug_config", remote_debug_config)):
+        if update is not None:
+            setattr(job, attribute, {**(getattr(job, attribute, None) or {}), **copy.deepcopy(dict(update))})
+    if profiler_rule_configurations is not None:
+        job.profiler_rule_configurations = [*(getattr(job, "profiler_rule_configurations", None) or []),
+                                            *(_rules(profiler_rule_configurations) or [])]
+    job.last_modified_time = utcnow()
+    return {"TrainingJobArn": job.arn}
+
+
+def _response_update_training_job(self: SageMakerResponse) -> Any:
+    from moto.core.responses import ActionResult
+
+    return ActionResult(self.sagemaker_backend.update_training_job(
+        training_job_name=self._get_param("TrainingJobName"), profiler_config=self._get_param("ProfilerConfig"),
+        profiler_rule_configurations=self._get_param("ProfilerRuleConfigurations"),
+        resource_config=self._get_param("ResourceConfig"), remote_debug_config=self._get_param("RemoteDebugConfig")))
+
+
 # The calls added (name, backend method, response method): each installed on both classes.
 ADDED = (
     ("stop_training_job", _backend_stop_training_job, _response_stop_training_job),
@@ -378,13 +495,16 @@ ADDED = (
     ("stop_pipeline_execution", _backend_stop_pipeline_execution, _response_stop_pipeline_execution),
     ("describe_pipeline_execution", _backend_describe_execution, _response_describe_execution),
     ("search", _backend_search, _response_search),
+    ("create_training_job", _backend_create_training_job, _response_create_training_job),
+    ("update_training_job", _backend_update_training_job, _response_update_training_job),
 )
 
 
 def install() -> None:
     """Add StopTrainingJob, the other families' stops, ListTrainingJobsForHyperParameterTuningJob,
-    ListPipelineExecutionSteps and Search of tuning jobs to moto's SageMaker, and extend DescribePipelineExecution
-    to the seeded executions (in-process ``mock_aws`` and ``ThreadedMotoServer``).
+    ListPipelineExecutionSteps, Search of tuning jobs and UpdateTrainingJob to moto's SageMaker, make its
+    CreateTrainingJob SageMaker's, and extend DescribePipelineExecution to the seeded executions (in-process
+    ``mock_aws`` and ``ThreadedMotoServer``).
 
     Idempotent. Registers each on ``SageMakerModelBackend`` and on ``SageMakerResponse``; an implementation moto
     may ship later is replaced, so behaviour stays the one documented here (and matching real SageMaker).
@@ -407,8 +527,10 @@ def _backend(account_id: str, region: str) -> SageMakerModelBackend:
 
 
 def _create_minimal_job(backend: SageMakerModelBackend, name: str) -> Any:
-    """Create a job through moto's own backend method, with the smallest valid definition."""
-    return backend.create_training_job(
+    """Create a job through moto's own backend method (not the one install() puts in its place: a job seeded here
+    is then set to the status asked), with the smallest valid definition."""
+    return _MOTO_CREATE_TRAINING_JOB(
+        backend,
         training_job_name=name,
         hyper_parameters={},
         algorithm_specification={
