@@ -14,7 +14,7 @@ from botocore import xform_name
 
 from rule_actions_cli.emulator import Gap, dynamodb, monitoring, organization, pricing, sagemaker
 
-MODULES = (sagemaker, monitoring, pricing, organization, dynamodb)
+MODULES = (sagemaker, monitoring, pricing, organization, dynamodb, s3)
 GAPS = [gap for module in MODULES for gap in module.GAPS]
 # Where moto answers each service's requests (a missing API is a missing method there).
 RESPONSES = {"sagemaker": "moto.sagemaker.responses:SageMakerResponse", "logs": "moto.logs.responses:LogsResponse"}

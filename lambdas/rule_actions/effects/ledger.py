@@ -53,7 +53,7 @@ LOCAL_CACHE = True
 LOCAL_CACHE_ITEMS = 1024
 STOPPED_PREFIX = f"{KEY_PREFIX}#stopped#"  # + the job's ARN; never a Powertools key (<prefix>#<hex digest>)
 RESTARTS_PREFIX = f"{KEY_PREFIX}#restarts#"  # + account#hour: the restarts made in an account in an hour
-THEN = "then"  # the stop record's attribute: what follows the stop once the job has stopped (a string set)
+THEN = "follow_ups"  # the stop record's attribute: what follows the stop once the job has stopped (a string set)
 
 
 class DynamoLedger:
@@ -136,8 +136,9 @@ class DynamoLedger:
         try:
             self.client.update_item(
                 TableName=self.table_name, Key={LEDGER_KEY_ATTRIBUTE: {"S": f"{RESTARTS_PREFIX}{account}#{hour}"}},
-                UpdateExpression=f"ADD restarts :one SET {LEDGER_EXPIRY_ATTRIBUTE} = :expires",
-                ConditionExpression="attribute_not_exists(restarts) OR restarts < :limit",
+                UpdateExpression="ADD #n :one SET #e = :expires",
+                ConditionExpression="attribute_not_exists(#n) OR #n < :limit",
+                ExpressionAttributeNames={"#n": "restarts", "#e": LEDGER_EXPIRY_ATTRIBUTE},
                 ExpressionAttributeValues={":one": {"N": "1"}, ":limit": {"N": str(limit)},
                                            ":expires": {"N": str(int(time.time()) + self.ttl_seconds)}})
         except self.client.exceptions.ConditionalCheckFailedException:

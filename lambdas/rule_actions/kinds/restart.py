@@ -212,8 +212,10 @@ class RestartKind(Kind):
     def check_config(self, config: Configured, where: str) -> list[str]:
         errors = []
         for declared in self.declared(config):
-            place, key = declared.place, declared.where.rpartition(".")[2].partition("[")[0]
-            if place == Place.JOB_OUTCOMES and key not in OUTCOMES:
+            named = re.search(r'\["([^"]+)"\]', declared.where.rpartition(".job_outcomes")[2]) \
+                or re.search(r'\["([^"]+)"\]', declared.where)
+            key = named.group(1) if named else declared.where
+            if declared.place == Place.JOB_OUTCOMES and key not in OUTCOMES:
                 errors.append(f"{declared.where}: a restart follows {', '.join(OUTCOMES)} (a CapacityError at start) "
                               f"or a stop of this stack's (declare it with the rule that stops), not {key}")
             if declared.action.target != FROM_SCRATCH and not config[RESTART_CHECKPOINTS]:
