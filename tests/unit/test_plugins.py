@@ -51,7 +51,10 @@ class Ports:
 config = Config.from_dict(json.loads(sys.argv[1]))
 event, found = pipeline.read_event(json.loads(sys.argv[2]))
 results, unread, _cost = pipeline.run(event, pipeline.select(event, found, config), config, Ports)
+from rule_actions.records import JobEffect
 print(json.dumps({"results": [r.as_dict() for r in results], "sent": Ports.notifier.sent,
+                  "stopped": [j for r in results for j in r.stopped], "restarted": [j for r in results for j in r.restarted],
+                  "stop_kinds": list(registry.kinds_with(JobEffect.STOP)),
                   "pattern": plugins.event_pattern(config), "problems": list(event.problems),
                   "grants": [list(g.actions) for g in plugins.job_grants(config)]}))
 """
@@ -329,3 +332,61 @@ def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp
     assert [(r["kind"], r["target"], r["outcome"]) for r in seen["results"]] == [("page", "vision", "done")]
     assert seen["sent"][0][0] == "team-vision"
     assert any("sagemaker:DescribeTrainingJob" in grant for grant in seen["grants"])
+
+
+HOLD = '''
+    """hold: stop the job, the quick way (a worked example of a job action: its effect says what its results count
+    as; the plan orders it before the messages, watch mode reports what it would do)."""
+
+    from dataclasses import replace
+
+    from rule_actions.kinds.base import Kind
+    from rule_actions.records import Capability, Done, JobEffect, Place
+
+
+    class Hold(Kind):
+        name = "hold"
+        places = frozenset((Place.RULES,))
+        effect = JobEffect.STOP
+
+        def targets(self, action, event, config):
+            return (event.job_name,)
+
+        def check(self, item, event, config, facts):
+            return replace(item, jobs=(event.job_name,))
+
+        def preview(self, item):
+            return f"would hold {item.target}"
+
+        def carry_out(self, item, occasion, ports):
+            ports.jobs.stop(occasion.event.job_family.api, item.target)
+            return Done(f"held {item.target}", (item.target,))
+
+        def capabilities(self, config):
+            return frozenset({Capability.STOP})
+
+
+    KIND = Hold()
+'''
+
+
+def test_a_job_action_is_one_module_and_a_registry_line_counted_as_its_effect(tmp_path):
+    # Given a `hold` kind whose effect is a stop: its module and its registry line
+    lambdas = with_plugin(tmp_path, "kinds/hold.py", HOLD, {
+        "from rule_actions.kinds import email, notify, restart, sms, stop, stop_job, webhook\n":
+            "from rule_actions.kinds import email, hold, notify, restart, sms, stop, stop_job, webhook\n",
+        "webhook.KIND, restart.KIND)}": "webhook.KIND, restart.KIND, hold.KIND)}",
+    })
+    event = state_change("SageMaker Training Job State Change", {
+        "TrainingJobName": "demo-job-001", "TrainingJobStatus": "InProgress", "SecondaryStatus": "Training",
+        "TrainingJobArn": "arn:aws:sagemaker:us-east-1:123456789012:training-job/demo-job-001",
+        "DebugRuleEvaluationStatuses": [{"RuleConfigurationName": "LossNotDecreasing",
+                                         "RuleEvaluationStatus": "IssuesFound"}]})
+    # When a rule that declares the message first, then the hold, finds an issue
+    seen = run(lambdas, {"rules": {"LossNotDecreasing": ["notify", "hold"]}}, event)
+    # Then the hold is planned before the message, carried out, and counted as a stop (its effect), with no other edit
+    assert [(r["kind"], r["outcome"]) for r in seen["results"]] == [("hold", "done"), ("notify", "done")]
+    assert seen["stopped"] == ["demo-job-001"] and seen["restarted"] == []
+    assert "hold" in seen["stop_kinds"]
+    assert "Actions taken for this rule:\n  - hold demo-job-001: done (held demo-job-001)" in seen["sent"][0][2]
+    assert any("sagemaker:StopTrainingJob" in grant for grant in seen["grants"])
