@@ -225,7 +225,8 @@ def queries(evaluator: str | None, service: str, lambda_metrics: bool = True) ->
         cost={f: function(m.cost(f)) for f in m.FAMILIES},
         stated={f: function(m.cost(f), stat=COUNT) for f in m.FAMILIES},
         events={"handled": function(m.EVENTS), "ignored": function(m.IGNORED),
-                "test_notifications": function(m.TESTS), "refused_accounts": function(m.REFUSED)},
+                "test_notifications": function(m.TESTS), "refused_accounts": function(m.REFUSED),
+                "restarts": function(m.RESTARTS)},
         evaluation=evaluation)
 
 
@@ -316,6 +317,8 @@ def lines(report: Report) -> list[str]:
     stops = report.stops
     watched = f"; {_n(stops.watched)} watched (watch mode: nothing stopped)" if stops.watched else ""
     say("jobs stopped", f"{_n(stops.carried_out)} stop(s) carried out{watched}")
+    if report.events.get("restarts"):
+        say("restarted", f"{_n(report.events['restarts'])} job(s) relaunched as a copy (restart)")
     say("saved", _saved(stops))
     costs = report.costs
     if costs.messages is None:

@@ -114,6 +114,7 @@ def _totals(service: str) -> cloudwatch.SingleValueWidget:
         _sum(service, "known", "Stops whose saving is known", [metrics.saved(f) for f in families], "SampleCount"),
         _sum(service, "watched", "Stops watched (watch mode: not carried out)",
              [metrics.actions(k, Outcome.WATCHED) for k in stops]),
+        _sum(service, "restarts", "Jobs restarted (copies created)", [metrics.RESTARTS]),
         _sum(service, "cost", "Job costs stated in messages (USD)", [metrics.cost(f) for f in families]),
         _sum(service, "done", "Actions carried out", [metrics.actions(k, Outcome.DONE) for k in kinds]),
         _sum(service, "failed", "Actions failed", [metrics.actions(k, Outcome.FAILED) for k in kinds]),

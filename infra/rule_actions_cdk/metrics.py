@@ -27,6 +27,7 @@ from rule_actions.contract import (
     NAMESPACE,
     OUTCOME_DIMENSION,
     REFUSED_ACCOUNT_METRIC,
+    RESTARTS_METRIC,
     SAVED_METRIC,
     SERVICE_DIMENSION,
     TEST_METRIC,
@@ -80,8 +81,8 @@ def cost(family: str) -> FunctionMetric:
     return FunctionMetric(COST_METRIC, ((FAMILY_DIMENSION, family),))
 
 
-EVENTS, IGNORED, TESTS, REFUSED = (FunctionMetric(name) for name in (EVENTS_METRIC, IGNORED_METRIC, TEST_METRIC,
-                                                                     REFUSED_ACCOUNT_METRIC))
+EVENTS, IGNORED, TESTS, REFUSED, RESTARTS = (FunctionMetric(name) for name in (
+    EVENTS_METRIC, IGNORED_METRIC, TEST_METRIC, REFUSED_ACCOUNT_METRIC, RESTARTS_METRIC))
 # A scheduled evaluation's, once per run.
 EVALUATED, FINDINGS, EVALUATION_ERRORS, EVALUATION_PROBLEMS, UNFINISHED, EVALUATION_SECONDS = (
     FunctionMetric(name) for name in (EVALUATED_METRIC, FINDINGS_METRIC, EVALUATION_ERRORS_METRIC,
@@ -91,6 +92,6 @@ EVALUATED, FINDINGS, EVALUATION_ERRORS, EVALUATION_PROBLEMS, UNFINISHED, EVALUAT
 def every_metric(organization: bool = True, monitor: bool = True) -> list[FunctionMetric]:
     """Every metric the function may emit (with organization mode's refused events and the evaluation's metrics)."""
     return [*(actions(k, o) for k in KINDS for o in OUTCOMES), *map(triggers, TRIGGERS), *map(saved, FAMILIES),
-            *map(cost, FAMILIES), EVENTS, IGNORED, TESTS, *([REFUSED] if organization else []),
+            *map(cost, FAMILIES), EVENTS, IGNORED, TESTS, RESTARTS, *([REFUSED] if organization else []),
             *([EVALUATED, FINDINGS, EVALUATION_ERRORS, EVALUATION_PROBLEMS, UNFINISHED, EVALUATION_SECONDS]
               if monitor else [])]

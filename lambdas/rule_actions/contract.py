@@ -147,6 +147,8 @@ EVALUATION_SECONDS_METRIC = "EvaluationSeconds"
 SAVED_METRIC, COST_METRIC, FAMILY_DIMENSION = "SavedDollars", "CostDollars", "family"
 # Organization mode: events from an account the configuration does not name (refused; the stack alarms on it).
 REFUSED_ACCOUNT_METRIC = "RefusedAccountEvents"
+# Per copy a restart created (a job relaunched from its checkpoint; the restart's own decisions are in Actions).
+RESTARTS_METRIC = "Restarts"
 
 
 # What plug-ins ask of the stack (rule_actions_cdk.plugins collects it, its parts build it): records, not constructs.

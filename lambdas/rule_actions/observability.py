@@ -25,6 +25,7 @@ from rule_actions.contract import (
     KIND_DIMENSION,
     NAMESPACE,
     OUTCOME_DIMENSION,
+    RESTARTS_METRIC,
     SAVED_METRIC,
     SERVICE,
     SERVICE_DIMENSION,
@@ -88,6 +89,9 @@ def emit(triggers: Iterable[Trigger], results: Iterable[Result], event: JobEvent
                               *(({TRIGGER_DIMENSION: t}, n) for t, n in Counter(t.metric for t in triggers).items())]:
         name = ACTIONS_METRIC if KIND_DIMENSION in dimensions else TRIGGERS_METRIC
         _record(name, MetricUnit.Count, count, dimensions)
+    restarted = sum(len(r.restarted) for r in results)
+    if restarted:
+        _record(RESTARTS_METRIC, MetricUnit.Count, restarted, {})
     if event is not None and event.family is not None and cost is not None:
         dollars(triggers, results, event.job_name, event.family.name, cost)
 

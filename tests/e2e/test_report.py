@@ -201,7 +201,8 @@ def test_the_report_of_a_deployed_stack_has_every_figure(deployed, capsys):
     assert found["actions"] == {"stoptraining": {"done": 2, "watched": 1}, "stop": {"done": 1},
                                 "email": {"duplicate": 2}, "notify": {"done": 4}, "webhook": {"failed": 1}}
     assert found["triggers"] == {"rule:IssuesFound": 3, "job:Failed": 1}
-    assert found["events"] == {"handled": 6, "ignored": 1, "test_notifications": 0, "refused_accounts": 0}
+    assert found["events"] == {"handled": 6, "ignored": 1, "test_notifications": 0, "refused_accounts": 0,
+                                "restarts": 0}
     # the evaluator's health: Lambda's runs and failures, its longest run (Lambda's 45 s: longer than any it timed)
     assert found["evaluator"] == {
         "function": account.evaluator_name, "timeout_s": 600, "runs": 144, "failed_runs": 1, "timed_runs": 2,
@@ -241,7 +242,8 @@ def test_each_stack_reports_its_own_metrics_and_none_of_another_deployments(depl
     assert found["stops"] == {"carried_out": 1, "watched": 0, "saving_known": 1, "saving_unknown": 0,
                               "saved_usd": 99.0, "saved_by_family": {"training": 99.0}}
     assert found["actions"] == {"stoptraining": {"done": 1}} and found["triggers"] == {"rule:IssuesFound": 1}
-    assert found["events"] == {"handled": 2, "ignored": 0, "test_notifications": 0, "refused_accounts": 0}
+    assert found["events"] == {"handled": 2, "ignored": 0, "test_notifications": 0, "refused_accounts": 0,
+                                "restarts": 0}
     assert found["costs"]["messages"] == 0 and found["evaluator"]["function"] == "AuditActions-evaluator"
     assert (found["evaluator"]["runs"], found["evaluator"]["timed_runs"]) == (0, 0)
 
