@@ -59,7 +59,6 @@ class FunctionMetric(NamedTuple):
 
 KINDS = registry.action_kinds()  # every value of Actions' kind
 STOP_KINDS = registry.kinds_with(JobEffect.STOP)  # the kinds that stop jobs
-RESTART_KINDS = registry.kinds_with(JobEffect.RESTART)  # the kinds that restart jobs
 OUTCOMES = tuple(str(outcome) for outcome in Outcome)  # every value of Actions' outcome
 TRIGGERS = registry.trigger_metrics()  # every value of Triggers' trigger
 FAMILIES = tuple(family.name for family in registry.JOBS)  # every value of SavedDollars' and CostDollars' family

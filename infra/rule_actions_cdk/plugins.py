@@ -137,6 +137,13 @@ def family_grants(family: Family, config: Configured, needed: frozenset[Capabili
                    f"and read the tags of {plural} under the configured {family.scope.key} (every job in the account "
                    "and region when none are set).",
         ))
+    if Capability.UPDATE in needed and family.api.update:
+        grants.append(Grant(
+            sid="ReleaseWarmPoolsOf" + "".join(w.capitalize() for w in plural.split()),
+            actions=(f"sagemaker:{family.api.update}",), resources=family.resources(config),
+            reason=f"a stop of this stack releases the warm pool of the job it stopped: {plural} are named by users "
+                   f"at run time, under the configured {family.scope.key} (every job when none are set).",
+        ))
     if Capability.LIST in needed:
         grants.append(Grant(
             sid=family.api.list, actions=(f"sagemaker:{family.api.list}",), resources=("*",),

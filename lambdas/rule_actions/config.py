@@ -163,7 +163,7 @@ class Config:
         return any(t.reads_action_json(self) for t in registry.TRIGGERS)
 
     @property
-    def follows_stops(self) -> bool:
+    def follows_stops(self) -> tuple[dict[str, Any], ...]:
         return registry.follows_stops(self)
 
     @property

@@ -6,6 +6,7 @@ never the runtime adapters; the records at the end are what plug-ins ask of the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -202,3 +203,28 @@ class Schedule:
 
     def __init__(self, every_minutes: int, runs: tuple[dict[str, Any], ...]):
         self.every_minutes, self.runs = every_minutes, runs
+
+
+def detail_matches(clause: Mapping[str, Any], detail: Any) -> bool:
+    """Whether an event's detail matches a detail clause written in the part of EventBridge's pattern syntax the
+    plug-ins' follow clauses use (Kind.follows_stops): nested objects, lists of values, {"numeric": [op, n]} with
+    one comparison, {"exists": bool}. ({}: any detail.)"""
+    for key, wanted in clause.items():
+        value = detail.get(key) if isinstance(detail, Mapping) else None
+        if isinstance(wanted, Mapping):
+            if not detail_matches(wanted, value):
+                return False
+        elif not any(_value_matches(option, value) for option in wanted):
+            return False
+    return True
+
+
+def _value_matches(option: Any, value: Any) -> bool:
+    if isinstance(option, Mapping) and "exists" in option:
+        return (value is not None) is bool(option["exists"])
+    if isinstance(option, Mapping) and "numeric" in option:
+        op, bound = option["numeric"]
+        number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        return number is not None and {">": number > bound, ">=": number >= bound, "<": number < bound,
+                                       "<=": number <= bound, "=": number == bound}.get(op, False)
+    return bool(option == value)

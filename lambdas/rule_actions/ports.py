@@ -63,9 +63,9 @@ class Configured(Protocol):
         ...
 
     @property
-    def follows_stops(self) -> bool:
-        """An action may follow this stack's stop of a job once the job has stopped (a restart): the Stopped
-        outcome of the jobs it stopped is matched, and its stop record read."""
+    def follows_stops(self) -> tuple[dict[str, Any], ...]:
+        """The detail clauses of the Stopped events whose job an action may follow this stack's stop of, once it
+        has stopped (a restart: {}, any; a warm pool's release); empty: none (Kind.follows_stops)."""
         ...
 
     @property
@@ -113,6 +113,10 @@ class Jobs(Protocol):
 
     def tags(self, arn: str) -> dict[str, str]:
         """The job's tags (ListTags, every page)."""
+        ...
+
+    def release(self, api: JobApi, job_name: str) -> None:
+        """Let go of the job's warm pool (its KeepAlivePeriodInSeconds set to 0: its instances stop billing)."""
         ...
 
     def create(self, api: JobApi, request: Mapping[str, Any]) -> str:

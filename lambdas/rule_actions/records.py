@@ -87,6 +87,7 @@ class JobEffect(StrEnum):
 
     STOP = "stop"  # counted as a stop, with what it saved (its jobs: the jobs it stopped)
     RESTART = "restart"  # counted as a restart (its jobs: the copies it created)
+    RELEASE = "release"  # what a job keeps after it ended is let go (a warm pool): counted as neither
 
 
 class JobApi(NamedTuple):
@@ -99,6 +100,7 @@ class JobApi(NamedTuple):
     summaries: str  # TrainingJobSummaries
     search: str = ""  # TrainingJob: its Search resource (a listing with every member, tags included); "" none
     create: str = ""  # CreateTrainingJob: how a copy of a job is made (a restart); "" none
+    update: str = ""  # UpdateTrainingJob: how a job's warm pool is released; "" none
 
 
 class JobRef(NamedTuple):
@@ -131,6 +133,7 @@ class Capability(StrEnum):
     DESCRIBE = "describe"
     STOP = "stop"
     CREATE = "create"  # a copy of a job (a restart): Create..., AddTags, and ListTags to read the job's tags
+    UPDATE = "update"  # a job's warm pool released (Update...)
     LIST = "list"  # the running jobs under a prefix
     SEARCH = "search"  # every running job with its description and tags (a scheduled evaluation)
 

@@ -24,7 +24,7 @@ from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant
 from rule_actions.fields import Context, Custom, Field
 from rule_actions.jobs import pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
-from rule_actions.kinds import email, notify, restart, sms, stop, stop_job, webhook
+from rule_actions.kinds import email, notify, release, restart, sms, stop, stop_job, webhook
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured
 from rule_actions.readers import (
@@ -56,7 +56,7 @@ JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY
 TRIGGERS: tuple[TriggerFamily[Any], ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 FINDINGS: TriggerFamily[Any] = rule_status.FAMILY  # the trigger family a monitor rule's finding is handed to
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND,
-                                                       webhook.KIND, restart.KIND)}
+                                                       webhook.KIND, restart.KIND, release.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
     price_list.READER, trial_runs.READER, restart_source.READER)}
@@ -171,10 +171,12 @@ def effect(name: str) -> JobEffect | None:
     return KINDS[name].effect if name in KINDS else None
 
 
-def follows_stops(config: Configured) -> bool:
-    """An action may follow this stack's stop of a job once the job has stopped (a restart): the Stopped outcome
-    of the jobs it stops is then matched and its stop record read."""
-    return any(kind.follows_stops(config) for kind in KINDS.values())
+def follows_stops(config: Configured) -> tuple[dict[str, Any], ...]:
+    """The detail clauses of the Stopped events whose job an action may follow this stack's stop of (a restart: {},
+    any; a warm pool's release: the jobs that keep one); the Stopped outcome is matched for them and its stop
+    record read. Empty: none."""
+    found = [clause for kind in KINDS.values() if (clause := kind.follows_stops(config)) is not None]
+    return () if not found else ({},) if {} in found else tuple(found)
 
 
 def rank(name: str) -> int:

@@ -14,6 +14,11 @@ from rule_actions_cli.matcher import matches, validate
 
 DEFAULT = Config()
 FAMILIES = ("DebugRuleEvaluationStatuses", "ProfilerRuleEvaluationStatuses")
+# The Stopped outcome of a job that keeps a warm pool: a stop of this stack releases it once the job has stopped
+# (release_warm_pools, on whenever a stop may be declared: action_json is read by default)
+POOL = {"TrainingJobStatus": ["Stopped"],
+        "SecondaryStatus": [{"anything-but": ["MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Interrupted"]}],
+        "ResourceConfig": {"KeepAlivePeriodInSeconds": [{"numeric": [">", 0]}]}}
 
 
 def test_the_pattern_is_valid_and_exact():
@@ -26,6 +31,7 @@ def test_the_pattern_is_valid_and_exact():
             "$or": [
                 {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound"]}},
                 {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound"]}},
+                POOL,
             ],
             "TrainingJobName": [{"prefix": "exp-"}, {"prefix": "Team-A"}],
         },
@@ -126,9 +132,15 @@ def can_act(raw, config) -> bool:
         return False
 
 
-def test_without_job_outcomes_the_pattern_is_the_rule_clauses_alone():
+def test_without_job_outcomes_the_pattern_is_the_rule_clauses_and_the_warm_pools_of_its_stops():
     assert Config().value("job_outcomes") == ()
     assert event_pattern(Config())["detail"] == {"$or": [
+        {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
+        {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
+        POOL,
+    ]}
+    # without the release, the rule clauses alone
+    assert event_pattern(Config.from_dict({"release_warm_pools": False}))["detail"] == {"$or": [
         {"DebugRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
         {"ProfilerRuleEvaluationStatuses": {"RuleEvaluationStatus": ["IssuesFound", "Error"]}},
     ]}
@@ -185,7 +197,7 @@ def test_outcome_clauses_keep_the_prefixes_and_the_rule_clauses():
 
 def test_an_outcome_with_no_actions_adds_no_clause():
     config = Config.from_dict({"job_outcomes": {"Completed": [], "Failed": ["notify"]}})
-    assert len(event_pattern(config)["detail"]["$or"]) == 3
+    assert len(event_pattern(config)["detail"]["$or"]) == 4  # the rules, Failed, the warm pools of our stops
     assert not matches(event_pattern(config), job_event("Completed", "Completed"))
 
 
@@ -220,10 +232,11 @@ def test_while_the_parents_report_the_quiet_clauses_stand_on_the_outcome_clauses
     # Given the tuning job and the pipeline execution reporting for their jobs, both switches false, a prefix
     config = Config.from_dict({**PARENTS, "job_outcomes": {"Failed": ["notify"]}, "training_job_prefixes": ["exp-"]})
     # Then the one outcome clause carries them, the rule statuses' clauses never do; the scope is on the whole
-    assert detail_of(config) == {"$or": [DEBUG, PROFILER, {**FAILED, **QUIET}], "TrainingJobName": [{"prefix": "exp-"}]}
+    assert detail_of(config) == {"$or": [DEBUG, PROFILER, {"$or": [FAILED, POOL], **QUIET}],
+                                 "TrainingJobName": [{"prefix": "exp-"}]}
     # And with two outcomes they stand once, around a nested $or of the outcome clauses
     two = Config.from_dict({**PARENTS, "job_outcomes": {"Failed": ["notify"], "Interrupted": ["notify"]}})
-    assert detail_of(two) == {"$or": [DEBUG, PROFILER, {"$or": [FAILED, {"SecondaryStatus": ["Interrupted"]}],
+    assert detail_of(two) == {"$or": [DEBUG, PROFILER, {"$or": [FAILED, {"SecondaryStatus": ["Interrupted"]}, POOL],
                                                         **QUIET}]}
 
 
@@ -252,7 +265,7 @@ def test_a_trial_s_or_step_job_s_rule_status_is_matched_and_its_held_back_outcom
 ])
 def test_no_quiet_clause_while_no_parent_reports_or_the_switches_let_the_jobs_alert(settings):
     config = Config.from_dict({**settings, "job_outcomes": {"Failed": ["notify"]}})
-    assert detail_of(config) == {"$or": [DEBUG, PROFILER, FAILED]}
+    assert detail_of(config) == {"$or": [DEBUG, PROFILER, FAILED, POOL]}
 
 
 def test_a_family_without_rule_statuses_keeps_one_clause_standing_alone_or_a_nested_or():

@@ -99,6 +99,10 @@ def test_rule_pattern_is_the_one_event_pattern_builds(template):
             {"SecondaryStatus": ["MaxRuntimeExceeded"]},
             {"SecondaryStatus": ["MaxWaitTimeExceeded"]},
             {"SecondaryStatus": ["Interrupted"]},
+            # a stop of this stack releases the job's warm pool once it has Stopped (release_warm_pools)
+            {"TrainingJobStatus": ["Stopped"],
+             "SecondaryStatus": [{"anything-but": ["MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Interrupted"]}],
+             "ResourceConfig": {"KeepAlivePeriodInSeconds": [{"numeric": [">", 0]}]}},
             # no tuning_job_outcomes: nothing reports for a tuning job's trials, whose outcomes alert as any job's
         ]},
     }))

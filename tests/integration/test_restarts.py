@@ -259,3 +259,96 @@ def test_a_name_of_63_characters_gives_a_copy_name_of_63_characters_the_same_eac
     assert row["outcome"] == "done", row
     assert len(row["jobs"][0]) == 63 and row["jobs"][0].endswith("-r1")
     assert row["jobs"][0] in names()
+
+
+# ---------------------------------------------------------------- warm pools
+
+
+def pooled_finding(**extra: Any) -> dict[str, Any]:
+    raw = monitor_event("act", job=JOB)
+    raw["detail"]["ResourceConfig"] = {"InstanceType": "ml.p4d.24xlarge", "InstanceCount": 2, "VolumeSizeInGB": 100,
+                                       "KeepAlivePeriodInSeconds": 1800}
+    return raw
+
+
+def keep_alive(name: str) -> int:
+    return described(name)["ResourceConfig"].get("KeepAlivePeriodInSeconds", 0)
+
+
+def test_a_stop_not_followed_by_a_restart_releases_the_job_s_warm_pool_once_it_has_stopped(aws):
+    # Given a job that keeps a warm pool, and a rule that only stops
+    create(ResourceConfig={"InstanceType": "ml.p4d.24xlarge", "InstanceCount": 2, "VolumeSizeInGB": 100,
+                           "KeepAlivePeriodInSeconds": 1800})
+    aws.configure(rules={"StalledTraining": ["stoptraining"]})
+    # When it is stopped for a finding, then its Stopped event (carrying its resources) arrives
+    found = aws.invoke(pooled_finding())
+    assert "its warm pool (kept 30 min) is released once it has stopped" in found["actions"][0]["reason"]
+    assert keep_alive(JOB) == 1800
+    ended = aws.invoke(stopped(ResourceConfig={"InstanceType": "ml.p4d.24xlarge", "InstanceCount": 2,
+                                               "KeepAlivePeriodInSeconds": 1800}))
+    # Then the pool is released (KeepAlivePeriodInSeconds 0), said on its own row, once
+    row = next(a for a in ended["actions"] if a["kind"] == "release_warm_pool")
+    assert row["outcome"] == "done" and "released its warm pool (kept 30 min after the job ended)" in row["reason"]
+    assert keep_alive(JOB) == 0
+    again = aws.invoke(stopped(ResourceConfig={"KeepAlivePeriodInSeconds": 1800}))
+    assert [a["outcome"] for a in again["actions"] if a["kind"] == "release_warm_pool"] == ["duplicate"]
+
+
+def test_a_restart_keeps_the_pool_for_its_copy(aws):
+    create(ResourceConfig={"InstanceType": "ml.p4d.24xlarge", "InstanceCount": 2, "VolumeSizeInGB": 100,
+                           "KeepAlivePeriodInSeconds": 1800})
+    moto_s3.put_checkpoint(CHECKPOINT, T0)
+    aws.configure(**CONFIG)
+    aws.invoke(pooled_finding())
+    ended = aws.invoke(stopped(ResourceConfig={"InstanceType": "ml.p4d.24xlarge", "InstanceCount": 2,
+                                               "KeepAlivePeriodInSeconds": 1800}))
+    kinds = [(a["kind"], a["outcome"]) for a in ended["actions"]]
+    assert kinds == [("restart", "done"), ("release_warm_pool", "skipped")]
+    assert f"kept for {JOB}-r1, the restart's copy" in ended["actions"][1]["reason"]
+    assert "may be reused by the copy" in ended["actions"][0]["reason"]
+    assert keep_alive(JOB) == 1800
+
+
+def test_with_release_warm_pools_false_the_stop_says_the_pool_stays_billed(aws):
+    create()
+    aws.configure(rules={"StalledTraining": ["stoptraining"]}, release_warm_pools=False)
+    found = aws.invoke(pooled_finding())
+    assert "its warm pool stays billed for up to 30 min after it stops (release_warm_pools is false)" in \
+        found["actions"][0]["reason"]
+
+
+# ---------------------------------------------------------------- the edges
+
+
+def test_the_loop_guard_lists_the_job_s_own_prefix_not_a_sibling_s(aws):
+    # Given the copy of job-1 whose checkpoint folder has nothing newer, and job-10 beside it writing newer ones
+    create(f"{JOB}-r1", checkpoint=f"s3://{BUCKET}/llm/job-1",
+           tags={"rule-actions:chain": JOB, "rule-actions:attempt": "1",
+                 "rule-actions:checkpoint-at": "2026-11-24T08:40:00Z"})
+    moto_s3.put_checkpoint(f"s3://{BUCKET}/llm/job-1", T0 + timedelta(minutes=40))
+    moto_s3.put_checkpoint(f"s3://{BUCKET}/llm/job-10", T0 + timedelta(hours=3))
+    aws.configure(**CONFIG)
+    row = restart_rows(aws.invoke(monitor_event("act", job=f"{JOB}-r1")))[0]
+    assert row["outcome"] == "skipped" and "no progress" in row["reason"]
+
+
+def test_a_capacity_error_at_start_is_relaunched_with_nothing_in_its_checkpoint_yet(aws):
+    create()
+    boto3.client("s3", region_name=REGION).create_bucket(Bucket=BUCKET)
+    aws.configure(restart_checkpoints=[f"s3://{BUCKET}/llm"], job_outcomes={"Failed": ["restart"]})
+    row = restart_rows(aws.invoke(stopped(status="Failed", secondary="Failed",
+                                          FailureReason="CapacityError: Unable to provision requested ML compute "
+                                                        "capacity. Please retry using a different ML instance type.")))[0]
+    assert row["outcome"] == "done", row
+    assert f"restarted as {JOB}-r1 from scratch (nothing in its checkpoint yet" in row["reason"]
+
+
+def test_restarts_are_refused_in_organization_mode_and_outside_training_job_outcomes():
+    from rule_actions.config import Config, ConfigError
+
+    with pytest.raises(ConfigError, match="restart is not available in organization mode yet"):
+        Config.from_dict({**CONFIG, "organization": {"org_id": "o-a1b2c3d4e5", "accounts": ["111122223333"],
+                                                     "central_account": "123456789012", "central_region": REGION}})
+    with pytest.raises(ConfigError, match="restart relaunches training jobs"):
+        Config.from_dict({"restart_checkpoints": [f"s3://{BUCKET}/llm"],
+                          "processing_job_outcomes": {"Failed": ["restart"]}})

@@ -34,6 +34,7 @@ SPEC_KEYS = (
     "max_chain_hours",
     "restart_checkpoints",
     "restart_roles",
+    "release_warm_pools",
     "act_on_replays",
     "notify_on_rule_error",
     "training_job_prefixes",

@@ -29,6 +29,8 @@ class S3Checkpoints:
     def newest(self, s3_uri: str) -> datetime | None:
         """The LastModified of the newest object under `s3_uri`, None when there is none."""
         bucket, prefix = split(s3_uri)
+        if prefix and not prefix.endswith("/"):  # its own folder: llm/job-1 must not list llm/job-10/
+            prefix += "/"
         newest: datetime | None = None
         pages = self.client.get_paginator("list_objects_v2").paginate(
             Bucket=bucket, Prefix=prefix, PaginationConfig={"PageSize": LIST_PAGE})

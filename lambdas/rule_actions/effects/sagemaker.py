@@ -156,6 +156,11 @@ class SageMaker:
         pages = self.client.get_paginator("list_tags").paginate(ResourceArn=arn)
         return {tag["Key"]: tag["Value"] for page in pages for tag in page.get("Tags", [])}
 
+    def release(self, api: JobApi, job_name: str) -> None:
+        """The job's warm pool let go: its KeepAlivePeriodInSeconds set to 0 (UpdateTrainingJob)."""
+        getattr(self.client, xform_name(api.update))(**{api.name: job_name},
+                                                      ResourceConfig={"KeepAlivePeriodInSeconds": 0})
+
     def create(self, api: JobApi, request: Mapping[str, Any]) -> str:
         """Create a job (a restart's copy): "created", or "exists" when its name is taken already (ResourceInUse:
         SageMaker's only idempotency key is the name; the caller made it the same for every retry)."""

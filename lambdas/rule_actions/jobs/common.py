@@ -20,7 +20,7 @@ from rule_actions.records import Action, JobApi, JobRef, Place
 
 TRAINING = JobApi(describe="DescribeTrainingJob", stop="StopTrainingJob", list="ListTrainingJobs",
                   name="TrainingJobName", summaries="TrainingJobSummaries", search="TrainingJob",
-                  create="CreateTrainingJob")
+                  create="CreateTrainingJob", update="UpdateTrainingJob")
 TUNING = JobApi(describe="DescribeHyperParameterTuningJob", stop="StopHyperParameterTuningJob",
                 list="ListHyperParameterTuningJobs", name="HyperParameterTuningJobName",
                 summaries="HyperParameterTuningJobSummaries", search="HyperParameterTuningJob")

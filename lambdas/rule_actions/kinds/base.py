@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from rule_actions.cost import JobCost, stop_note
-from rule_actions.fields import Field
+from rule_actions.fields import Field, Flag
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
     Action,
@@ -36,10 +36,11 @@ from rule_actions.records import (
     JobEvent,
     Need,
     NothingDone,
+    Origin,
     Place,
     Planned,
 )
-from rule_actions.text import one_line
+from rule_actions.text import duration, one_line
 
 
 class Kind:
@@ -112,20 +113,40 @@ class Kind:
     def stack_parts(self, config: Configured) -> list[Any]:
         return []
 
-    def follows_stops(self, config: Configured) -> bool:
-        """It may ask, at a stop of this stack, to be carried out once the job has stopped (a restart: the job's
-        Stopped outcome is then matched, and carries it out)."""
-        return False
+    def follows_stops(self, config: Configured) -> dict[str, Any] | None:
+        """Whether it may be asked, at a stop of this stack, to be carried out once the job has stopped (a restart,
+        a warm pool's release): the detail clause the job's Stopped events must also match for it ({}: any), or None
+        (never). The stack's rule then matches the Stopped outcome of such jobs, which carries it out."""
+        return None
 
     def declared(self, config: Configured) -> list[Any]:
         """The configuration's own declarations of this kind (Declared records)."""
         return [d for d in config.declared if d.action.kind == self.name]
 
 
-def record_stop(item: Planned, event: Any, ports: Any, job: str, arn: str, cost: JobCost | None = None) -> list[str]:
+RELEASE_WARM_POOLS = Flag(
+    "release_warm_pools", True, "A training job this stack stopped keeps its warm pool (ResourceConfig."
+    "KeepAlivePeriodInSeconds) billed after it stops: release it once the job has Stopped, unless a restart's copy "
+    "may reuse it. false: the pool stays until its keep-alive period ends.")
+RELEASE = "release_warm_pool"  # the kind that releases it (kinds/release.py), asked by a stop to follow it
+POOL = "warm pool"  # its target
+
+
+def warm_pool(event: JobEvent, job: str) -> int:
+    """The keep-alive period of the event's own job's warm pool (ResourceConfig.KeepAlivePeriodInSeconds), 0: none
+    (another job than the event's, or none kept)."""
+    resources = event.detail.get("ResourceConfig") if job == event.job_name else None
+    keep = resources.get("KeepAlivePeriodInSeconds") if isinstance(resources, Mapping) else None
+    return keep if isinstance(keep, int) and not isinstance(keep, bool) and keep > 0 else 0
+
+
+def record_stop(item: Planned, occasion: Occasion, ports: Any, job: str, arn: str,
+                cost: JobCost | None = None) -> list[str]:
     """Record that this stack stopped `job` (its ARN), so its Stopped outcome does not alert twice, with what it
-    cost until the stop and what the stop saved at most (`cost`: the event's own job's, when known). The job is
-    stopped whatever happens here: a record that cannot be written is a note on the stop, not a failure of it."""
+    cost until the stop and what the stop saved at most (`cost`: the event's own job's, when known); and, when the
+    job keeps a warm pool (release_warm_pools), that its release follows the stop once the job has Stopped. The job
+    is stopped whatever happens here: a record that cannot be written is a note on the stop, not a failure of it."""
+    event = occasion.event
     by = one_line(f"rule {item.trigger.label} of {event.job_name}", 200)
     try:
         figures = {name: value for name, value in (("cost_usd", cost.usd if cost else None),
@@ -133,7 +154,17 @@ def record_stop(item: Planned, event: Any, ports: Any, job: str, arn: str, cost:
         ports.ledger.mark_stopped(arn, by, **figures)
     except Exception as err:
         return [f"the record of {job}'s stop could not be written ({type(err).__name__}): its Stopped outcome may alert"]
-    return []
+    keep = warm_pool(event, job)
+    if not keep:
+        return []
+    if not occasion.config[RELEASE_WARM_POOLS]:
+        return [f"its warm pool stays billed for up to {duration(keep)} after it stops (release_warm_pools is false)"]
+    try:
+        ports.ledger.follow_stop(arn, f"{RELEASE}|{POOL}|{Origin.CONFIGURATION}")
+    except Exception as err:
+        return [f"its warm pool's release could not be noted ({type(err).__name__}): it bills for up to "
+                f"{duration(keep)} after the stop"]
+    return [f"its warm pool (kept {duration(keep)}) is released once it has stopped, unless a restart reuses it"]
 
 
 def own_stop(occasion: Occasion, job: str) -> tuple[JobCost | None, str]:

@@ -215,13 +215,21 @@ class RestartKind(Kind):
             named = re.search(r'\["([^"]+)"\]', declared.where.rpartition(".job_outcomes")[2]) \
                 or re.search(r'\["([^"]+)"\]', declared.where)
             key = named.group(1) if named else declared.where
-            if declared.place == Place.JOB_OUTCOMES and key not in OUTCOMES:
+            if declared.place == Place.JOB_OUTCOMES and ".job_outcomes[" not in declared.where:
+                errors.append(f"{declared.where}: restart relaunches training jobs (job_outcomes); the other job "
+                              "families have no checkpoint to resume from")
+            elif declared.place == Place.JOB_OUTCOMES and key not in OUTCOMES:
                 errors.append(f"{declared.where}: a restart follows {', '.join(OUTCOMES)} (a CapacityError at start) "
                               f"or a stop of this stack's (declare it with the rule that stops), not {key}")
+
             if declared.action.target != FROM_SCRATCH and not config[RESTART_CHECKPOINTS]:
                 errors.append(f"{declared.where}: a restart from a checkpoint needs {where}.{RESTART_CHECKPOINTS.key} "
                               "(the S3 prefixes of the jobs' checkpoints, which the loop guard lists), or "
                               "{\"name\": \"restart\", \"from\": \"scratch\"}")
+        if getattr(config, "organization", None) and self.allowed(config):
+            errors.append(f"{where}: restart is not available in organization mode yet (a copy would be created "
+                          "through the member account's executor role, which is granted neither iam:PassRole nor "
+                          "s3:ListBucket): remove the restarts and restart_checkpoints")
         return errors
 
     def warnings(self, config: Configured, where: str) -> list[str]:
@@ -237,8 +245,8 @@ class RestartKind(Kind):
                              "(stoptraining or stop): it never restarts")
         return found
 
-    def follows_stops(self, config: Configured) -> bool:
-        return self.allowed(config)
+    def follows_stops(self, config: Configured) -> dict[str, Any] | None:
+        return {} if self.allowed(config) else None
 
     def allowed(self, config: Configured) -> bool:
         """The stack may restart jobs: the configuration declares a restart, or lets jobs' own actions ask for one."""
@@ -268,6 +276,12 @@ class RestartKind(Kind):
                 (("StringLike", "s3:prefix", tuple(p for prefix in prefixes
                                                    for p in ((prefix, f"{prefix}/*") if prefix else ("*",)))),)))
         return grants
+
+
+def place(s3_uri: str) -> str:
+    """s3://bucket/prefix as rows say it: "bucket B, prefix P" (a URL would be redacted to its host)."""
+    bucket, _, prefix = s3_uri.removeprefix("s3://").partition("/")
+    return f"bucket {bucket}, prefix {prefix.rstrip('/') or '(the whole bucket)'}"
 
 
 def _asked(note: StopNote, item: Planned) -> bool:
@@ -328,11 +342,11 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
                                      "restart from=scratch to allow that)")
         if not source.listed:
             allowed: tuple[str, ...] = config[RESTART_CHECKPOINTS]
-            return Outcome.DENIED, (f"its checkpoint {source.checkpoint} is not under restart_checkpoints "
-                                    f"({', '.join(allowed) or 'none'}): not restarted from it")
-        if source.newest is None:
-            return Outcome.SKIPPED, (f"nothing under its checkpoint {source.checkpoint} yet: a copy would start from "
-                                     "scratch (declare restart from=scratch to allow that)")
+            return Outcome.DENIED, (f"its checkpoint ({place(source.checkpoint)}) is not under restart_checkpoints "
+                                    f"({'; '.join(place(p) for p in allowed) or 'none'}): not restarted from it")
+        if source.newest is None and cause != "capacity":  # (a job that never started has written nothing)
+            return Outcome.SKIPPED, (f"nothing under its checkpoint ({place(source.checkpoint)}) yet: a copy would "
+                                     "start from scratch (declare restart from=scratch to allow that)")
     attempt = _whole(tags.get(ATTEMPT_TAG)) + 1
     root = tags.get(CHAIN_TAG) or event.job_name
     limit = config[MAX_RESTARTS]
@@ -343,7 +357,7 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
         before = timestamp(mark)
         if before is not None and source.newest is not None and source.newest <= before:
             return Outcome.SKIPPED, (f"no progress: attempt {attempt - 1} wrote no checkpoint newer than the one it "
-                                     f"started from ({_stamp(before)}; the newest under {source.checkpoint}: "
+                                     f"started from ({_stamp(before)}; the newest in {place(source.checkpoint)}: "
                                      f"{_stamp(source.newest)}); the chain is not restarted again")
     stopping = described.get("StoppingCondition")
     runtime = _whole(stopping.get("MaxRuntimeInSeconds")) if isinstance(stopping, Mapping) else 0
@@ -356,11 +370,13 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
                                  "(max_chain_hours): not restarted")
     name = _name(root, attempt)
     ended = event.ended or _when(described.get("TrainingEndTime")) or timestamp(event.time) or datetime.now(UTC)
-    if scratch or source.newest is None:
-        says = f"as {name} from scratch (no checkpoint is resumed)"
+    if not source.checkpoint:
+        says = f"as {name} from scratch (it has no checkpoint)"
+    elif source.newest is None:
+        says = f"as {name} from scratch (nothing in its checkpoint yet: {place(source.checkpoint)})"
     else:
         lost = max(0, int((ended - source.newest).total_seconds()))
-        says = (f"as {name} from its checkpoint of {_stamp(source.newest)} ({source.checkpoint}); at most "
+        says = (f"as {name} from its checkpoint of {_stamp(source.newest)} ({place(source.checkpoint)}); at most "
                 f"{duration(lost)} of work lost")
     notes = _notes(described, cause)
     if cause == "finding":

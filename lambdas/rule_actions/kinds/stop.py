@@ -137,7 +137,7 @@ class StopKind(Kind):
                 stopped.append(job)
                 found, note = own_stop(occasion, job)
                 noted = noted or note
-                not_running += record_stop(item, event, ports, job, event.arn_of(job), found)
+                not_running += record_stop(item, occasion, ports, job, event.arn_of(job), found)
             elif status.startswith("already"):
                 already.append(f"{job} {status}")  # "already Stopping/Stopped" from SageMaker is success
             else:

@@ -133,7 +133,7 @@ class StopJobKind(Kind):
         if status == "stopped":
             found, note = own_stop(occasion, ref.name)
             notes = [f"stopped {ref.name}" + (f" ({PIPELINE_NOTE})" if token else note)]
-            notes += record_stop(item, event, ports, ref.name, ref.arn, found)
+            notes += record_stop(item, occasion, ports, ref.name, ref.arn, found)
             return Done("; ".join(notes), (ref.name,))
         if status.startswith("already"):
             return Done(f"{ref.name} {status}", ())

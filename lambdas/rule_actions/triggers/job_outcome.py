@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from rule_actions import cost as costs
-from rule_actions.contract import Outcome
+from rule_actions.contract import Outcome, detail_matches
 from rule_actions.fields import Actions
 from rule_actions.ports import Configured, Occasion
 from rule_actions.records import (
@@ -90,9 +90,13 @@ def _outcome(trigger: Trigger) -> JobOutcome:
     return cast(JobOutcome, trigger)
 
 
-def _follows(outcome: str, family: EventFamily, config: Configured) -> bool:
-    """The outcome is a Stopped one that may carry out what this stack's stop asked to follow it (a restart)."""
-    return outcome == STOPPED and family.stoppable and bool(family.api.create) and config.follows_stops
+def _follows(outcome: str, family: EventFamily, config: Configured, event: JobEvent | None = None) -> bool:
+    """The outcome is a Stopped one that may carry out what this stack's stop asked to follow it (a restart, a warm
+    pool's release), for the family's jobs (those that can be copied or keep a warm pool: training jobs) and, given
+    an event, for its job (the clauses the stack's rule matches it with)."""
+    if not (outcome == STOPPED and family.stoppable and family.api.create and config.follows_stops):
+        return False
+    return event is None or any(detail_matches(clause, event.detail) for clause in config.follows_stops)
 
 
 def following(note: StopNote) -> list[tuple[Action, Origin]]:
@@ -146,7 +150,7 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
 
     def select(self, found: list[JobOutcome], event: JobEvent, config: Configured) -> list[JobOutcome]:
         return [outcome for outcome in found if actions_for(config, event.job_family, outcome.outcome)
-                or _follows(outcome.outcome, event.job_family, config)]
+                or _follows(outcome.outcome, event.job_family, config, event)]
 
     def entries(self, trigger: JobOutcome, event: JobEvent, config: Configured,
                 facts: dict[Need, Any]) -> list[Entry] | Need:
@@ -155,7 +159,7 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
             return held
         found: list[Entry] = [(action, Origin.CONFIGURATION)
                               for action in actions_for(config, event.job_family, trigger.outcome)]
-        if not _follows(trigger.outcome, event.job_family, config):
+        if not _follows(trigger.outcome, event.job_family, config, event):
             return found
         need = StopRecord(event.job_arn)  # what this stack's stop asked to follow it, now that the job has stopped
         if need not in facts:
@@ -242,10 +246,10 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         """Each outcome that has actions, on the jobs whose outcomes the family does not hold back: its quiet clause,
         once, around the outcome clauses (a nested $or: EventBridge's takes two alternatives or more, so one clause
         stands alone), never around the other trigger families' clauses (the rule statuses of those jobs)."""
-        outcomes = [family.outcome_clause(o) for o, actions in config[family.outcome_actions]
-                    if actions or _follows(o, family, config)]
-        if _follows(STOPPED, family, config) and not any(o == STOPPED for o, _ in config[family.outcome_actions]):
-            outcomes.append(family.outcome_clause(STOPPED))
+        attached = dict(config[family.outcome_actions])
+        outcomes = [family.outcome_clause(o) for o, actions in attached.items() if actions]
+        if _follows(STOPPED, family, config) and not attached.get(STOPPED):  # what follows our stops, on those jobs
+            outcomes += [{**family.outcome_clause(STOPPED), **clause} for clause in config.follows_stops]
         quiet = family.quiet_clause(config)
         if not (outcomes and quiet):
             return outcomes
