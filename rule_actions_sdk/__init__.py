@@ -19,6 +19,9 @@ hold JSON: the actions are written in the grammar's tag form), for `tags=` of an
 
     tags = [*monitor_tags("StalledTraining", ActionList(StopTraining(), Email("ml@example.com")), threshold=1200),
             *monitor_tags("LowGPUUtilization")]       # no actions of its own: the stack's `rules` decide
+
+`Restart()` is rule-actions' own (the SDK has none): after a StopTraining, the stopped job is relaunched from its
+checkpoint (docs/restarts.md): `monitor_tags("StalledTraining", ActionList(StopTraining(), Restart()))`.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX
 from rule_actions.records import Action
 from rule_actions.text import quoted
 
-__all__ = ["SMS", "ActionList", "Email", "StopTraining", "monitor_opt_out", "monitor_tags", "prepare_actions"]
+__all__ = ["SMS", "ActionList", "Email", "Restart", "StopTraining", "monitor_opt_out", "monitor_tags",
+           "prepare_actions"]
 
 STOP_KIND, EMAIL_KIND, SMS_KIND = "stoptraining", "email", "sms"  # the SDK's names (smdebug_rulesconfig.actions)
+RESTART_KIND, SCRATCH = "restart", "scratch"  # rule-actions' own (the SDK has none; its rule container skips it)
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
 JOB_NAME_RE = re.compile(JOB_NAME, re.ASCII)
 MAX_PARAMETER_CHARS, MAX_PARAMETERS = 256, 100
@@ -123,6 +128,23 @@ class SMS(_Action):
         self._params = _endpoint(SMS_KIND, "phone_number", phone_number)
 
 
+class Restart(_Action):
+    """Restart the job once this rule's stop has stopped it, as a copy resuming from its checkpoint
+    (`from_scratch=True`: even without one). rule-actions' own: the SageMaker SDK has no such class, and the
+    Debugger rule container skips it; it goes in a monitor rule's tags or action_json, after a StopTraining."""
+
+    def __init__(self, from_scratch: bool = False):
+        if not isinstance(from_scratch, bool):
+            raise ValueError(f"from_scratch must be true or false, got {_show(from_scratch)}")
+        self._params = {"name": RESTART_KIND, **({"from": SCRATCH} if from_scratch else {})}
+
+    def actions(self) -> list[Action]:
+        return [Action(RESTART_KIND, self._params.get("from", "checkpoint"))]
+
+    def __repr__(self) -> str:
+        return "Restart(from_scratch=True)" if "from" in self._params else "Restart()"
+
+
 class ActionList(_Base):
     """Several actions; serializes as a list (an empty ActionList as `[]`, as the SDK does)."""
 
@@ -130,7 +152,8 @@ class ActionList(_Base):
         for position, action in enumerate(actions):
             if not isinstance(action, _Action):
                 raise TypeError(f"ActionList: action {position} is a {type(action).__module__}."
-                                f"{type(action).__qualname__}, not a rule_actions_sdk StopTraining, Email or SMS")
+                                f"{type(action).__qualname__}, not a rule_actions_sdk StopTraining, Email, SMS or "
+                                "Restart")
         self._actions = actions
 
     def update_training_job_prefix_if_not_specified(self, training_job_name: str) -> None:
@@ -156,6 +179,9 @@ def _from_action_json(rule: str, text: Any) -> _Action | ActionList:
     data = grammar.decode_action_json(text)
     built: list[_Action] = []
     for action, entry in zip(parsed, data if isinstance(data, list) else [data], strict=False):
+        if action.kind == RESTART_KIND:
+            built.append(Restart(action.target == SCRATCH))
+            continue
         if action.kind != STOP_KIND:
             built.append((Email if action.kind == EMAIL_KIND else SMS)(action.target))
             continue

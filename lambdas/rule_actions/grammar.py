@@ -146,7 +146,8 @@ def tag_entries(text: str) -> list[dict[str, str]]:
 def tag_form(action: Action) -> str:
     """An action in the tag form (the inverse of tag_entries for a valid action)."""
     kind = registry.kind(action.kind)
-    return action.kind if action.target is None or not kind.keys else f"{action.kind}={action.target}"
+    bare = action.target is None or not kind.keys or len(kind.as_dict(action)) == 1  # (its default: no key written)
+    return action.kind if bare else f"{action.kind}={action.target}"
 
 
 def _insensitive(name: str) -> str:
