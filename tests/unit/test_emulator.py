@@ -12,7 +12,7 @@ import botocore.session
 import pytest
 from botocore import xform_name
 
-from rule_actions_cli.emulator import Gap, dynamodb, monitoring, organization, pricing, sagemaker
+from rule_actions_cli.emulator import Gap, dynamodb, monitoring, organization, pricing, s3, sagemaker
 
 MODULES = (sagemaker, monitoring, pricing, organization, dynamodb, s3)
 GAPS = [gap for module in MODULES for gap in module.GAPS]
