@@ -32,7 +32,7 @@ export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families test docs bench stress synth lint typecheck lint-template bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families demo-restarts test docs bench stress synth lint typecheck lint-template bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -80,6 +80,14 @@ demo-families: $(DEMO_STAMP)
 	$(VENV)/bin/rule-actions replay --config examples/families-config.json --secrets examples/demo-secrets.json \
 		--receiver events/tuning events/processing events/pipelines events/transform
 	$(VENV)/bin/rule-actions replay --config examples/monitor-families-config.json events/timelines/families/
+
+# Restarts (events/timelines/restarts/) with examples/restart-config.json: a hung job stopped and restarted from its
+# checkpoint, its copy resuming and completing; a copy that hangs again, stopped and not restarted (no progress); a
+# copy that cannot get its instances, relaunched by job_outcomes.Failed; a healthy job never touched.
+RESTARTS := events/timelines/restarts
+demo-restarts: $(DEMO_STAMP)
+	$(VENV)/bin/rule-actions replay --config examples/restart-config.json $(RESTARTS)/restart-resumes.json \
+		$(RESTARTS)/restart-no-progress.json $(RESTARTS)/restart-capacity.json $(RESTARTS)/healthy-restart.json
 
 # ruff on the sources (rules in pyproject.toml); a finding fails `make test`.
 lint: setup

@@ -16,7 +16,7 @@ import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -31,6 +31,7 @@ from rule_actions.text import iso_z, quoted
 from rule_actions_cli.emulator import dynamodb as moto_dynamodb
 from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
+from rule_actions_cli.emulator import s3 as moto_s3
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import job_of
 from rule_actions_cli.matcher import matches
@@ -135,6 +136,12 @@ def _state_change(name: str, status: str, secondary: str, when: int, account: st
                        "TrainingJobStatus": status, "SecondaryStatus": secondary, "Tags": dict(tags),
                        "LastModifiedTime": str(when * 1000), **({"TuningJobArn": tuning_job} if tuning_job else {}),
                        **(described or {})}}
+
+
+def _copies(found: Mapping[str, Any]) -> list[str]:
+    """The jobs a row's restarts created (a restart done, naming its copy)."""
+    return [job for action in found.get("actions", []) if action.get("kind") == "restart"
+            and action.get("outcome") == "done" for job in action.get("jobs") or []]
 
 
 def _delivery(message: str, subject: str | None, attributes: Mapping[str, Any] | None) -> Delivery:
@@ -403,11 +410,12 @@ class EmbeddedAccount:
                 if parent:  # by its name or ARN
                     families.setdefault(parent, family)
                     families.setdefault(parent.rsplit("/", 1)[-1], family)
+        jobs = list(timeline.jobs)  # and the copies the function creates of them (restarts), as they are created
         previous = 0
         for tick in timeline.ticks(every):
             label = f"{source}#+{tick}m"
             changes = []
-            for job in timeline.jobs:
+            for job in jobs:
                 place = self._timeline_place(job)
                 change = self._advance(timeline, job, tick, ours, phases, place)
                 if change:
@@ -421,6 +429,9 @@ class EmbeddedAccount:
                         lines.setdefault(stream, []).append((stamp, message))
                     for stream, found in lines.items():
                         moto_monitoring.put_log_lines(job.log_group, stream, found, **place)
+                    for uri, stamp in timeline.checkpoints(job, minutes[0], minutes[-1] + 1):
+                        moto_s3.put_checkpoint(uri, _datetime(stamp), account_id=place.get("account_id", ACCOUNT),
+                                               region=place["region"])
             for run in self.evaluations:
                 request = {EVALUATION_KEY: {**run, "time": iso_z(timeline.time(tick))}}
                 self._credentials_of(handler, evaluator=True)
@@ -452,8 +463,15 @@ class EmbeddedAccount:
                 found = self._replay_one(handler, main, label, event)
                 if found["matched"] or found.get("problems"):
                     rows.append(found)
+                for name in _copies(found):  # a restart: the copy plays its attempt's spec from this tick on
+                    copy, said = self._copy_of(timeline, jobs, name, tick)
+                    if copy is not None and copy.name not in families:
+                        jobs.append(copy)
+                        families[copy.name] = "training"
+                        if said:
+                            rows.append(row(label, copy.name, True, {"ignored": said}, (), "training"))
             previous = tick
-        for job in timeline.jobs:  # the timeline is over: its jobs leave the account's running jobs, quietly, so that
+        for job in jobs:  # the timeline is over: its jobs leave the account's running jobs, quietly, so that
             if phases.get(job.name, ("InProgress",))[0] == "InProgress":  # a later timeline sees only its own
                 if job.family == "training":
                     moto_sagemaker.put_training_job(job.name, "Stopped", secondary_status="Stopped",
@@ -464,6 +482,40 @@ class EmbeddedAccount:
             if execution:  # its pipeline execution ends with the timeline too (Stopped, if this stack stopped it)
                 moto_sagemaker.put_pipeline_execution(execution, "Stopped", **self._timeline_place(job))
         return rows
+
+    def _copy_of(self, timeline: Any, jobs: list[Any], name: str, tick: int) -> tuple[Any, str]:
+        """The copy `name` the function created at `tick` (a restart of a timeline's job) as a job of the timeline:
+        what its chain's first job's `restarts` says its attempt does (minutes from `tick`), on what the function
+        created (its resources, tags and checkpoint, read from the embedded account). With no spec for its attempt,
+        a job with no phases (left as CreateTrainingJob made it) and what its row says; (None, "") when the copy is
+        not a restart of this timeline's jobs."""
+        from rule_actions.contract import RESTART_ATTEMPT_TAG as ATTEMPT_TAG
+        from rule_actions.contract import RESTART_CHAIN_TAG as CHAIN_TAG
+        from rule_actions.contract import RESTART_FROM_TAG as FROM_TAG
+
+        for root in timeline.jobs:
+            place = self._timeline_place(root)
+            made = moto_sagemaker._backend(place.get("account_id", ACCOUNT), place["region"]).training_jobs.get(name)
+            if made is None:
+                continue
+            tags = {t["Key"]: t["Value"] for t in made.tags or []}
+            attempt = tags.get(ATTEMPT_TAG, "")
+            if tags.get(CHAIN_TAG) != root.name or not attempt.isdigit():
+                continue
+            made.creation_time = made.last_modified_time = _datetime(timeline.time(tick))  # created at this tick
+            for transition in made.secondary_status_transitions or []:
+                transition["StartTime"] = made.creation_time
+            resources = made.resource_config or {}
+            spec = root.restarts[int(attempt) - 1] if 0 < int(attempt) <= len(root.restarts) else None
+            said = "" if spec else (f"the timeline gives attempt {attempt} of {root.name} no spec (its restarts has "
+                                    f"{len(root.restarts)}): left as created, InProgress (Starting), until the "
+                                    "timeline ends")
+            template = spec or replace(root, phases=(), metrics=(), logs=(), expect=(), checkpoint=None)
+            copy = template.attempt(tick, name, str(resources.get("InstanceType") or root.instance_type),
+                                    int(resources.get("InstanceCount") or root.instance_count), tags,
+                                    (made.checkpoint_config or {}).get("S3Uri"), tags.get(FROM_TAG, root.name))
+            return replace(copy, account=root.account), said
+        return None, ""
 
     def _schedule_minutes(self) -> int:
         found = [r["Properties"]["ScheduleExpression"] for r in self.template["Resources"].values()
@@ -490,6 +542,8 @@ class EmbeddedAccount:
                  place: dict[str, str]) -> dict[str, Any] | None:
         """The job's status at `tick` in the embedded account; the state change to replay when its status or phase
         changed since the previous tick (SageMaker sends one at each: the stack's rule matches the outcomes)."""
+        from rule_actions_cli.timeline import LOCAL_PATH
+
         if phases.get(job.name, ("",))[0] in ("Completed", "Failed", "Stopped"):
             return None
         if job.name in ours:  # stopped by this stack at an earlier tick: SageMaker ends it Stopped
@@ -511,21 +565,38 @@ class EmbeddedAccount:
         training = [t["StartTime"] for t in transitions if t["Status"] not in ("Starting", "Pending",
                                                                                  "LaunchingMLInstances")]
         tuning_job = _tuning_job_arn(job.tuning_job, place) if job.tuning_job else None
-        resources = {"InstanceType": job.instance_type, "InstanceCount": job.instance_count, "VolumeSizeInGB": 100}
-        stopping = {"MaxRuntimeInSeconds": job.max_runtime_minutes * 60}
-        moto_sagemaker.put_training_job(
-            job.name, status, secondary_status=secondary, tuning_job_arn=tuning_job, **place,
-            resource_config=resources, tags=job.tags, transitions=transitions,
-            metric_definitions=[{"Name": m, "Regex": f"{m}=([0-9.eE+-]+)"} for m in job.metric_definitions],
-            training_start_time=training[0] if training else None, stopping_condition=stopping)
+        ended = status not in ("InProgress", "Stopping")
+        seconds = int(timeline.time(tick) - training[0].timestamp()) if ended and training else None
+        failure = job.failure_reason if status == "Failed" and job.failure_reason else None
+        if job.restarted_from:  # a copy the function created: what it runs on, its tags and checkpoint are its own
+            moto_sagemaker.put_training_job(
+                job.name, status, secondary_status=secondary, **place, transitions=transitions,
+                training_start_time=training[0] if training else None, failure_reason=failure,
+                training_time_in_seconds=seconds)
+            made = moto_sagemaker._backend(place.get("account_id", ACCOUNT), place["region"]).training_jobs[job.name]
+            resources, stopping = dict(made.resource_config or {}), dict(made.stopping_condition or {})
+            checkpoint = dict(made.checkpoint_config) if made.checkpoint_config else None
+        else:
+            resources = {"InstanceType": job.instance_type, "InstanceCount": job.instance_count, "VolumeSizeInGB": 100}
+            stopping = {"MaxRuntimeInSeconds": job.max_runtime_minutes * 60}
+            checkpoint = {"S3Uri": job.checkpoint.s3_uri, "LocalPath": LOCAL_PATH} if job.checkpoint else None
+            moto_sagemaker.put_training_job(
+                job.name, status, secondary_status=secondary, tuning_job_arn=tuning_job, **place,
+                resource_config=resources, tags=job.tags, transitions=transitions,
+                metric_definitions=[{"Name": m, "Regex": f"{m}=([0-9.eE+-]+)"} for m in job.metric_definitions],
+                training_start_time=training[0] if training else None, stopping_condition=stopping,
+                checkpoint_config=checkpoint, failure_reason=failure, training_time_in_seconds=seconds)
         if phases.get(job.name) == (status, secondary):
             return None
         phases[job.name] = (status, secondary)
         # What SageMaker's state change carries of the job besides its status (its description): what it ran on and
-        # when, so that an outcome's message says what the job cost.
+        # when, so that an outcome's message says what the job cost; its checkpoint, why it failed.
         described = {"ResourceConfig": resources, "StoppingCondition": stopping,
+                     **({"CheckpointConfig": checkpoint} if checkpoint else {}),
+                     **({"FailureReason": failure} if failure else {}),
                      **({"TrainingStartTime": str(int(training[0].timestamp() * 1000))} if training else {}),
-                     **({"TrainingEndTime": str(timeline.time(tick) * 1000)} if status != "InProgress" else {})}
+                     **({"TrainingEndTime": str(timeline.time(tick) * 1000)} if status != "InProgress" else {}),
+                     **({"TrainingTimeInSeconds": seconds} if seconds is not None else {})}
         return _state_change(job.name, status, secondary, timeline.time(tick), place.get("account_id", ACCOUNT),
                              place["region"], job.tags, tuning_job, described)
 

@@ -56,7 +56,9 @@ def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
                          secondary_status=_text(detail, "SecondaryStatus"), tuning_job_arn=_text(detail, "TuningJobArn"),
                          failure_reason=_text(detail, "FailureReason"), **place, **first,
                          training_start_time=timestamp(detail.get("TrainingStartTime")),
-                         training_end_time=timestamp(detail.get("TrainingEndTime")))
+                         training_end_time=timestamp(detail.get("TrainingEndTime")),
+                         checkpoint_config=detail["CheckpointConfig"] if isinstance(detail.get("CheckpointConfig"),
+                                                                                    dict) else None)
         if detail["TrainingJobStatus"] == "Completed" and _text(detail, "TuningJobArn"):
             put_trial_result(detail["TuningJobArn"], detail, **place)  # the tuning job's best, as SageMaker keeps it
     return problems

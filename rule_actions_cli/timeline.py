@@ -18,7 +18,7 @@ import math
 import re
 import string
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,9 +38,16 @@ STATUSES = ("InProgress", "Stopping", "Completed", "Failed", "Stopped")
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
-            "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective", "max_runtime_minutes")
+            "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective", "max_runtime_minutes",
+            "checkpoint", "restarts")
+# What a restarted attempt (a copy the function created) does, minutes counted from the copy's creation; what it runs
+# on, its tags, its run time and its checkpoint's S3 URI are the copy's own, read from the embedded account.
+RESTART_KEYS = ("phases", "metrics", "logs", "checkpoint", "expect")
+CHECKPOINT_KEYS = ("s3_uri", "from", "to", "every")
+S3_URI = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s{}]*)?")
+LOCAL_PATH = "/opt/ml/checkpoints"  # CheckpointConfig.LocalPath: SageMaker's default
 MAX_RUNTIME = (1, 40320)  # StoppingCondition.MaxRuntimeInSeconds, in minutes: at most 28 days
-PHASE_KEYS = ("at", "status", "secondary", "message")
+PHASE_KEYS = ("at", "status", "secondary", "message", "reason")
 TUNING_JOB = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}")
 SERIES_KEYS = ("metric", "hosts", "from", "to", "value", "jitter", "every")
 LOG_KEYS = ("hosts", "from", "to", "every", "text")
@@ -98,6 +105,24 @@ class TimelineTrial:
 
 
 @dataclass(frozen=True)
+class Checkpoint:
+    """Where and when a training job writes its checkpoints: its CheckpointConfig.S3Uri (None in a restarted
+    attempt's spec: the copy's own, read from the embedded account) and the minutes it writes one, from `start`
+    every `every` minutes, before `end` (only while it is InProgress and not stopped)."""
+
+    s3_uri: str | None
+    start: int
+    end: int
+    every: int
+
+    def minutes(self, first: int, last: int) -> Iterator[int]:
+        """The minutes first <= m < last at which a checkpoint is written."""
+        for minute in range(max(first, self.start), min(last, self.end)):
+            if not (minute - self.start) % self.every:
+                yield minute
+
+
+@dataclass(frozen=True)
 class Job:
     name: str
     instance_type: str
@@ -115,6 +140,28 @@ class Job:
     trials: tuple[TimelineTrial, ...] = ()  # a tuning job's trials
     objective: str = "Minimize"  # a tuning job's objective type
     max_runtime_minutes: int = 1440  # its StoppingCondition.MaxRuntimeInSeconds, in minutes (AWS's default: 1 day)
+    checkpoint: Checkpoint | None = None  # its CheckpointConfig and the minutes it writes checkpoints
+    restarts: tuple[Job, ...] = ()  # what each restarted attempt does (minutes from the copy's creation)
+    failure_reason: str = ""  # its FailureReason (its Failed phase's `reason`)
+    restarted_from: str | None = None  # a copy the function created: the job it restarts (set by the replay)
+
+    def attempt(self, offset: int, name: str, instance_type: str, instance_count: int, tags: Mapping[str, str],
+                checkpoint: str | None, restarted_from: str) -> Job:
+        """This restart spec as the copy `name` plays it: its minutes moved to the timeline's (the copy was created
+        at minute `offset`), with what the copy is (its resources, tags, checkpoint URI: the embedded account's)."""
+
+        def moved(series: Series) -> Series:
+            return replace(series, start=series.start + offset, end=series.end + offset)
+
+        spot = self.checkpoint
+        return replace(
+            self, name=name, instance_type=instance_type, instance_count=instance_count, tags=dict(tags),
+            phases=tuple((p[0] + offset, *p[1:]) for p in self.phases),  # type: ignore[misc]
+            metrics=tuple(moved(s) for s in self.metrics),
+            logs=tuple(replace(lines, start=lines.start + offset, end=lines.end + offset) for lines in self.logs),
+            expect=tuple({**e, "begins": e["begins"] + offset} for e in self.expect),
+            checkpoint=replace(spot, s3_uri=checkpoint, start=spot.start + offset, end=spot.end + offset)
+            if spot and checkpoint else None, restarts=(), restarted_from=restarted_from)
 
     @property
     def hosts(self) -> tuple[str, ...]:
@@ -165,6 +212,14 @@ class Timeline:
                         continue
                     dimensions = {"Host": f"{job.name}/{host}"} if host else {"TrainingJobName": job.name}
                     yield NAMESPACES[job.family], series.metric, dimensions, self.time(minute), value
+
+    def checkpoints(self, job: Job, first: int, last: int) -> Iterator[tuple[str, int]]:
+        """(its CheckpointConfig.S3Uri, epoch seconds) of each checkpoint the job writes in the minutes
+        first <= m < last."""
+        if job.checkpoint is None or job.checkpoint.s3_uri is None:
+            return
+        for minute in job.checkpoint.minutes(first, last):
+            yield job.checkpoint.s3_uri, self.time(minute)
 
     def log_lines(self, job: Job, first: int, last: int) -> Iterator[tuple[str, int, str]]:
         """(stream, epoch seconds, message) of the minutes first <= m < last."""
@@ -285,7 +340,9 @@ def _text(need: Any, text: Any, path: str) -> bool:
                 path, f"{quoted(text)} may name only {{minute}}, {{host}} and {{job}} (write {{{{ and }}}} for braces)")
 
 
-def _job(item: Any, where: str, need: Any) -> Job | None:
+def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
+    """A job of the timeline at `where`; with `attempt`, a restart spec (its keys checked by `_restarts`) made a job
+    of its job's name and resources."""
     if not need(isinstance(item, Mapping), where, "must be an object"):
         return None
     ok = True
@@ -307,6 +364,7 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     ok &= need(isinstance(definitions, list) and all(isinstance(d, str) for d in definitions),
                f"{where}.metric_definitions", "must be a list of metric names")
     phases = []
+    failure_reason = ""
     given = item.get("phases")
     for index, phase in enumerate(given if isinstance(given, list) else []):
         at, status = (phase.get("at"), phase.get("status", "InProgress")) if isinstance(phase, Mapping) else (None, None)
@@ -314,8 +372,19 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
         message = phase.get("message", "") if isinstance(phase, Mapping) else None
         if need(_whole(at, 0, DAY) and status in STATUSES and isinstance(secondary, str) and isinstance(message, str)
                 and set(phase) <= set(PHASE_KEYS), f"{where}.phases[{index}]",
-                f"must be {{at: minutes, status: {'|'.join(STATUSES)}, secondary, message}}"):
+                f"must be {{at: minutes, status: {'|'.join(STATUSES)}, secondary, message, reason}}"):
             phases.append((at, status, secondary, message))
+        else:
+            ok = False
+        reason = phase.get("reason") if isinstance(phase, Mapping) else None
+        if reason is None:
+            continue
+        path = f"{where}.phases[{index}].reason"
+        if not need(isinstance(reason, str) and reason.strip() != "", path, f"{quoted(reason)} is not text"):
+            ok = False
+        elif need(status == "Failed", path, f"{quoted(reason)}: only a Failed phase has a FailureReason (this one "
+                                            f"is {quoted(status)})"):
+            failure_reason = reason
         else:
             ok = False
     ok &= need(bool(phases) and phases == sorted(phases, key=lambda p: p[0]), f"{where}.phases",
@@ -390,8 +459,71 @@ def _job(item: Any, where: str, need: Any) -> Job | None:
     ok &= need(objective_type in ("Minimize", "Maximize"), f"{where}.objective", "must be Minimize or Maximize")
     runtime = item.get("max_runtime_minutes", 1440)
     ok &= _minutes(need, runtime, f"{where}.max_runtime_minutes", *MAX_RUNTIME)
-    if not ok:
+    checkpoint = None
+    if item.get("checkpoint") is not None:
+        checkpoint = _checkpoint(need, item["checkpoint"], f"{where}.checkpoint", family, attempt)
+        ok &= checkpoint is not None
+    restarts = _restarts(need, item, where, family, count if _whole(count, 1, 64) else 1)
+    ok &= restarts is not None
+    if not ok or restarts is None:
         return None
     return Job(name, item["instance_type"], count, dict(tags), tuple(definitions), tuple(phases), tuple(series),
                tuple(lines), tuple(expect), stream_epoch, account, tuning_job, family, tuple(trials), objective_type,
-               runtime)
+               runtime, checkpoint, restarts, failure_reason)
+
+
+def _checkpoint(need: Any, spec: Any, path: str, family: str, attempt: bool) -> Checkpoint | None:
+    """`{"s3_uri", "from", "to", "every"}`: where (a job's; never a restarted attempt's, whose copy writes under the
+    CheckpointConfig the function gave it) and when (minutes, `to` excluded) a training job writes checkpoints."""
+    if not need(isinstance(spec, Mapping), path, f"{quoted(spec)} is not an object with the keys "
+                f"{', '.join(CHECKPOINT_KEYS)}"):
+        return None
+    ok = need(family == "training", path, f"only a training job has a CheckpointConfig (this is a {family} job)")
+    for key in (key for key in spec if key not in CHECKPOINT_KEYS):
+        ok &= need(False, f"{path}.{quoted(key)}", unknown(key, CHECKPOINT_KEYS, listed="docs/sample-events.md"))
+    uri = spec.get("s3_uri")
+    if attempt:
+        ok &= need(uri is None, f"{path}.s3_uri", f"{quoted(uri)}: a restarted attempt writes under the "
+                   "CheckpointConfig.S3Uri of the copy the function created (its job's): leave it out")
+    else:
+        ok &= need(isinstance(uri, str) and S3_URI.fullmatch(uri) is not None, f"{path}.s3_uri",
+                   f"{quoted(uri)} is not an S3 URI (s3://bucket/prefix)")
+    ok &= _span(need, spec, path)
+    if not ok:
+        return None
+    return Checkpoint(uri, spec["from"], spec["to"], spec.get("every", 1))
+
+
+def _restarts(need: Any, item: Mapping[str, Any], where: str, family: str, count: int) -> tuple[Job, ...] | None:
+    """What each restarted attempt of the job does: `restarts[n]` is attempt n + 1's spec (RESTART_KEYS, checked as a
+    job's, minutes from the copy's creation), read as a job of the job's name and resources (the copy asks the
+    same; the replay gives it the copy's own)."""
+    specs = _list(need, item, "restarts", where)
+    ok = need(not specs or family == "training", f"{where}.restarts",
+              f"only a training job is restarted (this is a {family} job)")
+    found = []
+    for index, spec in enumerate(specs):
+        path = f"{where}.restarts[{index}]"
+        if not need(isinstance(spec, Mapping), path, f"{quoted(spec)} is not an object with the keys "
+                    f"{', '.join(RESTART_KEYS)}"):
+            ok = False
+            continue
+        for key in (key for key in spec if key not in RESTART_KEYS):
+            ok &= need(False, f"{path}.{quoted(key)}", unknown(key, RESTART_KEYS, listed="docs/sample-events.md"))
+        job = _job({"name": item.get("name"), "instance_type": item.get("instance_type"), "instance_count": count,
+                    **{key: spec[key] for key in RESTART_KEYS if key in spec}}, path, _quiet(need, path), attempt=True)
+        if job is None:
+            ok = False
+        else:
+            found.append(job)
+    return tuple(found) if ok else None
+
+
+def _quiet(need: Any, path: str) -> Any:
+    """`need` for a restart spec read as a job: its problems on its own keys only (its job's name, type and count are
+    checked, and said, where the job is)."""
+    own = (f"{path}.name", f"{path}.instance_type", f"{path}.instance_count")
+
+    def check(condition: bool, where: str, what: str) -> bool:
+        return condition if where in own else need(condition, where, what)
+    return check

@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rule_actions import payloads
+from rule_actions import payloads, registry
 from rule_actions.config import Config
 from rule_actions.contract import Outcome
 from rule_actions.jobs.training import FAMILY as TRAINING
 from rule_actions.messages import MessageOccasion
-from rule_actions import registry
 from rule_actions.records import JobEvent, Message, Origin, Planned, Result, Trigger, TriggerFacts
 from rule_actions.text import duration, one_line, plain  # noqa: F401 (re-exported for the tests)
 from rule_actions.triggers.rule_status import rule_log_link  # noqa: F401 (re-exported for the tests)

@@ -118,6 +118,15 @@ ROUTING_ATTRIBUTE = "to"
 TEAM = "team"
 
 # The ledger table (Powertools idempotency records and the function's own stop records).
+# The tags a restart gives the copy it makes (kinds/restart.py), under the monitor rules' prefix but never rules (the
+# monitor's tag reader skips them; the replay reads them to play the copy's attempt): the chain's first job, the
+# attempt (1 for the first copy), the job it restarts, the newest checkpoint when it was made (the loop guard's mark),
+# the chain's training seconds before it.
+RESTART_CHAIN_TAG, RESTART_ATTEMPT_TAG, RESTART_FROM_TAG = ("rule-actions:chain", "rule-actions:attempt",
+                                                            "rule-actions:restarted-from")
+RESTART_CHECKPOINT_TAG, RESTART_SECONDS_TAG = "rule-actions:checkpoint-at", "rule-actions:chain-seconds"
+RESTART_TAGS = (RESTART_CHAIN_TAG, RESTART_ATTEMPT_TAG, RESTART_FROM_TAG, RESTART_CHECKPOINT_TAG, RESTART_SECONDS_TAG)
+
 LEDGER_KEY_ATTRIBUTE = "id"
 LEDGER_EXPIRY_ATTRIBUTE = "expiration"  # the table's TTL attribute
 # A stop record's optional figures (strings holding a decimal, US dollars; absent when unknown): what the job cost

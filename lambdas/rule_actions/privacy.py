@@ -23,7 +23,9 @@ T = TypeVar("T")
 
 # Broad on purpose: an invalid address ("first.last@mail") is still somebody's. Bounded repetitions keep it
 # linear on hostile input (a 100,000-character name): a local part has at most 64 characters, a domain 255.
-_URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://(?:[^\s/@\"'<>]{0,256}@)?([^\s/?#\"'<>\\]{0,255})[^\s\"'<>]*")
+# A URL in prose ends before the punctuation that follows it (`(s3://bucket/key);`): its path goes, the prose stays.
+_URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://(?:[^\s/@\"'<>]{0,256}@)?([^\s/?#\"'<>\\]{0,255})"
+                  r"(?:[^\s\"'<>]*[^\s\"'<>.,;:)\]!?])?")
 _EMAIL = re.compile(r"([^\s\"'<>()\[\],;:@*\\])[^\s\"'<>()\[\],;:@\\]{0,63}@([^\s\"'<>()\[\],;:@\\]{1,255})")
 _PHONE = re.compile(r"\+\d[\d ().-]{4,24}\d")
 # Where a phone number goes, any shape the configuration or a tag can carry (the grammar accepts E.164 only, but a

@@ -582,6 +582,8 @@ def put_training_job(
     final_objective: tuple[str, float] | None = None,
     stopping_condition: Mapping[str, Any] | None = None,
     training_end_time: Any = None,
+    checkpoint_config: Mapping[str, Any] | None = None,
+    training_time_in_seconds: int | None = None,
 ) -> str:
     """Create (if missing) or update training job ``name`` in moto's backend; return its ARN.
 
@@ -601,7 +603,9 @@ def put_training_job(
     (``{"InstanceType", "InstanceCount", ...}``), ``tags`` (a map; moto keeps them as Search and ListTags
     return them), ``metric_definitions`` (``AlgorithmSpecification.MetricDefinitions``; moto's own default
     is replaced), ``transitions`` (``SecondaryStatusTransitions``), ``training_start_time``, ``stopping_condition``
-    (``{"MaxRuntimeInSeconds": ...}``), ``training_end_time`` (a job that ended: when, instead of now).
+    (``{"MaxRuntimeInSeconds": ...}``), ``training_end_time`` (a job that ended: when, instead of now),
+    ``checkpoint_config`` (``{"S3Uri", "LocalPath"}``: DescribeTrainingJob's CheckpointConfig, which a restart copies),
+    ``training_time_in_seconds`` (a job that ended: its TrainingTimeInSeconds).
     """
     if status not in TRAINING_JOB_STATUSES:
         raise ValueError(f"status must be one of {TRAINING_JOB_STATUSES}, not {status!r}")
@@ -633,6 +637,10 @@ def put_training_job(
         job.stopping_condition = dict(stopping_condition)
     if training_end_time is not None and status not in ("InProgress", "Stopping"):
         job.training_end_time = training_end_time
+    if checkpoint_config is not None:
+        job.checkpoint_config = dict(checkpoint_config)
+    if training_time_in_seconds is not None and status not in ("InProgress", "Stopping"):
+        job.training_time_in_seconds = training_time_in_seconds
 
     for attribute, value in (
         ("debug_rule_configurations", debug_rule_configurations),

@@ -473,6 +473,20 @@ def test_a_job_gets_the_stack_wide_rules_and_those_its_tags_attach():
     assert applied[0].params["window"] == 45 and applied[1].params["threshold"] == 1200
 
 
+def test_a_restarted_copy_s_chain_tags_are_not_rules():
+    # Given a copy a restart made: its own tags (the rule its job's tag attached) and the chain's (OWN_TAGS)
+    from rule_actions.kinds.restart import OWN_TAGS
+    from rule_actions.monitors.tags import CHAIN_TAGS, TAG_PREFIX
+
+    tags = {"rule-actions:StalledTraining": "stoptraining restart", **dict.fromkeys(OWN_TAGS, "1")}
+    # When its rules are chosen / Then the chain's tags are no problem, and its rule tag attaches the rule
+    applied, problems = rules_of(job(tags=tags), STACK_WIDE, RULES)
+    assert problems == []
+    assert [(a.rule.name, a.actions) for a in applied] == [("LowGPUUtilization", None),
+                                                           ("StalledTraining", "stoptraining restart")]
+    assert {TAG_PREFIX + name for name in CHAIN_TAGS} == set(OWN_TAGS)  # the two lists are one
+
+
 def test_a_job_can_opt_out_of_the_stack_wide_rules_but_keep_its_own():
     applied, _ = rules_of(job(tags={"rule-actions:opt-out": "true", "rule-actions:StalledTraining": ""}),
                           STACK_WIDE, RULES)

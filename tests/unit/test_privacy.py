@@ -20,6 +20,11 @@ from rule_actions.privacy import redact
     ("see https://user:secret@hooks.example.com/path?key=v", "see https://hooks.example.com/***"),
     ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),  # a bare host: nothing secret to hide
     ("s3://bucket/datasets/train", "s3://bucket/***"),
+    # the prose after a URL stays: a restart's "(s3://...); at most", the loop guard's "under s3://...: 08:40"
+    ("checkpoint of 08:40 (s3://ml-checkpoints/llm/job-1); at most 40 min", "checkpoint of 08:40 "
+     "(s3://ml-checkpoints/***); at most 40 min"),
+    ("the newest under s3://ml-checkpoints/llm/job-1: 08:40", "the newest under s3://ml-checkpoints/***: 08:40"),
+    ("see https://hooks.example.com/T0/B1/xyz?k=v.", "see https://hooks.example.com/***."),
 ])
 def test_addresses_numbers_and_urls_are_redacted(text, expected):
     assert redact(text) == expected

@@ -36,7 +36,18 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import IN_PROGRESS, Arn, Grant, Outcome
+from rule_actions.contract import (
+    IN_PROGRESS,
+    RESTART_ATTEMPT_TAG,
+    RESTART_CHAIN_TAG,
+    RESTART_CHECKPOINT_TAG,
+    RESTART_FROM_TAG,
+    RESTART_SECONDS_TAG,
+    RESTART_TAGS,
+    Arn,
+    Grant,
+    Outcome,
+)
 from rule_actions.fields import TextList, Whole
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured, Occasion, Ports
@@ -63,12 +74,12 @@ from rule_actions.text import arn_name, arn_place, duration, quoted, timestamp
 NAME = "restart"
 FROM_CHECKPOINT, FROM_SCRATCH = "checkpoint", "scratch"
 TRAINING = "training"  # the family restarts copy (the others have no checkpoint contract)
-CHAIN_TAG = "rule-actions:chain"  # the chain's first job
-ATTEMPT_TAG = "rule-actions:attempt"  # 1 for the first copy
-FROM_TAG = "rule-actions:restarted-from"  # the job this copy restarts
-CHECKPOINT_TAG = "rule-actions:checkpoint-at"  # the newest checkpoint when the copy was made (ISO 8601), or "none"
-SECONDS_TAG = "rule-actions:chain-seconds"  # the chain's training seconds before this copy
-OWN_TAGS = (CHAIN_TAG, ATTEMPT_TAG, FROM_TAG, CHECKPOINT_TAG, SECONDS_TAG)
+CHAIN_TAG = RESTART_CHAIN_TAG  # the chain's first job
+ATTEMPT_TAG = RESTART_ATTEMPT_TAG  # 1 for the first copy
+FROM_TAG = RESTART_FROM_TAG  # the job this copy restarts
+CHECKPOINT_TAG = RESTART_CHECKPOINT_TAG  # the newest checkpoint when the copy was made (ISO 8601), or "none"
+SECONDS_TAG = RESTART_SECONDS_TAG  # the chain's training seconds before this copy
+OWN_TAGS = RESTART_TAGS
 # CreateTrainingJob's members that DescribeTrainingJob returns (botocore 1.44.8; tests/unit/test_restart.py holds it
 # to botocore's model): copied as they are, but for the ones `_request` changes. Tags and SessionChainingConfig
 # are Create's only members Describe does not return: tags are read with ListTags; session chaining is lost.

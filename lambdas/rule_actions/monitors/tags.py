@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from rule_actions.contract import ACT, WATCH
+from rule_actions.contract import ACT, RESTART_TAGS, WATCH
 from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.job import FAMILY_NOUNS, RunningJob
 from rule_actions.monitors.params import MODE, num
@@ -21,6 +21,9 @@ from rule_actions.text import quoted
 TAG_PREFIX = "rule-actions:"
 PARAMETERS_SUFFIX = ":parameters"
 OPT_OUT = "opt-out"
+# The tags a restart gives its copy (contract.RESTART_TAGS: its chain, attempt, ...): the restart's bookkeeping under
+# the same prefix, never rules; a copy carries them beside the rule tags it keeps from its job.
+CHAIN_TAGS = frozenset(tag.removeprefix(TAG_PREFIX) for tag in RESTART_TAGS)
 TAG_VALUE_MAX = 256  # SageMaker's limit on a tag value
 TAG_KEY_MAX = 128  # and on a tag key
 # SageMaker's tag value characters: letters, separators, digits and _ . : / = + - @ (no quotes, brackets or commas:
@@ -62,6 +65,8 @@ def rules_of(job: RunningJob, settings: MonitorSettings, monitors: Mapping[str, 
         if value.strip().lower() not in ("true", "false"):
             problems.append(f"tag {TAG_PREFIX}{OPT_OUT}: {quoted(value)} is not true or false (the stack-wide rules "
                             "apply)")
+    for key in [k for k in tags if k[len(TAG_PREFIX):] in CHAIN_TAGS]:
+        del tags[key]
     if not settings.job_tags:
         tags = {}
     stack_wide = {} if opted_out else {name: dict(given) for name, given in settings.rules
