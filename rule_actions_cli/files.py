@@ -92,7 +92,7 @@ def samples(args: argparse.Namespace) -> int:
     problem = directory_problem(folder, create=True)
     if problem:
         return refuse(problem)
-    files = sorted(p for pattern in ("*.json", "*/*.json") for p in source.glob(pattern))
+    files = sorted(p for pattern in ("*.json", "*/*.json", "*/*/*.json") for p in source.glob(pattern))
     for path in files:
         target = folder / path.relative_to(source)
         try:

@@ -70,6 +70,7 @@ def acted(rows: list[dict], name: str) -> list[tuple[str, str, str, str]]:
 def test_the_page_is_the_recipes_the_issue_asks_for_each_ending_with_a_deploy():
     titles = list(sections())
     assert titles == ["Trying and deploying a recipe", "Stop a hung job and tell Slack",
+                      "Stop a hung job, restart it from its checkpoint, tell Slack",
                       "Tell the team once when a job fails or times out", "Stop idle GPUs",
                       "Watch a rule before it may stop", "Cap what a job may cost", "One stack for an organization"]
     for title in titles[1:]:
@@ -160,5 +161,25 @@ def test_each_recipe_is_valid_and_names_only_shipped_samples(title):
     config, samples = recipe(title)
     Config.from_dict(config)  # a recipe is a valid configuration, as printed
     assert samples and all(sample.startswith("events/") for sample in samples)
-    shipped = {p.relative_to(ROOT).as_posix() for pattern in ("*.json", "*/*.json") for p in (ROOT / "events").glob(pattern)}
+    shipped = {p.relative_to(ROOT).as_posix() for pattern in ("*.json", "*/*.json", "*/*/*.json")
+               for p in (ROOT / "events").glob(pattern)}
     assert set(samples) <= {f"events/{p.split('/', 1)[1]}" for p in shipped}  # what `rule-actions samples` writes
+
+
+def test_stop_a_hung_job_restart_it_from_its_checkpoint_tell_slack(tmp_path, capsys):
+    # Given the recipe's configuration and its samples, with the jobs' own tags and without them
+    rows = replay("Stop a hung job, restart it from its checkpoint, tell Slack", tmp_path, capsys, strip=True)
+    for prefix in ("restart-resumes", "untagged-restart-resumes"):
+        acts = acted(rows, prefix)
+        # Then the hung job is stopped, restarted once when it has stopped, and Slack and the team hear it once
+        restarts = [a for a in acts if a[2] == "restart checkpoint" and a[3] == "done"]
+        assert len(restarts) == 2, acts  # "will restart" at the finding, "restarted as" at Stopped
+        assert [a[1] for a in restarts] == ["StalledTraining", "job:Stopped"]
+        assert any(a[2].startswith("stoptraining ") and a[3] == "done" for a in acts), acts
+        assert ("StalledTraining" in {a[1] for a in acts if a[2] == "notify chat" and a[3] == "done"}), acts
+    copies = [job for r in rows if file_of(r).endswith("restart-resumes.json") for a in r["actions"]
+              if a["kind"] == "restart" and a["outcome"] == "done" for job in a.get("jobs", [])]
+    assert len(copies) == 2 and all(c.endswith("-r1") for c in copies)  # one copy per job (tagged, untagged)
+    # And the copy that hangs again with no newer checkpoint is stopped, not restarted, said once
+    guard = [a for a in acted(rows, "restart-no-progress") if a[2] == "restart checkpoint" and a[3] == "skipped"]
+    assert len(guard) == 1, acted(rows, "restart-no-progress")

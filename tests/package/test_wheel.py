@@ -23,7 +23,7 @@ VERSION = PYPROJECT["project"]["version"]
 PACKAGE_DATA = {f"{package.replace('.', '/')}/{name}" for package in ("rule_actions_cdk", "rule_actions_cli.emulator")
                 for name in PYPROJECT["tool"]["setuptools"]["package-data"][package]}
 SAMPLES = {f"rule_actions_cli/samples/{path.relative_to(EVENTS).as_posix()}"
-           for pattern in ("*.json", "*/*.json") for path in EVENTS.glob(pattern)}
+           for pattern in ("*.json", "*/*.json", "*/*/*.json") for path in EVENTS.glob(pattern)}
 USER_APP = '''\
 import aws_cdk as cdk
 from rule_actions_cdk import RuleActions
