@@ -22,7 +22,8 @@ CAPACITY = "llm-pretrain-2026-11-24-10-00-00-512"
 OWN_FAILURE = "llm-sft-2026-11-24-10-00-00-513"
 HEALTHY = "llm-pretrain-2026-11-24-11-00-00-620"
 NO_PROGRESS = ("no progress: attempt 1 wrote no checkpoint newer than the one it started from (2026-11-24 08:40 UTC; "
-               "the newest under s3://ml-checkpoints/***: 2026-11-24 08:40 UTC); the chain is not restarted again")
+               f"the newest in bucket ml-checkpoints, prefix llm/{AGAIN}: 2026-11-24 08:40 UTC); the chain is not "
+               "restarted again")
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +78,7 @@ def test_the_hung_job_is_stopped_and_restarted_once_and_the_copy_resumes_and_com
     [noted, made] = actions(rows, "restart")
     assert noted[:4] == (80, RESUMES, "StalledTraining", "done")
     assert noted[4].startswith(f"will restart as {copy} from its checkpoint of 2026-11-24 08:40 UTC "
-                               "(s3://ml-checkpoints/***); at most 40 min of work lost")
+                               f"(bucket ml-checkpoints, prefix llm/{RESUMES}); at most 40 min of work lost")
     # ... and made once the job has Stopped: one copy, from the checkpoint of minute 40
     assert made[:4] == (85, RESUMES, "job:Stopped", "done") and made[5] == [copy]
     assert made[4].startswith(f"restarted as {copy} from its checkpoint of 2026-11-24 08:40 UTC")
@@ -130,6 +131,7 @@ def test_a_copy_that_cannot_get_its_instances_is_relaunched_by_job_outcomes_fail
     assert [(m, j, t, jobs_made) for m, j, t, _, _, jobs_made in made] == [
         (85, CAPACITY, "job:Stopped", [first]), (90, first, "job:Failed", [second])]
     assert "attempt 2 of at most 3" in made[1][4]
+    assert "it failed for capacity at start and never ran" in made[1][4] and "work lost" not in made[1][4]
     assert (90, first, "job:Failed", "done") in [a[:4] for a in actions(rows, "notify")]
     assert jobs[second]["checkpoint"] == jobs[CAPACITY]["checkpoint"]
     assert jobs[second]["tags"]["rule-actions:attempt"] == "2"

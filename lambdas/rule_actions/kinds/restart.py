@@ -82,7 +82,8 @@ SECONDS_TAG = RESTART_SECONDS_TAG  # the chain's training seconds before this co
 OWN_TAGS = RESTART_TAGS
 # CreateTrainingJob's members that DescribeTrainingJob returns (botocore 1.44.8; tests/unit/test_restart.py holds it
 # to botocore's model): copied as they are, but for the ones `_request` changes. Tags and SessionChainingConfig
-# are Create's only members Describe does not return: tags are read with ListTags; session chaining is lost.
+# are Create's only members Describe does not return: tags are read with ListTags; session chaining cannot be
+# seen, so it is lost (docs/restarts.md says so: a row cannot tell whether the job had one).
 COPIED = ("AlgorithmSpecification", "CheckpointConfig", "DebugHookConfig", "DebugRuleConfigurations",
           "EnableInterContainerTrafficEncryption", "EnableManagedSpotTraining", "EnableNetworkIsolation", "Environment",
           "ExperimentConfig", "HyperParameters", "InfraCheckConfig", "InputDataConfig", "MlflowConfig",
@@ -385,6 +386,9 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
         says = f"as {name} from scratch (it has no checkpoint)"
     elif source.newest is None:
         says = f"as {name} from scratch (nothing in its checkpoint yet: {place(source.checkpoint)})"
+    elif cause == "capacity":  # it never ran: nothing was lost by this attempt
+        says = (f"as {name} from its checkpoint of {_stamp(source.newest)} ({place(source.checkpoint)}); it "
+                "failed for capacity at start and never ran")
     else:
         lost = max(0, int((ended - source.newest).total_seconds()))
         says = (f"as {name} from its checkpoint of {_stamp(source.newest)} ({place(source.checkpoint)}); at most "
@@ -437,7 +441,6 @@ def _notes(described: Mapping[str, Any], cause: str | None) -> tuple[str, ...]:
                      "resources")
     if cause == "max_wait":
         notes.append("the copy is a spot job again (the same MaxWaitTimeInSeconds): not moved to on-demand")
-    notes.append("SessionChainingConfig is not copied (DescribeTrainingJob does not return it)")
     return tuple(notes)
 
 
