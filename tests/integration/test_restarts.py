@@ -4,6 +4,7 @@ duplicate and concurrent deliveries make one copy. The copy's request is checked
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -352,3 +353,29 @@ def test_restarts_are_refused_in_organization_mode_and_outside_training_job_outc
     with pytest.raises(ConfigError, match="restart relaunches training jobs"):
         Config.from_dict({"restart_checkpoints": [f"s3://{BUCKET}/llm"],
                           "processing_job_outcomes": {"Failed": ["restart"]}})
+
+
+def test_the_stopped_outcome_s_own_message_tells_what_became_of_the_restart(aws):
+    # Given a rule that stops and restarts, and job_outcomes.Stopped that tells the team
+    create()
+    moto_s3.put_checkpoint(CHECKPOINT, T0 + timedelta(minutes=40))
+    aws.configure(**CONFIG, notify={"emails": ["ml@example.com"]}, job_outcomes={"Stopped": ["notify"]})
+    aws.invoke(monitor_event("act", job=JOB))
+    # When the job has Stopped
+    ended = aws.invoke(stopped())
+    # Then the restart is made first, and the outcome's message (news: the copy) goes out, saying what was kept
+    assert [(a["kind"], a["outcome"]) for a in ended["actions"]] == [("restart", "done"), ("notify", "done")]
+    message = aws.inbox("ml@example.com")[-1]
+    assert message["subject"].endswith(f"training job restarted: {JOB}")
+    body = message["default"] if "default" in message else json.dumps(message)
+    assert "was stopped by this stack, for a rule's finding" in body
+    assert f"restarted as {JOB}-r1 from its checkpoint of 2026-11-24 08:40 UTC" in body
+
+
+def test_a_plain_stop_s_outcome_alerts_no_second_time(aws):
+    create()
+    aws.configure(rules={"StalledTraining": ["stoptraining"]}, job_outcomes={"Stopped": ["notify"]},
+                  notify={"emails": ["ml@example.com"]})
+    aws.invoke(monitor_event("act", job=JOB))
+    ended = aws.invoke(stopped())
+    assert [(a["kind"], a["outcome"]) for a in ended["actions"]] == [("notify", "skipped")]

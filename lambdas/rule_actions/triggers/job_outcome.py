@@ -99,8 +99,12 @@ def _follows(outcome: str, family: EventFamily, config: Configured, event: JobEv
     return event is None or any(detail_matches(clause, event.detail) for clause in config.follows_stops)
 
 
+TELL = "tell"  # a follow-up's last field when it is news: the Stopped outcome's own messages then go out, saying it
+
+
 def following(note: StopNote) -> list[tuple[Action, Origin]]:
-    """The actions a stop of this stack asked to follow it once the job has stopped ("kind|target|origin")."""
+    """The actions a stop of this stack asked to follow it once the job has stopped ("kind|target|origin", and
+    "|tell" when what becomes of it is news for the outcome's messages)."""
     found = []
     for entry in note.then:
         kind, target, origin = [*entry.split("|"), "", "", ""][:3]
@@ -177,8 +181,10 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         if isinstance(held, str):  # another report covers the job's outcomes: said on each action, never dropped
             return item.decided(Outcome.SKIPPED, held)
         by = facts.get(StopRecord(event.job_arn)) if _outcome(item.trigger).outcome == STOPPED else None
-        # An Unread record lets the message go out (better twice than never); what the stop asked to follow it goes on
-        if isinstance(by, StopNote) and (item.kind, item.target) not in [(a.kind, a.target) for a, _ in following(by)]:
+        # An Unread record lets the message go out (better twice than never); what the stop asked to follow it goes on,
+        # and the outcome's own messages too when a follow-up is news (a restart: what became of it)
+        if isinstance(by, StopNote) and (item.kind, item.target) not in [(a.kind, a.target) for a, _ in following(by)] \
+                and not any(entry.endswith(f"|{TELL}") for entry in by.then):
             return item.decided(Outcome.SKIPPED, f"stopped by this stack ({by.by}): no second alert")
         return item
 
@@ -190,7 +196,10 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         job = plain(event.job_name, NAME_MAX)
         secondary = plain(event.secondary_status or "", 64)
         state = plain(event.job_status, 64) + (f" ({secondary})" if secondary else "")
-        lines = [f"SageMaker {family.noun} {job} {condition.says}.", ""]
+        ours = outcome.outcome == STOPPED and any(r.planned.effect is not None for r in occasion.stops)
+        restarted = [job for r in occasion.stops for job in r.restarted]
+        says = "was stopped by this stack, for a rule's finding; what followed is below" if ours else condition.says
+        lines = [f"SageMaker {family.noun} {job} {says}.", ""]
         if event.failure_reason:
             lines += ["Failure reason:", indented(event.failure_reason), ""]
         lines += [
@@ -225,7 +234,7 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         short = family.short_reason(event)
         reason = f": {short}" if short else ""
         return Message(
-            subject(event, "", condition.subject + ": ", event.job_name),
+            subject(event, "", (f"{family.noun} restarted" if restarted else condition.subject) + ": ", event.job_name),
             "\n".join(lines),
             text_message(f"{tag(event)}: {condition.subject}: {event.job_name}{reason}"
                          + "".join(f"; restarted as {job}" for r in acted for job in r.restarted),
