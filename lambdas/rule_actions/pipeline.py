@@ -429,7 +429,11 @@ def _once(item: Planned, key: dict[str, str], work: Any, ports: Ports) -> Result
     try:
         record = ports.ledger.once(key, work)
     except _Unrecorded as err:
-        return item.result(err.nothing.outcome, err.nothing.reason)
+        nothing = err.nothing
+        if nothing.once:  # a decision that stands: said once, under the key of a decision not to act
+            decided = item.decided(nothing.outcome, nothing.reason)
+            return _said(decided, nothing.outcome, {**key, "decided": str(nothing.outcome)}, ports)
+        return item.result(nothing.outcome, nothing.reason)
     except InProgressElsewhere:
         return item.result(Outcome.FAILED, "in progress in a concurrent invocation; failed here so the retry "
                                            "confirms it was done")

@@ -379,14 +379,14 @@ class StopRecord(_Question):
 
 
 class StopNote(_Value):
-    """This stack's stop of a job, as the ledger keeps it: who stopped it (a rule of a job), and what is to follow
-    once the job has stopped (`then`: the actions its stop's trigger asked for then, each "kind|target|origin": a
+    """This stack's stop of a job, as the ledger keeps it: who stopped it (a rule of a job), when (`at`, "" unknown),
+    and what is to follow once the job has stopped (`then`: the actions its stop's trigger asked for then, each "kind|target|origin": a
     restart)."""
 
-    __slots__ = ("by", "then")
+    __slots__ = ("at", "by", "then")
 
-    def __init__(self, by: str, then: tuple[str, ...] = ()):
-        self.by, self.then = by, then
+    def __init__(self, by: str, then: tuple[str, ...] = (), at: str = ""):
+        self.by, self.then, self.at = by, then, at
 
 
 class RestartSource(_Question):
@@ -629,10 +629,13 @@ class Done(NamedTuple):
 
 
 class NothingDone(NamedTuple):
-    """Nothing was done and nothing is recorded: a later delivery of the job's events tries again."""
+    """Nothing was done and nothing is recorded: a later delivery of the job's events tries again; `once`: a decision
+    that stands (a job already stopping stays so), said once as the plan's decisions are (a later delivery reports
+    it as a duplicate)."""
 
     outcome: Outcome  # skipped | failed
     reason: str
+    once: bool = False
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,8 @@ def test_cross_job_prefix_is_denied_unless_allowed(aws):
     assert result["actions"][0]["jobs"] == ["other-team-job"]
 
 
-@pytest.mark.parametrize(("status", "outcome"), [("Stopped", "done"), ("Stopping", "done"), ("Completed", "skipped")])
+@pytest.mark.parametrize(("status", "outcome"), [("Stopped", "skipped"), ("Stopping", "skipped"),
+                                                ("Completed", "skipped")])
 def test_job_already_finished_in_the_account(aws, status, outcome):
     # Given the event says InProgress but the job has moved on since
     aws.put_job("demo-job-001", status)
@@ -168,7 +169,7 @@ def test_job_already_finished_in_the_account(aws, status, outcome):
     # When the rule fires
     result = aws.invoke(issues_found(action_json='[{"name": "stoptraining"}]'))
 
-    # Then "already Stopping/Stopped" is success and a finished job is skipped, never a failure
+    # Then a job already stopping (another stop's) or finished is skipped, saying its status, never a failure
     stop = result["actions"][0]
     assert (stop["outcome"], stop["jobs"]) == (outcome, [])
     assert status in stop["reason"]
@@ -562,3 +563,21 @@ def test_every_log_line_and_metric_carries_the_service_name_its_environment_give
             assert record[SERVICE_DIMENSION] == service
             assert all(SERVICE_DIMENSION in dimensions for d in record["_aws"]["CloudWatchMetrics"]
                        for dimensions in d["Dimensions"])
+
+
+def test_two_rules_one_stop_the_second_is_skipped_naming_who_stopped_it(aws):
+    # Given two rules that hold at once on a running job, each declaring a stop
+    aws.put_job("demo-job-001")
+    aws.configure(rules={"VanishingGradient": ["stoptraining"], "Overfit": ["stoptraining"]})
+    raw = event(debug=[rule_status("VanishingGradient"), rule_status("Overfit")])
+
+    # When their finding arrives
+    result = aws.invoke(raw)
+
+    # Then the job is stopped once: the first rule's stop is done, the second is skipped, naming the first and when
+    stops = [(a["trigger"], a["outcome"]) for a in result["actions"] if a["kind"] == "stoptraining"]
+    assert stops == [("VanishingGradient", "done"), ("Overfit", "skipped")]
+    second = result["actions"][1]["reason"]
+    assert second.startswith("nothing to stop: demo-job-001 is already Stopping: stopped by rule VanishingGradient "
+                             "of demo-job-001 at ")
+    assert second.endswith(" UTC") and aws.calls.count("StopTrainingJob") == 2

@@ -104,6 +104,7 @@ class DynamoLedger:
             LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn},
             LEDGER_EXPIRY_ATTRIBUTE: {"N": str(int(time.time()) + self.ttl_seconds)},
             "stopped_by": {"S": by},
+            "stopped_at": {"S": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")},
             **figures,
         })
 
@@ -119,7 +120,8 @@ class DynamoLedger:
                                     Key={LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn}}).get("Item")
         if not item or int(item.get(LEDGER_EXPIRY_ATTRIBUTE, {}).get("N", "0")) < time.time():
             return None  # TTL deletes expired items within days, not at once
-        return StopNote(str(item.get("stopped_by", {}).get("S", "")), tuple(sorted(item.get(THEN, {}).get("SS", []))))
+        return StopNote(str(item.get("stopped_by", {}).get("S", "")), tuple(sorted(item.get(THEN, {}).get("SS", []))),
+                        str(item.get("stopped_at", {}).get("S", "")))
 
     def follow_stop(self, job_arn: str, action: str) -> None:
         """Add `action` to what follows the stop (a string set on the stop's record, which must exist: the stop of

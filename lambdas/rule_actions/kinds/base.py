@@ -167,6 +167,18 @@ def record_stop(item: Planned, occasion: Occasion, ports: Any, job: str, arn: st
     return [f"its warm pool (kept {duration(keep)}) is released once it has stopped, unless a restart reuses it"]
 
 
+def already(status: str, job: str, arn: str, ports: Any) -> str:
+    """Why a stop of a job already stopping is a stop no more: who stopped it (this stack's record), e.g. "job-1 is
+    already Stopping: stopped by rule StalledTraining of job-1 at 2026-11-24 08:50 UTC"."""
+    try:
+        note = ports.ledger.stop_record(arn)
+    except Exception:  # the record cannot be read: the state alone is said
+        note = None
+    who = f"stopped by {note.by}" + (f" at {note.at}" if note.at else "") if note and note.by else \
+        "not by this stack"
+    return f"{job} is {status}: {who}"
+
+
 def own_stop(occasion: Occasion, job: str) -> tuple[JobCost | None, str]:
     """A stopped job's cost and the note its result carries (" (cost $310.05 until the stop; saved at most
     $1,499.22)"), when it is the event's own job and its cost is known; else (None, "")."""

@@ -6,7 +6,8 @@ Policy (the SDK stops only when exactly one job matches; the rule container lowe
 - only an InProgress job is stopped, and never in a phase its family refuses (a training job uploading its model);
   a prefix must list the event's job among its InProgress matches (or `allow_cross_job_stop`), and exactly one
   match unless `stop_all_matching`;
-- "already Stopping/Stopped" counts as done. Each job this stack stops is recorded in the ledger, so its
+- "already Stopping/Stopped" is another stop's: skipped, saying who stopped it (this stack's record: the rule and
+  when), said once, and never counted as a stop. Each job this stack stops is recorded in the ledger, so its
   Stopped outcome does not alert a second time.
 
 Owns `stop_all_matching` and `allow_cross_job_stop`. It stops jobs of the event's family through the family's
@@ -23,6 +24,7 @@ from typing import Any, ClassVar
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
 from rule_actions.fields import Flag, anchored
 from rule_actions.kinds.base import Kind, own_stop, record_stop
+from rule_actions.kinds.base import already as base_already
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
     Action,
@@ -138,13 +140,14 @@ class StopKind(Kind):
                 found, note = own_stop(occasion, job)
                 noted = noted or note
                 not_running += record_stop(item, occasion, ports, job, event.arn_of(job), found)
-            elif status.startswith("already"):
-                already.append(f"{job} {status}")  # "already Stopping/Stopped" from SageMaker is success
+            elif status.startswith("already"):  # SageMaker's "already Stopping/Stopped": another stop's, not this one
+                already.append(base_already(status, job, event.arn_of(job), ports))
             else:
                 not_running.append(f"{job} is {status}")
-        if not stopped and not already:
-            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(not_running)}")
-        notes = ([f"stopped {names(stopped)}{noted}"] if stopped else []) + already + not_running
+        if not stopped:
+            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(already + not_running)}",
+                               once=bool(already) and not not_running)
+        notes = [f"stopped {names(stopped)}{noted}", *already, *not_running]
         return Done("; ".join(notes), tuple(stopped))
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import Outcome
 from rule_actions.fields import TextList
-from rule_actions.kinds.base import Kind, own_stop, record_stop
+from rule_actions.kinds.base import Kind, already, own_stop, record_stop
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
     Action,
@@ -135,8 +135,9 @@ class StopJobKind(Kind):
             notes = [f"stopped {ref.name}" + (f" ({PIPELINE_NOTE})" if token else note)]
             notes += record_stop(item, occasion, ports, ref.name, ref.arn, found)
             return Done("; ".join(notes), (ref.name,))
-        if status.startswith("already"):
-            return Done(f"{ref.name} {status}", ())
+        if status.startswith("already"):  # another stop's (SageMaker's "already Stopping/Stopped"), not this one
+            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {already(status, ref.name, ref.arn, ports)}",
+                               once=True)
         return NothingDone(Outcome.SKIPPED, f"nothing to stop: {ref.name} is {status}")
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:
