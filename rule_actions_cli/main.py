@@ -131,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         errors += config_errors + secret_errors
     if errors:
         return refuse(*errors)
+    said = inputs.warnings_block(context) if context is not None else None
+    if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
+        print(said, file=sys.stderr)
     if args.command == "invoke":
         return run_invoke(events, args)
     from rule_actions.config import ConfigError  # here: the other commands never load the plug-ins
