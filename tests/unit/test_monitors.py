@@ -689,8 +689,8 @@ def test_the_client_builds_the_tags_that_attach_a_rule():
     # And what the evaluation would refuse is refused here, naming it
     with pytest.raises(ValueError, match="cannot be computed without Debugger"):
         monitor_tags("IOBottleneck")
-    with pytest.raises(ValueError, match="'StaledTraining' is not a rule rule-actions evaluates; did you mean "
-                                         "'StalledTraining'\\?$"):
+    with pytest.raises(ValueError, match=r"'StaledTraining' is not a rule rule-actions evaluates; did you mean "
+                                         r"'StalledTraining'\?$"):
         monitor_tags("StaledTraining")
     with pytest.raises(ValueError, match=r"parameters\.window: 1 is not a whole number"):
         monitor_tags("LowGPUUtilization", window=1)
