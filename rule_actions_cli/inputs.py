@@ -177,6 +177,17 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
     return context, []
 
 
+def warnings_block(context: dict[str, Any]) -> str | None:
+    """The configuration's warnings as synth prints them ("the configuration is valid, but:"), for a context
+    `replay_context` accepted; None when there is none."""
+    from rule_actions_cdk.app import read_context
+    from rule_actions_cdk.plugins import warning_block, warnings
+
+    config, _ = read_context(context)
+    found = warnings(config, config.where)
+    return warning_block(found) if found else None
+
+
 def job_of(event: Any) -> tuple[str | None, str | None]:
     """(the job an event names, its family's name), as its job family reads them (None when it names none)."""
     from rule_actions import registry

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from rule_actions_cli import check as check_command
 from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, testnotify
@@ -42,8 +43,73 @@ and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
 """ + examples("rule-actions invoke --stack MLPlatform --region us-east-1 my-event.json")
 
 
+class CommandParser(argparse.ArgumentParser):
+    """The command's parser (and, as their parser_class, its subcommands'): a flag or choice it does not know is
+    refused (exit status 2) with the usage of the command it was given to, not the top level's, and "did you mean"
+    the closest one it knows (`rule-actions replay --reciever`: did you mean --receiver?)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.given: list[str] = []  # what the last parse was given (a subcommand's parser: its own arguments)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(self.given, namespace)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        given = list(sys.argv[1:] if args is None else args)
+        parsed, extras = self.parse_known_args(given, namespace)
+        if extras:
+            owner = self._owner(given, extras[0], getattr(parsed, "command", None))
+            owner.error(_unrecognized(extras, owner))
+        return parsed
+
+    def _owner(self, given: list[str], first: str, command: str | None) -> argparse.ArgumentParser:
+        """The parser whose argument `first` was: the subcommand's, unless it came before the command's name."""
+        commands = next((a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction)), {})
+        sub = commands.get(command) if command else None
+        if sub is None or command not in given:
+            return self
+        return self if first in given and given.index(first) < given.index(command) else sub
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's error; an invalid choice ("repaly") with the closest choice, and a required argument missing
+        with the flags given that it does not know (`report --stak X`: did you mean --stack?)."""
+        from rule_actions.text import closest  # an error's only
+
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        near = closest(found.group(1), re.findall(r"'([^']*)'", found.group(2))) if found else None
+        if near:
+            message = f"{message}; did you mean {near}?"
+        elif "required" in message:
+            given = self.given[:self.given.index("--")] if "--" in self.given else self.given
+            flags = _flags(self)
+            strays = [a for a in given if a.startswith("--") and not any(f.startswith(a.partition("=")[0])
+                                                                         for f in flags)]
+            if strays:
+                message += f"; {_unrecognized(strays, self)}"
+        super().error(message)
+
+
+def _flags(parser: argparse.ArgumentParser) -> list[str]:
+    return [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
+
+
+def _unrecognized(extras: list[str], parser: argparse.ArgumentParser) -> str:
+    """The arguments `parser` does not know, and the flags of its they probably are: "unrecognized arguments:
+    --reciever; did you mean --receiver?" (with several: "did you mean --days (for --dayz), --json (for --jsn)?")."""
+    from rule_actions.text import closest  # an error's only
+
+    flags = [extra.partition("=")[0] for extra in extras if extra.startswith("--")]
+    near = {flag: found for flag in dict.fromkeys(flags) if (found := closest(flag, _flags(parser)))}
+    said = f"unrecognized arguments: {' '.join(extras)}"
+    if len(near) == 1:
+        return f"{said}; did you mean {next(iter(near.values()))}?"
+    return f"{said}; did you mean {', '.join(f'{v} (for {k})' for k, v in near.items())}?" if near else said
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = CommandParser(
         prog="rule-actions",
         description="Actions for SageMaker jobs, on Debugger and Profiler rule statuses (IssuesFound, Error), on "
         "the monitor rules' findings and on job outcomes (training, tuning, processing, pipeline, transform): replay "
@@ -131,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         errors += config_errors + secret_errors
     if errors:
         return refuse(*errors)
+    said = inputs.warnings_block(context) if context is not None else None
+    if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
+        print(said, file=sys.stderr)
     if args.command == "invoke":
         return run_invoke(events, args)
     from rule_actions.config import ConfigError  # here: the other commands never load the plug-ins

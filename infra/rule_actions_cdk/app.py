@@ -98,7 +98,8 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
 
     `portable`: a template for CloudFormation alone (`rule-actions template`): its code zips are read from the
     bucket its CODE_BUCKET parameter names (their keys are the assets' hashes), no CDK bootstrap is needed. `warn`:
-    the construct prints the configuration's warnings on stderr (not for the replay, which prints its rows only)."""
+    the construct prints the configuration's warnings on stderr (not for the replay, which prints them itself,
+    once, before its rows)."""
     quiet_node()
     import aws_cdk as cdk  # the jsii runtime starts here
     from cdk_nag import AwsSolutionsChecks

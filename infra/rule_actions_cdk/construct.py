@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import re
 import sys
-import textwrap
 from collections.abc import Mapping
 from os import PathLike
 from typing import Any
@@ -106,13 +105,6 @@ def file_settings(config: ConfigSource, where: str | None = None) -> StackSettin
     if isinstance(config, Mapping) and config.get(FILE_STACK) is not None:
         return StackSettings.from_dict(config[FILE_STACK], where=f"{where}.{FILE_STACK}")
     return None
-
-
-def warning_block(warnings: list[str], width: int = 110) -> str:
-    """The configuration's warnings as one readable block: a heading, then each finding as a wrapped bullet."""
-    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ", break_long_words=False,
-                           break_on_hyphens=False) for w in warnings]  # a file's path stays whole
-    return "\n".join(["rule-actions: the configuration is valid, but:", *items])
 
 
 def _claim_name(construct: RuleActions, stack: Stack, name: str, sms_logs: bool) -> None:
@@ -243,7 +235,7 @@ class RuleActions(Construct):
         self._outputs(re.sub(r"[^A-Za-z0-9]", "", construct_id) if output_prefix is None else output_prefix)
         self.warnings = plugins.warnings(config, config.where)
         if warn and self.warnings:
-            print(warning_block(self.warnings), file=sys.stderr)
+            print(plugins.warning_block(self.warnings), file=sys.stderr)
 
     def _outputs(self, prefix: str) -> None:
         """The stack outputs the command reads (check, invoke, test-notify, subscriptions) and a person needs, each

@@ -14,6 +14,7 @@ of record is turned into CDK objects by one construct:
                                 subscriptions), ChatChannel -> chat.py, Texts -> sms.py (SMS delivery logs), Grant
                                 -> grants.py on both functions' roles; and reading prices (a Grant) when a cost is asked
     warnings(config, where)     the configuration's warnings, and what only the stack knows (the pattern's size)
+    warning_block(warnings)     them as the block synth and the replay print on stderr ("valid, but:")
 
 Nothing here imports aws-cdk-lib (the validation and the tests read it without a jsii runtime), and nothing here
 imports a plug-in but through rule_actions.registry (tests/architecture.py).
@@ -22,6 +23,7 @@ imports a plug-in but through rule_actions.registry (tests/architecture.py).
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from rule_actions import registry
@@ -219,3 +221,10 @@ def warnings(config: Config, where: str) -> list[str]:
         "account's quota \"Event pattern size\" was raised (up to 4096) in this region; configure fewer outcomes or "
         "prefixes, or raise the quota before deploying."] if size > PATTERN_MAX else [])
 
+
+def warning_block(warnings: list[str], width: int = 110) -> str:
+    """The configuration's warnings as one readable block (synth and the replay print it on stderr): a heading,
+    then each finding as a wrapped bullet."""
+    items = [textwrap.fill(w, width, initial_indent="  - ", subsequent_indent="    ", break_long_words=False,
+                           break_on_hyphens=False) for w in warnings]  # a file's path stays whole
+    return "\n".join(["rule-actions: the configuration is valid, but:", *items])

@@ -203,6 +203,7 @@ class Config:
         rule_actions_cdk.plugins.warnings)."""
         found = [*(w for kind in registry.KINDS.values() for w in kind.warnings(self, where)),
                  *(w for trigger in registry.TRIGGERS for w in trigger.warnings(self, where)),
+                 *registry.config_warnings(self, where),
                  *(w for family in registry.JOBS for w in family.warnings(self, where))]
         org = self.organization
         if org and org.org_id and not org.accounts:

@@ -210,13 +210,20 @@ def fields() -> tuple[Field[Any], ...]:
 def config_checks(config: Configured, where: str) -> list[str]:
     """What the plug-ins check across the configuration's fields."""
     found = [*(e for trigger in TRIGGERS for e in trigger.check_config(config, where)),
-             *(e for kind in KINDS.values() for e in kind.check_config(config, where))]
+             *(e for kind in KINDS.values() for e in kind.check_config(config, where)),
+             *rule_status.rule_names(config, where, monitors)[0]]
     settings = config[MONITOR]
     if settings is None:
         return found
     from rule_actions.monitors.block import check
 
     return found + check(settings, getattr(config, "organization", None), where, config, monitors())
+
+
+def config_warnings(config: Configured, where: str) -> list[str]:
+    """What the plug-ins warn of across the configuration's fields: a `rules` key that names no rule known (the
+    built-in and the monitor rules, which the trigger family alone does not know)."""
+    return rule_status.rule_names(config, where, monitors)[1]
 
 
 # A scheduled evaluation (monitors/): the monitor rules over every running job of one family.
@@ -285,11 +292,14 @@ def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need
 def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:
     """The training job tags that attach monitor rule `rule` (ValueError naming an unknown rule, a parameter out of
     range, a value SageMaker refuses)."""
-    from rule_actions.monitors.rule import refusal
+    from rule_actions.monitors.rule import REFUSED, refusal
     from rule_actions.monitors.tags import tags_for
+    from rule_actions.text import closest
 
     if rule not in monitors():
-        raise ValueError(f"{rule!r} {refusal(rule)}; rules: {', '.join(monitors())}")
+        near = None if rule in REFUSED else closest(rule, monitors())
+        raise ValueError(f"{rule!r} {refusal(rule)}; "
+                         + (f"did you mean {near!r}?" if near else f"rules: {', '.join(monitors())}"))
     return tags_for(monitors()[rule], actions, parameters)
 
 

@@ -9,6 +9,8 @@
     error_text(err)    "<code>: <message>" of an AWS error, "<class>: <text>" of another
     unknown(key, allowed)   an unknown key's error: "did you mean" the closest allowed one, the few allowed, or
                        where the many are listed (never 28 keys on one line)
+    closest(key, allowed)   the allowed name a "did you mean" names (difflib's, or the same in another case)
+    typo_of(name, known)    the known name one or two edits away (a typo, not a name of its own)
     os_problem(err)    what an OSError says of a file, in words: no errno number, no path (the caller names it)
     mapping_at(record, key)  a member of an untrusted object that must itself be an object ({} when it is not);
                        list_at and text_at, one that must be a list ([]), a string ("")
@@ -190,18 +192,58 @@ FEW = 8  # allowed keys listed in full up to this many
 REFERENCE = "docs/configuration.md, or `rule-actions schema`"
 
 
+COMPARED_MAX = 100  # a hostile name of megabytes is never compared
+
+
+def closest(key: Any, allowed: Iterable[str]) -> str | None:
+    """The allowed name closest to `key` (difflib's ratio 0.6 or more), or one differing only in case
+    ("Stalledtraining"); None when none is close, or `key` is no string of at most 100 characters."""
+    import difflib  # an error's only: never at a cold start
+
+    if not (isinstance(key, str) and len(key) <= COMPARED_MAX):
+        return None
+    allowed = list(allowed)
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    return close[0] if close else next((a for a in allowed if a.lower() == key.lower()), None)
+
+
+def typo_of(name: str, known: Iterable[str]) -> str | None:
+    """The known name that `name` is most probably a typo of: one that differs from it only in case, or by one
+    edit (a character added, dropped, changed, or two neighbours swapped; two edits for a known name of 10
+    characters or more), case ignored; None when none is that near (a name deliberately different is further)."""
+    if len(name) > COMPARED_MAX:
+        return None
+    found = [(edits(name.lower(), k.lower(), 2), k) for k in known if k != name]
+    near = [(d, k) for d, k in found if d <= (2 if len(k) >= 10 else 1)]
+    return min(near)[1] if near else None
+
+
+def edits(a: str, b: str, most: int) -> int:
+    """The edits from `a` to `b` (optimal string alignment: insert, delete, substitute, swap two neighbours), or
+    `most` + 1 when there are more than `most`."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    before: list[int] | None = None
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (x != y))
+            if before is not None and i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > most and min(row) >= most:  # no later row can come back under (a swap reaches 2 back)
+            return most + 1
+        before, row = row, current
+    return min(row[-1], most + 1)
+
+
 def unknown(key: Any, allowed: Iterable[str], what: str = "key", listed: str = REFERENCE) -> str:
     """The error of an unknown key: the closest allowed one when there is one ("did you mean"), else the allowed
     ones when they are few, else where they are listed."""
-    import difflib  # an error's only: never at a cold start
-
     allowed = list(allowed)
-    comparable = isinstance(key, str) and len(key) <= 100  # a hostile key of megabytes is not compared
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if comparable else []
-    if not close and comparable:  # a different case is a close match too: "Stalledtraining"
-        close = [a for a in allowed if a.lower() == key.lower()][:1]
+    close = closest(key, allowed)
     if close:
-        return f"unknown {what}; did you mean {quoted(close[0])}?"
+        return f"unknown {what}; did you mean {quoted(close)}?"
     if len(allowed) <= FEW:
         return f"unknown {what}; allowed: {', '.join(allowed) or 'none'}"
     return f"unknown {what}: none of the {len(allowed)} allowed is close (see {listed})"

@@ -179,6 +179,45 @@ def test_invalid_config_exits_2_naming_the_key(capsys, tmp_path):
     assert "rule_actions.stop_all_matching" in err and "not-an-email" in err
 
 
+@pytest.mark.parametrize(("config", "said"), [
+    ({"rules": {"StaledTraining": ["notify"]}},
+     'rule_actions.rules["StaledTraining"]: no built-in or monitor rule is named "StaledTraining"; did you mean '
+     '"StalledTraining"?'),
+    ({"monitor": {"rules": {"StaledTraining": {}}}},
+     'rule_actions.monitor.rules["StaledTraining"]: "StaledTraining" is not a rule rule-actions evaluates; did you '
+     'mean "StalledTraining"?'),
+    ({"job_outcomes": {"Faild": ["notify"]}}, 'rule_actions.job_outcomes["Faild"]: unknown job outcome; did you mean '
+                                              '"Failed"?'),
+])
+def test_a_misspelt_rule_name_or_outcome_exits_2_saying_the_name_meant(capsys, tmp_path, config, said):
+    # Given a configuration with a typo in a rule's or an outcome's name (the issue's: its notification never went)
+    bad = tmp_path / "typo.json"
+    bad.write_text(json.dumps(config))
+    # When it is replayed / Then nothing is replayed: exit 2, the name meant said
+    code = main(["replay", "--config", str(bad), str(EVENTS / "no-issues-found.json")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and said in err
+
+
+def test_the_replay_shows_the_configurations_warnings_as_synth_does(capsys, tmp_path):
+    # Given the demo configuration with a rule no built-in or monitor rule is named
+    config = tmp_path / "custom.json"
+    data = json.loads(DEMO_CONFIG.read_text())
+    config.write_text(json.dumps({**data, "rules": {"MyGradientCheck": ["notify"], **data["rules"]}}))
+    # When it is replayed, its rows as JSON
+    code, rows, err = replay(capsys, "--config", str(config), str(EVENTS / "vanishing-gradient-sdk-actions.json"))
+    # Then the rows are what they were, and stderr has synth's block naming the rule as a custom rule's
+    assert code == 0 and len(rows) == 1
+    assert err.startswith("rule-actions: the configuration is valid, but:\n  - allows: ")
+    assert ('- rule_actions.rules["MyGradientCheck"]: no built-in or monitor rule is named "MyGradientCheck": it '
+            "acts only for a custom Debugger rule of that name.") in " ".join(err.split())  # wrapped in the block
+    # and with the rule listed in custom_rules it is not warned of
+    config.write_text(json.dumps({**data, "rules": {"MyGradientCheck": ["notify"], **data["rules"]},
+                                  "custom_rules": ["MyGradientCheck"]}))
+    code, rows, again = replay(capsys, "--config", str(config), str(EVENTS / "vanishing-gradient-sdk-actions.json"))
+    assert code == 0 and len(rows) == 1 and "MyGradientCheck" not in again and again.startswith(err.split("\n  - ")[0])
+
+
 def test_a_configuration_too_large_for_the_environment_replays_and_tests_its_notifications(capsys, tmp_path):
     # Given 150 rules, each emailing its owner (12 KB: three times Lambda's environment), and the team
     rules = {f"TeamRule{i:03}*": ["notify", {"name": "email", "endpoint": f"owner{i}@example.com"}] for i in range(150)}
@@ -294,8 +333,10 @@ def test_a_list_element_that_is_not_an_event_is_named_on_its_own_row_and_the_oth
     # When it is replayed
     code, rows, err = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path / "events.json"))
 
-    # Then each bad element has its row, named by its index, saying what it is; both events are replayed
-    assert code == 0 and err == "" and len(rows) == 5
+    # Then each bad element has its row, named by its index, saying what it is; both events are replayed (stderr:
+    # only what synth says of the configuration)
+    assert code == 0 and err.startswith("rule-actions: the configuration is valid, but:\n") and len(rows) == 5
+    assert "problem" not in err and "not an event" not in err
     assert [r["source"].rsplit("#", 1)[1] for r in rows] == ["0", "1", "2", "3", "4"]
     assert rows[1]["problems"] == ["not an event: an element of the list must be a JSON object, this one is a "
                                    "number 42"]

@@ -93,6 +93,17 @@ def test_an_invalid_rule_actions_block_stops_synth_with_one_clear_message():
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+def test_a_misspelt_rule_name_stops_synth_naming_the_rule_meant():
+    # Given the configuration: its notification would never go
+    result = synth({**project_context(), "rule_actions": {"rules": {"StaledTraining": ["notify"]}}})
+    # Then synth fails, naming the rule meant and the way out for a custom rule so named
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr == (
+        'invalid configuration:\n  rule_actions.rules["StaledTraining"]: no built-in or monitor rule is named '
+        '"StaledTraining"; did you mean "StalledTraining"? (A custom Debugger rule of exactly this name: list it in '
+        "rule_actions.custom_rules.)\n")
+
+
 def test_an_invalid_rule_actions_stack_block_stops_synth_with_one_clear_message():
     result = synth({**project_context(), "rule_actions_stack": {"log_retention_days": 45}})
     assert result.returncode == 1
@@ -102,9 +113,9 @@ def test_an_invalid_rule_actions_stack_block_stops_synth_with_one_clear_message(
     )
 
 
-def test_synth_warns_of_a_rule_key_in_the_wrong_case_and_still_synthesizes(tmp_path):
-    # Given a rules key that names a built-in rule in another case
-    context = {**project_context(), "rule_actions": {"rules": {"vanishinggradient": ["stoptraining"], "*": ["notify"]}}}
+def test_synth_warns_of_a_rule_glob_in_the_wrong_case_and_still_synthesizes(tmp_path):
+    # Given a rules glob that matches a built-in rule only in another case (a name in another case is an error)
+    context = {**project_context(), "rule_actions": {"rules": {"vanishing*": ["stoptraining"], "*": ["notify"]}}}
 
     # When the app synthesizes (into a folder of its own)
     result = subprocess.run([sys.executable, "app.py"], cwd=ROOT, capture_output=True, text=True, timeout=180,
@@ -114,7 +125,7 @@ def test_synth_warns_of_a_rule_key_in_the_wrong_case_and_still_synthesizes(tmp_p
     # Then it succeeds, and one readable block names the key and the rule it probably means
     assert result.returncode == 0, result.stderr
     assert "rule-actions: the configuration is valid, but:" in result.stderr
-    assert 'rule_actions.rules["vanishinggradient"]' in result.stderr and "VanishingGradient" in result.stderr
+    assert 'rule_actions.rules["vanishing*"]' in result.stderr and "VanishingGradient" in result.stderr
 
 
 def test_a_configuration_file_nested_too_deeply_is_a_config_error_naming_it(tmp_path):

@@ -137,3 +137,33 @@ def test_each_commands_help_ends_with_examples_its_parser_accepts(name, capsys):
     for line in given:
         args = parser().parse_args(shlex.split(line)[1:])
         assert args.command == line.split()[1]
+
+
+@pytest.mark.parametrize(("argv", "usage", "said"), [
+    (["replay", "--reciever", "events/"], "usage: rule-actions replay ",
+     "rule-actions replay: error: unrecognized arguments: --reciever; did you mean --receiver?"),
+    (["replay", "events/", "--reciever=1"], "usage: rule-actions replay ",
+     "unrecognized arguments: --reciever=1; did you mean --receiver?"),
+    (["replay", "--jsn", "--dryrun", "events/"], "usage: rule-actions replay ",
+     "unrecognized arguments: --jsn --dryrun; did you mean --json (for --jsn), --dry-run (for --dryrun)?"),
+    (["init", "--cdkk"], "usage: rule-actions init ", "unrecognized arguments: --cdkk; did you mean --cdk?"),
+    (["report", "--stak", "MLPlatform"], "usage: rule-actions report ",
+     "one of the arguments --stack --replay is required; unrecognized arguments: --stak; did you mean --stack?"),
+    (["invoke", "--stack", "MLPlatform", "--regoin", "us-east-1", "e.json"], "usage: rule-actions invoke ",
+     "unrecognized arguments: --regoin; did you mean --region?"),
+    (["repaly", "events/"], "usage: rule-actions [-h]", "invalid choice: 'repaly' (choose from 'replay', "),
+    (["--verison"], "usage: rule-actions [-h]", "unrecognized arguments: --verison; did you mean --version?"),
+    (["replay", "--nope", "events/"], "usage: rule-actions replay ", "unrecognized arguments: --nope\n"),
+])
+def test_an_unknown_flag_exits_2_with_the_commands_usage_and_the_flag_meant(argv, usage, said, capsys):
+    # Given a misspelt flag (or command) / When the command parses it
+    from rule_actions_cli.main import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    out, err = capsys.readouterr()
+    # Then it exits 2 before anything runs, with the usage of the command it was given to and the flag meant
+    assert exited.value.code == 2 and out == ""
+    assert err.startswith(usage) and said in err, err
+    if argv[0] == "repaly":
+        assert err.rstrip().endswith("; did you mean replay?")

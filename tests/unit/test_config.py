@@ -37,6 +37,7 @@ SPEC_KEYS = (
     "release_warm_pools",
     "act_on_replays",
     "notify_on_rule_error",
+    "custom_rules",
     "training_job_prefixes",
     "dedup_ttl_hours",
     "dry_run",
@@ -592,17 +593,114 @@ def test_builtin_rules_are_the_sdks():
     assert sorted(names) == sorted(BUILTIN_RULES)
 
 
-@pytest.mark.parametrize(("key", "named"), [("vanishinggradient", "VanishingGradient"), ("LOSSNOTDECREASING", "LossNotDecreasing"),
-                                            ("profiler*", "ProfilerReport")])
-def test_a_rule_key_that_differs_from_a_builtin_rule_only_in_case_is_warned(key, named):
-    warnings = [w for w in Config.from_dict({"rules": {key: ["notify"], "*": []}}).warnings() if ".rules[" in w]
+def rule_warnings(data) -> list[str]:
+    return [w for w in Config.from_dict(data).warnings() if ".rules[" in w]
+
+
+@pytest.mark.parametrize(("key", "named"), [("profiler*", "ProfilerReport"), ("stalled*", "StalledTraining"),
+                                            ("*gpu*", "LowGPUUtilization")])
+def test_a_rule_glob_that_matches_a_known_rule_only_in_another_case_is_warned(key, named):
+    warnings = rule_warnings({"rules": {key: ["notify"], "*": []}})
     assert len(warnings) == 1
     assert json.dumps(key) in warnings[0] and named in warnings[0] and "fall through" in warnings[0]
 
 
-@pytest.mark.parametrize("key", ["VanishingGradient", "Loss*", "MyCustomRule", "*"])
-def test_keys_that_match_as_written_or_name_no_builtin_rule_are_not_warned(key):
-    assert [w for w in Config.from_dict({"rules": {key: ["notify"]}}).warnings() if ".rules[" in w] == []
+@pytest.mark.parametrize("key", ["VanishingGradient", "Loss*", "*", "StalledTraining", "Budget", "Stalled*",
+                                 "StalledTrainingRule", "Low?PUUtilization"])
+def test_keys_that_name_or_match_a_builtin_or_monitor_rule_as_written_are_not_warned(key):
+    assert rule_warnings({"rules": {key: ["notify"]}}) == []
+
+
+@pytest.mark.parametrize(("key", "meant"), [
+    ("StaledTraining", "StalledTraining"),  # the issue's: its notification never went
+    ("stalledtraining", "StalledTraining"),  # another case: names are matched with their case
+    ("VanishingGradinet", "VanishingGradient"),  # two letters swapped
+    ("vanishinggradient", "VanishingGradient"),
+    ("LOSSNOTDECREASING", "LossNotDecreasing"),
+    ("LowGPUUtilisation", "LowGPUUtilization"),
+    ("StalledTrainingRul", "StalledTrainingRule"),
+    ("Overfitt", "Overfit"),  # a short name: one edit
+    ("Budgte", "Budget"),
+])
+def test_a_rule_name_a_typo_away_from_a_known_rule_is_an_error_naming_it(key, meant):
+    # Given a rules key one or two edits from a built-in or monitor rule's name
+    # When the configuration is read / Then it is refused, the key meant named and the way out given
+    message = config_error({"rules": {key: ["notify"], "*": ["notify"]}})
+    assert (f'rule_actions.rules[{json.dumps(key)}]: no built-in or monitor rule is named {json.dumps(key)}; '
+            f'did you mean {json.dumps(meant)}? (A custom Debugger rule of exactly this name: list it in '
+            "rule_actions.custom_rules.)") in message
+
+
+def test_a_custom_rule_named_a_typo_away_is_accepted_when_custom_rules_lists_it():
+    # Given a custom Debugger rule really named one letter from a built-in one, listed in custom_rules
+    config = Config.from_dict({"rules": {"Overfitt": ["notify"], "MyRule": ["notify"], "My*": ["notify"]},
+                               "custom_rules": ["Overfitt", "MyRule"]})
+    # Then it is read, nothing is warned of, and its actions are attached to that name
+    assert rule_warnings({"rules": {"Overfitt": ["notify"], "MyRule": ["notify"], "My*": ["notify"]},
+                          "custom_rules": ["Overfitt", "MyRule"]}) == []
+    assert rule_status.actions_for(config, "Overfitt") == (Action("notify"),)
+    assert config.to_dict()["custom_rules"] == ["Overfitt", "MyRule"]
+    assert Config.from_json(config.to_json()) == config
+    # and custom_rules is a list of names
+    assert 'rule_actions.custom_rules: "Overfitt" is not a list of non-empty strings' in config_error(
+        {"custom_rules": "Overfitt"})
+
+
+@pytest.mark.parametrize(("key", "said"), [
+    ("MyCustomRule", 'no built-in or monitor rule is named "MyCustomRule": it acts only for a custom Debugger rule '
+                     "of that name. If it is one, list it in rule_actions.custom_rules; if not, correct the name."),
+    ("Overfitting", 'no built-in or monitor rule is named "Overfitting" (did you mean "Overfit"?): it acts only for '
+                    "a custom Debugger rule of that name"),
+    ("LossNotDecreasingCustom", '(did you mean "LossNotDecreasing"?)'),
+])
+def test_a_rule_name_no_rule_has_and_no_typo_is_warned_as_a_custom_rule(key, said):
+    # Given a rules key that names no known rule and is too far from each to be a typo
+    # When the configuration is read / Then it is valid (a custom Debugger rule may be named anything), and warned
+    [warning] = rule_warnings({"rules": {key: ["notify"]}})
+    assert warning.startswith(f"rule_actions.rules[{json.dumps(key)}]: ") and said in warning
+
+
+def test_a_glob_that_matches_no_known_rule_is_warned():
+    [warning] = rule_warnings({"rules": {"Staled*": ["notify"]}})
+    assert warning == ('rule_actions.rules["Staled*"] matches no built-in or monitor rule: it acts only for the '
+                       "custom Debugger rules it matches. If that is meant, list them in rule_actions.custom_rules.")
+    assert rule_warnings({"rules": {"Staled*": ["notify"]}, "custom_rules": ["StaledCheck"]}) == []
+
+
+def test_a_configuration_of_builtin_rule_names_never_imports_the_monitor_rules():
+    # Given rules naming built-in rules, globs matching them and custom rules listed (the Lambda's cold start)
+    config = Config.from_dict({"rules": {"VanishingGradient": [], "Loss*": [], "Mine": [], "*": []},
+                               "custom_rules": ["Mine"]})
+    asked = []
+    # When its names are checked / Then the monitor rules' names are never asked for
+    assert rule_status.rule_names(config, "w", lambda: asked.append(1) or ()) == ([], [])
+    assert asked == []
+
+
+@pytest.mark.parametrize(("field", "key", "meant"), [
+    ("job_outcomes", "Faild", "Failed"),
+    ("job_outcomes", "MaxRuntimeExceded", "MaxRuntimeExceeded"),
+    ("tuning_job_outcomes", "failed", "Failed"),
+    ("processing_job_outcomes", "Stoped", "Stopped"),
+    ("transform_job_outcomes", "Complete", "Completed"),
+    ("pipeline_outcomes", "CompletedWithFailure", "CompletedWithFailures"),
+])
+def test_a_misspelt_job_outcome_is_an_error_naming_the_outcome_meant(field, key, meant):
+    message = config_error({field: {key: ["notify"]}})
+    assert f'rule_actions.{field}[{json.dumps(key)}]: unknown ' in message
+    assert f"did you mean {json.dumps(meant)}?" in message
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("StaledTraining", '"StaledTraining" is not a rule rule-actions evaluates; did you mean "StalledTraining"?'),
+    ("StalledTrainingRule", "it is called StalledTraining here"),
+    ("lowgpuutilization", 'did you mean "LowGPUUtilization"?'),
+    ("VanishingGradient", "cannot be computed without Debugger"),
+    ("Nope", "is not a rule rule-actions evaluates; rules: StalledTraining, LowGPUUtilization"),
+])
+def test_a_misspelt_monitor_rule_is_an_error_naming_the_rule_meant(name, said):
+    message = config_error({"monitor": {"rules": {name: {}}}})
+    assert f'rule_actions.monitor.rules[{json.dumps(name)}]: {json.dumps(name)} ' in message and said in message
 
 
 def test_synth_warns_what_a_default_configuration_leaves_unreachable_and_allows():

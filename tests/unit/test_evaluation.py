@@ -132,6 +132,18 @@ def test_a_finding_becomes_the_monitor_rule_status_the_pipeline_acts_on():
     assert facts.fields["rule_family"] == "Monitor" and facts.keywords == ("Monitor rule", "IssuesFound")
 
 
+def test_a_misspelt_rule_tag_is_the_jobs_problem_naming_the_tag_meant():
+    # Given a hung job whose owner misspelt the rule in its tag
+    ports = Ports([record("typo-1", tags={"rule-actions:StaledTraining": "stoptraining"})],
+                  beats={"typo-1": silent_since(34)})
+    # When the evaluation runs
+    [job] = evaluate({"monitor": {}}, ports).jobs
+    # Then nothing acts on it, and its problem (its row in a replay) names the tag it probably meant
+    assert job.event is None
+    assert job.problems == ('tag rule-actions:StaledTraining: "StaledTraining" is not a rule rule-actions evaluates '
+                            "(did you mean rule-actions:StalledTraining?); the job's other rules go on",)
+
+
 def test_the_state_change_carries_each_rules_mode_in_its_rule_parameters():
     # Given a hung job that a stack-wide StalledTraining judges, and another whose own tag attaches it
     ports = Ports([record("wide-1"), record("own-1", tags={"rule-actions:StalledTraining": ""})],

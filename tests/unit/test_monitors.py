@@ -512,7 +512,17 @@ def test_the_opt_out_is_honoured_whatever_job_tags_says():
     ({"rule-actions:VanishingGradient": "stoptraining"},
      'tag rule-actions:VanishingGradient: "VanishingGradient" cannot be computed without Debugger: it inspects the '
      "model's tensors, which only Debugger's hook saves; the job's other rules go on"),
-    ({"rule-actions:Nope": ""}, 'tag rule-actions:Nope: "Nope" is not a rule rule-actions evaluates'),
+    ({"rule-actions:Nope": ""}, 'tag rule-actions:Nope: "Nope" is not a rule rule-actions evaluates; the job'),
+    # a misspelt rule, its parameters' tag, the opt-out: the tag meant named
+    ({"rule-actions:StaledTraining": "stoptraining"},
+     'tag rule-actions:StaledTraining: "StaledTraining" is not a rule rule-actions evaluates (did you mean '
+     "rule-actions:StalledTraining?); the job's other rules go on"),
+    ({"rule-actions:lowgpuutilization": ""}, "(did you mean rule-actions:LowGPUUtilization?)"),
+    ({"rule-actions:Overfitt:parameters": "patience=2"}, 'tag rule-actions:Overfitt:parameters: "Overfitt" is not '
+                                                         "a rule rule-actions evaluates (did you mean "
+                                                         "rule-actions:Overfit:parameters?)"),
+    ({"rule-actions:optout": "true"}, '"optout" is not a rule rule-actions evaluates (did you mean '
+                                      "rule-actions:opt-out?)"),
     ({"rule-actions:StalledTraining": '[{"name": "stoptraining"}]'}, "is not a tag value"),
     ({"rule-actions:StalledTraining": "", "rule-actions:StalledTraining:parameters": "threshold=5"},
      'tag rule-actions:StalledTraining:parameters.threshold: "5" is not a whole number from 60 to 86400 s; '
@@ -679,6 +689,9 @@ def test_the_client_builds_the_tags_that_attach_a_rule():
     # And what the evaluation would refuse is refused here, naming it
     with pytest.raises(ValueError, match="cannot be computed without Debugger"):
         monitor_tags("IOBottleneck")
+    with pytest.raises(ValueError, match=r"'StaledTraining' is not a rule rule-actions evaluates; did you mean "
+                                         r"'StalledTraining'\?$"):
+        monitor_tags("StaledTraining")
     with pytest.raises(ValueError, match=r"parameters\.window: 1 is not a whole number"):
         monitor_tags("LowGPUUtilization", window=1)
     with pytest.raises(ValueError, match="is not a SageMaker tag value"):

@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 from rule_actions.contract import REGION_NAME
 from rule_actions.fields import anchored
 from rule_actions.monitors.job import TRAINING
-from rule_actions.monitors.rule import Monitor, parameters, params_of, refusal
-from rule_actions.text import quoted, unknown_keys
+from rule_actions.monitors.rule import REFUSED, Monitor, parameters, params_of, refusal
+from rule_actions.text import closest, quoted, unknown_keys
 
 
 class MonitorSettings(NamedTuple):
@@ -125,7 +125,9 @@ def _read_rules(value: Any, where: str, monitors: Mapping[str, Monitor],
     for name, given in value.items():
         path = f"{where}[{json.dumps(name)}]"
         if name not in monitors:
-            errors.append(f"{path}: {quoted(name)} {refusal(name)}; rules: {', '.join(monitors)}")
+            near = None if name in REFUSED else closest(name, monitors)  # a Debugger rule's name is no typo
+            errors.append(f"{path}: {quoted(name)} {refusal(name)}; "
+                          + (f"did you mean {quoted(near)}?" if near else f"rules: {', '.join(monitors)}"))
             continue
         if not isinstance(given, Mapping):
             errors.append(f"{path}: {quoted(given)} must be an object of parameter -> value ({{}} for the defaults)")

@@ -14,8 +14,8 @@ from rule_actions.contract import ACT, RESTART_TAGS, WATCH
 from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.job import FAMILY_NOUNS, RunningJob
 from rule_actions.monitors.params import MODE, num
-from rule_actions.monitors.rule import Monitor, parameters, refusal
-from rule_actions.text import quoted
+from rule_actions.monitors.rule import REFUSED, Monitor, parameters, refusal
+from rule_actions.text import closest, quoted
 
 # Tags: one per rule (its actions, in the tag form of the action grammar), one per rule's parameters, the opt-out.
 TAG_PREFIX = "rule-actions:"
@@ -79,7 +79,8 @@ def rules_of(job: RunningJob, settings: MonitorSettings, monitors: Mapping[str, 
         name = name.removesuffix(PARAMETERS_SUFFIX)
         if name not in monitors:  # the key as SageMaker allows it, else quoted (it may hold any character)
             shown = key if len(key) <= TAG_KEY_MAX and TAG_VALUE_RE.fullmatch(key) else quoted(key)
-            problems.append(f"tag {shown}: {quoted(name)} {refusal(name)}; the job's other rules go on")
+            problems.append(f"tag {shown}: {quoted(name)} {refusal(name)}{_meant(key, monitors)}; the job's other "
+                            "rules go on")
             continue
         if job.family not in monitors[name].families:
             nouns = " and ".join(f"{FAMILY_NOUNS[f]}s" for f in monitors[name].families)
@@ -114,6 +115,18 @@ def rules_of(job: RunningJob, settings: MonitorSettings, monitors: Mapping[str, 
             problems.append(f"tag {TAG_PREFIX}{name}{PARAMETERS_SUFFIX}: sets parameters of {name}, which no "
                             f"configuration or tag {TAG_PREFIX}{name} applies to this job")
     return applied, problems
+
+
+def _meant(key: str, monitors: Mapping[str, Monitor]) -> str:
+    """" (did you mean rule-actions:<Rule>?)" naming the tag a misspelt one probably is: a monitor rule's (its
+    parameters' tag for a parameters tag), or the opt-out; "" when none is close or the name is Debugger's."""
+    name = key[len(TAG_PREFIX):]
+    suffix = PARAMETERS_SUFFIX if name.endswith(PARAMETERS_SUFFIX) else ""
+    name = name.removesuffix(suffix)
+    if name in REFUSED:
+        return ""
+    near = closest(name, [*monitors, *([] if suffix else [OPT_OUT])])
+    return f" (did you mean {TAG_PREFIX}{near}{suffix}?)" if near else ""
 
 
 def _pairs(text: str) -> tuple[dict[str, str], list[str]]:

@@ -7,7 +7,7 @@ EventBridge: no clause).
 A rule's status is a trigger when it is IssuesFound, or Error with `notify_on_rule_error`. Its actions: the
 rule's `action_json` when `honor_action_json` (from the event's rule configurations, else DescribeTrainingJob),
 then what `rules` attaches to the rule by name or glob (its exact name first, else the first glob in file order,
-`*` last). An Error notifies the team and runs nothing else. A monitor rule in watch mode (its RuleParameters'
+`*` last; `rule_names` checks the names against the rules known). An Error notifies the team and runs nothing else. A monitor rule in watch mode (its RuleParameters'
 `mode`, which the evaluation writes; a Debugger rule's are the user's, never read so) is `watched`: its stops are
 reported as what they would do, and its messages say so.
 """
@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, cast
 
 from rule_actions import cost as costs
 from rule_actions.contract import MODE_KEY, MONITOR_RULE_FAMILY, WARNING_KEY, WATCH, Outcome
-from rule_actions.fields import ActionMap, Flag
+from rule_actions.fields import ActionMap, Flag, TextList
 from rule_actions.ports import Configured, Occasion
 from rule_actions.records import (
     Action,
@@ -46,12 +46,14 @@ from rule_actions.records import (
 from rule_actions.text import (
     DETAILS_MAX,
     NAME_MAX,
+    closest,
     indented,
     line,
     log_link,
     plain,
     quoted,
     timestamp,
+    typo_of,
 )
 from rule_actions.triggers.base import (
     FOOTER,
@@ -84,8 +86,14 @@ RULES = ActionMap(
     "rules", (("*", (Action("notify"),)),),
     "Rule name or glob -> actions (notify, stoptraining, stop, {name: email|sms, endpoint}, {name: webhook, "
     "endpoint}): "
-    "a rule's exact name first, else the first glob in file order, '*' last.",
+    "a rule's exact name first, else the first glob in file order, '*' last. A name is a built-in Debugger or "
+    "Profiler rule's, a monitor rule's or one of custom_rules: one a typo away from a known name is refused, any "
+    "other is warned of (docs/attaching-actions.md, Names are checked).",
     Place.RULES, "rule name or glob")
+CUSTOM_RULES = TextList(
+    "custom_rules", "The names (RuleConfigurationName) of your custom Debugger rules that `rules` names. A `rules` "
+    "key one or two letters away from a built-in or monitor rule's name (or differing only in case) is refused as a "
+    "typo, and one naming no rule known is warned of, unless it is listed here. Changes nothing else.")
 HONOR_ACTION_JSON = Flag("honor_action_json", True, "Also run the actions a rule's action_json declares "
                          "(rule_configs.ActionList in the SageMaker SDK).")
 NOTIFY_ON_RULE_ERROR = Flag("notify_on_rule_error", True, "Notify the team when a rule's evaluation ends in Error.")
@@ -211,7 +219,7 @@ def rule_log_link(region: str, evaluation_job_arn: str) -> str | None:
 class RuleStatuses(TriggerFamily[RuleStatus]):
     type = RuleStatus.TYPE
     record = RuleStatus
-    fields = (RULES, HONOR_ACTION_JSON, NOTIFY_ON_RULE_ERROR)
+    fields = (RULES, HONOR_ACTION_JSON, NOTIFY_ON_RULE_ERROR, CUSTOM_RULES)
     places = frozenset({Place.ACTION_JSON, Place.RULES})
 
     def metric_values(self, outcomes: Sequence[str]) -> tuple[str, ...]:
@@ -319,17 +327,62 @@ class RuleStatuses(TriggerFamily[RuleStatus]):
             return ()
         return (Declared(f"{where}.{NOTIFY_ON_RULE_ERROR.key}", Place.RULES, Action("notify")),)
 
-    def warnings(self, config: Configured, where: str) -> list[str]:
-        found = []
-        for pattern, _ in config[RULES]:
-            if pattern == "*" or any(fnmatch.fnmatchcase(rule, pattern) for rule in BUILTIN_RULES):
+
+
+def is_glob(key: str) -> bool:
+    """A `rules` key that is a glob (fnmatch's *, ? or [...]), not a name."""
+    return any(c in key for c in "*?[")
+
+
+def rule_names(config: Configured, where: str,
+               monitor_names: Callable[[], Collection[str]]) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of the names `rules` attaches actions to, against the rules known: Debugger's and
+    Profiler's built-in rules, the monitor rules (`monitor_names`, asked only when a key is none of the built-in
+    ones: a configuration of built-in names never imports the monitor rules) and `custom_rules`.
+
+    A name one or two edits from a known one (or in another case) is an error naming it: a custom Debugger rule
+    named one letter away from a built-in is far less likely than a typo, and such a rule is listed in
+    custom_rules. Any other unknown name is a warning: it acts only for a custom Debugger rule of that name. A
+    glob that matches no known name as written is a warning, naming the rules it matches in another case."""
+    custom = config[CUSTOM_RULES]
+    errors: list[str] = []
+    warnings: list[str] = []
+    listed: list[str] = []
+
+    def known() -> list[str]:
+        if not listed:
+            listed.extend(dict.fromkeys([*BUILTIN_RULES, *monitor_names()]))
+        return listed
+
+    for key, _ in config[RULES]:
+        path = f"{where}.rules[{json.dumps(key)}]"
+        if key == "*" or key in BUILTIN_RULES or key in custom:
+            continue
+        if is_glob(key):
+            if (any(fnmatch.fnmatchcase(name, key) for name in (*BUILTIN_RULES, *custom))
+                    or any(fnmatch.fnmatchcase(name, key) for name in known())):
                 continue
-            near = [rule for rule in BUILTIN_RULES if fnmatch.fnmatchcase(rule.casefold(), pattern.casefold())]
-            if near:
-                found.append(f"{where}.rules[{json.dumps(pattern)}] matches no rule name as written (names are "
-                             f"matched with their case), but {', '.join(near[:5])} in another case: those rules fall "
-                             f"through to the next glob or '*'. Write {json.dumps(near[0])} if that is meant.")
-        return found
+            cased = [name for name in known() if fnmatch.fnmatchcase(name.casefold(), key.casefold())]
+            warnings.append(
+                f"{path} matches no rule name as written (names are matched with their case), but {', '.join(cased[:5])}"
+                f" in another case: those rules fall through to the next glob or '*'. Write {json.dumps(cased[0])} if "
+                "that is meant." if cased else
+                f"{path} matches no built-in or monitor rule{' nor any of custom_rules' if custom else ''}: it acts "
+                f"only for the custom Debugger rules it matches. If that is meant, list them in {where}.custom_rules.")
+            continue
+        if key in known():
+            continue
+        typo = typo_of(key, known())
+        if typo:
+            errors.append(f"{path}: no built-in or monitor rule is named {quoted(key)}; did you mean {quoted(typo)}? "
+                          f"(A custom Debugger rule of exactly this name: list it in {where}.custom_rules.)")
+            continue
+        near = closest(key, known())
+        guess = f" (did you mean {quoted(near)}?)" if near else ""
+        warnings.append(f"{path}: no built-in or monitor rule is named {quoted(key)}{guess}: it acts only for a custom "
+                        f"Debugger rule of that name. If it is one, list it in {where}.custom_rules; if not, correct "
+                        "the name.")
+    return errors, warnings
 
 
 def _rule(trigger: Trigger) -> RuleStatus:
