@@ -67,7 +67,10 @@ lint-template: synth
 # AWS (moto), with the demo configuration (a team to notify, a webhook whose secret points at a receiver on
 # 127.0.0.1 that checks every signature, the monitor rules); then the sample timelines (events/timelines/),
 # the evaluator run at each tick of a simulated clock. Prints what was done and what the receiver got.
+# The demo's secrets file is made owner-only first (git keeps no such mode), or the replay warns that others may read
+# it, as it warns of any --secrets file.
 demo: $(DEMO_STAMP)
+	chmod 600 examples/demo-secrets.json
 	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
 		--receiver events/ events/timelines/
 
@@ -77,6 +80,7 @@ demo: $(DEMO_STAMP)
 # families: a hung processing job, idle and overrunning transform jobs, a tuning job whose first trials fail and a
 # pipeline whose step hangs, each stopped once; the healthy ones left alone.
 demo-families: $(DEMO_STAMP)
+	chmod 600 examples/demo-secrets.json
 	$(VENV)/bin/rule-actions replay --config examples/families-config.json --secrets examples/demo-secrets.json \
 		--receiver events/tuning events/processing events/pipelines events/transform
 	$(VENV)/bin/rule-actions replay --config examples/monitor-families-config.json events/timelines/families/
