@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rule_actions.text import os_problem, quoted
+from rule_actions_cli.terminal import TEXT, shown
 
 # json.loads raises RecursionError on input nested deeper than Python's recursion limit (about 1,000 levels):
 # the file is then said to be nested too deeply, on one line, like any other unreadable file.
@@ -33,7 +34,7 @@ EVENT_SHAPE = ('an event is the JSON object EventBridge delivers, e.g. {"source"
 def refuse(*problems: object) -> int:
     """Each problem on its own line of standard error, after the command's name; the exit status of bad input, 2."""
     for problem in problems:
-        print(f"rule-actions: {problem}", file=sys.stderr)
+        print(f"rule-actions: {shown(problem, TEXT)}", file=sys.stderr)
     return 2
 
 
