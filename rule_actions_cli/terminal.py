@@ -46,6 +46,14 @@ def escaped(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def spaced(text: str, limit: int = TEXT) -> str:
+    """A line the caller laid out (its runs of spaces kept) as `shown` makes a value: newlines and tabs a space,
+    every other control character escaped, bounded."""
+    cut = len(text) > limit
+    head = _UNSAFE.sub(_escape, text[:limit].replace("\n", " ").replace("\t", " "))
+    return f"{head}... ({len(text):,} characters)" if cut else head
+
+
 def shown(value: Any, limit: int | None = NAME) -> str:
     """`value` as one line a terminal shows as written: runs of spaces, tabs and newlines one space, any other
     control character escaped, at most `limit` characters of it kept (then `... (N characters)`)."""
