@@ -32,7 +32,7 @@ export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families demo-restarts test docs bench stress synth lint typecheck lint-template bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families demo-restarts test docs bench stress synth lint typecheck lint-template checkov bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -63,11 +63,39 @@ synth: setup
 lint-template: synth
 	$(VENV)/bin/cfn-lint --include-checks I $(if $(CFN_LINT_IGNORE),--ignore-checks $(CFN_LINT_IGNORE)) -- cdk.out/*.template.json
 
+# checkov (a scanner independent of cdk-nag) on every synthesized template: cdk.out/ of synth, and the templates of
+# the example configurations with everything on (monitor rules and webhooks, restarts, every job family,
+# organization mode and its member stack), written by `rule-actions template` in parallel. Each check skipped is in
+# .checkov.yaml with its reason. checkov pins packaging<24 and an old boto3, which the cdk extra and moto cannot
+# share: it gets a virtual environment of its own in .cache/checkov, pinned here.
+CHECKOV_VERSION := 3.3.30
+CHECKOV_STAMP := .cache/checkov/.installed-$(CHECKOV_VERSION)
+CHECKOV_CONFIGS := demo-webhook-config restart-config families-config organization-config
+CHECKOV_DIR := .cache/checkov-templates
+
+$(CHECKOV_STAMP): $(STAMP)
+	rm -rf .cache/checkov
+	$(PYTHON) -m venv .cache/checkov
+	$(UV) pip install --quiet --python .cache/checkov/bin/python 'checkov==$(CHECKOV_VERSION)'
+	touch $(CHECKOV_STAMP)
+
+checkov: synth $(CHECKOV_STAMP)
+	rm -rf $(CHECKOV_DIR)
+	pids=; for config in $(CHECKOV_CONFIGS); do \
+		$(VENV)/bin/rule-actions template --config examples/$$config.json --out $(CHECKOV_DIR)/$$config \
+			>/dev/null 2>$(CHECKOV_DIR).$$config.log & pids="$$pids $$!"; \
+	done; fail=0; for pid in $$pids; do wait $$pid || fail=1; done; \
+	if [ $$fail = 1 ]; then cat $(CHECKOV_DIR).*.log; exit 1; fi
+	.cache/checkov/bin/checkov --config-file .checkov.yaml -f cdk.out/*.template.json $(CHECKOV_DIR)/*/*.template.json
+
 # The main job: the sample events replayed through the stack's rule and the real handler on an embedded
 # AWS (moto), with the demo configuration (a team to notify, a webhook whose secret points at a receiver on
 # 127.0.0.1 that checks every signature, the monitor rules); then the sample timelines (events/timelines/),
 # the evaluator run at each tick of a simulated clock. Prints what was done and what the receiver got.
+# The demo's secrets file is made owner-only first (git keeps no such mode), or the replay warns that others may read
+# it, as it warns of any --secrets file.
 demo: $(DEMO_STAMP)
+	chmod 600 examples/demo-secrets.json
 	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
 		--receiver events/ events/timelines/
 
@@ -77,6 +105,7 @@ demo: $(DEMO_STAMP)
 # families: a hung processing job, idle and overrunning transform jobs, a tuning job whose first trials fail and a
 # pipeline whose step hangs, each stopped once; the healthy ones left alone.
 demo-families: $(DEMO_STAMP)
+	chmod 600 examples/demo-secrets.json
 	$(VENV)/bin/rule-actions replay --config examples/families-config.json --secrets examples/demo-secrets.json \
 		--receiver events/tuning events/processing events/pipelines events/transform
 	$(VENV)/bin/rule-actions replay --config examples/monitor-families-config.json events/timelines/families/
@@ -100,7 +129,7 @@ typecheck: setup
 # pytest on every core (pytest-xdist), each test module on one worker (its synthesized stack or deployed account is
 # built once); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
-test: setup lint typecheck synth lint-template docs
+test: setup lint typecheck synth lint-template checkov docs
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope
 
 # The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not

@@ -11,12 +11,15 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rule_actions.text import os_problem, quoted
+from rule_actions_cli.terminal import TEXT, shown
 
 # json.loads raises RecursionError on input nested deeper than Python's recursion limit (about 1,000 levels):
 # the file is then said to be nested too deeply, on one line, like any other unreadable file.
@@ -31,7 +34,7 @@ EVENT_SHAPE = ('an event is the JSON object EventBridge delivers, e.g. {"source"
 def refuse(*problems: object) -> int:
     """Each problem on its own line of standard error, after the command's name; the exit status of bad input, 2."""
     for problem in problems:
-        print(f"rule-actions: {problem}", file=sys.stderr)
+        print(f"rule-actions: {shown(problem, TEXT)}", file=sys.stderr)
     return 2
 
 
@@ -126,19 +129,34 @@ def load(paths: list[str]) -> tuple[list[tuple[str, Any]], list[str]]:
     return events, errors
 
 
+def _readable_by_others(mode: int) -> str:
+    """Who besides the owner has any access to a file of this mode ("" when nobody, or on Windows, whose modes do
+    not say)."""
+    if os.name == "nt" or not mode & 0o077:
+        return ""
+    who = [name for name, bits in (("group", 0o070), ("others", 0o007)) if mode & bits]
+    return "readable by " + " and ".join(who) if mode & 0o044 else "open to " + " and ".join(who)
+
+
 def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
     """--secrets FILE: a JSON object of secret name -> secret string (an object is taken as its JSON string).
     The values are never printed, not even in an error."""
     if not path:
         return {}, []
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as file:
+            mode = stat.S_IMODE(os.fstat(file.fileno()).st_mode)
+            data = json.loads(file.read())
     except (OSError, UnicodeDecodeError) as err:
         return {}, [f"{path}: cannot be read ({os_problem(err)})"]
     except ValueError:
         return {}, [f"{path}: not JSON"]
     except RecursionError:
         return {}, [f"{path}: not readable JSON ({TOO_DEEP})"]
+    exposed = _readable_by_others(mode)
+    if exposed:  # used all the same (a demo's placeholders are public anyway), but said, before anything runs
+        print(f"rule-actions: warning: {path} is {exposed} (mode {mode:04o}) and holds secrets: run "
+              f"chmod 600 {shlex.quote(path)}", file=sys.stderr)
     if not isinstance(data, dict):
         return {}, [f"{path}: must hold a JSON object of secret name -> secret string"]
     secrets, errors = {}, []

@@ -8,7 +8,7 @@ import sys
 from typing import Any, NoReturn
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, testnotify
+from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, terminal, testnotify
 from rule_actions_cli import template as template_command
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_target_options, examples
@@ -176,6 +176,12 @@ def version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command's run, every line it prints guarded (terminal.py): no value it shows can drive the terminal."""
+    with terminal.guarded():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
     if args.command == "test-notify":
         return testnotify.run(args)

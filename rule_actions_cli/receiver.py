@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from rule_actions_cli.terminal import TEXT, spaced
+
 REPLAY_WINDOW = 300  # seconds: an older (or future) timestamp is refused, so a captured request cannot be replayed
 
 
@@ -179,7 +181,12 @@ def _cost(cost: Any) -> str:
 
 
 def describe(item: Received) -> str:
-    """A request's payload in a few words: json (trigger and job), slack (its text), teams (its title)."""
+    """A request's payload in a few words: json (trigger and job), slack (its text), teams (its title), as one line
+    of inert text (terminal.shown)."""
+    return spaced(_described(item), TEXT)
+
+
+def _described(item: Received) -> str:
     try:
         body = item.json()
     except ValueError:

@@ -3,7 +3,6 @@ a terminal), or one JSON object per event (`--json`, for scripts: its shape neve
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import textwrap
@@ -13,6 +12,7 @@ from typing import Any, NamedTuple, TextIO
 
 from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
+from rule_actions_cli.terminal import MESSAGE, NAME, TEXT, json_line, shown
 
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
 NOTABLE = ("IssuesFound", "Skipped", "NotJudged", "Error")  # the monitor rules' verdicts a row shows
@@ -54,7 +54,7 @@ def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | No
 
 def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
     for item in rows:
-        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+        out.write(json_line(item) + "\n")
 
 
 # The table: each event on a line of its own, then one line per thing done about it, in four columns.
@@ -163,7 +163,8 @@ def _event_line(item: dict[str, Any]) -> str:
     family = item.get("job_family")
     job = f"{family}:{job}" if job and family and family != TRAINING else job
     job = f"{where}:{job}" if where and job else job
-    return "  ".join(p for p in (source, job or "", "" if item["matched"] else "(not matched by the stack's rule)") if p)
+    return "  ".join(p for p in (shown(source), shown(job or ""),
+                                 "" if item["matched"] else "(not matched by the stack's rule)") if p)
 
 
 def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, str, str]]:
@@ -186,13 +187,15 @@ def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, 
         found.append((action.get("trigger") or action.get("rule") or "-", _action(action, job), action["outcome"],
                        action["reason"]))
     found += [("problem", "-", "-", problem) for problem in item.get("problems", [])]
-    return [tuple(" ".join(str(cell).split()) for cell in cells) for cells in found]  # type: ignore[misc]
+    # Every cell one line of inert text, bounded: a name's cells to NAME characters, a reason to TEXT.
+    return [tuple(shown(cell, TEXT if i == 3 else NAME) for i, cell in enumerate(cells))  # type: ignore[misc]
+            for cells in found]
 
 
 def _action(action: dict[str, Any], job: str | None) -> str:
     """The action's kind, and its target unless it is the event's own job (`stoptraining`, `email a***@...`)."""
     target = str(action.get("target") or "")
-    return action["kind"] if target in ("", "-", job) else f"{action['kind']} {target}"
+    return action["kind"] if target in ("", "-", job) else f"{action['kind']} {shown(target)}"
 
 
 def _write_row(row: tuple[str, str, str, str], widths: list[int], reason: int | None, width: int,
@@ -230,11 +233,11 @@ def write_deliveries(deliveries: list[Delivery], out: TextIO, width: int | None 
         out.write(line + "\n")
     for to, received in by_destination.items():
         audience = "the team" if to == "team" else to
-        out.write(f"  to {audience}: {len(received)}\n")
+        out.write(f"  to {shown(audience)}: {len(received)}\n")
         for item in received:
-            for line in _wrap(redact(" ".join(item.subject.split())) or "(no subject)", width - 4, "  "):
+            for line in _wrap(redact(shown(item.subject, TEXT)) or "(no subject)", width - 4, "  "):
                 out.write(f"    {line}\n")
-            for line in _wrap(redact(" ".join(item.text.split())), width - 8):
+            for line in _wrap(redact(shown(item.text, MESSAGE)), width - 8):
                 out.write(f"        {line}\n")
 
 

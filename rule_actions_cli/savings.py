@@ -33,6 +33,7 @@ from rule_actions.text import iso_z
 from rule_actions_cli import receiver
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_aws_options
+from rule_actions_cli.terminal import json_line
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 455  # CloudWatch keeps hourly datapoints 455 days: a day's figure is computed from them
@@ -396,7 +397,7 @@ def _ledger_lines(ledger: LedgerContents) -> list[str]:
 
 def write(report: Report, out: TextIO, as_json: bool) -> None:
     if as_json:
-        out.write(json.dumps(asdict(report), ensure_ascii=False) + "\n")
+        out.write(json_line(asdict(report)) + "\n")
         return
     out.write("\n".join(lines(report)) + "\n")
 

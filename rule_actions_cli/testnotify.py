@@ -12,7 +12,6 @@ nothing twice) and never stops anything.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import uuid
 from typing import Any, TextIO
@@ -22,6 +21,7 @@ from rule_actions.privacy import redact
 from rule_actions_cli import inputs, receiver, report
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_target_options, examples
+from rule_actions_cli.terminal import json_line
 
 HELP = "send one test message to every configured destination and report each destination's outcome"
 EPILOG = """\
@@ -99,7 +99,7 @@ def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver], where
     the topics' destinations got (`deliveries`, with --receiver locally); 0 when each got the test."""
     result = redact(result) if isinstance(result, dict) else {"ignored": f"unexpected answer: {result!r}"}
     if as_json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_line(result) + "\n")
         print(where, file=sys.stderr)
     else:
         write_table(result, sys.stdout)

@@ -188,7 +188,7 @@ class RuleActions(Construct):
         self.config_in_code = not fits_environment(config, name)
         org = config.organization
 
-        self.key = StackKey(self, name, key, rule_arn(stack, name, config)).key
+        self.key = StackKey(self, name, key, rule_arn(stack, name, config), alarm_arns(stack, name)).key
         # Organization mode: the rule is on the bus the member accounts forward to (organization.py).
         self.bus = organization.central_bus(self, name, org) if org else None
         topics = Topics(self, name, self.key, topic, alarm_arns(stack, name),

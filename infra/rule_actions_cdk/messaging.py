@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from aws_cdk import Acknowledgment, Annotations, Duration, RemovalPolicy, Validations
+from aws_cdk import Acknowledgment, Annotations, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_sns as sns
@@ -32,7 +32,7 @@ class StackKey:
     """The key of the topics and queues (`key`: one given instead; it may refuse the statements: a warning says
     which). `rule_arn`: the stack's rule, the only one that may write to the encrypted target DLQ."""
 
-    def __init__(self, scope: Construct, name: str, key: kms.IKey | None, rule_arn: str) -> None:
+    def __init__(self, scope: Construct, name: str, key: kms.IKey | None, rule_arn: str, alarm_arns: str) -> None:
         self.key = key or kms.Key(
             scope, "Key",
             description=f"{name}: encrypts the rule-actions SNS topics and SQS queues",
@@ -42,11 +42,16 @@ class StackKey:
             removal_policy=RemovalPolicy.DESTROY,
         )
         # Alarm actions publish to the encrypted ops topic as CloudWatch: without this, they are dropped silently.
+        # For this stack's alarms in this account only, as the ops topic's policy: CloudWatch passes the alarm's
+        # ARN and account to KMS (aws:SourceArn, aws:SourceAccount), so another account's or stack's alarm
+        # cannot use the key through CloudWatch (the confused deputy).
         statements = [iam.PolicyStatement(
             sid="AlarmsPublishToEncryptedTopic",
             principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
             actions=["kms:Decrypt", "kms:GenerateDataKey*"],
             resources=["*"],  # in a key policy, "*" is this key
+            conditions={"ArnLike": {"aws:SourceArn": alarm_arns},
+                        "StringEquals": {"aws:SourceAccount": Stack.of(scope).account}},
         ),
             # EventBridge writes undeliverable events to the encrypted target DLQ, for this stack's rule only.
             iam.PolicyStatement(

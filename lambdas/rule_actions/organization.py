@@ -3,6 +3,7 @@
     Organization         the configuration's `organization` block (Config.organization; None: one account)
     refusal(org, event)  why an event is not acted on here (pure): an account the configuration does not name, or
                          a job ARN of another account or region than the event's
+    foreign_job(event)   the latter alone: what one account checks too (pipeline.act)
     named(org, event)    the event with its account's name for messages and results (the alias, else the id)
 
 Member stacks forward their SageMaker events to the central bus; the function acts in the event's account and
@@ -147,13 +148,26 @@ def refusal(org: Organization, event: JobEvent) -> str | None:
         return f"account {account} is not a member of this organization configuration"
     if not (len(region) <= REGION_MAX and REGION_RE.fullmatch(region)):
         return f"region {quoted(region)} is not an AWS region name"
+    return foreign_job(event)
+
+
+def foreign_job(event: JobEvent) -> str | None:
+    """Why the event's job ARN does not name a job of the event's own account and region (its envelope, which
+    EventBridge sets to where the event came from), or None. Checked in both modes: acting on such an event would
+    act, or keep exactly-once records, on the same-named job of another account or region."""
+    account, region = event.account, event.region
     found = _JOB_ARN.fullmatch(event.job_arn)
     family = event.family
     if not found or found.groups() != (region, account, family.resource if family else None):
         noun = family.noun if family else "job"
-        return (f"{noun} ARN {quoted(event.job_arn, 120)} is not a {noun} of the event's account {account} in "
-                f"{region}")
+        return (f"{noun} ARN {quoted(event.job_arn, 120)} is not a {noun} of the event's account {_word(account)} "
+                f"in {_word(region)}")
     return None
+
+
+def _word(value: str) -> str:
+    """An account id or region name as it is, anything else quoted ("(none)" when the envelope has none)."""
+    return value if re.fullmatch(r"[a-z0-9-]{1,20}", value, re.ASCII) else quoted(value, 24) if value else "(none)"
 
 
 def named(org: Organization, event: JobEvent) -> JobEvent:

@@ -206,7 +206,8 @@ def answered(asking: Generator[frozenset[Need], Mapping[Need, Any], T], ports: P
 
 def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environment) -> dict[str, Any]:
     """A job's event, read, and the triggers observed in it: in organization mode, named for its account and
-    refused when it is not a member's (or its job's ARN names another account or region); ignored when its job is
+    refused when it is not a member's; in both modes refused when its job's ARN names another account or region
+    than the event's envelope; ignored when its job is
     outside its family's scope; else the triggers that count, planned, decided and carried out. The result names
     the job, each action's outcome and the event's problems; a decision not to act on the event is its `ignored`."""
     logger.append_keys(job=event.job_name, job_family=event.job_family.name, event_id=event.event_id)  # EVENT_KEYS
@@ -220,6 +221,11 @@ def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environmen
             return _ignored(event.job_name, refused, event.problems, event.job_family.name, _account(event))
         ports = ports.in_account(event.account, event.region)
         logger.append_keys(account=event.account)
+    else:  # one account: a job ARN of another account or region than the event's is refused all the same
+        refused = organization.foreign_job(event)
+        if refused:
+            metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
+            return _ignored(event.job_name, refused, event.problems, event.job_family.name, _account(event))
     family = event.job_family
     if not family.in_scope(config, event.job_name):
         return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family.name,

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 import pytest
+from aws_cdk.assertions import Match, Template
 from stack_helpers import synthesize
 
 from rule_actions_cdk.app import project_context
@@ -153,4 +154,20 @@ def test_an_alarm_name_outside_the_stack_prefix_is_refused_by_the_topic_policy(t
     [alarm] = [r for r in stray["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"][:1]
     alarm["Properties"]["AlarmName"] = "SomeoneElses-alarm"
     assert [p for p in alarm_path_problems(stray) if p.startswith("SomeoneElses-alarm")] == [
-        "SomeoneElses-alarm -> RuleActions-ops: the topic policy refuses sns:Publish"]
+        "SomeoneElses-alarm -> RuleActions-ops: the topic policy refuses sns:Publish",
+        "SomeoneElses-alarm -> RuleActions-ops -> key RuleActionsKey91446BD1: the key policy refuses kms:Decrypt",
+        "SomeoneElses-alarm -> RuleActions-ops -> key RuleActionsKey91446BD1: the key policy refuses kms:GenerateDataKey"]
+
+
+def test_the_keys_statement_for_alarms_is_conditioned_on_the_stacks_alarms_and_account(template):
+    # The key lets CloudWatch use it for this stack's alarms, in this account, only (as the topic's policy and the
+    # EventBridge statement are conditioned): CloudWatch sends aws:SourceArn and aws:SourceAccount to KMS
+    alarm_arns = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":cloudwatch:", {"Ref": "AWS::Region"}, ":",
+                                    {"Ref": "AWS::AccountId"}, ":alarm:RuleActions-*"]]}
+    Template.from_json({k: v for k, v in template.items() if k != "_variant"}).has_resource_properties("AWS::KMS::Key", {"KeyPolicy": {
+        "Statement": Match.array_with([Match.object_like({
+            "Sid": "AlarmsPublishToEncryptedTopic",
+            "Principal": {"Service": "cloudwatch.amazonaws.com"},
+            "Condition": {"ArnLike": {"aws:SourceArn": alarm_arns},
+                          "StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}},
+        })])}})

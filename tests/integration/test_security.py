@@ -16,6 +16,7 @@ from urllib.parse import quote
 import boto3
 import pytest
 from builders import EVENTS, REGION, event, rule_config, rule_status
+from builders import job_arn as builders_job_arn
 
 from rule_actions.config import Config, ConfigError
 from rule_actions_cli.inputs import load
@@ -380,3 +381,27 @@ def test_dry_run_changes_nothing_across_the_whole_corpus(aws):
     assert set(aws.calls) <= READ_ONLY | SAID, set(aws.calls) - READ_ONLY - SAID
     assert {aws.status(job) for job in jobs} == {"InProgress"} and aws.published == []
     assert only_decisions_recorded()
+
+
+# --------------------------------------------------------------------------- one account: the job ARN's place
+
+
+@pytest.mark.parametrize("place", [{"account": "444455556666"}, {"region": "eu-west-1"}],
+                         ids=["another-account", "another-region"])
+def test_one_account_refuses_a_job_arn_of_another_account_or_region_than_the_events(aws, place):
+    # Given a job of the function's own account running, and an event about a job of the same name whose ARN names
+    # another account (or region) than the event's envelope (EventBridge sets it to where the event came from)
+    aws.configure(notify={"emails": ["team@example.com"]})
+    job = "arn-place-1"
+    raw = with_actions(job, '[{"name": "stoptraining"}, {"name": "email", "endpoint": "x@example.com"}]')
+    arn = builders_job_arn(job, **place)
+    raw["detail"]["TrainingJobArn"] = arn
+    raw["resources"] = [arn]
+
+    # When it is delivered to a single-account deployment
+    result = aws.invoke(raw)
+
+    # Then it is refused, with a reason, as organization mode refuses it, and nothing is done
+    assert result["actions"] == [], result
+    assert "is not a training job of the event's account 123456789012 in us-east-1" in result["ignored"], result
+    assert "StopTrainingJob" not in aws.calls and aws.published == []

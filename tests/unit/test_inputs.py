@@ -105,3 +105,41 @@ def test_an_unreadable_configuration_says_so_in_words(tmp_path, capsys):
     config.write_bytes(b"\xff\xfe{}")
     assert main(["replay", "--config", str(config), str(tmp_path)]) == 2
     assert f"{config}: cannot be read (not UTF-8 text)" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- --secrets FILE: who may read it
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_a_secrets_file_others_or_the_group_may_read_is_warned_about(tmp_path, capsys, mode):
+    # Given a secrets file the group or everyone may read
+    path = tmp_path / "secrets.json"
+    path.write_text('{"webhook": "s3cr3t-value"}')
+    path.chmod(mode)
+
+    # When it is read
+    secrets, errors = inputs.load_secrets(str(path))
+
+    # Then it is used, and stderr names the file, who may read it and the chmod to run (never a value)
+    assert secrets == {"webhook": "s3cr3t-value"} and errors == []
+    err = capsys.readouterr().err
+    assert f"rule-actions: warning: {path} is readable by " in err, err
+    assert f"chmod 600 {path}" in err and "s3cr3t" not in err
+
+
+def test_a_secrets_file_only_its_owner_may_read_is_not_warned_about(tmp_path, capsys):
+    path = tmp_path / "secrets.json"
+    path.write_text('{"webhook": "s3cr3t-value"}')
+    path.chmod(0o600)
+    assert inputs.load_secrets(str(path)) == ({"webhook": "s3cr3t-value"}, [])
+    assert capsys.readouterr().err == ""
+
+
+def test_replay_and_test_notify_warn_about_a_readable_secrets_file(tmp_path, capsys, monkeypatch):
+    # Both commands read --secrets through inputs.load_secrets: the warning comes before anything runs
+    path = tmp_path / "secrets.json"
+    path.write_text("[]")  # unusable, so that nothing is synthesized
+    path.chmod(0o644)
+    for command in (["replay", "--secrets", str(path), str(tmp_path)], ["test-notify", "--secrets", str(path)]):
+        assert main(command) == 2
+        assert f"chmod 600 {path}" in capsys.readouterr().err
