@@ -33,8 +33,10 @@ EVENT_SHAPE = ('an event is the JSON object EventBridge delivers, e.g. {"source"
 
 def refuse(*problems: object) -> int:
     """Each problem on its own line of standard error, after the command's name; the exit status of bad input, 2."""
-    for problem in problems:
-        print(f"rule-actions: {shown(problem, TEXT)}", file=sys.stderr)
+    for problem in problems:  # a problem's own lines (an invalid configuration's list) stay lines, each escaped
+        lines = str(problem).split("\n")
+        print("rule-actions: " + "\n".join(" " * (len(line) - len(line.lstrip(" "))) + shown(line, TEXT)
+                                            for line in lines), file=sys.stderr)
     return 2
 
 

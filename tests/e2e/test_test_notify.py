@@ -35,6 +35,7 @@ def files(tmp_path):
     config.write_text(json.dumps(CONFIG))
     url = f"http://127.0.0.1:{unused_port()}/hooks/test"
     secrets.write_text(json.dumps({"rule-actions/test-hook": {"url": url, "signing_key": KEY}}))
+    secrets.chmod(0o600)  # a secrets file only its owner reads (else the command warns)
     return str(config), str(secrets)
 
 
