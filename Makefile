@@ -32,7 +32,7 @@ export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families demo-restarts test docs bench stress synth lint typecheck lint-template checkov bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families demo-restarts test docs dist bench stress synth lint typecheck lint-template checkov bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -129,13 +129,21 @@ typecheck: setup
 # pytest on every core (pytest-xdist), each test module on one worker (its synthesized stack or deployed account is
 # built once); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
-test: setup lint typecheck synth lint-template checkov docs
+test: setup lint typecheck synth lint-template checkov docs dist
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope
 
 # The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not
 # --quiet: it hides the warnings --strict counts, and the build passes. No banner about MkDocs 2.0 either.
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# What a release publishes (docs/development.md, Cutting a release): the sdist, and the wheel built from it, into
+# dist/ (python -m build, each step in an isolated environment that uv fills), then `twine check --strict` on both,
+# as .github/workflows/release.yml does before it publishes them.
+dist: setup
+	rm -rf dist
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m build --quiet --installer uv --outdir dist .
+	$(VENV)/bin/twine check --strict dist/*
 
 # Benchmarks: print numbers (invocations, actions, API calls, cold start, replay throughput); not tests.
 bench: setup
@@ -162,4 +170,4 @@ deploy-local: setup
 	$(PY) -m rule_actions_cli.deploy_local $(if $(CONFIG),--config '$(CONFIG)')
 
 clean:
-	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache site
+	rm -rf $(VENV) cdk.out .pytest_cache node_modules .cache site dist build

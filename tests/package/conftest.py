@@ -3,21 +3,16 @@ checkout with it and its `cdk` and `local` extras, for every test of the tier.""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from installing import EVENTS, PACKAGES, ROOT, VERSION, install, run, uv
+from installing import ROOT, VERSION, copy_sources, install, run, uv
 
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """The wheel, built (through an sdist, as `uv build` does) from a copy of the sources the distribution names."""
-    source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for folder in (*PACKAGES.values(), EVENTS):
-        shutil.copytree(folder, source / folder.relative_to(ROOT), ignore=shutil.ignore_patterns("__pycache__"))
+    source = copy_sources(tmp_path_factory.mktemp("built") / "source")
     run(uv(), "build", "--quiet", "--out-dir", source / "dist", cwd=source)
     wheels = list((source / "dist").glob("*.whl"))
     assert [w.name for w in wheels] == [f"rule_actions-{VERSION}-py3-none-any.whl"]

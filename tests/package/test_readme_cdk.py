@@ -1,25 +1,23 @@
 """The README's "Use it in your own CDK app" runs as printed: its commands and its app, taken from README.md (never
-retyped here), run by bash in an empty directory, then `npx cdk synth` as its last command; what a user sees is
-checked: the stack, the configuration of rule-actions.json in it, the warnings, and no Node.js end-of-life banner.
+retyped here), run by bash in an empty directory beside a clone of the repository, as the README says, from its
+`pip install` line (the clone's path, no package from PyPI named rule-actions) to `npx cdk synth`; what a user sees
+is checked: the stack, the configuration of rule-actions.json in it, the warnings, and no Node.js end-of-life
+banner. docs/getting-started.md prints the same commands (tests/unit/test_docs.py).
 
-What differs from a user's machine is only where the packages come from: the built wheel instead of PyPI (which
-may hold another project's `rule-actions`). The venv the README's first line makes is made beforehand with the
-wheel and its extras (uv, from its cache), its `pip install` line then runs verbatim against the wheel's folder
-with no index (so it proves the extras' names), and npm prefers its cache (`make setup` filled it with this CLI).
+What differs from a user's machine: the venv the README's first line makes already holds the dependencies (uv, from
+its cache: pip would take two minutes to install them), so the README's `pip install` line checks them, builds
+rule-actions from the clone's source and installs it; npm prefers its cache (`make setup` filled it with this CLI).
 One synth: it takes a minute or so.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
+import shlex
 
 import pytest
-from installing import ROOT, install, user_env
+from installing import ROOT, VERSION, beside_a_clone, installed_from, run_as_user
 
 from rule_actions.config import Config
 from rule_actions_cdk.settings import split_file
@@ -44,34 +42,18 @@ def pinned_cdk_cli() -> str:
 
 @pytest.fixture(scope="module")
 def user_app(built, tmp_path_factory):
-    """(the directory, the finished bash run) of the README's first commands, run in an empty directory."""
-    home = tmp_path_factory.mktemp("readme")
-    work = home / "my-app"
-    work.mkdir()
-    install(built, work / ".venv", home)  # what the README's `python3 -m venv` and `pip install` lines make
-    bin_ = home / "bin"  # the user's python3: the interpreter the venv was made from
-    bin_.mkdir()
-    (bin_ / "python3").symlink_to(Path(sys._base_executable).resolve())
-    quiet_settings = ("JSII_SILENCE", "AWS_SDK_JS_NODE_VERSION", "CDK_HOME")  # what the Makefile sets, not a user
-    env = {key: value for key, value in user_env(home).items() if not key.startswith(quiet_settings)}
-    npm_cache = env.get("npm_config_cache") or env.get("NPM_CONFIG_CACHE") or str(Path.home() / ".npm")
-    env.update(PATH=f"{bin_}{os.pathsep}{env['PATH']}", HOME=str(home),
-               PIP_NO_INDEX="1", PIP_FIND_LINKS=str(built.parent), PIP_DISABLE_PIP_VERSION_CHECK="1",
-               npm_config_cache=npm_cache, npm_config_prefer_offline="true",  # the cache `make setup`'s npm ci filled
-               npm_config_audit="false", npm_config_fund="false", npm_config_update_notifier="false",
-               CDK_DISABLE_CLI_TELEMETRY="1")
+    """(the directory, the finished bash run) of the README's first commands, run in an empty directory beside a
+    clone."""
+    work, env = beside_a_clone(built, tmp_path_factory.mktemp("readme"))
     [commands, *_] = blocks("sh")
-    done = subprocess.run(["bash", "-e", "-c", commands], cwd=work, env=env, capture_output=True, text=True,
-                          timeout=1200, check=False)
-    assert done.returncode == 0, f"{commands}\nstdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
-    return work, done
+    return work, run_as_user(commands, work, env)
 
 
 def test_the_readme_installs_the_pinned_cdk_cli_and_ends_with_a_synth():
     [commands, *_] = blocks("sh")
     lines = [line.split("#")[0].strip() for line in commands.splitlines()]
     assert f"npm install aws-cdk@{pinned_cdk_cli()}" in lines  # the CDK CLI as package.json pins it
-    assert 'pip install "rule-actions[cdk,local]"' in lines and "rule-actions init --cdk" in lines
+    assert "rule-actions init --cdk" in lines
     assert lines[-1] == "npx cdk synth"
 
 
@@ -102,5 +84,14 @@ def test_a_users_synth_shows_the_configurations_warnings_and_no_node_banner(user
     assert "rule-actions.json.notify lists no emails or sms" in " ".join(done.stderr.split())
     # and no end-of-life banner of the jsii runtime (Python bytes literals), whatever Node.js runs it
     assert "b'!!" not in done.stderr and "end-of-life" not in done.stderr
-    # and pip found the extras the README names
+
+
+def test_the_readmes_pip_line_installs_rule_actions_from_the_clone_beside(user_app):
+    work, done = user_app
+    # Given the README's install line: a path, the clone's, not a name that PyPI would resolve
+    [pip_line] = [line for line in blocks("sh")[0].splitlines() if line.startswith("pip install ")]
+    assert shlex.split(pip_line.split("#")[0])[2:] == ["../rule-actions[cdk,local]"]
+    # Then pip built rule-actions from the clone beside the directory and installed it, the extras' names known
+    assert f"Successfully installed rule-actions-{VERSION}" in done.stdout
+    assert installed_from(work / ".venv") == (work.parent / "rule-actions").as_uri()
     assert "does not provide the extra" not in done.stdout + done.stderr

@@ -55,6 +55,53 @@ def test_the_readme_is_a_front_door_whose_first_commands_are_demo_and_test():
     assert first < 40 and commands == ["make demo", "make test"]
 
 
+INSTALL = 'pip install "../rule-actions[cdk,local]"'  # the clone beside an empty directory: no release on PyPI yet
+
+
+def shell_lines(page: Path) -> list[str]:
+    """The commands of a page's sh blocks, comments stripped."""
+    return [line.split("  #")[0].strip() for block in re.findall(r"```sh\n(.*?)```", page.read_text(), re.DOTALL)
+            for line in block.splitlines()]
+
+
+def test_every_install_line_installs_from_the_clone_and_none_from_pypi():
+    # Given every pip command the README and docs/ print
+    pips = {page.name: [line for line in shell_lines(page) if re.match(r"(python3? -m )?pip3? install", line)]
+            for page in PAGES}
+    # Then the pages that install rule-actions print the one line, the clone's path (tests/package/ runs it), and
+    # none names a rule-actions from PyPI, whose name is not the project's yet
+    assert {name: lines for name, lines in pips.items() if lines} == {
+        "README.md": [INSTALL], "getting-started.md": [INSTALL], "recipes.md": [INSTALL]}
+    # and each of them says so where it installs
+    for page in (README, DOCS / "getting-started.md", DOCS / "recipes.md"):
+        prose = " ".join(page.read_text().split())
+        assert ("No release is on PyPI yet, and the name `rule-actions` there is not ours: never `pip install "
+                "rule-actions` from PyPI") in prose, page.name
+        assert "In an empty directory beside your clone (the folder `rule-actions`)" in prose, page.name
+
+
+def test_getting_started_prints_the_readmes_cdk_commands():
+    # The README's commands run in tests/package/test_readme_cdk.py; getting-started prints the same ones
+    def commands(page: Path, heading: str) -> list[str]:
+        text = page.read_text()
+        part = text[text.index(heading):]
+        [block] = re.findall(r"```sh\n(.*?)```", part, re.DOTALL)[:1]
+        return [line.split("#")[0].strip() for line in block.splitlines()]
+
+    assert commands(DOCS / "getting-started.md", "## In your own CDK app") == commands(
+        README, "## Use it in your own CDK app")
+
+
+def test_no_help_text_prints_another_install_line():
+    from rule_actions_cli.main import parser
+
+    top = parser()
+    [commands] = [a for a in top._actions if a.choices and "replay" in a.choices]
+    texts = [top.format_help(), *(sub.format_help() for sub in commands.choices.values())]
+    lines = [line.strip() for text in texts for line in text.splitlines() if "pip install" in line]
+    assert all(INSTALL in line for line in lines), lines
+
+
 def test_the_readme_links_only_to_files_that_exist():
     targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text())
     assert targets and all((ROOT / target).is_file() for target in targets if "://" not in target), targets
