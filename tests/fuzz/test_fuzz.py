@@ -551,6 +551,12 @@ def check(account: Embedded, case: Case) -> None:
         _statistic("ignored event")
         assert failure is None and result["ignored"] and result["actions"] == [] and calls == []
         return
+    own = re.fullmatch(r"arn:[a-z-]+:sagemaker:([^:]*):([^:]*):training-job/.+", event.job_arn)
+    if not own or own.groups() != (event.region, event.account):
+        # (docs/security.md: one account refuses a job ARN of another account or region than the event's envelope)
+        _statistic("job ARN of another account or region than the event's")
+        assert failure is None and "is not a training job of the event's account" in result["ignored"] and calls == []
+        return
     if not TRAINING.in_scope(config, event.job_name):
         _statistic("job outside training_job_prefixes")
         assert failure is None and "training_job_prefixes" in result["ignored"] and calls == []
