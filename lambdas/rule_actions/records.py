@@ -117,6 +117,7 @@ class JobRef(NamedTuple):
     scope: Any  # its family's scope field (fields.TextList): the name prefixes the stack acts on
     insensitive: bool = False  # its scope's prefixes compare without case (pipeline names)
     status: str = ""  # its status, when the event says it (the event's own job)
+    consequence: str = ""  # what SageMaker does when it is stopped, as its stop's row says it ("" nothing to add)
 
     def covered(self, prefixes: tuple[str, ...]) -> bool:
         """Under one of the scope's prefixes (every job when none)."""

@@ -91,6 +91,11 @@ def test_a_finding_stops_the_job_of_every_family_once(aws, family):
     [(kind, target, outcome, reason)] = rows(first)
     assert (kind, target, outcome) == ("stop", shown, "done"), reason
     assert reason.startswith(f"stopped {shown}")
+    # and its row says what SageMaker does then, for its family (docs/attaching-actions.md "What SageMaker does then")
+    said = {"processing": None, "transform": "SageMaker stores no output of a stopped transform job",
+            "tuning": "SageMaker stops its running trials too, and launches no more",
+            "pipeline": "does not interrupt a running Callback or Lambda step"}[family]
+    assert said is None or said in reason, reason
     assert status(family, name) == "Stopping"
     assert [r[2] for r in rows(again)] == ["duplicate"]
     call = {"processing": "StopProcessingJob", "transform": "StopTransformJob",
@@ -184,6 +189,7 @@ def test_a_trial_s_stop_may_name_its_tuning_job_which_stops_its_running_trials(a
     result = aws.invoke(finding("training", "churn-hpo-001-0a1b2c3d", TuningJobArn=arn))
     # Then the tuning job is stopped (its status read first), and SageMaker stops its running trials with it
     assert [(k, t, o) for k, t, o, _ in rows(result)] == [("stop", "churn-hpo", "done")]
+    assert rows(result)[0][3].endswith("(SageMaker stops its running trials too, and launches no more)")
     assert "DescribeHyperParameterTuningJob" in aws.calls
     assert status("tuning", "churn-hpo") == "Stopping"
     assert status("training", "churn-hpo-002-0a1b2c3e") == "Stopping"

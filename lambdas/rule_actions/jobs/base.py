@@ -121,6 +121,7 @@ class JobFamily:
     stoppable: ClassVar[bool] = True  # this stack may stop its jobs (a stop kind acts on its events)
     running: ClassVar[str] = IN_PROGRESS  # the status of a running job
     owner_key: ClassVar[str] = ""  # how a stop names its jobs as the owner of another's ("tuning_job"), or ""
+    stop_consequence: ClassVar[str] = ""  # what SageMaker does when one of its jobs is stopped, said on the stop's row
     name_pattern: ClassVar[re.Pattern[str]] = NAME_RE  # the names SageMaker gives its jobs (botocore's model)
     name_hint: ClassVar[str] = "letters, digits and '-', at most 63"
     billing: ClassVar[Billing | None] = None  # where its description says what a job costs (cost.py); None: no cost
@@ -240,7 +241,7 @@ class JobFamily:
     def own_ref(self, event: JobEvent) -> JobRef:
         """The event's own job, as a stop names it."""
         return JobRef(self.api, self.noun, event.job_name, event.job_name, event.job_arn, self.running,
-                      self.members.status, self.scope, status=event.job_status)
+                      self.members.status, self.scope, status=event.job_status, consequence=self.stop_consequence)
 
     def jobs_of(self, event: JobEvent) -> dict[str, JobRef]:
         """The jobs a stop may name for this event: its own ("job"; and under its family's owner_key, as the owner of

@@ -89,11 +89,17 @@ def is_arn(arn: Any, pattern: str) -> bool:
     return isinstance(arn, str) and len(arn) <= JOB_ARN_MAX and re.fullmatch(pattern, arn, re.ASCII) is not None
 
 
+# What SageMaker does when a job of the family is stopped, as the stop's row says it (JobRef.consequence)
+TUNING_STOPPED = "SageMaker stops its running trials too, and launches no more"
+EXECUTION_STOPPED = ("SageMaker does not interrupt a running Callback or Lambda step: the execution stays Stopping "
+                     "until it ends")
+
+
 def tuning_ref(arn: str, status: str = "") -> JobRef:
     """A tuning job, by its ARN (one is_arn(arn, TUNING_ARN) holds for)."""
     name = arn.rpartition("/")[2]
     return JobRef(TUNING, "hyperparameter tuning job", name, name, arn, IN_PROGRESS, "HyperParameterTuningJobStatus",
-                  TUNING_SCOPE, status=status)
+                  TUNING_SCOPE, status=status, consequence=TUNING_STOPPED)
 
 
 def execution_ref(arn: str, status: str = "") -> JobRef | None:
@@ -102,7 +108,8 @@ def execution_ref(arn: str, status: str = "") -> JobRef | None:
     if name is None:
         return None
     return JobRef(PIPELINE_EXECUTION, "pipeline execution", name, arn, arn, PIPELINE_RUNNING,
-                  "PipelineExecutionStatus", PIPELINE_SCOPE, insensitive=True, status=status)
+                  "PipelineExecutionStatus", PIPELINE_SCOPE, insensitive=True, status=status,
+                  consequence=EXECUTION_STOPPED)
 
 
 # The parents' outcome fields (declared here: their children obey them) and their outcomes, in their order.

@@ -30,6 +30,7 @@ class Transform(JobFamily):
     console_path = CONSOLE_PATHS[TRANSFORM_JOB]
     log_group = LOG_GROUPS[TRANSFORM_JOB]
     scope = scope_field("transform_job_prefixes", noun)
+    stop_consequence = "SageMaker stores no output of a stopped transform job"
     outcome_actions = ActionMap(
         "transform_job_outcomes", (), "Batch transform job outcome (" + ", ".join(OUTCOMES) + ") -> actions "
         "(notify, email, sms, webhook), with the FailureReason. None by default.",

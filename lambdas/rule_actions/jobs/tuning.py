@@ -33,6 +33,7 @@ from rule_actions.jobs.common import (
     TUNING_NAME_HINT,
     TUNING_OWNER,
     TUNING_SCOPE,
+    TUNING_STOPPED,
     TUNING_TRIALS_ALERT,
     essence,
 )
@@ -69,6 +70,7 @@ class Tuning(JobFamily):
     log_group = LOG_GROUPS[TUNING_JOB]  # its trials' streams start with its name
     scope = TUNING_SCOPE
     owner_key = TUNING_OWNER  # a trial's stop may name it: StopHyperParameterTuningJob also stops its running trials
+    stop_consequence = TUNING_STOPPED
     outcome_actions = TUNING_JOB_OUTCOMES
     settings = (TUNING_TRIALS_ALERT,)
     name_pattern = re.compile(TUNING_NAME, re.ASCII)

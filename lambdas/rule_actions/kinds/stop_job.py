@@ -54,8 +54,6 @@ STOP_OWNERS = TextList(
     "the configuration itself declares naming an owner allows it too. Empty by default: a job's own actions stop only "
     "the job itself.", pattern="tuning_job|pipeline_execution", hint="tuning_job or pipeline_execution",
     check=lambda value: value in OWNERS)
-PIPELINE_NOTE = ("SageMaker does not interrupt a running Callback or Lambda step: the execution stays Stopping until "
-                 "it ends")
 
 
 class StopJobKind(Kind):
@@ -132,7 +130,7 @@ class StopJobKind(Kind):
         status = ports.jobs.stop(ref.api, ref.key, token)
         if status == "stopped":
             found, note = own_stop(occasion, ref.name)
-            notes = [f"stopped {ref.name}" + (f" ({PIPELINE_NOTE})" if token else note)]
+            notes = [f"stopped {ref.name}" + note + (f" ({ref.consequence})" if ref.consequence else "")]
             notes += record_stop(item, occasion, ports, ref.name, ref.arn, found)
             return Done("; ".join(notes), (ref.name,))
         if status.startswith("already"):  # another stop's (SageMaker's "already Stopping/Stopped"), not this one
