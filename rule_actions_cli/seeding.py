@@ -30,6 +30,7 @@ from rule_actions_cli.emulator.sagemaker import (
     put_transform_job,
     put_trial_result,
     put_tuning_job,
+    training_job_status,
 )
 
 Seeder = Callable[..., list[str]]
@@ -48,8 +49,24 @@ def _status(detail: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> li
             "the job was not created or updated"]
 
 
+# A job's statuses in the order SageMaker moves it: a late event (EventBridge does not keep order) never moves an
+# embedded job back (a finding that arrives after the job's Completed event finds it Completed, as AWS would).
+_PROGRESS = {"InProgress": 0, "Stopping": 1, "Completed": 2, "Failed": 2, "Stopped": 2, "Deleting": 3}
+
+
+def _behind(name: str, status: str, place: Mapping[str, str]) -> bool:
+    """The embedded training job `name` is further along than `status` (a late event's)."""
+    try:
+        now = training_job_status(name, **place)
+    except KeyError:
+        return False
+    return _PROGRESS.get(status, 0) < _PROGRESS.get(now, 0)
+
+
 def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
     problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
+    if not problems and _behind(detail["TrainingJobName"], detail["TrainingJobStatus"], place):
+        return []  # a late event: the embedded job keeps the state it reached (its rows say it, as a stop's does)
     if not problems:
         # (a trial's times as its events say them: its tuning job's cost sums them)
         put_training_job(detail["TrainingJobName"], detail["TrainingJobStatus"],
