@@ -379,3 +379,33 @@ def test_a_plain_stop_s_outcome_alerts_no_second_time(aws):
     aws.invoke(monitor_event("act", job=JOB))
     ended = aws.invoke(stopped())
     assert [(a["kind"], a["outcome"]) for a in ended["actions"]] == [("notify", "skipped")]
+
+
+def test_chain_tags_on_a_job_of_another_name_are_not_trusted(aws):
+    # Given a first job tagged by hand as if it were attempt 3 of another team's chain
+    create(tags={"rule-actions:chain": "other-team-job", "rule-actions:attempt": "3",
+                 "rule-actions:checkpoint-at": "2030-01-01T00:00:00Z"})
+    moto_s3.put_checkpoint(CHECKPOINT, T0)
+    aws.configure(restart_checkpoints=[f"s3://{BUCKET}/llm"], job_outcomes={"MaxRuntimeExceeded": ["restart"]},
+                  max_restarts=3)
+    # When it runs out of time
+    row = restart_rows(aws.invoke(stopped(secondary="MaxRuntimeExceeded")))[0]
+    # Then it is a first job: its own copy, attempt 1, neither the other chain's name nor its limits or mark
+    assert row["outcome"] == "done" and row["jobs"] == [f"{JOB}-r1"], row
+    assert tags(f"{JOB}-r1")["rule-actions:chain"] == JOB
+
+
+def test_a_job_of_the_copy_s_name_that_is_no_copy_fails_the_restart(aws):
+    # Given a job already named as the copy would be, not made by a restart of this job
+    create()
+    create(f"{JOB}-r1", tags={"team": "squatter"})
+    moto_s3.put_checkpoint(CHECKPOINT, T0)
+    aws.configure(restart_checkpoints=[f"s3://{BUCKET}/llm"], job_outcomes={"MaxRuntimeExceeded": ["restart"]})
+    # When the job runs out of time
+    from rule_actions.handler import ActionsFailed
+
+    with pytest.raises(ActionsFailed) as failed:
+        aws.invoke(stopped(secondary="MaxRuntimeExceeded"))
+    # Then the restart fails, naming the job in the way (Lambda retries; nothing is reported as restarted)
+    row = restart_rows(failed.value.result)[0]
+    assert row["outcome"] == "failed" and f"a job named {JOB}-r1 exists and is no copy of {JOB}" in row["reason"]

@@ -214,6 +214,9 @@ class RestartKind(Kind):
             return NothingDone(Outcome.SKIPPED, f"restarts_per_hour ({occasion.config[RESTARTS_PER_HOUR]}) reached in "
                                                 f"account {account} this hour: not restarted as {copy.name}")
         created = ports.jobs.create(event.job_family.api, copy.request)
+        if created == "exists" and ports.jobs.tags(event.arn_of(copy.name)).get(FROM_TAG) != event.job_name:
+            return NothingDone(Outcome.FAILED, f"a job named {copy.name} exists and is no copy of {event.job_name} "
+                                               f"(its tag {FROM_TAG} does not name it): not restarted")
         said = f"restarted {copy.says}" + (" (it existed already: made by an earlier delivery)"
                                             if created == "exists" else "")
         return Done("; ".join((said, f"attempt {copy.attempt} of at most {occasion.config[MAX_RESTARTS]}",
@@ -344,7 +347,7 @@ def _refusal(item: Planned, event: JobEvent, config: Configured) -> tuple[Outcom
 def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
              cause: str | None) -> Copy | tuple[Outcome, str]:
     """The copy, or why there is none (the loop guard, the limits, what cannot be copied)."""
-    described, tags = source.description, source.tags
+    described, tags = source.description, _chain_tags(event.job_name, source.tags)
     if described.get("ServerlessJobConfig"):
         return Outcome.SKIPPED, "a serverless training job is billed by tokens: it is not restarted as a copy"
     scratch = item.target == FROM_SCRATCH
@@ -404,6 +407,16 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
         return Outcome.SKIPPED, (f"the job has {len(request['Tags']) - len(OWN_TAGS)} tags: with the chain's "
                                  f"{len(OWN_TAGS)} the copy would pass SageMaker's {TAGS_MAX}")
     return Copy(name, attempt, request, says, notes)
+
+
+def _chain_tags(job: str, tags: Mapping[str, str]) -> Mapping[str, str]:
+    """The job's tags, its chain's trusted only when its name is the one the chain gives its copy (a job tagged by
+    hand as a chain's copy under another name is a first job: its claimed root, attempt, mark and seconds dropped,
+    so that no job can borrow another's name for its copy nor escape the limits)."""
+    root, attempt = tags.get(CHAIN_TAG), _whole(tags.get(ATTEMPT_TAG))
+    if root and attempt and job == _name(root, attempt):
+        return tags
+    return {key: value for key, value in tags.items() if key not in OWN_TAGS}
 
 
 def _request(described: Mapping[str, Any], name: str, runtime: int, tags: Mapping[str, str]) -> dict[str, Any]:
