@@ -104,6 +104,17 @@ def monitor_capabilities(config: Configured) -> frozenset[Capability]:
     return _capabilities(config, [registry.FINDINGS])
 
 
+# What the job actions besides a stop need of a family's jobs: the JobApi member naming the call, the calls beside
+# it, the statement's name, and why (its jobs are named by users at run time: every job under the scope).
+JOB_ACTION_CALLS = {
+    Capability.CREATE: ("create", ("AddTags", "ListTags"), "Copy",
+                        "a restart copies a job into a new one under the same name prefix: the function may create, "
+                        "tag and read the tags of"),
+    Capability.UPDATE: ("update", (), "ReleaseWarmPoolsOf",
+                        "a stop of this stack releases the warm pool of the job it stopped: the function may update"),
+}
+
+
 def family_grants(family: Family, config: Configured, needed: frozenset[Capability],
                   reads: bool = True) -> list[Grant]:
     """What the other plug-ins need of a family's jobs, as IAM statements: describe and stop on the jobs in scope (in
@@ -130,22 +141,16 @@ def family_grants(family: Family, config: Configured, needed: frozenset[Capabili
                    "(the only action in that statement; the evaluation keeps the jobs under the configured "
                    f"{family.scope.key}).",
         ))
-    if Capability.CREATE in needed and family.api.create:
-        grants.append(Grant(
-            sid="Copy" + "".join(w.capitalize() for w in plural.split()),
-            actions=(f"sagemaker:{family.api.create}", "sagemaker:AddTags", "sagemaker:ListTags"),
-            resources=family.resources(config),
-            reason=f"a restart copies a job into a new one under the same name prefix: the function may create, tag "
-                   f"and read the tags of {plural} under the configured {family.scope.key} (every job in the account "
-                   "and region when none are set).",
-        ))
-    if Capability.UPDATE in needed and family.api.update:
-        grants.append(Grant(
-            sid="ReleaseWarmPoolsOf" + "".join(w.capitalize() for w in plural.split()),
-            actions=(f"sagemaker:{family.api.update}",), resources=family.resources(config),
-            reason=f"a stop of this stack releases the warm pool of the job it stopped: {plural} are named by users "
-                   f"at run time, under the configured {family.scope.key} (every job when none are set).",
-        ))
+    for capability, (member, more, sid, what) in JOB_ACTION_CALLS.items():
+        call = getattr(family.api, member)
+        if capability in needed and call:
+            grants.append(Grant(
+                sid=sid + "".join(w.capitalize() for w in plural.split()),
+                actions=(f"sagemaker:{call}", *(f"sagemaker:{action}" for action in more)),
+                resources=family.resources(config),
+                reason=f"{what} {plural} under the configured {family.scope.key} (every job in the account and "
+                       "region when none are set).",
+            ))
     if Capability.LIST in needed:
         grants.append(Grant(
             sid=family.api.list, actions=(f"sagemaker:{family.api.list}",), resources=("*",),
