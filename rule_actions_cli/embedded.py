@@ -382,15 +382,14 @@ class EmbeddedAccount:
         in CloudWatch and CloudWatch Logs, then every scheduled run of the evaluator at the tick's time; a job's
         terminal state change goes through the stack's rule and the function, as any event."""
         from rule_actions.contract import EVALUATION_KEY
-        from rule_actions_cli.report import row
+        from rule_actions_cli.report import NO_MONITOR, row
         from rule_actions_cli.timeline import read
 
         timeline, problems = read(data, source)
         if timeline is None:
             return [row(source, None, False, None, problems)]
         if not self.evaluations:
-            return [row(source, None, False, {"ignored": "the configuration runs no monitor rules (monitor is null): "
-                                                        "the stack has no evaluator"})]
+            return [row(source, None, False, {"ignored": NO_MONITOR})]
         every = timeline.every or self._schedule_minutes()
         for run in self.evaluations:
             self._evaluated_place(run)

@@ -80,10 +80,19 @@ def colour_wanted(out: TextIO) -> bool:
         and os.environ.get("TERM") != "dumb"
 
 
+# A timeline's row when the configuration runs no monitor rules: the table says it once, with what to add.
+NO_MONITOR = ("the configuration runs no monitor rules (monitor is null): the stack has no evaluator, so the timeline "
+              "was not replayed")
+MONITOR_HINT = ('add a monitor block to replay them, e.g. "monitor": {"rules": {"StalledTraining": {}, '
+                '"LowGPUUtilization": {}}} (docs/triggers.md, the monitor rules)')
+
+
 def quiet(item: dict[str, Any]) -> str | None:
     """Why a row is left out of the table without --all (None when it is shown): an event the stack's rule does not
     match, or a repeated delivery whose every action was done or reported before. A row with problems, an error,
     a monitor rule's finding, a reason it was ignored or anything new is always shown."""
+    if item.get("ignored") == NO_MONITOR and not item.get("problems"):
+        return "no_monitor"
     if item.get("problems") or item.get("error") or item.get("rules") or item.get("ignored"):
         return None
     if not item["matched"] and not item["actions"]:
@@ -126,8 +135,14 @@ def write_table(rows: list[dict[str, Any]], out: TextIO, width: int | None = Non
         if left_out["duplicate"]:
             parts.append(f"{_count(left_out['duplicate'], 'repeated event')} whose every action was done or "
                          "reported before (duplicate)")
-        for line in _wrap(f"not listed (--all lists them): {'; '.join(parts)}", width, "  "):
-            out.write(paint(line, "2") + "\n")
+        if parts:
+            for line in _wrap(f"not listed (--all lists them): {'; '.join(parts)}", width, "  "):
+                out.write(paint(line, "2") + "\n")
+        if left_out["no_monitor"]:
+            told = (f"{_count(left_out['no_monitor'], 'timeline')} not replayed: the configuration runs no monitor "
+                    f"rules; {MONITOR_HINT}")
+            for line in _wrap(told, width, "  "):
+                out.write(paint(line, "1") + "\n")
     for line in _wrap(summary(rows), width, "  "):
         out.write(line + "\n")
 

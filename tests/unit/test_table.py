@@ -147,3 +147,22 @@ def test_what_the_destinations_received_is_grouped_redacted_and_fits():
     assert "  to the team: 2" in lines and "  to m***@example.com: 1" in lines
     assert "ml.lead" not in out.getvalue() and max(map(len, lines)) <= 70
     assert lines[lines.index("  to the team: 2") + 1].startswith("    [rule-actions] StalledTraining issues found")
+
+
+def test_timelines_a_configuration_without_monitor_cannot_replay_are_said_once_with_what_to_add():
+    # Given three timelines the configuration could not replay (no monitor block) and one event that acted
+    rows = [report.row(f"events/timelines/t{i}.json", None, False, {"ignored": report.NO_MONITOR}) for i in range(3)]
+    rows.append(report.row("events/a.json", "job-1", True,
+                           {"actions": [action("notify", "team", "done", "sent to the team")]}))
+    out = io.StringIO()
+    # When the table is written
+    write_table(rows, out, width=120)
+    text = out.getvalue()
+    # Then no timeline has a row of its own; one line counts them and says what to add, in a configuration's words
+    assert "t0.json" not in text and text.count("monitor is null") == 0
+    assert "3 timelines not replayed: the configuration runs no monitor rules; add a monitor block" in text
+    assert '"monitor": {"rules": {"StalledTraining": {}' in text.replace("\n  ", " ")
+    # And --all lists each of them
+    everything = io.StringIO()
+    write_table(rows, everything, width=120, show_all=True)
+    assert everything.getvalue().count("monitor is null") == 3
