@@ -80,7 +80,7 @@ FROM_TAG = RESTART_FROM_TAG  # the job this copy restarts
 CHECKPOINT_TAG = RESTART_CHECKPOINT_TAG  # the newest checkpoint when the copy was made (ISO 8601), or "none"
 SECONDS_TAG = RESTART_SECONDS_TAG  # the chain's training seconds before this copy
 OWN_TAGS = RESTART_TAGS
-# CreateTrainingJob's members that DescribeTrainingJob returns (botocore 1.44.8; tests/unit/test_restart.py holds it
+# CreateTrainingJob's members that DescribeTrainingJob returns (botocore 1.44.8; tests/unit/test_restart_copy.py holds it
 # to botocore's model): copied as they are, but for the ones `_request` changes. Tags and SessionChainingConfig
 # are Create's only members Describe does not return: tags are read with ListTags; session chaining cannot be
 # seen, so it is lost (docs/restarts.md says so: a row cannot tell whether the job had one).
