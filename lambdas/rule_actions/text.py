@@ -105,6 +105,12 @@ def arn_place(arn: str) -> tuple[str, str]:
     return (parts[4], parts[3]) if len(parts) > 5 else ("", "")
 
 
+def s3_parts(s3_uri: str) -> tuple[str, str]:
+    """s3://bucket/prefix -> (bucket, prefix)."""
+    bucket, _, prefix = s3_uri.removeprefix("s3://").partition("/")
+    return bucket, prefix
+
+
 def iso_z(epoch: float) -> str:
     """An epoch second as EventBridge writes a time: 2026-11-24T10:00:00Z."""
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

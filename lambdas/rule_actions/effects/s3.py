@@ -7,13 +7,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from rule_actions.text import s3_parts
+
 LIST_PAGE = 1000  # ListObjectsV2's largest MaxKeys
-
-
-def split(s3_uri: str) -> tuple[str, str]:
-    """s3://bucket/prefix -> (bucket, prefix)."""
-    bucket, _, prefix = s3_uri.removeprefix("s3://").partition("/")
-    return bucket, prefix
 
 
 class S3Checkpoints:
@@ -28,7 +24,7 @@ class S3Checkpoints:
 
     def newest(self, s3_uri: str) -> datetime | None:
         """The LastModified of the newest object under `s3_uri`, None when there is none."""
-        bucket, prefix = split(s3_uri)
+        bucket, prefix = s3_parts(s3_uri)
         if prefix and not prefix.endswith("/"):  # its own folder: llm/job-1 must not list llm/job-10/
             prefix += "/"
         newest: datetime | None = None

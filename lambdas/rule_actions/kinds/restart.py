@@ -69,7 +69,7 @@ from rule_actions.records import (
     StopRecord,
     Unread,
 )
-from rule_actions.text import arn_name, arn_place, duration, quoted, timestamp
+from rule_actions.text import arn_name, arn_place, duration, quoted, s3_parts, timestamp
 
 NAME = "restart"
 FROM_CHECKPOINT, FROM_SCRATCH = "checkpoint", "scratch"
@@ -282,7 +282,7 @@ class RestartKind(Kind):
                         (("StringEquals", "iam:PassedToService", ("sagemaker.amazonaws.com",)),))]
         buckets: dict[str, list[str]] = {}
         for uri in config[RESTART_CHECKPOINTS]:
-            bucket, _, prefix = uri.removeprefix("s3://").partition("/")
+            bucket, prefix = s3_parts(uri)
             buckets.setdefault(bucket, []).append(prefix.rstrip("/"))
         for index, (bucket, prefixes) in enumerate(sorted(buckets.items())):
             grants.append(Grant(
@@ -295,7 +295,7 @@ class RestartKind(Kind):
 
 def place(s3_uri: str) -> str:
     """s3://bucket/prefix as rows say it: "bucket B, prefix P" (a URL would be redacted to its host)."""
-    bucket, _, prefix = s3_uri.removeprefix("s3://").partition("/")
+    bucket, prefix = s3_parts(s3_uri)
     return f"bucket {bucket}, prefix {prefix.rstrip('/') or '(the whole bucket)'}"
 
 
