@@ -109,3 +109,12 @@ def test_check_finds_its_sample_events_in_the_installed_package(installed):
                 "print(len(default_events()), samples_folder())", cwd=installed, env=user_env(installed)).split()
     expected = sum(len(e) if isinstance(e := json.loads(p.read_text()), list) else 1 for p in EVENTS.glob("*.json"))
     assert int(found[0]) == expected and "site-packages/rule_actions_cli/samples" in found[1]
+
+
+def test_every_samples_folder_is_listed_as_a_package_so_setuptools_keeps_it_quietly():
+    # Given the folders of events/ (shipped as rule_actions_cli.samples) and pyproject's package list
+    folders = {".".join(("rule_actions_cli.samples", *path.relative_to(EVENTS).parts))
+               for path in EVENTS.rglob("*") if path.is_dir() and "__pycache__" not in path.parts}
+    listed = {name for name in PYPROJECT["tool"]["setuptools"]["packages"] if name.startswith("rule_actions_cli.samples.")}
+    # Then each is listed (else the build warns "Package would be ignored" and a future setuptools drops it)
+    assert folders == listed
