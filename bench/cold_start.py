@@ -37,7 +37,7 @@ from bench.common import DEMO_CONFIG, ROOT, block, median, ratio, verdict
 IMPORT_ROUNDS = 17  # >= 15 fresh interpreters of each kind
 FIRST_INVOCATION_RUNS = 5
 WARM_CALLS = 4
-TARGET_RATIO = 1.5
+TARGET_RATIO = 1.3  # issue 38: as shipped, with its bytecode
 HANDLER_MODULE, BASELINE_MODULE = "rule_actions.handler", "boto3"
 _CHILD = "import time; t = time.perf_counter(); import {module}; print(repr(time.perf_counter() - t))"
 REGION, TABLE = "us-east-1", "bench-ledger"
@@ -117,14 +117,22 @@ def runtime_with_bytecode(target: Path, python_version: str) -> Path:
     # single-file modules (six.py) where they are imported from (their cache is beside the link)
     folders = sorted(str(link.resolve()) for link in runtime.iterdir() if link.is_dir())
     for args in (folders, ["-l", str(runtime)]):
-        subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *args], check=True,
+        subprocess.run([runtime_interpreter(), "-m", "compileall", "-q", "-j", "0", *args], check=True,
                        stdout=subprocess.DEVNULL)
     return runtime
 
 
+def runtime_interpreter() -> str:
+    """The interpreter that stands for Lambda's: the runtime's version that compiled the asset's bytecode
+    (settings.runtime_python), else this one (then the shipped asset has no bytecode, as such a synthesis ships it)."""
+    from rule_actions_cdk.settings import RUNTIME
+
+    return RUNTIME.interpreter or sys.executable
+
+
 def compiled_at_import(module: str, paths: list[Path], under: Path) -> int:
     """How many modules under `under` a clean interpreter (-I -S -B) compiles from source to import `module`."""
-    done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", _COMPILED_CHILD.format(
+    done = subprocess.run([runtime_interpreter(), "-I", "-S", "-B", "-c", _COMPILED_CHILD.format(
         paths=[str(p) for p in paths], module=module, under=str(under.resolve()))], capture_output=True, text=True,
         check=True, cwd=under)
     return int(done.stdout.strip().splitlines()[-1])
@@ -145,9 +153,11 @@ def measure_asset_loads(rounds: int = IMPORT_ROUNDS) -> dict[str, Any]:
     try:
         runtime = runtime_with_bytecode(work / "runtime", PYTHON_VERSION)
         sizes: dict[str, dict[str, int]] = {}
-        for kind, only_imported, bytecode in (("shipped", True, True), ("sources", True, False), ("whole", False, True)):
+        compiles = bundle.compiles_for(PYTHON_VERSION)
+        for kind, only_imported, bytecode in (("shipped", True, None), ("sources", True, False),
+                                              ("whole", False, compiles)):
             source = work / kind
-            bundle.write(source, PYTHON_VERSION, only_imported=only_imported, bytecode=bytecode)
+            bundle.write(source, PYTHON_VERSION, only_imported=only_imported, bytecode=bytecode)  # None: as synth does
             (work / f"{kind}.zip").write_bytes(zip_directory(source))  # as the CDK CLI zips it: dated 1980-01-01
             files = [f for f in source.rglob("*") if f.is_file()]
             sizes[kind] = {"files": len(files), "zip_bytes": (work / f"{kind}.zip").stat().st_size,
@@ -165,13 +175,14 @@ def measure_asset_loads(rounds: int = IMPORT_ROUNDS) -> dict[str, Any]:
                     unzip[kind].append(time.perf_counter() - start)
                 else:
                     path, module = runtime, "boto3"
-                done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", _ASSET_CHILD.format(
+                done = subprocess.run([runtime_interpreter(), "-I", "-S", "-B", "-c", _ASSET_CHILD.format(
                     paths=[str(path), str(runtime)], module=module)], capture_output=True, text=True, check=True,
                     cwd=work)
                 imports[kind].append(float(done.stdout.strip().splitlines()[-1]))
                 if i == 0:
                     compiled[kind] = compiled_at_import(module, [path, runtime], path)
         return {"rounds": rounds, "sizes": sizes, "compiled": compiled, "python": PYTHON_VERSION,
+                "interpreter": runtime_interpreter(), "bytecode": compiles,
                 "unzip_ms": {k: median(v) * 1000 for k, v in unzip.items()},
                 "import_ms": {k: median(v) * 1000 for k, v in imports.items()}}
     finally:
@@ -190,7 +201,7 @@ def asset_breakdown() -> list[tuple[str, float]]:
     try:
         runtime = runtime_with_bytecode(work / "runtime", PYTHON_VERSION)
         bundle.write(work / "task", PYTHON_VERSION, bytecode=False)
-        done = subprocess.run([sys.executable, "-I", "-S", "-B", "-X", "importtime", "-c", _ASSET_CHILD.format(
+        done = subprocess.run([runtime_interpreter(), "-I", "-S", "-B", "-X", "importtime", "-c", _ASSET_CHILD.format(
             paths=[str(work / "task"), str(runtime)], module="rule_actions.handler")], capture_output=True, text=True,
             check=True, cwd=work)
         by_package = self_time_by_package(done.stderr)
@@ -296,7 +307,7 @@ def run() -> list[str]:
     sizes, unzip, imported, compiled = loads["sizes"], loads["unzip_ms"], loads["import_ms"], loads["compiled"]
     boto3_ms = imported["boto3"]
     cold = ratio(imported["shipped"], boto3_ms)
-    ok = cold <= TARGET_RATIO
+    ok = cold <= TARGET_RATIO and compiled["shipped"] == 0  # the asset as synth writes it compiles nothing
 
     def described(kind: str) -> str:
         size = sizes[kind]
@@ -308,12 +319,11 @@ def run() -> list[str]:
                 f"{unzip[kind] + imported[kind]:6.1f} ms; ratio {ratio(imported[kind], boto3_ms):.2f}; "
                 f"{compiled[kind]} modules compiled at import")
 
-    from rule_actions_cdk.bundle import compiles_for
+    from rule_actions_cdk.settings import RUNTIME
 
-    synthesized = ("so does this interpreter's synthesis" if compiles_for(loads["python"]) else
-                   f"this interpreter's synthesis is for python{loads['python']} and ships none")
-    shipped_as = (f"with this interpreter's bytecode, as a synthesis by the function's own runtime Python ships it "
-                  f"({synthesized})")
+    shipped_as = (f"as `make synth` writes it for python{loads['python']} ({RUNTIME.chosen}; "
+                  + ("with its bytecode" if loads["bytecode"] else "no interpreter of that version: no bytecode")
+                  + f"), imported by {loads['interpreter']}")
     lines = [
         f"as Lambda loads the code ({loads['rounds']} rounds, each kind first in turn, medians; the zip dated "
         "1980-01-01 as the CDK CLI writes it; python -I -S -B: nothing written, as /var/task is read-only):",
@@ -325,7 +335,7 @@ def run() -> list[str]:
         f"  whole     {loaded('whole')}",
         f"  import boto3 (the runtime's, its bytecode compiled first: {compiled['boto3']} modules compiled at import) "
         f"{boto3_ms:6.1f} ms",
-        f"  ratio handler/boto3 as shipped {cold:.2f}   target <= {TARGET_RATIO}",
+        f"  ratio handler/boto3 as shipped {cold:.2f}   target <= {TARGET_RATIO}, nothing compiled at import",
         "  what the import compiles and runs without bytecode (-X importtime, self time by top-level package):",
         *[f"    {pkg:<28} {ms:6.1f} ms" for pkg, ms in breakdown[:8]],
         "",
@@ -344,7 +354,7 @@ def run() -> list[str]:
         "plus AWS's network latency)",
     ]
     verdicts = [verdict(ok, f"handler import as Lambda loads the shipped asset / boto3 import = {cold:.2f} "
-                            f"(target <= {TARGET_RATIO})")]
+                            f"(target <= {TARGET_RATIO}), {compiled['shipped']} modules compiled at import")]
     print(block("[3] Cold start as Lambda loads the code: the asset unzipped, its handler imported, vs bare boto3",
                 lines + verdicts))
     return [f"[3] {v}" for v in verdicts]

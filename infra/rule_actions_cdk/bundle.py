@@ -18,22 +18,22 @@ than this machine); a distribution with compiled code stops synth with a message
 distribution's own packages (console scripts) and the installed bytecode caches are left out.
 
 Bytecode: in Lambda /var/task is read-only, so a module without its .pyc is compiled at every cold start (about a
-third of the handler's import). When the synthesizing interpreter is the function's runtime version (settings.py:
-the runtime follows it where Lambda offers it), the asset ships the bytecode this interpreter compiles, beside the
-sources: `compileall --invalidation-mode unchecked-hash` (the CDK CLI dates every file of the asset's zip
+third of the handler's import). The asset ships the bytecode that an interpreter of the function's runtime version
+compiles (settings.runtime_python: the synthesizing interpreter when Lambda offers its version, else the newest
+Lambda Python found on the machine, or the one RULE_ACTIONS_RUNTIME_PYTHON names), beside the sources: `compileall --invalidation-mode unchecked-hash` (the CDK CLI dates every file of the asset's zip
 1980-01-01, so a .pyc checked against its source's timestamp would be found stale and compiled again; an unchecked
 hash-based .pyc is used as it is), compiled in a fresh interpreter with PYTHONHASHSEED=0 and the paths named as in
 /var/task, so that the same sources give the same bytes (the asset's hash, hence the template, stays put). Another
-version cannot read it: then only the sources ship.
+version cannot read it: when no interpreter of the runtime's version is found, only the sources ship.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable
 from importlib import metadata
@@ -44,7 +44,7 @@ from packaging.utils import canonicalize_name
 
 import rule_actions
 from rule_actions.config import ConfigError
-from rule_actions_cdk.settings import SYNTHESIZING_PYTHON
+from rule_actions_cdk.settings import RUNTIME, RUNTIME_PYTHON_ENV
 
 # The function's package: its files as installed (this checkout's lambdas/rule_actions, or site-packages) are the
 # code asset's.
@@ -119,23 +119,31 @@ def _files(dist: metadata.Distribution, only: set[str] | None) -> Iterable[tuple
 
 
 def compiles_for(python_version: str) -> bool:
-    """Whether this interpreter's bytecode is the function's: the same Python minor version."""
-    return python_version == SYNTHESIZING_PYTHON
+    """Whether the asset of a function on `python_version` ships bytecode: an interpreter of that version was found."""
+    return RUNTIME.interpreter is not None and python_version == RUNTIME.version
 
 
 def compile_bytecode(folder: Path) -> None:
-    """Every source under `folder` compiled beside it (__pycache__), as unchecked hash-based .pyc files named for
-    /var/task, reproducibly (see the module's doc)."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "1", "--invalidation-mode", "unchecked-hash",
-                    "-d", TASK_ROOT, str(folder)], check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-                   stdout=subprocess.DEVNULL)
+    """Every source under `folder` compiled beside it (__pycache__) by the runtime's interpreter, as unchecked
+    hash-based .pyc files named for /var/task, reproducibly (see the module's doc)."""
+    if RUNTIME.interpreter is None:
+        raise ConfigError(f"no Python {RUNTIME.version} interpreter to compile the function's bytecode")
+    try:
+        subprocess.run([RUNTIME.interpreter, "-m", "compileall", "-q", "-j", "1", "--invalidation-mode",
+                        "unchecked-hash", "-d", TASK_ROOT, str(folder)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": "0"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except (OSError, subprocess.CalledProcessError) as error:
+        said = getattr(error, "stderr", b"") or b""
+        raise ConfigError(f"{RUNTIME.interpreter} ({RUNTIME.chosen}) could not compile the function's bytecode: "
+                          f"{said.decode(errors='replace').strip()[-300:] or error}; name a working Python "
+                          f"{RUNTIME.version} in {RUNTIME_PYTHON_ENV}") from error
 
 
 def write(output_dir: str | Path, python_version: str, only_imported: bool = True,
           bytecode: bool | None = None) -> list[str]:
     """Fill `output_dir` with the function's code; returns the bundled distributions as 'name==version'.
     `only_imported=False`: the distributions whole (to measure what leaving the rest out saves). `bytecode`: with
-    this interpreter's bytecode (by default when it is the function's Python version, `compiles_for`)."""
+    the runtime interpreter's bytecode (by default when one was found for `python_version`, `compiles_for`)."""
     out = Path(output_dir)
     shutil.copytree(FUNCTION, out / FUNCTION.name, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -153,19 +161,34 @@ def write(output_dir: str | Path, python_version: str, only_imported: bool = Tru
 
 
 def function_code(files: dict[str, str] | None = None):
-    """The function's code as a Lambda asset (`aws_lambda.Code`): `write` into a fresh directory, removed when this
-    process exits (the CDK copies it into the cloud assembly at synth); `files`: more files at its root (name ->
-    text), such as a configuration too large for the environment."""
+    """The function's code as a Lambda asset (`aws_lambda.Code`): `write` into a directory removed when this process
+    exits (the CDK copies it into the cloud assembly at synth), once per process (`staged_code`); `files`: more files
+    at its root (name -> text), such as a configuration too large for the environment, in a copy of it."""
     from aws_cdk import aws_lambda as lambda_
 
     from rule_actions_cdk.settings import PYTHON_VERSION
 
+    staged = staged_code(PYTHON_VERSION)
+    if files:
+        staged = shutil.copytree(staged, _temporary(), dirs_exist_ok=True)
+        for name, text in files.items():
+            (staged / name).write_text(text, encoding="utf-8")
+    return lambda_.Code.from_asset(str(staged))
+
+
+@functools.cache
+def staged_code(python_version: str) -> Path:
+    """The code written once per process and Python version: every stack a process synthesizes (the tests', a
+    replay's) ships the same sources, and compiling their bytecode in another interpreter takes about a second."""
+    staged = _temporary()
+    write(staged, python_version)
+    return staged
+
+
+def _temporary() -> Path:
     staged = Path(tempfile.mkdtemp(prefix="rule-actions-code-"))
     atexit.register(shutil.rmtree, staged, ignore_errors=True)
-    write(staged, PYTHON_VERSION)
-    for name, text in (files or {}).items():
-        (staged / name).write_text(text, encoding="utf-8")
-    return lambda_.Code.from_asset(str(staged))
+    return staged
 
 
 def link_runtime(target: Path, python_version: str) -> Path:

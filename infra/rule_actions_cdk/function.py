@@ -17,7 +17,7 @@ import json
 from typing import NamedTuple
 
 import jsii
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Annotations, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -41,7 +41,7 @@ from rule_actions.contract import (
 )
 from rule_actions_cdk import organization, plugins
 from rule_actions_cdk.grants import acknowledge, grant
-from rule_actions_cdk.settings import LAMBDA_PYTHONS, PYTHON_VERSION, StackSettings
+from rule_actions_cdk.settings import LAMBDA_PYTHONS, PYTHON_VERSION, RUNTIME, RUNTIME_PYTHON_ENV, StackSettings
 
 HANDLER = "rule_actions.handler.lambda_handler"
 RUNTIMES = {version: getattr(lambda_.Runtime, "PYTHON_" + version.replace(".", "_")) for version in LAMBDA_PYTHONS}
@@ -120,18 +120,24 @@ def new_function(scope: Construct, construct_id: str, function_name: str, descri
                  role: iam.Role, log_group: logs.LogGroup, memory: int, timeout: Duration,
                  environment: dict[str, str], **options: object) -> lambda_.Function:
     """A function of the construct: the handler of the bundled code, on arm64, with the functions' environment, on
-    the runtime of the synthesizing interpreter's Python version where Lambda offers it (settings.py)."""
+    the runtime settings.runtime_python chose (the synthesizing interpreter's version where Lambda offers it)."""
     function = lambda_.Function(
         scope, construct_id, function_name=function_name, description=description,
         runtime=RUNTIMES[PYTHON_VERSION], architecture=lambda_.Architecture.ARM_64, handler=HANDLER, code=code,
         role=role, environment=environment, memory_size=memory, timeout=timeout, log_group=log_group,
         **options)
+    if RUNTIME.interpreter is None:
+        Annotations.of(function).add_warning_v2(
+            "rule-actions:NoBytecode",
+            f"The function's code ships without bytecode: {RUNTIME.chosen}, so each cold start compiles its modules "
+            f"(about 1.5x the import time). Install Python {LAMBDA_PYTHONS[-1]} (or {', '.join(LAMBDA_PYTHONS[:-1])}) "
+            f"or name one in {RUNTIME_PYTHON_ENV}, then synthesize again.")
     if PYTHON_VERSION != LAMBDA_PYTHONS[-1]:
         Validations.of(function).acknowledge(Acknowledgment(
             id="AwsSolutions-L1",
-            reason=f"The runtime is python{PYTHON_VERSION}, the version of the Python that synthesized the stack, "
-                   "so that the code ships the bytecode that runtime reads (a faster cold start); Lambda supports "
-                   f"it. Synthesize with Python {LAMBDA_PYTHONS[-1]} for the latest runtime.",
+            reason=f"The runtime is python{PYTHON_VERSION}, the version of {RUNTIME.chosen}, so that the code "
+                   "ships the bytecode that runtime reads (a faster cold start); Lambda supports it. Synthesize "
+                   f"with Python {LAMBDA_PYTHONS[-1]} (or name one in {RUNTIME_PYTHON_ENV}) for the latest runtime.",
         ))
     return function
 

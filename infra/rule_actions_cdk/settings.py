@@ -9,7 +9,10 @@ allowed, so `app.py` prints one message and exits 1.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,13 +32,79 @@ FILE_STACK, FILE_SCHEMA = "stack", "$schema"  # the file's keys besides the conf
 # The Python versions the function may run on: Lambda's managed Python runtimes on Amazon Linux 2023 (python3.12,
 # deprecated on 2028-10-31; python3.13 and python3.14 on 2029-06-30). python3.11 is left out although Lambda still
 # lists it: it runs on Amazon Linux 2, whose end of life was 2026-06-30, and Lambda blocks creating its functions a
-# month after the runtime's deprecation (a stack synthesized today must still deploy next year). The function's
-# runtime (and the markers its bundled dependencies are chosen by) is the synthesizing interpreter's version when it
-# is one of these, so that the code asset can ship the bytecode this interpreter compiles (infra/rule_actions_cdk/bundle.py:
-# only that version reads it), else the newest (no bytecode: the runtime compiles on its first import).
+# month after the runtime's deprecation (a stack synthesized today must still deploy next year).
 LAMBDA_PYTHONS = ("3.12", "3.13", "3.14")
 SYNTHESIZING_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
-PYTHON_VERSION = SYNTHESIZING_PYTHON if SYNTHESIZING_PYTHON in LAMBDA_PYTHONS else LAMBDA_PYTHONS[-1]
+RUNTIME_PYTHON_ENV = "RULE_ACTIONS_RUNTIME_PYTHON"  # an interpreter (path or command) that decides the runtime
+
+
+@dataclass(frozen=True)
+class RuntimePython:
+    """The function's Python version and the interpreter of that version that compiles its code asset's bytecode
+    (infra/rule_actions_cdk/bundle.py: only that version reads it; None: none was found, the asset ships sources
+    and every cold start compiles them), and how it was chosen (synth's note, cdk-nag's acknowledgment)."""
+
+    version: str
+    interpreter: str | None
+    chosen: str
+
+
+def runtime_python(environ: Mapping[str, str] | None = None, executable: str = sys.executable,
+                   synthesizing: str = SYNTHESIZING_PYTHON) -> RuntimePython:
+    """In order: the interpreter `RULE_ACTIONS_RUNTIME_PYTHON` names (a path or a command on PATH, run once to
+    read its version; an error unless it is one of LAMBDA_PYTHONS); the synthesizing interpreter when its version
+    is one; the newest of python3.14, 3.13, 3.12 found on PATH (not through pyenv's or asdf's shims, which fail
+    outside their own version) or installed by pyenv or uv; else python3.14 without an interpreter."""
+    env = os.environ if environ is None else environ
+    named = env.get(RUNTIME_PYTHON_ENV, "").strip()
+    if named:
+        found = shutil.which(named, path=env.get("PATH")) or named
+        version = _version_of(found)
+        if version not in LAMBDA_PYTHONS:
+            raise ConfigError(f"{RUNTIME_PYTHON_ENV}={quoted(named)}: "
+                              + (f"is Python {version}" if version else "does not run as a Python interpreter")
+                              + f"; the function's runtime must be one of {', '.join(LAMBDA_PYTHONS)}")
+        return RuntimePython(version, found, f"{RUNTIME_PYTHON_ENV} names {found}")
+    if synthesizing in LAMBDA_PYTHONS:
+        return RuntimePython(synthesizing, executable, "the Python that synthesizes")
+    for version in reversed(LAMBDA_PYTHONS):
+        found = _installed(version, env)
+        if found:
+            return RuntimePython(version, found, f"the newest Lambda Python found on this machine ({found})")
+    return RuntimePython(LAMBDA_PYTHONS[-1], None, f"no Python {', '.join(LAMBDA_PYTHONS)} was found on this machine")
+
+
+def _version_of(interpreter: str) -> str | None:
+    """'3.13' for an interpreter that runs, else None."""
+    try:
+        done = subprocess.run([interpreter, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                              capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _installed(version: str, env: Mapping[str, str]) -> str | None:
+    """An interpreter of `version`: on PATH (shims left out), else the newest pyenv or uv installation of it."""
+    name = f"python{version}"
+    for folder in env.get("PATH", "").split(os.pathsep):
+        candidate = Path(folder or ".") / name
+        if "shims" not in candidate.parts and candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    home = Path(env.get("HOME") or Path.home())
+    pyenv = Path(env.get("PYENV_ROOT") or home / ".pyenv") / "versions"
+    uv = Path(env.get("UV_PYTHON_INSTALL_DIR") or home / ".local" / "share" / "uv" / "python")
+    release = re.compile(rf"(?:cpython-)?{re.escape(version)}\.(\d+)(?:-.*)?")  # not 3.13.0t nor 3.13-dev
+    installs = {}
+    for candidate in (*pyenv.glob(f"*/bin/{name}"), *uv.glob(f"*/bin/{name}")):
+        matched = release.fullmatch(candidate.parent.parent.name)
+        if matched and os.access(candidate, os.X_OK):
+            installs[candidate] = int(matched.group(1))
+    return str(max(installs, key=installs.__getitem__)) if installs else None
+
+
+RUNTIME = runtime_python()
+PYTHON_VERSION = RUNTIME.version
 
 # Retention periods CloudWatch Logs accepts (and aws-cdk-lib's RetentionDays names); null keeps logs forever.
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,

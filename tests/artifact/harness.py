@@ -1,6 +1,7 @@
 """The deployed artifact, tested as Lambda would run it: the stack's template deployed into moto server on
 127.0.0.1 (its code asset uploaded as the zip CloudFormation reads), the function's role enforced by moto's IAM
-policy engine, and the handler run from the unzipped asset in a clean interpreter (lambda_runner.py).
+policy engine, and the handler run from the unzipped asset in a clean interpreter (lambda_runner.py) of the
+function's runtime version where one is found (settings.RUNTIME: the one that compiled the asset's bytecode).
 
 What moto's IAM engine is given here beyond moto itself:
 - the resource each call acts on (moto checks "*" for most services): the topic or subscription ARN for SNS,
@@ -40,7 +41,7 @@ from moto.sns.exceptions import SNSInvalidParameter
 from moto.sns.responses import SNSResponse
 
 from rule_actions_cdk.bundle import link_runtime
-from rule_actions_cdk.settings import PYTHON_VERSION
+from rule_actions_cdk.settings import PYTHON_VERSION, RUNTIME
 from rule_actions_cli.embedded import HANDLER, EmbeddedAccount, _sub
 from rule_actions_cli.emulator import dynamodb as moto_dynamodb
 from rule_actions_cli.emulator import monitoring as moto_monitoring
@@ -212,9 +213,10 @@ class Runner:
 
     def __init__(self, asset: Path, runtime: Path, env: dict[str, str]):
         self.log = tempfile.TemporaryFile("w+")  # the handler's log lines (its stdout in Lambda), for failures
-        self.process = subprocess.Popen([sys.executable, "-I", "-S", str(RUNNER), str(asset), str(runtime)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-                                        text=True, env=env, cwd=asset)
+        python = RUNTIME.interpreter or sys.executable
+        self.process = subprocess.Popen([python, "-I", "-S", str(RUNNER), str(asset), str(runtime)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+                                        env=env, cwd=asset)
         self.hello = self._read()
 
     def _read(self) -> dict[str, Any]:

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rule_actions_cdk import bundle
-from rule_actions_cdk.settings import PYTHON_VERSION
+from rule_actions_cdk.settings import PYTHON_VERSION, RUNTIME
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,15 +44,22 @@ def test_the_asset_holds_the_package_the_listed_files_and_the_metadata_only(tmp_
     assert len(shipped) < len([p for p in whole.rglob("*") if p.is_file() and "__pycache__" not in p.parts]) / 2
 
 
+def cache_tag(version: str) -> str:
+    """The bytecode's file tag of a CPython version: '3.13' -> 'cpython-313'."""
+    return "cpython-" + version.replace(".", "")
+
+
 def pyc_flags(path: Path) -> int:
     """The flags word of a .pyc's header (PEP 552): 0 timestamp-based, 0b01 hash-based unchecked, 0b11 checked."""
     return int.from_bytes(path.read_bytes()[4:8], "little")
 
 
 def test_the_asset_ships_unchecked_bytecode_for_the_runtime_it_was_synthesized_for(tmp_path):
-    # When the asset is written for this interpreter's Python version (the runtime follows it where Lambda has it),
-    # twice, and for another version
-    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    # Given the function's runtime and the interpreter of its version found on this machine (settings.RUNTIME)
+    mine = RUNTIME.version
+    if RUNTIME.interpreter is None:
+        pytest.skip(f"no interpreter compiles the asset's bytecode here: {RUNTIME.chosen}")
+    # When the asset is written for it, twice, and for another version
     bundle.write(tmp_path / "one", mine)
     bundle.write(tmp_path / "two", mine)
     other = "3.14" if mine != "3.14" else "3.13"
@@ -60,7 +69,7 @@ def test_the_asset_ships_unchecked_bytecode_for_the_runtime_it_was_synthesized_f
     # 1980-01-01: a timestamp-checked .pyc would be compiled again), and nothing else is compiled
     sources = {p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.py")}
     compiled = {p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.pyc")}
-    tag = sys.implementation.cache_tag
+    tag = cache_tag(mine)
     assert compiled == {s.parent / "__pycache__" / f"{s.stem}.{tag}.pyc" for s in sources}
     assert {pyc_flags(tmp_path / "one" / c) for c in compiled} == {0b01}
     # named as Lambda unzips them (tracebacks), and the same bytes each time (the asset's hash stays put)
@@ -77,7 +86,9 @@ def test_the_shipped_bytecode_is_what_a_clean_interpreter_runs_from_a_zip_dated_
 
     from rule_actions_cli.synth import zip_directory
 
-    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    mine = RUNTIME.version
+    if RUNTIME.interpreter is None:
+        pytest.skip(f"no interpreter of the function's runtime here: {RUNTIME.chosen}")
     bundle.write(tmp_path / "staged", mine)
     (tmp_path / "code.zip").write_bytes(zip_directory(tmp_path / "staged"))
     zipfile.ZipFile(tmp_path / "code.zip").extractall(tmp_path / "task")
@@ -93,7 +104,7 @@ def test_the_shipped_bytecode_is_what_a_clean_interpreter_runs_from_a_zip_dated_
              "m.SourceFileLoader.source_to_code = counted\n"
              "import rule_actions.handler\n"
              "print([p for p in compiled if p.startswith(sys.argv[1])])\n")
-    done = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", child, str(tmp_path / "task"), str(runtime)],
+    done = subprocess.run([RUNTIME.interpreter, "-I", "-S", "-B", "-c", child, str(tmp_path / "task"), str(runtime)],
                           capture_output=True, text=True, cwd=tmp_path, check=False)
     # Then it compiles none of the asset's sources: it runs the shipped bytecode
     assert done.returncode == 0, done.stderr[-2000:]

@@ -456,12 +456,13 @@ def test_the_runtime_follows_the_synthesizing_python_where_lambda_offers_it():
     import sys
 
     from rule_actions_cdk.function import RUNTIMES
-    from rule_actions_cdk.settings import LAMBDA_PYTHONS
+    from rule_actions_cdk.settings import LAMBDA_PYTHONS, RUNTIME
 
     mine = f"{sys.version_info.major}.{sys.version_info.minor}"
-    # Then the function's runtime is this interpreter's version where Lambda offers it, else the newest, and each
-    # version Lambda offers names its runtime in aws-cdk-lib
-    assert PYTHON_VERSION == (mine if mine in LAMBDA_PYTHONS else LAMBDA_PYTHONS[-1])
+    # Then the function's runtime is this interpreter's version where Lambda offers it, else that of the newest
+    # Lambda Python found here (else the newest), and each version Lambda offers names its runtime in aws-cdk-lib
+    assert PYTHON_VERSION == RUNTIME.version and PYTHON_VERSION in LAMBDA_PYTHONS
+    assert (RUNTIME.interpreter == sys.executable) == (mine in LAMBDA_PYTHONS)
     assert {version: runtime.name for version, runtime in RUNTIMES.items()} == {
         version: f"python{version}" for version in LAMBDA_PYTHONS}
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import tomllib
 import zipfile
 from pathlib import PurePosixPath
@@ -74,13 +73,13 @@ def test_a_users_app_synthesizes_from_the_installed_wheel(installed):
     assert (asset / "rule_actions" / "handler.py").is_file() and "aws_lambda_powertools" in top
     assert not top & {"rule_actions_cdk", "rule_actions_cli", "rule_actions_sdk", "boto3", "botocore"}
     assert not (asset / "rule_actions" / "client.py").exists()
-    # with the bytecode of the user's interpreter when Lambda offers its version (the function's runtime follows it)
-    from rule_actions_cdk.settings import LAMBDA_PYTHONS
+    # on the runtime settings.runtime_python chooses (the user's interpreter's version when Lambda offers it, else
+    # the newest Lambda Python found on the machine), with that version's bytecode when an interpreter of it was found
+    from rule_actions_cdk.settings import RUNTIME
 
-    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
-    compiled = (asset / "rule_actions" / "__pycache__" / f"handler.{sys.implementation.cache_tag}.pyc").is_file()
-    assert (functions[0]["Runtime"], compiled) == ((f"python{mine}", True) if mine in LAMBDA_PYTHONS else
-                                                   (f"python{LAMBDA_PYTHONS[-1]}", False))
+    tag = "cpython-" + RUNTIME.version.replace(".", "")
+    compiled = (asset / "rule_actions" / "__pycache__" / f"handler.{tag}.pyc").is_file()
+    assert (functions[0]["Runtime"], compiled) == (f"python{RUNTIME.version}", RUNTIME.interpreter is not None)
 
 
 def test_the_command_runs_from_a_users_directory(installed):
