@@ -399,7 +399,7 @@ def job_chart(story: Story) -> str:
                              + _text(axis.right - 4, level(story.budget * fraction) - 4,
                                      esc(f"warn at {fraction:.0%}"), 10, "end", FINDING_COLOUR))
         line = " ".join(f"{axis.x(m)},{level(v)}" for m, v in figures)
-        parts.append(f'<polyline figures="{line}" fill="none" stroke="{COST_COLOUR}" stroke-width="2"/>')
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{COST_COLOUR}" stroke-width="2"/>')
         for m, v in figures:
             parts.append(f'<circle cx="{axis.x(m)}" cy="{level(v)}" r="3" fill="{COST_COLOUR}">'
                          f'<title>+{m} min: ${v:,.2f}</title></circle>')
