@@ -192,3 +192,17 @@ def test_the_page_is_written_whole(tmp_path):
     target = tmp_path / "replay.html"
     html_report.write(str(target), [(source, json.loads(BUDGET.read_text()))], budget_rows(source))
     assert target.read_text().endswith("</html>\n") and [p.name for p in tmp_path.iterdir()] == ["replay.html"]
+
+
+def test_replay_refuses_an_html_path_it_cannot_write_before_replaying(tmp_path, capsys, monkeypatch):
+    from rule_actions_cli.main import main
+
+    # Given a folder that does not exist (and no configuration file where the command runs)
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "missing" / "replay.html"
+    # When the replay is asked to write its page there
+    code = main(["replay", "--html", str(target), str(HUNG)])
+    # Then it refuses with one line naming the flag and the folder, exit status 2, and nothing is replayed
+    said = capsys.readouterr()
+    assert code == 2 and said.out == ""
+    assert said.err.strip() == f"rule-actions: --html {target}: the folder {target.parent} does not exist"
