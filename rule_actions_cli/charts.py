@@ -329,7 +329,7 @@ def job_chart(story: Story) -> str:
     lanes: list[tuple[str, int, int]] = []  # (label, top, height)
 
     # Phases
-    top, height = y + 8, 26
+    top, height = y + 20, 26
     lanes.append(("phase", top, height))
     for first, last, phase in story.phases:
         x0, x1 = axis.x(first), axis.x(last)
@@ -440,11 +440,12 @@ def job_chart(story: Story) -> str:
     # The stop, across every lane
     if story.stopped is not None:
         x = axis.x(story.stopped)
-        parts.append(f'<line x1="{x}" x2="{x}" y1="{lanes[0][1] - 4}" y2="{y + 4}" stroke="{STOP_COLOUR}" '
+        parts.append(f'<line x1="{x}" x2="{x}" y1="{lanes[0][1] - 18}" y2="{y + 4}" stroke="{STOP_COLOUR}" '
                      f'stroke-width="2"/>')
         words = f"stopped at +{story.stopped} min ({_clock(story.start, story.stopped)} UTC)"
         anchor = "end" if x + len(words) * CHAR > axis.right else "start"
-        parts.append(_text(x + (-4 if anchor == "end" else 4), y + 16, esc(words), 11, anchor, STOP_COLOUR, "bold"))
+        parts.append(_text(x + (-4 if anchor == "end" else 4), lanes[0][1] - 7, esc(words), 11, anchor, STOP_COLOUR,
+                           "bold"))
 
     # The time axis
     y += 24
@@ -457,8 +458,8 @@ def job_chart(story: Story) -> str:
                      + _text(x, y + 14, _clock(story.start, minute), 9, "middle", "#6b7280"))
     labels = "".join(_text(LEFT - 44 if height_ > 30 else LEFT - 10, top_ + height_ / 2 + 4, esc(label), 11, "end",
                            "#111827", "bold") for label, top_, height_ in lanes)
-    legend = _legend(y + 30)
-    total = y + 52
+    legend, bottom = _legend(y + 30, [phase for phase in dict.fromkeys(p[2] for p in story.phases)])
+    total = bottom + 12
     title = esc(f"{story.job}: phases, log lines, {GPU}, cost and what the stack did, minute by minute")
     return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {WIDTH} {total}" width="{WIDTH}" '
             f'height="{total}" {FONT} class="ra-chart"><title>{title}</title>'
@@ -482,13 +483,18 @@ def _segments(points: list[tuple[int, float]]) -> list[list[tuple[int, float]]]:
     return runs
 
 
-def _legend(y: int) -> str:
-    items = [("rect", PHASE_COLOURS["Training"], "Training"), ("rect", SILENCE_COLOUR, "log silence"),
+def _legend(y: int, phases: list[str]) -> tuple[str, int]:
+    """The legend (the job's phases, then the marks), in as many lines as it takes; and its bottom."""
+    items = [("rect", PHASE_COLOURS.get(phase, OTHER_PHASE), phase) for phase in phases]
+    items += [("rect", SILENCE_COLOUR, "log silence"),
              ("line", GPU_COLOUR, f"{GPU} (% per host, mean)"), ("line", COST_COLOUR, "cost the function said"),
              ("tri", FINDING_COLOUR, "finding"), ("dot", NOTIFY_COLOUR, "action done"),
              ("square", STOP_COLOUR, "stop")]
     out, x = [], LEFT
     for shape, colour, words in items:
+        shown_words = shown(words, 40)
+        if x + 24 + len(shown_words) * 5.6 > WIDTH - RIGHT:
+            x, y = LEFT, y + 16
         if shape == "rect":
             out.append(f'<rect x="{x}" y="{y - 9}" width="14" height="10" fill="{colour}"/>')
         elif shape == "line":
@@ -499,9 +505,9 @@ def _legend(y: int) -> str:
             out.append(f'<circle cx="{x + 7}" cy="{y - 4}" r="4" fill="{colour}"/>')
         else:
             out.append(f'<rect x="{x + 2}" y="{y - 9}" width="10" height="10" fill="{colour}"/>')
-        out.append(_text(x + 18, y, esc(words), 10, colour="#374151"))
-        x += 24 + int(len(words) * 5.6)
-    return "".join(out)
+        out.append(_text(x + 18, y, esc(shown_words), 10, colour="#374151"))
+        x += 24 + int(len(shown_words) * 5.6)
+    return "".join(out), y
 
 
 def cost_bar(story: Story) -> str | None:
