@@ -148,7 +148,8 @@ def timeline_stories(timeline: Timeline, rows: Sequence[Mapping[str, Any]], said
             story.phases = [(trial.start, trial.end, "InProgress")]
             if trial.end < timeline.minutes:
                 story.phases.append((trial.end, timeline.minutes, trial.status))
-            story.notes.append("a trial of the tuning job: the timeline gives its run, not its metrics or log lines")
+            story.notes.append("a trial of the tuning job: the timeline gives its run, not its metrics, log lines "
+                               "or cost")
             _rows_into(story, by_job.get(trial.name, []))
             out.append(story)
     for name, group in by_job.items():
@@ -202,10 +203,12 @@ def _story(timeline: Timeline, job: Job, rows: Sequence[Mapping[str, Any]], said
     stopped_at = min((m.minute for m in story.marks if m.trigger == "job:Stopped"), default=None)
     # Its phases: the timeline's until the stop, then Stopping until its Stopped outcome (the replay's next run).
     spans = [(p[0], p[2] or p[1]) for p in job.phases if p[0] < end]
-    if story.stopped is not None:
+    if story.stopped is not None and job.family == "training":
         spans.append((story.stopped, "Stopping"))
         if stopped_at is not None and stopped_at > story.stopped:
             spans.append((stopped_at, "Stopped"))
+    elif story.stopped is not None:  # another family's state change is not replayed: Stopped by the stack's stop
+        spans.append((story.stopped, "Stopped"))
     for index, (first, phase) in enumerate(spans):
         last = spans[index + 1][0] if index + 1 < len(spans) else timeline.minutes
         if last > first:
@@ -234,7 +237,9 @@ def _story(timeline: Timeline, job: Job, rows: Sequence[Mapping[str, Any]], said
     billed = [p[0] for p in job.phases if p[1] == "InProgress" and p[2] not in UNBILLED]
     story.billing_start = billed[0] if billed else None
     if not gpu:
-        story.notes.append(f"the timeline gives this job no {GPU}")
+        story.notes.append(f"the timeline gives this job no {GPU}: no GPU panel")
+    if not story.costs:
+        story.notes.append("its rows state no cost (no Budget rule judged it, no stop said its cost): no cost panel")
     return story
 
 
@@ -357,11 +362,11 @@ def job_chart(story: Story) -> str:
         parts.append(f'<path d="{path}" stroke="{LOG_COLOUR}" stroke-width="1"/>')
     y = top + height
 
-    # GPU use
+    # GPU use (a job without its datapoints: no panel, its notes say so)
     top, height = y + 14, 70
-    lanes.append(("GPU use", top, height))
-    parts.append(_panel(axis, top, height))
     if story.gpu:
+        lanes.append(("GPU use", top, height))
+        parts.append(_panel(axis, top, height))
         peak = max(100.0, max(v for _, v in story.gpu))
         ceiling = 100 * -(-peak // 100)
         scale = height / ceiling
@@ -370,17 +375,15 @@ def job_chart(story: Story) -> str:
         for segment in _segments(story.gpu):
             points = " ".join(f"{axis.x(m + 0.5)},{round(top + height - v * scale, 1)}" for m, v in segment)
             parts.append(f'<polyline points="{points}" fill="none" stroke="{GPU_COLOUR}" stroke-width="2"/>')
-    else:
-        parts.append(_text(axis.left + 8, top + height / 2 + 4, f"no {GPU} in the timeline", 11, colour="#6b7280"))
-    y = top + height
+        y = top + height
 
     # Cost against the budget
     top, height = y + 14, 70
-    lanes.append(("cost", top, height))
-    parts.append(_panel(axis, top, height))
     figures = ([(story.billing_start, 0.0)] if story.billing_start is not None and story.costs
               and story.billing_start < story.costs[0][0] else []) + [(m, v) for m, v in story.costs]
     if figures:
+        lanes.append(("cost", top, height))
+        parts.append(_panel(axis, top, height))
         ceiling = max([v for _, v in figures] + [story.budget or 0.0]) * 1.1 or 1.0
         scale = height / ceiling
 
@@ -408,10 +411,7 @@ def job_chart(story: Story) -> str:
                            colour=COST_COLOUR, weight="bold"))
         parts.append(_text(axis.left - 6, top + 9, esc(f"${ceiling:,.0f}"), 9, "end", "#6b7280")
                      + _text(axis.left - 6, top + height, "$0", 9, "end", "#6b7280"))
-    else:
-        parts.append(_text(axis.left + 8, top + height / 2 + 4, "no cost said by its rows (no Budget rule, no stop "
-                           "with its cost)", 11, colour="#6b7280"))
-    y = top + height
+        y = top + height
 
     # Findings and actions
     top, height = y + 14, 40

@@ -115,13 +115,15 @@ def test_the_cost_bar_says_what_the_stop_cost_and_saved_against_the_budget_and_i
     assert "warned at 50% (+50 min)" in words
 
 
-def test_a_job_whose_rows_state_no_cost_gets_no_cost_bar_and_its_panel_says_so():
+def test_a_job_whose_rows_state_no_cost_gets_no_cost_panel_nor_bar_and_its_notes_say_so():
     source = str(HUNG)
     rows = [row(source, 80, STALL_JOB, [{"rule": "StalledTraining", "verdict": "IssuesFound", "reason": "silent"}],
                 [action("notify", "done", "sent")])]
     [story] = charts.stories([(source, json.loads(HUNG.read_text()))], rows)
     assert charts.cost_bar(story) is None and story.stopped is None
-    assert "no cost said by its rows" in charts.job_chart(story)
+    assert "its rows state no cost" in " ".join(story.notes)
+    svg = charts.job_chart(story)
+    assert ">GPU use</text>" in svg and ">cost</text>" not in svg  # its lanes: the GPU's, no cost panel
 
 
 def test_the_page_lists_every_finding_and_action_of_the_rows_and_every_other_event():
