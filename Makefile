@@ -32,7 +32,7 @@ export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families demo-restarts test docs dist bench stress synth lint typecheck lint-template checkov bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families demo-restarts test docs dist bench stress synth lint typecheck lint-template checkov chromium bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -118,6 +118,18 @@ demo-restarts: $(DEMO_STAMP)
 	$(VENV)/bin/rule-actions replay --config examples/restart-config.json $(RESTARTS)/restart-resumes.json \
 		$(RESTARTS)/restart-no-progress.json $(RESTARTS)/restart-capacity.json $(RESTARTS)/healthy-restart.json
 
+# Headless Chromium for the tests that look at the HTML page of a replay (tests/e2e/test_html_report.py: a screenshot,
+# a DOM dump, both offline): Debian's chromium package, installed when /usr/bin/chromium is missing and we are root
+# (CI's machines are); otherwise it says what to run, and those tests skip saying why. Idempotent.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@if [ -x $(CHROMIUM) ]; then echo "chromium: $$($(CHROMIUM) --version 2>/dev/null)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
+			>/dev/null && echo "chromium: $$($(CHROMIUM) --version 2>/dev/null)"; \
+	else echo "chromium: $(CHROMIUM) is missing and cannot be installed here (not root, or no apt-get): run" \
+		"'sudo apt-get install --no-install-recommends chromium'; the HTML page's browser tests skip"; fi
+
 # ruff on the sources (rules in pyproject.toml); a finding fails `make test`.
 lint: setup
 	$(VENV)/bin/ruff check --quiet .
@@ -129,7 +141,7 @@ typecheck: setup
 # pytest on every core (pytest-xdist), each test module on one worker (its synthesized stack or deployed account is
 # built once); PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= auto
-test: setup lint typecheck synth lint-template checkov docs dist
+test: setup chromium lint typecheck synth lint-template checkov docs dist
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadscope
 
 # The documentation site (docs/, mkdocs.yml) built strictly into site/: a broken link or anchor fails. Not

@@ -8,7 +8,7 @@ import sys
 from typing import Any, NoReturn
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import files, inputs, receiver, report, savings, subscriptions, terminal, testnotify
+from rule_actions_cli import files, html_report, inputs, receiver, report, savings, subscriptions, terminal, testnotify
 from rule_actions_cli import template as template_command
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import add_target_options, examples
@@ -142,6 +142,10 @@ def parser() -> argparse.ArgumentParser:
                         "there is one, else the defaults)")
     replay.add_argument("--dry-run", action="store_true", help="set dry_run: decide and report, change nothing")
     replay.add_argument("--verbose", action="store_true", help="show the handler's structured logs (stderr)")
+    replay.add_argument("--html", metavar="FILE", help="also write the replay as one self-contained HTML page (no "
+                        "script, nothing loaded from elsewhere): per timeline job, a chart of its phases, log "
+                        "silences, GPU use, findings, the run that stopped or notified, and its cost against its "
+                        "budget with what a stop saved; then every other event's row")
     receiver.add_options(replay)
     invoke = commands.add_parser(
         "invoke",
@@ -200,7 +204,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "replay":
         context, config_errors = inputs.replay_context(args.config, args.dry_run)
         secrets, secret_errors = inputs.load_secrets(args.secrets)
-        errors += config_errors + secret_errors
+        errors += config_errors + secret_errors + html_report.unwritable(args.html)
     if errors:
         return refuse(*errors)
     said = inputs.warnings_block(context) if context is not None else None
@@ -217,6 +221,11 @@ def _main(argv: list[str] | None) -> int:
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         return refuse(err)
     write(args)(rows, sys.stdout)
+    if args.html:
+        try:
+            html_report.write(args.html, events, rows)
+        except OSError as err:
+            return refuse(html_report.problem(args.html, err))
     side = sys.stderr if args.json else sys.stdout
     receiver.report(receivers, side)
     if args.receiver:

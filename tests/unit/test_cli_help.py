@@ -44,6 +44,8 @@ REACH = {
     "embedded.py": ("replay", "test-notify", "report"),
     "savings.py": ("report",),
     "timeline.py": ("replay",),
+    "html_report.py": ("replay",),
+    "charts.py": ("replay",),
 }
 # Modules that are not the `rule-actions` command (their own parsers: `make deploy`'s, moto's extensions).
 NOT_THE_COMMAND = {"deploy.py", "deploy_local.py"}
