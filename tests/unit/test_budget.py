@@ -31,7 +31,8 @@ SETTINGS = MonitorSettings()  # no stack-wide rule: what the job's tags attach
 
 def job(name="ft-1", tags=None, family="training") -> RunningJob:
     return RunningJob(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
-                      NOW - 3600, (), (), tags or {}, family=family)
+                      NOW - 3600, (), (), tags or {}, family=family,
+                      billed_from=NOW - 3600 if family == "training" else None)
 
 
 def spent(usd_per_hour: float, hours: float) -> JobCost:
