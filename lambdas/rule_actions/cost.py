@@ -384,12 +384,20 @@ def instance_types(billing: Billing, record: Mapping[str, Any]) -> tuple[str, ..
 
 
 def needs(billing: Billing | None, record: Mapping[str, Any], region: str, prices: PriceSettings,
-          job_name: str) -> frozenset[Any]:
+          job_name: str, read: Mapping[Any, Any] | None = None) -> frozenset[Any]:
     """What the job's cost reads: the Price List's prices of its instance types the configuration does not give
-    (when price_list), and a tuning job's trials."""
+    (when price_list), and a tuning job's trials; once those were `read`, also the prices of the instance types its
+    trials' own descriptions name (a caller reads again what this adds)."""
     if billing is None:
         return frozenset()
-    found: set[Any] = {PriceList(t, region) for t in instance_types(billing, record)
+    kinds = list(instance_types(billing, record))
+    listed = (read or {}).get(TrialRuns(job_name)) if billing.trials else None
+    if isinstance(listed, (list, tuple)):
+        for trial in listed:
+            own = fleet(trial.record.get("ResourceConfig"), "") if isinstance(trial, TrialRun) and \
+                trial.record is not None else ()
+            kinds += [t for t, _ in own] if not isinstance(own, Unknown) else []
+    found: set[Any] = {PriceList(t, region) for t in dict.fromkeys(kinds)
                        if prices.price_list and prices.override(t, region) is None}
     if billing.trials:
         found.add(TrialRuns(job_name))
