@@ -98,23 +98,56 @@ def _put_other(timeline: Any, job: Any, status: str, tick: int, place: Mapping[s
             "InstanceType": job.instance_type, "InstanceCount": job.instance_count}, start_time=start,
             tags=job.tags, **place)
     else:
-        arn = moto_sagemaker.put_tuning_job(job.name, status, tags=job.tags, objective=job.objective,
-                                            creation_time=_datetime(timeline.time(job.phases[0][0])), **place)
-        for trial in job.trials:
-            state = trial.at(tick)
-            if state is None:
-                continue
-            if status != "InProgress" and state == "InProgress":
-                state = "Stopped"  # a tuning job that ended stops its running trials
-            moto_sagemaker.put_training_job(
-                trial.name, state, tuning_job_arn=arn, failure_reason=trial.reason or None,
-                final_objective=("validation:objective", trial.objective) if trial.objective is not None
-                and state == "Completed" else None, **place)
-            trained = moto_sagemaker._backend(place.get("account_id", ACCOUNT), place["region"]).training_jobs[
-                trial.name]
-            trained.creation_time = _datetime(timeline.time(trial.start))
-            if state != "InProgress":
-                trained.training_end_time = _datetime(timeline.time(trial.end))
+        _put_tuning(timeline, job, status, tick, place)
+
+
+def _put_tuning(timeline: Any, job: Any, status: str, tick: int, place: Mapping[str, str]) -> None:
+    """A tuning job and its trials at `tick`, every fact from the timeline (never moto's defaults nor the machine's
+    clock): its training job definition (the job's instances, or when its trials name other instance types the
+    InstanceConfigs SageMaker chooses among, and its MaxRuntimeInSeconds), its ResourceLimits (as many
+    trials as the timeline gives, as many at once as ever run together in it), its counters and its end; each trial
+    created, started (TrainingStartTime and its Training transition) and ended at its minutes, on its own instances
+    (else the tuning job's), with the tuning job's tags (SageMaker adds them to every training job it launches)."""
+    runtime = {"MaxRuntimeInSeconds": job.max_runtime_minutes * 60}
+    parallel = max((sum(1 for t in job.trials if t.start <= minute < t.end)
+                    for minute in range(timeline.minutes + 1)), default=0)
+    states = {trial.name: trial.at(tick) for trial in job.trials}
+    if status != "InProgress":  # a tuning job that ended stops its running trials
+        states = {name: "Stopped" if state == "InProgress" else state for name, state in states.items()}
+    counters = dict.fromkeys(("Completed", "InProgress", "RetryableError", "NonRetryableError", "Stopped"), 0)
+    for state in states.values():
+        if state is not None:
+            counters["NonRetryableError" if state == "Failed" else state] += 1
+    ended = tick if status != "InProgress" else None
+    kinds = list(dict.fromkeys([(job.instance_type, job.instance_count)] + [
+        (t.instance_type, t.instance_count or job.instance_count) for t in job.trials if t.instance_type]))
+    definition: dict[str, Any] = {"ResourceConfig": job.resources(30), "StoppingCondition": runtime}
+    if len(kinds) > 1:  # trials on several instance types: flexible instances, SageMaker choosing per trial
+        definition = {"HyperParameterTuningResourceConfig": {"InstanceConfigs": [
+            {"InstanceType": kind, "InstanceCount": count, "VolumeSizeInGB": 30} for kind, count in kinds]},
+            "StoppingCondition": runtime}
+    arn = moto_sagemaker.put_tuning_job(
+        job.name, status, tags=job.tags, objective=job.objective,
+        creation_time=_datetime(timeline.time(job.phases[0][0])),
+        training_job_definition=definition,
+        resource_limits={"MaxNumberOfTrainingJobs": max(1, len(job.trials)), "MaxParallelTrainingJobs": max(1, parallel)},
+        training_job_status_counters=counters, end_time=_datetime(timeline.time(ended)) if ended is not None else None,
+        **place)
+    for trial in job.trials:
+        state = states[trial.name]
+        if state is None:
+            continue
+        started = _datetime(timeline.time(trial.start))
+        resources = {"InstanceType": trial.instance_type, "InstanceCount": trial.instance_count or job.instance_count,
+                     "VolumeSizeInGB": 30} if trial.instance_type else job.resources(30)
+        end = min(trial.end, tick) if state != "InProgress" else None
+        moto_sagemaker.put_training_job(
+            trial.name, state, tuning_job_arn=arn, failure_reason=trial.reason or None,
+            final_objective=("validation:objective", trial.objective) if trial.objective is not None
+            and state == "Completed" else None, resource_config=resources, tags=job.tags, stopping_condition=runtime,
+            transitions=[{"Status": "Training", "StartTime": started}], training_start_time=started,
+            creation_time=started, training_end_time=_datetime(timeline.time(end)) if end is not None else None,
+            training_time_in_seconds=(end - trial.start) * 60 if end is not None else None, **place)
 
 
 def _tuning_job_arn(name: str, place: Mapping[str, str]) -> str:
@@ -576,7 +609,7 @@ class EmbeddedAccount:
             resources, stopping = dict(made.resource_config or {}), dict(made.stopping_condition or {})
             checkpoint = dict(made.checkpoint_config) if made.checkpoint_config else None
         else:
-            resources = {"InstanceType": job.instance_type, "InstanceCount": job.instance_count, "VolumeSizeInGB": 100}
+            resources = job.resources(100)
             stopping = {"MaxRuntimeInSeconds": job.max_runtime_minutes * 60}
             checkpoint = {"S3Uri": job.checkpoint.s3_uri, "LocalPath": LOCAL_PATH} if job.checkpoint else None
             moto_sagemaker.put_training_job(
@@ -584,13 +617,18 @@ class EmbeddedAccount:
                 resource_config=resources, tags=job.tags, transitions=transitions,
                 metric_definitions=[{"Name": m, "Regex": f"{m}=([0-9.eE+-]+)"} for m in job.metric_definitions],
                 training_start_time=training[0] if training else None, stopping_condition=stopping,
-                checkpoint_config=checkpoint, failure_reason=failure, training_time_in_seconds=seconds)
+                checkpoint_config=checkpoint, failure_reason=failure, training_time_in_seconds=seconds,
+                enable_managed_spot_training=job.spot)
         if phases.get(job.name) == (status, secondary):
             return None
         phases[job.name] = (status, secondary)
         # What SageMaker's state change carries of the job besides its status (its description): what it ran on and
         # when, so that an outcome's message says what the job cost; its checkpoint, why it failed.
         described = {"ResourceConfig": resources, "StoppingCondition": stopping,
+                     "SecondaryStatusTransitions": [{"Status": t["Status"], "StartTime": int(t["StartTime"].timestamp()
+                                                                                              * 1000)}
+                                                    for t in transitions],
+                     **({"EnableManagedSpotTraining": True} if job.spot else {}),
                      **({"CheckpointConfig": checkpoint} if checkpoint else {}),
                      **({"FailureReason": failure} if failure else {}),
                      **({"TrainingStartTime": str(int(training[0].timestamp() * 1000))} if training else {}),

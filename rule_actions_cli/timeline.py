@@ -32,14 +32,15 @@ FAMILIES = ("training", "processing", "transform", "tuning")
 NAMESPACES = {"training": NAMESPACE, "processing": "/aws/sagemaker/ProcessingJobs",
               "transform": "/aws/sagemaker/TransformJobs", "tuning": NAMESPACE}
 LOG_GROUPS = NAMESPACES
-TRIAL_KEYS = ("name", "from", "to", "status", "reason", "objective")
+TRIAL_KEYS = ("name", "from", "to", "status", "reason", "objective", "instance_type", "instance_count")
+GROUP_KEYS = ("name", "instance_type", "instance_count")  # ResourceConfig.InstanceGroups (a heterogeneous cluster)
 TRIAL_ENDS = ("Completed", "Failed", "Stopped")
 STATUSES = ("InProgress", "Stopping", "Completed", "Failed", "Stopped")
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
             "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective", "max_runtime_minutes",
-            "checkpoint", "restarts")
+            "checkpoint", "restarts", "instance_groups", "spot")
 # What a restarted attempt (a copy the function created) does, minutes counted from the copy's creation; what it runs
 # on, its tags, its run time and its checkpoint's S3 URI are the copy's own, read from the embedded account.
 RESTART_KEYS = ("phases", "metrics", "logs", "checkpoint", "expect")
@@ -96,6 +97,8 @@ class TimelineTrial:
     status: str  # Completed | Failed | Stopped
     reason: str = ""
     objective: float | None = None
+    instance_type: str = ""  # what it runs on ("": its tuning job's instance_type and instance_count)
+    instance_count: int = 0
 
     def at(self, minute: int) -> str | None:
         """Its TrainingJobStatus at `minute`; None before it is created."""
@@ -144,6 +147,15 @@ class Job:
     restarts: tuple[Job, ...] = ()  # what each restarted attempt does (minutes from the copy's creation)
     failure_reason: str = ""  # its FailureReason (its Failed phase's `reason`)
     restarted_from: str | None = None  # a copy the function created: the job it restarts (set by the replay)
+    instance_groups: tuple[tuple[str, str, int], ...] = ()  # (name, instance type, count): a heterogeneous cluster
+    spot: bool = False  # EnableManagedSpotTraining
+
+    def resources(self, volume: int) -> dict[str, Any]:
+        """Its ResourceConfig: its instance groups, or its instance type and count."""
+        if self.instance_groups:
+            return {"InstanceGroups": [{"InstanceGroupName": name, "InstanceType": kind, "InstanceCount": count}
+                                       for name, kind, count in self.instance_groups], "VolumeSizeInGB": volume}
+        return {"InstanceType": self.instance_type, "InstanceCount": self.instance_count, "VolumeSizeInGB": volume}
 
     def attempt(self, offset: int, name: str, instance_type: str, instance_count: int, tags: Mapping[str, str],
                 checkpoint: str | None, restarted_from: str) -> Job:
@@ -354,9 +366,26 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
     family = family if family in FAMILIES else "training"
     ok &= need(isinstance(name, str) and JOB_NAME.fullmatch(name) is not None, f"{where}.name",
                f"must be a {family} job name")
-    count = item.get("instance_count", 1)
+    groups = []
+    for index, spec in enumerate(_list(need, item, "instance_groups", where)):
+        path = f"{where}.instance_groups[{index}]"
+        if need(isinstance(spec, Mapping) and set(spec) <= set(GROUP_KEYS) and isinstance(spec.get("name"), str)
+                and isinstance(spec.get("instance_type"), str) and _whole(spec.get("instance_count"), 1, 64),
+                path, "must be {name, instance_type, instance_count (1 to 64)}"):
+            groups.append((spec["name"], spec["instance_type"], spec["instance_count"]))
+        else:
+            ok = False
+    if groups:
+        ok &= need(family == "training" and "instance_type" not in item and "instance_count" not in item,
+                   f"{where}.instance_groups", "a training job's instance groups replace its instance_type and "
+                   "instance_count (give one or the other)")
+    count = item.get("instance_count", sum(c for _, _, c in groups) if groups else 1)
     ok &= need(_whole(count, 1, 64), f"{where}.instance_count", "must be 1 to 64")
-    ok &= need(isinstance(item.get("instance_type"), str), f"{where}.instance_type", "must be an ml.* type")
+    spot = item.get("spot", False)
+    ok &= need(isinstance(spot, bool) and (not spot or family == "training"), f"{where}.spot",
+               f"{quoted(spot)}: true or false (EnableManagedSpotTraining), a training job's only")
+    ok &= need(isinstance(item.get("instance_type", groups[0][1] if groups else None), str),
+               f"{where}.instance_type", "must be an ml.* type")
     tags = item.get("tags", {})
     ok &= need(isinstance(tags, Mapping) and all(isinstance(v, str) for v in tags.values()), f"{where}.tags",
                "must be an object of strings")
@@ -448,10 +477,13 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
         if need(isinstance(spec, Mapping) and set(spec) <= set(TRIAL_KEYS) and isinstance(spec.get("name"), str)
                 and JOB_NAME.fullmatch(spec["name"]) is not None and _whole(spec.get("from"), 0, DAY)
                 and _whole(spec.get("to"), 0, DAY) and spec.get("status") in TRIAL_ENDS
-                and isinstance(spec.get("reason", ""), str) and (objective is None or _number(objective)),
-                path, f"must be {{name, from, to (minutes), status: {'|'.join(TRIAL_ENDS)}, reason, objective}}"):
+                and isinstance(spec.get("reason", ""), str) and (objective is None or _number(objective))
+                and isinstance(spec.get("instance_type", ""), str) and _whole(spec.get("instance_count", 1), 1, 64),
+                path, f"must be {{name, from, to (minutes), status: {'|'.join(TRIAL_ENDS)}, reason, objective, "
+                      "instance_type, instance_count (1 to 64)}"):
             trials.append(TimelineTrial(spec["name"], spec["from"], spec["to"], spec["status"],
-                                        spec.get("reason", ""), None if objective is None else float(objective)))
+                                        spec.get("reason", ""), None if objective is None else float(objective),
+                                        spec.get("instance_type", ""), spec.get("instance_count", 0)))
         else:
             ok = False
     ok &= need(not trials or family == "tuning", f"{where}.trials", "only a tuning job has trials")
@@ -467,9 +499,10 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
     ok &= restarts is not None
     if not ok or restarts is None:
         return None
-    return Job(name, item["instance_type"], count, dict(tags), tuple(definitions), tuple(phases), tuple(series),
-               tuple(lines), tuple(expect), stream_epoch, account, tuning_job, family, tuple(trials), objective_type,
-               runtime, checkpoint, restarts, failure_reason)
+    return Job(name, item.get("instance_type", groups[0][1] if groups else ""), count, dict(tags),
+               tuple(definitions), tuple(phases), tuple(series), tuple(lines), tuple(expect), stream_epoch, account,
+               tuning_job, family, tuple(trials), objective_type, runtime, checkpoint, restarts, failure_reason,
+               instance_groups=tuple(groups), spot=spot)
 
 
 def _checkpoint(need: Any, spec: Any, path: str, family: str, attempt: bool) -> Checkpoint | None:

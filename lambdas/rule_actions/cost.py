@@ -10,10 +10,15 @@ with its reason: never a made-up number, never 0.
     lines, short, payload, stop_note
                 how a message, a text message, the json webhook format and a stop's row say it
 
+What it counts is what AWS bills (docs/cost.md, "What is billed"): a training job from its TrainingStartTime, less
+the stretches of its SecondaryStatusTransitions in which nothing is billed (UNBILLED: a spot interruption and the wait
+for capacity after it, a cluster repair); once it ended, its BillableTimeInSeconds when the description says it; each
+instance group at its own price; a warm pool's ResourceRetainedBillableTimeInSeconds once one was kept. A tuning job
+sums its trials, each priced from its own description (its instances and times) when it was read.
+
 What it leaves out (docs/cost.md): ML storage volumes, data transfer, Savings Plans and negotiated rates unless
-`prices` gives them, spot prices (a running managed spot job is counted at on-demand rates for its time so far, an
-upper bound; once it ended, for its BillableTimeInSeconds), and, while a job runs, the time a cluster repair or a spot
-interruption was not billed.
+`prices` gives them, spot prices (a running managed spot job is counted at on-demand rates for its billed time so
+far, an upper bound; once it ended, for its BillableTimeInSeconds).
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ INSTANCE_TYPE = r"ml\.[a-z0-9-]+\.[a-z0-9-]+"  # ml.p4d.24xlarge: an instance ty
 RATE_MAX = 10000.0  # US dollars per hour: above any instance's on-demand price
 INSTANCES_MAX = 10000  # instances one job may count (more is a malformed description)
 TERMS_SHOWN = 3  # the terms a message's sum shows (the others: "and N more")
+# A training job's phases (SecondaryStatus) in which nothing is billed once billing started (TrainingStartTime): a
+# managed spot job's interruption and its wait for capacity and relaunch after it (Interrupted, Pending, Starting,
+# LaunchingMLInstances), a cluster repair (Restarting: AWS does not bill the repair). Before TrainingStartTime
+# nothing is billed at all. WAITING: those of them that wait for capacity (a budget never stops a job in them).
+WAITING = ("Pending", "Interrupted", "Starting", "LaunchingMLInstances")
+UNBILLED = (*WAITING, "Restarting")
 
 
 # ---------------------------------------------------------------- the configuration's `prices` block
@@ -159,6 +170,8 @@ class Billing(NamedTuple):
     billable: str = ""  # BillableTimeInSeconds (training: once it ended)
     spot: str = ""  # EnableManagedSpotTraining
     trials: bool = False  # a tuning job: the sum of its trials (TrialRuns), each of a training job definition
+    transitions: str = ""  # SecondaryStatusTransitions: the stretches not billed (UNBILLED)
+    retained: tuple[str, ...] = ()  # a warm pool's billed time once the job ended (ResourceRetainedBillable...)
 
 
 class Run(NamedTuple):
@@ -170,6 +183,15 @@ class Run(NamedTuple):
     runtime: int | None
     billable: int | None = None
     spot: bool = False
+    unbilled: tuple[tuple[int, int | None], ...] = ()  # (start, end; None: still) of each stretch not billed
+    retained: int | None = None  # its warm pool's billed seconds after it ended
+
+
+# A training job's (and each tuning job trial's): botocore's DescribeTrainingJob members.
+TRAINING = Billing("Training", ("ResourceConfig",), "TrainingStartTime", "TrainingEndTime",
+                   ("StoppingCondition", "MaxRuntimeInSeconds"), TRAINING_RUNTIME, "BillableTimeInSeconds",
+                   "EnableManagedSpotTraining", transitions="SecondaryStatusTransitions",
+                   retained=("WarmPoolStatus", "ResourceRetainedBillableTimeInSeconds"))
 
 
 class Rate(NamedTuple):
@@ -303,7 +325,25 @@ def _run(billing: Billing, record: Mapping[str, Any]) -> Run | Unknown:
     runtime = _whole(_at(record, billing.runtime)) if billing.runtime else None
     return Run(found, _epoch(record.get(billing.started)), _epoch(record.get(billing.ended)),
                runtime or billing.default_runtime, _whole(record.get(billing.billable)) if billing.billable else None,
-               record.get(billing.spot) is True if billing.spot else False)
+               record.get(billing.spot) is True if billing.spot else False,
+               unbilled(record.get(billing.transitions)) if billing.transitions else (),
+               _whole(_at(record, billing.retained)) if billing.retained else None)
+
+
+def unbilled(transitions: Any) -> tuple[tuple[int, int | None], ...]:
+    """The stretches of SecondaryStatusTransitions in an UNBILLED phase: (start, end) in epoch seconds, the end its
+    EndTime, else the next transition's StartTime, else None (still in it). Malformed entries are left out."""
+    items = [t for t in transitions if isinstance(t, Mapping)] if isinstance(transitions, list) else []
+    found = []
+    for index, item in enumerate(items):
+        start = _epoch(item.get("StartTime"))
+        if item.get("Status") not in UNBILLED or start is None:
+            continue
+        end = _epoch(item.get("EndTime"))
+        if end is None and index + 1 < len(items):
+            end = _epoch(items[index + 1].get("StartTime"))
+        found.append((start, end if end is None or end >= start else start))
+    return tuple(found)
 
 
 class Definition(NamedTuple):
@@ -344,12 +384,20 @@ def instance_types(billing: Billing, record: Mapping[str, Any]) -> tuple[str, ..
 
 
 def needs(billing: Billing | None, record: Mapping[str, Any], region: str, prices: PriceSettings,
-          job_name: str) -> frozenset[Any]:
+          job_name: str, read: Mapping[Any, Any] | None = None) -> frozenset[Any]:
     """What the job's cost reads: the Price List's prices of its instance types the configuration does not give
-    (when price_list), and a tuning job's trials."""
+    (when price_list), and a tuning job's trials; once those were `read`, also the prices of the instance types its
+    trials' own descriptions name (a caller reads again what this adds)."""
     if billing is None:
         return frozenset()
-    found: set[Any] = {PriceList(t, region) for t in instance_types(billing, record)
+    kinds = list(instance_types(billing, record))
+    listed = (read or {}).get(TrialRuns(job_name)) if billing.trials else None
+    if isinstance(listed, (list, tuple)):
+        for trial in listed:
+            own = fleet(trial.record.get("ResourceConfig"), "") if isinstance(trial, TrialRun) and \
+                trial.record is not None else ()
+            kinds += [t for t, _ in own] if not isinstance(own, Unknown) else []
+    found: set[Any] = {PriceList(t, region) for t in dict.fromkeys(kinds)
                        if prices.price_list and prices.override(t, region) is None}
     if billing.trials:
         found.add(TrialRuns(job_name))
@@ -404,18 +452,24 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
     if unknown is not None:
         return JobCost(unknown, unknown if running else None, running, " and ".join(sources), spot, notes)
     known = {t: r.usd_per_hour for t, r in rates.items() if isinstance(r, Rate)}
-    so_far = _sum([(run, _billed(run, at)) for run in runs], known, billing.trials)
+    pools = [(run, float(run.retained)) for run in runs if run.retained and run.ended is not None and at >= run.ended]
+    so_far = _sum([(run, _billed(run, at)) for run in runs] + pools, known, billing.trials)
     rest = _rest(billing, record, runs, known, at, limit) if running else None
     return JobCost(so_far, rest, running, " and ".join(sources), spot, notes)
 
 
 def _billed(run: Run, at: int) -> float:
-    """A run's billed seconds until `at`: its BillableTimeInSeconds once it ended, else its wall clock."""
-    if run.ended is not None and run.billable is not None:
+    """A run's billed seconds until `at`: its BillableTimeInSeconds once it ended (when known), else the time since
+    it started on its instances less the stretches not billed (a spot interruption and its wait, a cluster repair)."""
+    if run.ended is not None and run.billable is not None and at >= run.ended:
         return float(run.billable)
     if run.started is None:
         return 0.0
-    return float(max(0, min(run.ended if run.ended is not None else at, at) - run.started))
+    end = min(run.ended if run.ended is not None else at, at)
+    seconds = max(0, end - run.started)
+    for start, stop in run.unbilled:
+        seconds -= max(0, min(stop if stop is not None else end, end) - max(start, run.started))
+    return float(max(0, seconds))
 
 
 def _sum(parts: list[tuple[Run, float]], rates: Mapping[str, float], trials: bool) -> Cost:
@@ -479,19 +533,28 @@ def _limit(billing: Billing, record: Mapping[str, Any]) -> tuple[int | None, int
 
 
 def _trials(record: Mapping[str, Any], listed: Any) -> tuple[Run, ...] | Unknown:
-    """A tuning job's trials as runs, each on its definition's instances."""
+    """A tuning job's trials as runs: each from its own description (DescribeTrainingJob: its instances, its billed
+    time as a training job's), else on its training job definition's instances for its summary's times."""
     if listed is None:
         return Unknown("its trials were not read")
     if isinstance(listed, Unread):
         return Unknown(f"its trials are not known ({listed.reason})")
     known = definitions(record)
-    if not known:
-        return Unknown("the description does not say its trials' instances (TrainingJobDefinition)")
     runs = []
     for trial in listed:
         if not isinstance(trial, TrialRun):
             continue
+        if trial.record is not None:
+            own = _run(TRAINING, trial.record)
+            if isinstance(own, Run):
+                runs.append(own._replace(started=own.started if own.started is not None else trial.started,
+                                         ended=own.ended if own.ended is not None else trial.ended))
+                continue
         definition = known.get(trial.definition) or (next(iter(known.values())) if len(known) == 1 else None)
+        why = f" ({trial.unread})" if trial.unread else ""
+        if definition is None and not known:
+            return Unknown(f"trial {trial.name}'s instances are not known: its description was not read{why}, and "
+                           "the tuning job's does not say its trials' instances (TrainingJobDefinition)")
         if definition is None:
             return Unknown(f"trial {trial.name} names training job definition {quoted(trial.definition)}, which the "
                            "tuning job does not list")
@@ -510,10 +573,15 @@ def _spot(run: Run) -> float | None:
 
 
 def _notes(runs: tuple[Run, ...], running: bool) -> list[str]:
+    found = []
     if running and any(run.spot for run in runs):
-        return ["managed spot: counted at on-demand rates until it ends (BillableTimeInSeconds then says what was "
-                "billed)"]
-    return []
+        found.append("managed spot: its billed time so far counted at on-demand rates until it ends "
+                     "(BillableTimeInSeconds then says what was billed)")
+    pooled = sum(run.retained or 0 for run in runs if run.ended is not None)
+    if pooled:
+        found.append(f"warm pool: {span(pooled)} kept after it ended, billed, counted "
+                     "(ResourceRetainedBillableTimeInSeconds)")
+    return found
 
 
 # ---------------------------------------------------------------- how messages say it

@@ -349,6 +349,8 @@ def job_cost(event: JobEvent, config: Config, ports: Ports, unread: list[Unread]
         return None
     region = event.region or ports.region
     answers = read(cost.needs(billing, event.detail, region, config.prices, event.job_name), ports)
+    more = cost.needs(billing, event.detail, region, config.prices, event.job_name, answers) - answers.keys()
+    answers.update(read(frozenset(more), ports) if more else {})  # the prices of a tuning job's trials' own types
     unread += [answer for answer in answers.values() if isinstance(answer, Unread)]
     when = timestamp(event.time) or event.last_modified
     at = int(when.timestamp()) if when else int(time.time())

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -468,12 +469,25 @@ class TrialRuns(_Question):
 class TrialRun(_Value):
     """One trial of a tuning job as its cost counts it (HyperParameterTrainingJobSummary): `definition` its
     TrainingJobDefinitionName ("" when the tuning job has one definition), `status` its TrainingJobStatus, `started`
-    and `ended` its TrainingStartTime and TrainingEndTime (epoch seconds; None: not started, still running)."""
+    and `ended` its TrainingStartTime and TrainingEndTime (epoch seconds; None: not started, still running);
+    `record` the members of its own DescribeTrainingJob that say what it ran on and was billed for (TRIAL_MEMBERS;
+    None when not read: `unread` says why)."""
 
-    __slots__ = ("definition", "ended", "name", "started", "status")
+    __slots__ = ("definition", "ended", "name", "record", "started", "status", "unread")
 
-    def __init__(self, name: str, definition: str, status: str, started: int | None, ended: int | None):
+    def __init__(self, name: str, definition: str, status: str, started: int | None, ended: int | None,
+                 record: Mapping[str, Any] | None = None, unread: str = ""):
         self.name, self.definition, self.status, self.started, self.ended = name, definition, status, started, ended
+        self.record, self.unread = record, unread
+
+    def _key(self) -> tuple[object, ...]:
+        shown = json.dumps(self.record, sort_keys=True, default=str) if self.record is not None else None
+        return (self.name, self.definition, self.status, self.started, self.ended, shown, self.unread)
+
+
+# What a trial's cost reads of its DescribeTrainingJob (cost.TRAINING's members).
+TRIAL_MEMBERS = ("ResourceConfig", "TrainingStartTime", "TrainingEndTime", "StoppingCondition", "BillableTimeInSeconds",
+                 "EnableManagedSpotTraining", "SecondaryStatusTransitions", "WarmPoolStatus", "TrainingJobStatus")
 
 
 class PriceList(_Question):

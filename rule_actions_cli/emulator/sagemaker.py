@@ -584,6 +584,8 @@ def put_training_job(
     training_end_time: Any = None,
     checkpoint_config: Mapping[str, Any] | None = None,
     training_time_in_seconds: int | None = None,
+    enable_managed_spot_training: bool | None = None,
+    creation_time: Any = None,
 ) -> str:
     """Create (if missing) or update training job ``name`` in moto's backend; return its ARN.
 
@@ -605,7 +607,8 @@ def put_training_job(
     is replaced), ``transitions`` (``SecondaryStatusTransitions``), ``training_start_time``, ``stopping_condition``
     (``{"MaxRuntimeInSeconds": ...}``), ``training_end_time`` (a job that ended: when, instead of now),
     ``checkpoint_config`` (``{"S3Uri", "LocalPath"}``: DescribeTrainingJob's CheckpointConfig, which a restart copies),
-    ``training_time_in_seconds`` (a job that ended: its TrainingTimeInSeconds).
+    ``training_time_in_seconds`` (a job that ended: its TrainingTimeInSeconds), ``enable_managed_spot_training``,
+    ``creation_time``.
     """
     if status not in TRAINING_JOB_STATUSES:
         raise ValueError(f"status must be one of {TRAINING_JOB_STATUSES}, not {status!r}")
@@ -641,6 +644,10 @@ def put_training_job(
         job.checkpoint_config = dict(checkpoint_config)
     if training_time_in_seconds is not None and status not in ("InProgress", "Stopping"):
         job.training_time_in_seconds = training_time_in_seconds
+    if enable_managed_spot_training is not None:
+        job.enable_managed_spot_training = enable_managed_spot_training
+    if creation_time is not None:
+        job.creation_time = creation_time
 
     for attribute, value in (
         ("debug_rule_configurations", debug_rule_configurations),
@@ -682,13 +689,16 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
                    config: Mapping[str, Any] | None = None, warm_start_config: Mapping[str, Any] | None = None,
                    account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1",
                    tags: Mapping[str, str] | None = None, objective: str | None = None,
-                   creation_time: Any = None) -> str:
+                   creation_time: Any = None, training_job_definition: Mapping[str, Any] | None = None,
+                   resource_limits: Mapping[str, int] | None = None, end_time: Any = None) -> str:
     """Create (if missing) or update tuning job ``name``; return its ARN. Its best training job is the one given, or
     the best of its completed trials (:func:`put_trial_result`); none until then (moto's made-up one is removed).
     ``config`` (HyperParameterTuningJobConfig: its objective) and ``warm_start_config`` replace the job's when
     given; a warm start's OverallBestTrainingJob is the best of its own and its parents' best (the parents seeded
     here). For a scheduled evaluation: ``tags`` (a map), ``objective`` (its objective type, Minimize or Maximize),
-    ``creation_time``."""
+    ``creation_time``, ``training_job_definition`` (its trials' ResourceConfig and StoppingCondition),
+    ``resource_limits`` (ResourceLimits), ``end_time`` (HyperParameterTuningEndTime of a job that ended; a running
+    one has none, and one that ended without it keeps moto's)."""
     _check(status, TUNING_JOB_STATUSES)
     backend = _backend(account_id, region)
     job = backend.hyper_parameter_tuning_jobs.get(name)
@@ -708,6 +718,14 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
          objective_status_counters=objective_status_counters, best_training_job=_summary_times(best_training_job),
          failure_reason=failure_reason, hyper_parameter_tuning_job_config=config, warm_start_config=warm_start_config,
          creation_time=creation_time, tags=None if tags is None else [{"Key": k, "Value": v} for k, v in tags.items()])
+    if status in ("InProgress", "Stopping"):
+        job.hyper_parameter_tuning_end_time = None  # not ended: DescribeHyperParameterTuningJob omits it, as AWS does
+    elif end_time is not None:
+        job.hyper_parameter_tuning_end_time = end_time
+    _set(job, training_job_definition=training_job_definition)
+    if resource_limits is not None:
+        job.hyper_parameter_tuning_job_config = {**job.hyper_parameter_tuning_job_config,
+                                                 "ResourceLimits": dict(resource_limits)}
     if objective is not None:
         job.hyper_parameter_tuning_job_config = {
             **job.hyper_parameter_tuning_job_config,

@@ -31,7 +31,8 @@ SETTINGS = MonitorSettings()  # no stack-wide rule: what the job's tags attach
 
 def job(name="ft-1", tags=None, family="training") -> RunningJob:
     return RunningJob(name, f"arn:aws:sagemaker:us-east-1:123456789012:training-job/{name}", "InProgress", "Training",
-                      NOW - 3600, (), (), tags or {}, family=family)
+                      NOW - 3600, (), (), tags or {}, family=family,
+                      billed_from=NOW - 3600 if family == "training" else None)
 
 
 def spent(usd_per_hour: float, hours: float) -> JobCost:
@@ -188,3 +189,49 @@ def test_the_evaluation_writes_a_warning_s_level_into_the_rule_s_parameters():
                                               "TrainingJobStatus": "InProgress"}, applied, report, NOW)
     [configuration] = change.detail["MonitorRuleConfigurations"]
     assert configuration["RuleParameters"][WARNING_KEY] == "0.5" and configuration["RuleParameters"]["mode"] == "act"
+
+
+# ---------------------------------------------------------------- billed phases only; a tuning job's trials
+
+
+@pytest.mark.parametrize("phase", ["Interrupted", "Pending", "Starting", "LaunchingMLInstances"])
+def test_a_job_waiting_for_capacity_is_not_judged_saying_so_and_judged_again_when_it_runs(phase):
+    # Given a job billed since an hour ago, now waiting for capacity for 12 minutes
+    from rule_actions.monitors.rule import in_phase
+
+    waiting = job()._replace(secondary=phase, transitions=(("Training", NOW - 3600), (phase, NOW - 720)))
+    # When the evaluation asks whether Budget judges its phase
+    verdict = in_phase(waiting, BUDGET, NOW)
+    # Then it is NotJudged: nothing is billed meanwhile; and once it trains again it is judged
+    assert isinstance(verdict, NotJudged)
+    assert verdict.reason.startswith("not judged: waiting for capacity (") and "for 12 min" in verdict.reason
+    assert verdict.reason.endswith("nothing is billed meanwhile; judged again when it runs")
+    assert in_phase(waiting._replace(secondary="Training"), BUDGET, NOW) is None
+
+
+def test_a_cluster_repair_is_not_judged_and_a_job_not_yet_on_its_instances_is_not_judged_either():
+    from rule_actions.monitors.rule import in_phase
+
+    repair = in_phase(job()._replace(secondary="Restarting"), BUDGET, NOW)
+    assert isinstance(repair, NotJudged) and repair.reason.startswith("not judged: restarting after a hardware")
+    values, _ = parameters(BUDGET, {"usd": 10}, "test")
+    early = BUDGET.needs(job()._replace(secondary="Downloading", billed_from=None), values, NOW)
+    assert early == NotJudged("not judged: not started on its instances yet (downloading input data; no "
+                              "TrainingStartTime): nothing is billed meanwhile; judged again when it runs")
+
+
+def test_a_tuning_job_s_trial_is_covered_by_its_tuning_job_s_budget_unless_trials_is_each():
+    # Given a trial of tuning job hpo-1 whose name a budget covers (by prefix, as its tuning job's)
+    trial = job("hpo-1-001-a")._replace(parent="arn:aws:sagemaker:us-east-1:123456789012:hyper-parameter-tuning-job/"
+                                               "hpo-1")
+    covered, _ = parameters(BUDGET, {"by_prefix": {"hpo-": 5}}, "test")
+    each, _ = parameters(BUDGET, {"by_prefix": {"hpo-": 5}, "trials": "each"}, "test")
+    # Then by default it is not judged, saying why; with trials=each it is, against its own budget
+    assert BUDGET.needs(trial, covered, NOW) == NotJudged(
+        "a trial of tuning job hpo-1: its tuning job's budget covers its trials (Budget trials=each judges each trial "
+        "on its own)")
+    assert BUDGET.needs(trial, each, NOW) == Needs(cost=True)
+    # and a tag may set it, a bad value naming the parameter
+    assert parameters(BUDGET, {"trials": "each"}, "tag", from_tag=True)[0]["trials"] == "each"
+    assert parameters(BUDGET, {"trials": "all"}, "tag", from_tag=True)[1] == [
+        "tag.trials: \"all\" is not one of tuning_job, each"]

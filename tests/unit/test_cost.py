@@ -112,7 +112,75 @@ def test_a_running_spot_job_is_counted_at_on_demand_rates_and_says_so():
     detail = training({"InstanceType": M5, "InstanceCount": 1}, EnableManagedSpotTraining=True)
     found = of(TRAINING, detail, listed(M5), START + H)
     assert found.usd == 0.23 and found.spot is None
-    assert any("on-demand rates until it ends" in note for note in found.notes)
+    assert any("its billed time so far counted at on-demand rates until it ends" in note for note in found.notes)
+
+
+def transition(status: str, at: int) -> dict:
+    return {"Status": status, "StartTime": ms(at)}
+
+
+def test_a_running_spot_job_is_not_counted_while_it_waits_for_capacity_nor_while_it_is_repaired():
+    # Given a spot job billed from minute 3, interrupted at minute 40, relaunched at 100 (Starting), training again at
+    # 103, its cluster repaired from minute 120 to 130 (Restarting), training since
+    phases = [("Starting", 0), ("Downloading", 3), ("Training", 5), ("Interrupted", 40), ("Starting", 100),
+              ("Training", 103), ("Restarting", 120), ("Training", 130)]
+    detail = training({"InstanceType": M5, "InstanceCount": 2}, started=START + 3 * MIN, EnableManagedSpotTraining=True,
+                      SecondaryStatusTransitions=[transition(s, START + m * MIN) for s, m in phases])
+    # When its cost is computed at minute 150, and at minute 70 (while it waits)
+    found, waiting = (of(TRAINING, detail, listed(M5), START + m * MIN) for m in (150, 70))
+    # Then only its billed minutes count: 3-40, 103-120 and 130-150 (74 minutes), and none while it waits
+    assert found.so_far.inputs() == "2 x ml.m5.xlarge at $0.23/h for 1 h 14 min"
+    assert found.usd == round(2 * 0.23 * 74 / 60, 2)
+    assert waiting.so_far.inputs() == "2 x ml.m5.xlarge at $0.23/h for 37 min"
+
+
+def test_a_spot_job_that_ended_costs_its_billable_time_whatever_its_transitions_say():
+    detail = training({"InstanceType": M5, "InstanceCount": 1}, ended=START + 2 * H, BillableTimeInSeconds=1800,
+                      SecondaryStatusTransitions=[transition("Training", START), transition("Interrupted", START + H)])
+    assert of(TRAINING, detail, listed(M5), START + 3 * H).so_far.inputs() == "1 x ml.m5.xlarge at $0.23/h for 30 min"
+
+
+def test_a_warm_pool_kept_after_the_job_counts_its_billed_time_and_says_so():
+    # Given a job that ended after an hour and kept its warm pool billed for 20 minutes more
+    detail = training({"InstanceType": M5, "InstanceCount": 1}, ended=START + H, BillableTimeInSeconds=H,
+                      WarmPoolStatus={"Status": "Terminated", "ResourceRetainedBillableTimeInSeconds": 20 * MIN})
+    found = of(TRAINING, detail, listed(M5), START + 2 * H)
+    # Then the pool's time is counted with the job's, and a note says it
+    assert found.usd == round(0.23 * 80 / 60, 2)
+    assert any(note.startswith("warm pool: 20 min kept after it ended") for note in found.notes)
+
+
+def test_a_tuning_job_prices_each_trial_from_its_own_description_when_its_definition_does_not_say():
+    # Given a tuning job whose definition lets SageMaker choose among two instance types (its trials' summaries do
+    # not say which), and its trials' own descriptions: one on m5.xlarge, one on c5.2xlarge (interrupted 10 min)
+    detail = {"HyperParameterTuningJobName": "hpo-1", "CreationTime": ms(START),
+              "TrainingJobDefinition": {"HyperParameterTuningResourceConfig": {"InstanceConfigs": [
+                  {"InstanceType": M5, "InstanceCount": 1}, {"InstanceType": C5, "InstanceCount": 1}]}}}
+    own = [{"ResourceConfig": {"InstanceType": M5, "InstanceCount": 1}, "TrainingStartTime": ms(START),
+            "TrainingEndTime": ms(START + 30 * MIN), "TrainingJobStatus": "Completed"},
+           {"ResourceConfig": {"InstanceType": C5, "InstanceCount": 1}, "TrainingStartTime": ms(START),
+            "TrainingJobStatus": "InProgress", "SecondaryStatusTransitions": [
+                transition("Training", START), transition("Interrupted", START + 20 * MIN),
+                transition("Training", START + 30 * MIN)]}]
+    trials = (TrialRun("hpo-1-001-a", "", "Completed", START, START + 30 * MIN, own[0]),
+              TrialRun("hpo-1-002-b", "", "InProgress", START, None, own[1]))
+    # When its cost reads the trials, then the prices of the types they name
+    first = cost.needs(TUNING.billing, detail, REGION, DEFAULT, "hpo-1")
+    after = cost.needs(TUNING.billing, detail, REGION, DEFAULT, "hpo-1", {TrialRuns("hpo-1"): trials})
+    found = cost.of(TUNING.billing, detail, REGION, DEFAULT, {**listed(M5, C5), TrialRuns("hpo-1"): trials},
+                    START + 40 * MIN, "hpo-1")
+    # Then each trial is priced on its own instances for its own billed time (30 min each)
+    assert TrialRuns("hpo-1") in first and {PriceNeed(M5, REGION), PriceNeed(C5, REGION)} <= after
+    assert found.so_far.inputs() == ("1 x ml.c5.2xlarge at $0.408/h for 30 min + "
+                                     "1 x ml.m5.xlarge at $0.23/h for 30 min")
+    # and a trial whose description was not read, with no definition saying its instances, makes it unknown, saying
+    # why
+    bare = {"HyperParameterTuningJobName": "hpo-1", "CreationTime": ms(START)}
+    unread = (TrialRun("hpo-1-001-a", "", "InProgress", START, None, None, "DescribeTrainingJob failed: Throttling"),)
+    unknown = cost.of(TUNING.billing, bare, REGION, DEFAULT, {TrialRuns("hpo-1"): unread}, START + H, "hpo-1")
+    assert isinstance(unknown.so_far, Unknown)
+    assert "hpo-1-001-a's instances are not known" in unknown.so_far.reason
+    assert "DescribeTrainingJob failed: Throttling" in unknown.so_far.reason
 
 
 def test_a_tuning_job_sums_its_trials_and_bounds_the_rest_by_what_it_may_still_launch():

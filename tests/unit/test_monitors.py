@@ -164,9 +164,12 @@ def test_every_training_rule_judges_a_job_while_it_trains_and_the_others_while_i
     others = {name: rule.phases for name, rule in RULES.items() if name not in training and name != "Budget"}
     assert others == dict.fromkeys(
         ("StalledJob", "IdleInstances", "RuntimeOverrun", "FailingTrials", "NoImprovement"), ("InProgress",))
-    # The budget judges every phase a running job is billed or may be stopped in, never a training job's upload
+    # The budget judges every phase a running job is billed and may be stopped in: never a training job's upload,
+    # nor a wait for capacity or a cluster repair (nothing billed)
     assert "Uploading" not in RULES["Budget"].phases
-    assert {"Training", "Downloading", "Restarting", "InProgress"} <= set(RULES["Budget"].phases)
+    assert {"Training", "Downloading", "InProgress"} <= set(RULES["Budget"].phases)
+    assert not {"Interrupted", "Pending", "Starting", "LaunchingMLInstances", "Restarting"} & set(
+        RULES["Budget"].phases)
 
 
 # ---------------------------------------------------------------- the rules over instance metrics

@@ -13,7 +13,7 @@ from botocore import xform_name
 from botocore.exceptions import ClientError
 
 from rule_actions.contract import IN_PROGRESS
-from rule_actions.records import JobApi, Trial, TrialRun, UnreadJob
+from rule_actions.records import TRIAL_MEMBERS, JobApi, Trial, TrialRun, UnreadJob
 from rule_actions.text import error_code, error_message
 
 _NOT_RUNNING = re.compile(r"is in status (\w+)")
@@ -123,14 +123,38 @@ class SageMaker:
         return [_trial(t) for t in page.get("TrainingJobSummaries", [])]
 
     def trial_runs(self, tuning_job_name: str) -> list[TrialRun]:
-        """Every trial of a tuning job, oldest first, with when it trained: one call per 100 trials."""
+        """Every trial of a tuning job, oldest first, with when it trained (one call per 100 trials) and what its own
+        DescribeTrainingJob says it ran on and was billed for: one call per trial, except a trial this execution
+        environment saw end (its description kept). A trial whose Describe fails carries why (its definition's
+        instances are counted instead)."""
         pages = self.client.get_paginator("list_training_jobs_for_hyper_parameter_tuning_job").paginate(
             HyperParameterTuningJobName=tuning_job_name, SortBy="CreationTime", SortOrder="Ascending",
             PaginationConfig={"PageSize": TRIALS_MAX})
-        return [TrialRun(str(t.get("TrainingJobName", "")), str(t.get("TrainingJobDefinitionName") or ""),
-                         str(t.get("TrainingJobStatus", "")), _epoch(t.get("TrainingStartTime")),
-                         _epoch(t.get("TrainingEndTime")))
-                for page in pages for t in page.get("TrainingJobSummaries", [])]
+        found = []
+        for page in pages:
+            for t in page.get("TrainingJobSummaries", []):
+                name = str(t.get("TrainingJobName", ""))
+                record, unread = self._trial_record(name)
+                found.append(TrialRun(name, str(t.get("TrainingJobDefinitionName") or ""),
+                                      str(t.get("TrainingJobStatus", "")), _epoch(t.get("TrainingStartTime")),
+                                      _epoch(t.get("TrainingEndTime")), record, unread))
+        return found
+
+    def _trial_record(self, name: str) -> tuple[dict[str, Any] | None, str]:
+        """A trial's billing members (TRIAL_MEMBERS), kept once it ended; or None and why it was not read."""
+        key = ("trial", name)
+        if key in self.described:
+            return self.described[key], ""
+        try:
+            answer = self.client.describe_training_job(TrainingJobName=name)
+        except ClientError as err:
+            return None, f"DescribeTrainingJob of {name} failed: {error_code(err)}: {error_message(err)}"
+        record = {member: answer[member] for member in TRIAL_MEMBERS if member in answer}
+        if record.get("TrainingJobStatus") not in (IN_PROGRESS, "Stopping"):
+            if len(self.described) >= DESCRIBED_MAX:
+                self.described.pop(next(iter(self.described)))
+            self.described[key] = record
+        return record, ""
 
     def stop(self, api: JobApi, key: str, token: str | None = None) -> str:
         """Stop a job (`key`: what the API names it by; a pipeline execution's ARN, with its ClientRequestToken).

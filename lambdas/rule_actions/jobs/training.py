@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rule_actions.contract import PHASES, OutcomeCondition
-from rule_actions.cost import TRAINING_RUNTIME, Billing
+from rule_actions.cost import TRAINING as TRAINING_BILLING
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
 from rule_actions.jobs.common import (
@@ -81,9 +81,7 @@ class Training(JobFamily):
         Place.JOB_OUTCOMES, "job outcome", tuple(OUTCOMES))
     settings = (TUNING_TRIALS_ALERT,)
     stoppable = True
-    billing = Billing("Training", ("ResourceConfig",), "TrainingStartTime", "TrainingEndTime",
-                      ("StoppingCondition", "MaxRuntimeInSeconds"), TRAINING_RUNTIME, "BillableTimeInSeconds",
-                      "EnableManagedSpotTraining")
+    billing = TRAINING_BILLING  # its billed time: cost.py (a spot wait or a cluster repair not billed; warm pools)
 
     def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
         """A trial of a tuning job, while its tuning job reports for it (unless tuning_trials_alert); a pipeline

@@ -333,7 +333,10 @@ def _costs(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], family: E
     regions = {job.name: arn_place(job.arn)[1] or run.region for job, _record in asking}
     wanted = frozenset(need for job, record in asking
                        for need in costs.needs(family.billing, record, regions[job.name], prices, job.name))
-    answers = (yield wanted) if wanted else {}
+    answers = dict((yield wanted)) if wanted else {}
+    more = frozenset(need for job, record in asking for need in costs.needs(
+        family.billing, record, regions[job.name], prices, job.name, answers)) - answers.keys()
+    answers.update((yield more) if more else {})  # the prices of the types a tuning job's trials ran on
     return {job.name: costs.of(family.billing, record, regions[job.name], prices, answers, now, job.name)
             for job, record in asking}
 

@@ -69,5 +69,11 @@ def family_read_grants(family: Any, config: Any, configured: Sequence[Monitor], 
                             "The trials of the running tuning jobs under the configured tuning_job_prefixes: one "
                             "call per tuning job and run (a page per 100 trials for its cost), for the rules about "
                             "a tuning job as a whole."))
+    if any(rule.prices for rule in rules) and summed:
+        grants.append(Grant("DescribeTuningJobTrials", ("sagemaker:DescribeTrainingJob",),
+                            family.resources(config, "training-job"),
+                            "The trials of the running tuning jobs under the configured tuning_job_prefixes (a "
+                            "trial's name starts with its tuning job's): what each ran on and was billed for, which "
+                            "a tuning job's cost sums; once per running trial and run."))
     return grants
 

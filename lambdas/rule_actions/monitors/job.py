@@ -94,6 +94,8 @@ class RunningJob(NamedTuple):
     namespace: str = NAMESPACE  # where its instance metrics are (per family)
     max_runtime: int | None = None  # StoppingCondition.MaxRuntimeInSeconds, when it declares one
     objective: str = ""  # a tuning job's objective type: Minimize | Maximize ("" unknown)
+    billed_from: int | None = None  # a training job's TrainingStartTime (billing starts; None: not yet)
+    parent: str = ""  # a training job's TuningJobArn: the tuning job that launched it (a trial)
 
     @classmethod
     def of(cls, record: Mapping[str, Any], family: str = TRAINING) -> RunningJob:
@@ -114,7 +116,8 @@ class RunningJob(NamedTuple):
             started = _epoch(record.get("TrainingStartTime"))
         return cls(name=str(record.get("TrainingJobName", "")), arn=str(record.get("TrainingJobArn", "")),
                    status=str(record.get("TrainingJobStatus", "")), secondary=secondary, started=started,
-                   hosts=_hosts(record), metrics=metrics, tags=tags, transitions=transitions)
+                   hosts=_hosts(record), metrics=metrics, tags=tags, transitions=transitions,
+                   billed_from=_epoch(record.get("TrainingStartTime")), parent=text_at(record, "TuningJobArn"))
 
     @property
     def started_at(self) -> int:

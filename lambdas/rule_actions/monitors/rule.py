@@ -119,6 +119,11 @@ class Monitor:
     def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
         raise NotImplementedError
 
+    def outside(self, job: RunningJob, words: str) -> Pending | NotJudged | None:
+        """What it says of a training job in a phase it does not judge (`words`: the phase as a row says it, and for
+        how long), when it says more than `in_phase` does; None: in_phase's words."""
+        return None
+
 
 def params_of(rule: Monitor) -> tuple[Param, ...]:
     """The rule's parameters: its own, then those every rule has (its mode)."""
@@ -162,6 +167,9 @@ def in_phase(job: RunningJob, rule: Monitor, now: int) -> Pending | NotJudged | 
     since = job.phase_since()
     if since is not None and now >= since:
         words += f" for {ago(now - since)}" if now - since >= 60 else " for less than a minute"
+    own = rule.outside(job, words)
+    if own is not None:
+        return own
     if job.secondary in STARTUP_PHASES:
         return Pending(f"training has not {'re' if job.started else ''}started yet ({words})")
     return NotJudged(f"{words}: not judged ({rule.name} judges {' and '.join(rule.phases)} only)")
