@@ -31,17 +31,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from rule_actions.monitors.job import RunningJob, ago, began
 from rule_actions.monitors.params import Param
 from rule_actions.monitors.rule import Data, Monitor, Needs
-from rule_actions.monitors.series import job_query, user_metric
+from rule_actions.monitors.series import STALE_AFTER, host_query, job_query, pct, percentile, user_metric, window
 from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
-from rule_actions.records import Heartbeat
+from rule_actions.records import Heartbeat, MetricQuery
 
 LOOKBACK = 15  # minutes before the threshold the window reaches back (three runs at the default schedule)
 RHYTHM_HOURS = 6  # how far before a silent host's last line its rhythm is learned (at most)
+# A silent host's own rhythm (its longest gap) is trusted once its history (from when training (re)started, or
+# RHYTHM_HOURS before its last line, to that line) spans at least HISTORY_MINUTES and HISTORY_GAPS times that gap
+# (the gaps add up to the history: it then holds at least that many); until then its silence is compared with at least
+# UNLEARNED_MINUTES (an hourly checkpoint, the longest common rhythm), unless its GPUs decide.
+HISTORY_MINUTES = 30
+HISTORY_GAPS = 3
+UNLEARNED_MINUTES = 60
+# A silent host's GPUs, while another host logs: the median per-GPU GPUUtilization over its last GPU_MINUTES of
+# datapoints. At or above BUSY it computes (a worker that writes only at checkpoints): not a stall, whatever its
+# rhythm; below IDLE nothing runs on them: its silence past the threshold is a stall, whatever its rhythm; in between,
+# or unknown (no GPU, no datapoint), its rhythm decides.
+GPU_MINUTES = 10
+BUSY = 50.0
+IDLE = 10.0
+GPU = "GPUUtilization"
 
 
 class StalledTraining(Monitor):
@@ -103,22 +118,21 @@ class StalledTraining(Monitor):
             return Clear()
         windows = {host: self._history(job, host, last) for host, last in silent}
         unread = tuple(window for window in windows.values() if window[0] not in data.streams)
-        if unread:  # the silent hosts' rhythms, read in this run before the rule decides
-            return Needs(streams=unread)
-        stalled, within = [], []
+        if unread:  # the silent hosts' rhythms and GPUs, read in this run before the rule decides
+            return Needs(gpu_queries(job, [host for host, _last in silent]), now - GPU_MINUTES * 60 - STALE_AFTER,
+                         streams=unread)
+        alive = sorted(host for host, last in lasts.items() if last >= (now - threshold) * 1000)
+        stalled: list[str] = []
+        within: list[str] = []
         for host, last in silent:
-            gap = rhythm(data.streams[windows[host][0]], windows[host][1])
-            silence = now - last / 1000
+            prefix, begun = windows[host][0], windows[host][1]
+            gap = rhythm(data.streams[prefix], begun)
             if gap is None:
                 return Pending(f"{host}'s log lines before its silence could not be read: judged at a later run")
-            if silence > p["rhythm"] * gap:
-                stalled.append(f"no log line from {host} for {ago(silence)} (threshold {ago(threshold)}; its "
-                               f"longest gap before: {span(gap)})")
-            else:
-                within.append(f"{host} silent for {ago(silence)}, within its rhythm (a gap of {span(gap)} before; "
-                              f"stalled after {p['rhythm']:g} times that)")
+            held, reason = quiet_host(host, now - last / 1000, gap, (last - begun) / 1000,
+                                      gpu_state(job, host, data, now), p, alive)
+            (within if held else stalled).append(reason)
         if stalled:
-            alive = sorted(host for host, last in lasts.items() if last >= (now - threshold) * 1000)
             return Finding(f"{'; '.join(stalled)}, while {', '.join(alive)} still log{'s' if len(alive) == 1 else ''}")
         return Clear("; ".join(within))
 
@@ -145,6 +159,59 @@ def rhythm(beat: Heartbeat, start: int) -> float | None:
     gaps = [spans[0].first - start, *(found.gap for found in spans),
             *(later.first - earlier.last for earlier, later in pairwise(spans))]
     return max(0, *gaps) / 1000
+
+
+def gpu_queries(job: RunningJob, hosts: list[str]) -> tuple[MetricQuery, ...]:
+    """The GPUUtilization series of the silent hosts that have GPUs (a known, non-zero count)."""
+    named = {host.name: host for host in job.hosts}
+    return tuple(host_query(job, named[host], GPU) for host in hosts if host in named and named[host].gpus)
+
+
+class Gpus(NamedTuple):
+    """A silent host's GPUs: `state` busy | idle | partly | unknown, and what was seen (for the verdict's reason)."""
+
+    state: str
+    seen: str
+
+
+def gpu_state(job: RunningJob, host: str, data: Data, now: int) -> Gpus:
+    """How busy a silent host's GPUs were over their last GPU_MINUTES of datapoints (median per GPU)."""
+    found = next((h for h in job.hosts if h.name == host and h.gpus), None)
+    if found is None:
+        return Gpus("unknown", "no GPU known")
+    values = window(data.points(host_query(job, found, GPU)), GPU_MINUTES, now)
+    if isinstance(values, str):
+        return Gpus("unknown", f"its GPUs unknown: {values}")
+    median = percentile(values[0], 50) / found.gpu_count
+    seen = f"{pct(median)} over its last {GPU_MINUTES} min"
+    return Gpus("busy" if median >= BUSY else "idle" if median < IDLE else "partly", seen)
+
+
+def quiet_host(host: str, silence: float, gap: float, history: float, gpus: Gpus, p: Mapping[str, Any],
+               alive: list[str]) -> tuple[bool, str]:
+    """Whether a host silent past the threshold while `alive` log is held (not a stall), and why: its GPUs, then its
+    own rhythm when its history is long enough to trust it (`gap`: its longest gap, `history`: how long the lines it
+    was learned from span, seconds), else at least UNLEARNED_MINUTES."""
+    threshold = ago(p["threshold"])
+    if gpus.state == "busy":
+        return True, (f"{host} silent for {ago(silence)}, its GPUs busy ({gpus.seen}) while {', '.join(alive)} "
+                      f"log{'s' if len(alive) == 1 else ''}: not a stall")
+    if gpus.state == "idle":
+        return False, f"no log line from {host} for {ago(silence)} (threshold {threshold}) and its GPUs idle " \
+                      f"({gpus.seen})"
+    if history >= HISTORY_MINUTES * 60 and history >= HISTORY_GAPS * gap:
+        if silence > p["rhythm"] * gap:
+            return False, f"no log line from {host} for {ago(silence)} (threshold {threshold}; its longest gap " \
+                          f"before: {span(gap)})"
+        return True, (f"{host} silent for {ago(silence)}, within its rhythm (a gap of {span(gap)} before; stalled "
+                      f"after {p['rhythm']:g} times that)")
+    assumed = max(gap, UNLEARNED_MINUTES * 60)
+    learned = f"too little history for its own rhythm ({span(history)} of lines, longest gap {span(gap)})"
+    if silence > p["rhythm"] * assumed:
+        return False, f"no log line from {host} for {ago(silence)} (threshold {threshold}; {learned}: stalled " \
+                      f"after {p['rhythm']:g} times {span(assumed)})"
+    return True, (f"{host} silent for {ago(silence)}, {learned}: stalled after {p['rhythm']:g} times {span(assumed)} "
+                  f"unless its GPUs idle")
 
 
 def span(seconds: float) -> str:
