@@ -371,7 +371,8 @@ def test_a_silent_worker_whose_gpus_idle_is_stalled_at_the_threshold_whatever_it
                              streams=history), Finding)
 
 
-@pytest.mark.parametrize(("gpus", "why"), [(None, "no GPU datapoint"), (30, "GPUs partly busy")])
+@pytest.mark.parametrize(("gpus", "why"), [(None, "its GPUs unknown: no datapoint yet"),
+                                           (30, "its GPUs at 30% over its last 10 min")])
 def test_a_rhythm_learned_from_too_little_history_is_not_trusted(gpus, why):
     # Given the worker of issue 36 whose GPUs do not decide (no datapoint, or partly busy)
     j = job(hosts=(("ml.p4d.24xlarge", 2),), started=NOW - 55 * MIN)
@@ -381,14 +382,14 @@ def test_a_rhythm_learned_from_too_little_history_is_not_trusted(gpus, why):
     verdict = judged("StalledTraining", j, series, heartbeat=hb, streams=history)
     # Then it is held: its silence is compared with at least an hourly checkpoint
     assert verdict == Clear("algo-2 silent for 33 min, too little history for its own rhythm (22 min of lines, "
-                            "longest gap 19 min): stalled after 1.5 times 1 h 00 min unless its GPUs idle"), why
+                            f"longest gap 19 min): stalled after 1.5 times 1 h 00 min ({why})")
     # and it is a stall once silent longer than 1.5 times that hour
     late = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 91 * MIN, NOW - 91 * MIN))
     history = {"job-1/algo-2-": beat(("job-1/algo-2-1", NOW - 112 * MIN, NOW - 91 * MIN, 19 * MIN))}
     found = judged("StalledTraining", j._replace(started=NOW - 113 * MIN), series, heartbeat=late, streams=history)
     assert found == Finding("no log line from algo-2 for 1 h 31 min (threshold 30 min; too little history for its own "
                             "rhythm (22 min of lines, longest gap 19 min): stalled after 1.5 times 1 h 00 min), while "
-                            "algo-1 still logs"), why
+                            "algo-1 still logs")
 
 
 def test_a_rhythm_is_trusted_once_its_history_spans_three_of_its_longest_gaps_and_half_an_hour():

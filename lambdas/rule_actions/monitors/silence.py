@@ -211,7 +211,7 @@ def quiet_host(host: str, silence: float, gap: float, history: float, gpus: Gpus
         return False, f"no log line from {host} for {ago(silence)} (threshold {threshold}; {learned}: stalled " \
                       f"after {p['rhythm']:g} times {span(assumed)})"
     return True, (f"{host} silent for {ago(silence)}, {learned}: stalled after {p['rhythm']:g} times {span(assumed)} "
-                  f"unless its GPUs idle")
+                  f"({gpus.seen if gpus.state == 'unknown' else f'its GPUs at {gpus.seen}'})")
 
 
 def span(seconds: float) -> str:
