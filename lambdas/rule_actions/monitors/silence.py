@@ -5,14 +5,23 @@ streams (or no datapoint of a named metric, `metric`) for `threshold` seconds; o
 silent for `threshold` while the others go on (one stalled host of four is a stalled job), and for longer than its
 own rhythm allows. NCCL hangs often keep the GPUs at 100%: only a heartbeat like this catches them.
 
-A host's rhythm: many jobs log steadily on rank 0 only, while the other hosts write a line at each checkpoint or
-evaluation (every 30-60 minutes). A host that falls silent while others log is stalled only when its silence also
-exceeds `rhythm` times the longest gap between two of its log lines earlier in this stretch of training (the silence
-before its first line counts as a gap). The rhythm is learned when a host's silence first crosses the threshold: one
+A quiet host: many jobs log steadily on rank 0 only, while the other hosts write a line at each checkpoint or
+evaluation (every 30-60 minutes, the first often sooner). A host that falls silent for `threshold` while others log is
+judged, in order, on:
+- its GPUs (the median per GPU of its GPUUtilization over its last GPU_MINUTES of datapoints): busy (at least BUSY),
+  it computes: not a stall, whatever its rhythm (a hung worker of a synchronous job stops the others too: the whole
+  job's silence); idle (below IDLE), nothing runs there: a stall, whatever its rhythm;
+- otherwise (no GPU, no datapoint, or between the two), its own rhythm: stalled when its silence also exceeds `rhythm`
+  times the longest gap between two of its log lines earlier in this stretch of training (the silence before its
+  first line counts as a gap), once that history is long enough to trust it: spanning at least HISTORY_MINUTES and
+  HISTORY_GAPS times that gap (so holding at least that many gaps); a shorter history is compared with at least
+  UNLEARNED_MINUTES (an hourly checkpoint) instead of its gap.
+The rhythm and the GPUs are read when a host's silence first crosses the threshold, in the same run: one
 FilterLogEvents call on that host's streams, from when training (re)started (at most RHYTHM_HOURS before its last
-line) to its last line, one page (a host that wrote more than 10,000 lines there is learned from the first 10,000).
-It is reset when training restarts (after a cluster repair or a spot interruption: the rule's clock). A job where
-every host falls silent is stalled at the threshold, whatever the rhythms.
+line) to its last line, one page (a host that wrote more than 10,000 lines there is learned from the first 10,000),
+and the silent hosts' GPUUtilization (one GetMetricData call for every such job of the run). The history is reset
+when training restarts (after a cluster repair or a spot interruption: the rule's clock). A job where every host falls
+silent is stalled at the threshold, whatever the rhythms and the GPUs.
 
 The logs are read as the window's events (one FilterLogEvents call per job and run), never as `lastEventTimestamp`,
 which AWS updates up to an hour late. The window reaches LOOKBACK minutes before the threshold, so the run in which a
@@ -70,8 +79,9 @@ class StalledTraining(Monitor):
                     "series for the job: no per-host view)", text=True),
               Param("startup", 10, "Minutes after training starts whose log lines do not make a host watched",
                     0, 120, "min", whole=True),
-              Param("rhythm", 1.5, "A host silent while others log is stalled only when its silence also exceeds "
-                    "this many times its longest gap between two log lines earlier in this stretch of training",
+              Param("rhythm", 1.5, "A host silent while others log, its GPUs neither busy nor idle, is stalled "
+                    "only when its silence also exceeds this many times its longest gap between two log lines earlier "
+                    "in this stretch of training (times at least an hour while that history is too short to trust)",
                     1, 10, "x"))
 
     def _since(self, job: RunningJob, p: Mapping[str, Any], now: int) -> int:
