@@ -343,7 +343,7 @@ def test_many_jobs_are_read_by_one_logs_insights_query_with_the_same_verdicts(mo
     assert rows["fine-q1"] == rows["fine-q2"] == {"rule": "StalledTraining", "verdict": "NoIssuesFound", "reason": ""}
     assert rows["hung-q"]["reason"] == "no log line from any host for 34 min (threshold 30 min)"
     assert (rows["two-q"]["verdict"], rows["two-q"]["reason"]) == (
-        "NoIssuesFound", "algo-2 silent for 36 min, too little history for its own rhythm (54 min of lines, longest "
+        "NoIssuesFound", "algo-2 silent for 36 min, too little history for its own rhythm (a history of 54 min, longest "
                          "gap 30 min): stalled after 1.5 times 1 h 00 min (its GPUs unknown: no datapoint yet)")
 
 

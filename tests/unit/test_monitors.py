@@ -381,14 +381,14 @@ def test_a_rhythm_learned_from_too_little_history_is_not_trusted(gpus, why):
     # 3 times that gap)
     verdict = judged("StalledTraining", j, series, heartbeat=hb, streams=history)
     # Then it is held: its silence is compared with at least an hourly checkpoint
-    assert verdict == Clear("algo-2 silent for 33 min, too little history for its own rhythm (22 min of lines, "
+    assert verdict == Clear("algo-2 silent for 33 min, too little history for its own rhythm (a history of 22 min, "
                             f"longest gap 19 min): stalled after 1.5 times 1 h 00 min ({why})")
     # and it is a stall once silent longer than 1.5 times that hour
     late = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 91 * MIN, NOW - 91 * MIN))
     history = {"job-1/algo-2-": beat(("job-1/algo-2-1", NOW - 112 * MIN, NOW - 91 * MIN, 19 * MIN))}
     found = judged("StalledTraining", j._replace(started=NOW - 113 * MIN), series, heartbeat=late, streams=history)
     assert found == Finding("no log line from algo-2 for 1 h 31 min (threshold 30 min; too little history for its own "
-                            "rhythm (22 min of lines, longest gap 19 min): stalled after 1.5 times 1 h 00 min), while "
+                            "rhythm (a history of 22 min, longest gap 19 min): stalled after 1.5 times 1 h 00 min), while "
                             "algo-1 still logs")
 
 

@@ -3,7 +3,7 @@
 StalledTraining: the job stopped making progress. After training started, no new log line in any of the job's
 streams (or no datapoint of a named metric, `metric`) for `threshold` seconds; or one host that was logging fell
 silent for `threshold` while the others go on (one stalled host of four is a stalled job), and for longer than its
-own rhythm allows. NCCL hangs often keep the GPUs at 100%: only a heartbeat like this catches them.
+own rhythm and GPUs allow. NCCL hangs often keep the GPUs at 100%: only a heartbeat like this catches them.
 
 A quiet host: many jobs log steadily on rank 0 only, while the other hosts write a line at each checkpoint or
 evaluation (every 30-60 minutes, the first often sooner). A host that falls silent for `threshold` while others log is
@@ -216,7 +216,7 @@ def quiet_host(host: str, silence: float, gap: float, history: float, gpus: Gpus
         return True, (f"{host} silent for {ago(silence)}, within its rhythm (a gap of {span(gap)} before; stalled "
                       f"after {p['rhythm']:g} times that)")
     assumed = max(gap, UNLEARNED_MINUTES * 60)
-    learned = f"too little history for its own rhythm ({span(history)} of lines, longest gap {span(gap)})"
+    learned = f"too little history for its own rhythm (a history of {span(history)}, longest gap {span(gap)})"
     if silence > p["rhythm"] * assumed:
         return False, f"no log line from {host} for {ago(silence)} (threshold {threshold}; {learned}: stalled " \
                       f"after {p['rhythm']:g} times {span(assumed)})"
