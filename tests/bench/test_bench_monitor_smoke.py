@@ -32,6 +32,22 @@ def test_the_monitor_benchmarks_measure_what_they_say():
     assert evaluation_scale.extrapolate(cold)["logs"] == 60 / evaluation_scale.LOGS_TPS
 
 
+def test_the_false_positives_cover_every_healthy_timeline_and_every_family():
+    # Given the healthy timelines of the training jobs, the other families and the restarts
+    names = [str(path.relative_to(monitor_rules.TIMELINES)) for path in monitor_rules.healthy()]
+    # Then each is judged, issue 36's among them
+    assert {"healthy-first-checkpoint.json", "families/healthy-transform.json",
+            "restarts/healthy-restart.json"} <= set(names)
+    assert not [name for name in names if not name.rsplit("/", 1)[-1].startswith("healthy-")]
+    # and a finding on another family's job (its row names it `job`, not `training_job`) is counted
+    kept = [{"tick": 40, "result": {"jobs": [
+        {"training_job": None, "job": "scoring-1", "rules": [{"rule": "StalledJob", "verdict": "IssuesFound",
+                                                               "reason": "no log line"}]},
+        {"training_job": "train-1", "job": "train-1", "rules": [{"rule": "StalledTraining",
+                                                                  "verdict": "NoIssuesFound", "reason": ""}]}]}}]
+    assert monitor_rules.findings(kept) == {("scoring-1", "StalledJob"): [(40, "no log line")]}
+
+
 def test_the_log_reads_benchmark_models_and_counts_what_it_says():
     from bench import log_reads
 

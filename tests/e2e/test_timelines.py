@@ -98,6 +98,10 @@ STOPPED = {("StalledTraining", "stoptraining", "done"), ("StalledTraining", "not
     ("healthy-long-upload", set()), ("healthy-cluster-repair", set()),
     ("healthy-waiting-phases", {("job:Stopped", "notify", "done")}),  # one is stopped by its owner: the team is told
     ("healthy-checkpoint-workers", set()), ("healthy-checkpoint-dips", set()),
+    # issue 36: workers whose first checkpoint interval (19 min) is shorter than the later ones (40 min), and the
+    # twin whose worker hangs after its first checkpoint, its GPUs idle
+    ("healthy-first-checkpoint", set()),
+    ("hung-checkpoint-worker", STOPPED | {("LowGPUUtilization", "notify", "done")}),
     ("opt-out-job", {("job:Stopped", "notify", "done")}),  # its owner stops it: the team is told
     ("healthy-spot-resume", {("job:Interrupted", "notify", "done")}),  # the team is told it lost its capacity
     # a real hang after a repair; a hung trial and a hung pipeline step's job under their outcome switches
@@ -122,7 +126,7 @@ def test_each_timeline_finds_what_it_expects_once_and_nothing_else(demo, timelin
 
 
 @pytest.mark.parametrize("timeline", ["hung-job", "multi-host-stall", "repair-then-hang", "hung-trial",
-                                      "hung-pipeline-step"])
+                                      "hung-pipeline-step", "hung-checkpoint-worker"])
 def test_a_hung_job_is_stopped_once_within_the_threshold_plus_one_run(demo, timeline):
     # Given a timeline whose job hangs at a known minute
     [job] = json.loads((TIMELINES / f"{timeline}.json").read_text())["jobs"]
@@ -194,8 +198,48 @@ def test_the_multi_host_stall_names_the_silent_host(demo):
     [row] = [r for r in rows_of(demo[0], "multi-host-stall") if any(v["rule"] == "StalledTraining"
                                                                    for v in r.get("rules", []))]
     [finding] = [v["reason"] for v in row["rules"] if v["rule"] == "StalledTraining"]
-    assert finding == ("no log line from algo-3 for 30 min (threshold 30 min; its longest gap before: 1 min), while "
-                       "algo-1, algo-2, algo-4 still log")
+    assert finding == ("no log line from algo-3 for 30 min (threshold 30 min) and its GPUs idle (0% over its last 10 "
+                       "min), while algo-1, algo-2, algo-4 still log")
+
+
+def replay_all_rules(tmp_path: Path, timeline: str) -> list[dict]:
+    """The timeline replayed with every monitor rule stack-wide (acting: they notify, the jobs' tags stop), as rows."""
+    from rule_actions import registry
+
+    config = {**json.loads(DEMO.read_text()), "rules": {"*": ["notify"]},
+              "monitor": {"rules": {name: {"mode": "act"} for name in registry.monitors()}}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    out = io.StringIO()
+    saved, sys.stdout = sys.stdout, out
+    try:
+        assert main(["replay", "--json", "--config", str(tmp_path / "config.json"), "--secrets", str(DEMO_SECRETS),
+                     str(TIMELINES / f"{timeline}.json")]) == 0
+    finally:
+        sys.stdout = saved
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_workers_whose_first_checkpoint_comes_early_are_never_found_by_any_rule(tmp_path):
+    # Given issue 36's jobs: workers that write a first checkpoint 19 minutes in, then every 40 minutes (GPUs busy on
+    # one job, no GPU on the other), rank 0 logging every minute, tagged to stop on a stall; every monitor rule on
+    rows = replay_all_rules(tmp_path, "healthy-first-checkpoint")
+    # Then no rule finds anything and nothing is done but telling the team the jobs completed, over the four hours
+    assert not [v for r in rows for v in r.get("rules", []) if v["verdict"] == "IssuesFound"]
+    assert {a["trigger"] for r in rows for a in r["actions"]} <= {"job:Completed"}
+
+
+def test_a_checkpoint_worker_that_hangs_is_stopped_once_naming_it(tmp_path):
+    # Given the twin: algo-3 hangs after its first checkpoint (minute 27), its GPUs idle; every rule stack-wide
+    rows = replay_all_rules(tmp_path, "hung-checkpoint-worker")
+    # Then StalledTraining stops the job once, at the first run 30 minutes after, naming algo-3 and not the workers
+    # that are as silent but whose GPUs are busy
+    stops = [(r["source"].rsplit("#+", 1)[1], a["trigger"]) for r in rows for a in r["actions"]
+             if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+    assert stops == [("60m", "StalledTraining")]
+    [reason] = [v["reason"] for r in rows if r["source"].endswith("#+60m") for v in r.get("rules", [])
+                if v["rule"] == "StalledTraining"]
+    assert reason.startswith("no log line from algo-3 for 32 min (threshold 30 min) and its GPUs idle (0% over its "
+                             "last 10 min)") and "algo-2" not in reason.split(", while")[0]
 
 
 def test_a_budget_warns_once_at_its_fraction_then_stops_the_job_saying_what_it_cost_and_saved(demo):

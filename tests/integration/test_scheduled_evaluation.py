@@ -335,15 +335,16 @@ def test_many_jobs_are_read_by_one_logs_insights_query_with_the_same_verdicts(mo
     assert result["evaluation"]["log_reads"] == "one Logs Insights query read 4 jobs' logs"
     assert result["evaluation"]["log_queries"] == 2
     # and the verdicts are those of one FilterLogEvents call per job: the hung job stopped, the others left alone
-    # (algo-2's silence of 36 minutes is within its rhythm: 30 silent minutes before its first line)
+    # (algo-2's silence of 36 minutes is held: its one 30-minute gap, before its first line, in 54 minutes of history
+    # is too little to trust, and its GPUs published nothing: it is compared with an hour)
     assert outcomes(result) == [("hung-q", "StalledTraining", "stoptraining", "done"),
                                 ("hung-q", "StalledTraining", "notify", "done")]
     rows = {j["training_job"]: j["rules"][0] for j in result["jobs"]}
     assert rows["fine-q1"] == rows["fine-q2"] == {"rule": "StalledTraining", "verdict": "NoIssuesFound", "reason": ""}
     assert rows["hung-q"]["reason"] == "no log line from any host for 34 min (threshold 30 min)"
     assert (rows["two-q"]["verdict"], rows["two-q"]["reason"]) == (
-        "NoIssuesFound", "algo-2 silent for 36 min, within its rhythm (a gap of 30 min before; stalled after 1.5 "
-                         "times that)")
+        "NoIssuesFound", "algo-2 silent for 36 min, too little history for its own rhythm (a history of 54 min, longest "
+                         "gap 30 min): stalled after 1.5 times 1 h 00 min (its GPUs unknown: no datapoint yet)")
 
 
 def test_a_failed_logs_insights_query_falls_back_to_filterlogevents_in_the_same_run(monitored, monkeypatch):

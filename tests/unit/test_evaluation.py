@@ -222,6 +222,27 @@ def test_a_silent_hosts_rhythm_is_read_in_the_same_run_before_the_rule_decides(g
     assert (job.event is not None) == (verdict == "IssuesFound")
 
 
+@pytest.mark.parametrize(("gpus", "verdict"), [(360, "NoIssuesFound"), (0, "IssuesFound")])
+def test_a_silent_hosts_gpus_are_read_with_its_rhythm_and_weigh_in(gpus, verdict):
+    # Given a two-host job (ml.p3.8xlarge: 4 GPUs) whose algo-2 logged every minute, then fell silent 35 minutes ago
+    # while algo-1 logs; algo-2's GPUs at `gpus` (summed over its 4 GPUs)
+    from rule_actions.monitors.job import RunningJob
+
+    seen = RunningJob.of(record("dist-3", count=2), "training")
+    gpu = host_query(seen, seen.hosts[1], "GPUUtilization")
+    ports = Ports([record("dist-3", count=2, tags=HUNG)],
+                  series={gpu: tuple((NOW - m * MIN, float(gpus)) for m in range(15, 0, -1))},
+                  beats={"dist-3": host_beat("dist-3", (1, 1, 1), (2, 35, 1)),
+                         "dist-3/algo-2-": host_beat("dist-3", (2, 35, 1))})
+    # When the rules run
+    [job] = evaluate({"monitor": {}}, ports).jobs
+    # Then its GPUs are read in the same run as its rhythm (one GetMetricData call of one series), and decide:
+    # busy, it is not a stall; idle, it is
+    assert ("GetMetricData", 1) in ports.calls
+    assert job.verdicts[0].verdict == verdict, job.verdicts[0].reason
+    assert ("its GPUs busy (90% over its last 10 min)" in job.verdicts[0].reason) == (gpus > 0)
+
+
 def test_a_rhythm_the_run_had_no_time_to_read_is_judged_later():
     ports = Ports([record("dist-2", count=2, tags=HUNG)],
                   beats={"dist-2": host_beat("dist-2", (1, 1, 1), (2, 35, 1))})

@@ -307,8 +307,10 @@ def test_stalled_training_reads_a_silent_hosts_rhythm_since_training_started_at_
     p = defaults("StalledTraining")
     # When the rule first judges it
     asked = RULES["StalledTraining"].judge(j, p, NOW, Data({}, hb))
-    # Then it asks for that host's streams up to its last line, from six hours before it (training began earlier)
-    assert asked == Needs(streams=(("job-1/algo-2-", (NOW - 33 * MIN - 360 * MIN) * 1000, (NOW - 33 * MIN) * 1000),))
+    # Then it asks for that host's streams up to its last line, from six hours before it (training began earlier),
+    # and that host's GPUs over their last 10 minutes (CloudWatch publishes late: 6 more)
+    assert asked == Needs((host_query(j, j.hosts[1], "GPUUtilization"),), NOW - 16 * MIN, streams=(
+        ("job-1/algo-2-", (NOW - 33 * MIN - 360 * MIN) * 1000, (NOW - 33 * MIN) * 1000),))
     # and from when training (re)started when that is later
     young = j._replace(started=NOW - 90 * MIN)
     assert RULES["StalledTraining"].judge(young, p, NOW, Data({}, hb)).streams[0][1] == (NOW - 90 * MIN) * 1000
@@ -335,6 +337,79 @@ def test_a_worker_that_writes_only_at_checkpoints_is_not_a_stalled_host():
     assert isinstance(stalled, Finding) and stalled.reason.startswith(
         "no log line from algo-2 for 1 h 01 min (threshold 30 min; its longest gap before: 40 min), while algo-1 "
         "still logs")
+
+
+def first_checkpoint(j: RunningJob, gpus: float | None) -> tuple[Heartbeat, dict, dict]:
+    """Issue 36: a worker (algo-2) that wrote its start-up lines, then its first checkpoint 19 minutes later, silent
+    for 33 minutes since (its next checkpoint comes 40 minutes after the first); rank 0 logs every minute; algo-2's
+    GPUs at `gpus` % each (None: no datapoint)."""
+    hb = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 33 * MIN, NOW - 33 * MIN))
+    history = {"job-1/algo-2-": beat(("job-1/algo-2-1", NOW - 54 * MIN, NOW - 33 * MIN, 19 * MIN))}
+    series = {} if gpus is None else {host_query(j, j.hosts[1], "GPUUtilization"): minutes(20, 0, 8 * gpus)}
+    return hb, history, series
+
+
+def test_a_quiet_worker_whose_gpus_are_busy_while_rank_0_logs_is_not_a_stalled_host():
+    # Given the worker of issue 36, judged by a rhythm of one 19-minute gap, its GPUs busy (90% each)
+    j = job(hosts=(("ml.p4d.24xlarge", 2),), started=NOW - 55 * MIN)
+    hb, history, series = first_checkpoint(j, 90)
+    # When its silence passes the threshold and 1.5 times that gap
+    verdict = judged("StalledTraining", j, series, heartbeat=hb, streams=history)
+    # Then it is not a stall, and the row says why
+    assert verdict == Clear("algo-2 silent for 33 min, its GPUs busy (90% over its last 10 min) while algo-1 logs: "
+                            "not a stall")
+
+
+def test_a_silent_worker_whose_gpus_idle_is_stalled_at_the_threshold_whatever_its_rhythm():
+    # Given the same worker whose GPUs idle since it fell silent (a hung worker)
+    j = job(hosts=(("ml.p4d.24xlarge", 2),), started=NOW - 55 * MIN)
+    hb, history, series = first_checkpoint(j, 0)
+    # Then it is a stalled host at the threshold, saying its GPUs idle
+    assert judged("StalledTraining", j, series, heartbeat=hb, streams=history) == Finding(
+        "no log line from algo-2 for 33 min (threshold 30 min) and its GPUs idle (0% over its last 10 min), while "
+        "algo-1 still logs")
+    # and so it is with a long trusted rhythm (a checkpoint every 40 minutes for three hours)
+    history = {"job-1/algo-2-": beat(("job-1/algo-2-1", NOW - 200 * MIN, NOW - 33 * MIN, 40 * MIN))}
+    assert isinstance(judged("StalledTraining", j._replace(started=NOW - 210 * MIN), series, heartbeat=hb,
+                             streams=history), Finding)
+
+
+@pytest.mark.parametrize(("gpus", "why"), [(None, "its GPUs unknown: no datapoint yet"),
+                                           (30, "its GPUs at 30% over its last 10 min")])
+def test_a_rhythm_learned_from_too_little_history_is_not_trusted(gpus, why):
+    # Given the worker of issue 36 whose GPUs do not decide (no datapoint, or partly busy)
+    j = job(hosts=(("ml.p4d.24xlarge", 2),), started=NOW - 55 * MIN)
+    hb, history, series = first_checkpoint(j, gpus)
+    # When its silence passes 1.5 times its one 19-minute gap, its history spanning 22 minutes (under 30, and under
+    # 3 times that gap)
+    verdict = judged("StalledTraining", j, series, heartbeat=hb, streams=history)
+    # Then it is held: its silence is compared with at least an hourly checkpoint
+    assert verdict == Clear("algo-2 silent for 33 min, too little history for its own rhythm (a history of 22 min, "
+                            f"longest gap 19 min): stalled after 1.5 times 1 h 00 min ({why})")
+    # and it is a stall once silent longer than 1.5 times that hour
+    late = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 91 * MIN, NOW - 91 * MIN))
+    history = {"job-1/algo-2-": beat(("job-1/algo-2-1", NOW - 112 * MIN, NOW - 91 * MIN, 19 * MIN))}
+    found = judged("StalledTraining", j._replace(started=NOW - 113 * MIN), series, heartbeat=late, streams=history)
+    assert found == Finding("no log line from algo-2 for 1 h 31 min (threshold 30 min; too little history for its own "
+                            "rhythm (a history of 22 min, longest gap 19 min): stalled after 1.5 times 1 h 00 min), while "
+                            "algo-1 still logs")
+
+
+def test_a_rhythm_is_trusted_once_its_history_spans_three_of_its_longest_gaps_and_half_an_hour():
+    j = job(hosts=(("ml.p4d.24xlarge", 2),), started=NOW - 200 * MIN)
+    hb = beat(("job-1/algo-1-1", NOW - 45 * MIN, NOW - MIN), ("job-1/algo-2-1", NOW - 35 * MIN, NOW - 35 * MIN))
+
+    def verdict(history_minutes: int, gap: int):
+        first = NOW - 35 * MIN - history_minutes * MIN
+        history = {"job-1/algo-2-": beat(("job-1/algo-2-1", first, NOW - 35 * MIN, gap * MIN))}
+        return judged("StalledTraining", j._replace(started=first), heartbeat=hb, streams=history)
+
+    # A line a minute for 30 minutes (30 gaps): trusted, and 35 silent minutes are past 1.5 times that minute
+    assert isinstance(verdict(30, 1), Finding)
+    # but for 29 minutes: too little history (held up to 1.5 times an hour)
+    assert isinstance(verdict(29, 1), Clear)
+    # A 20-minute gap in 60 minutes of lines (three of it): trusted, 35 > 30 minutes; in 59: not yet
+    assert isinstance(verdict(60, 20), Finding) and isinstance(verdict(59, 20), Clear)
 
 
 def test_a_job_whose_every_host_falls_silent_is_stalled_whatever_their_rhythms():

@@ -22,7 +22,8 @@ of their instance types, each read once per execution environment, and a tuning 
 of every job at once (GetMetricData,
 500 a call); the logs of the jobs that need them, by one Logs Insights query for many jobs, else (and when it
 fails) one FilterLogEvents per job while the run has time (the jobs not reached are reported, in an order that
-rotates from run to run); DescribeTrainingJob for the
+rotates from run to run); what a rule asks after a first judging (StalledTraining's silent hosts: their GPUs, one
+GetMetricData for every such job, and their rhythms, one FilterLogEvents each); DescribeTrainingJob for the
 jobs whose rules hold. A job that ended is never acted on; a job whose read fails is reported and the others go on.
 """
 
@@ -177,6 +178,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
             found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), None,
                                 trials.get(job.name), figures.get(job.name))
     more = {key: asked for key, asked in found.items() if isinstance(asked, Needs)}
+    again = yield from _series(more, now)  # the series a judging asked for (a silent host's GPUs), read at once
     streams, reached = yield from _streams(more, family.log_group, run.time_left)
     reports, confirm = [], []
     for job, record, applied, problems in chosen:
@@ -186,9 +188,11 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
         for rule in applied:
             key = (job.name, rule.rule.name)
             verdict = found[key]
-            if isinstance(verdict, Needs):  # judged again with the streams it asked for
-                verdict = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), streams[key],
-                                 trials.get(job.name), figures.get(job.name))
+            if isinstance(verdict, Needs) and verdict.queries and isinstance(again, Unread):
+                verdict = Verdict(rule.rule.name, "Error", again.reason)
+            elif isinstance(verdict, Needs):  # judged again with the streams (and series) it asked for
+                verdict = _judge(rule, job, now, needs[key], _joined(series, again), heartbeats.get(job.name),
+                                 streams[key], trials.get(job.name), figures.get(job.name))
             verdicts.append(_named(rule.rule.name, verdict))
         reports.append(JobReport(job.name, tuple(verdicts), tuple(problems), family=family.name))
         if any(v.verdict == ISSUES_FOUND for v in verdicts):
@@ -235,6 +239,13 @@ def _series(needs: Mapping[tuple[str, str], Any], now: int) -> Asking[Mapping[An
     need = MetricData(tuple(dict.fromkeys(q for n in wanted for q in n.queries)), start, now)
     answer: Mapping[Any, Any] | Unread = (yield frozenset({need}))[need]
     return answer
+
+
+def _joined(series: Mapping[Any, Any] | Unread, again: Mapping[Any, Any] | Unread) -> Mapping[Any, Any] | Unread:
+    """The series read first, with those a second judging asked for (the first read's failure kept when none was)."""
+    if not again or isinstance(again, Unread):
+        return series
+    return {**(series if not isinstance(series, Unread) else {}), **again}
 
 
 def _heartbeats(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], log_group: str,
@@ -363,7 +374,8 @@ def _judge(applied: Applied, job: RunningJob, now: int, need: Any, series: Any, 
                                         tuple(trials or ()) if need.trials else (), cost if need.cost else None))
     except Exception as err:  # a rule that fails on one job's data is reported there; the others go on
         return Verdict(rule, "Error", f"the rule failed on this job's data ({type(err).__name__}: {err})")
-    if isinstance(found, Needs) and (streams is not None or not found.streams):
+    if isinstance(found, Needs) and (streams is not None or not found.streams or found.logs or found.trials
+                                     or found.cost):
         return Verdict(rule, "Error", "the rule asked for more reads after it was given them")
     return found
 

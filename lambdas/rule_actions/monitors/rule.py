@@ -9,8 +9,8 @@ log streams). One module per rule (monitors/<rule>.py), listed in rule_actions/r
     needs                   what it must read for one running job: metric series, a log window (or why it cannot be
                             computed for this job: Skipped; or why not yet: Pending)
     judge                   pure: the job, its parameters, the time and what was read -> Finding | Clear | Pending |
-                            Skipped, each with a reason a person can act on; or Needs of some streams' windows to
-                            read before it can decide (StalledTraining: a silent host's own rhythm)
+                            Skipped, each with a reason a person can act on; or Needs of some streams' windows (and
+                            series) to read before it can decide (StalledTraining: a silent host's rhythm and GPUs)
 
 Also here: a rule's parameters resolved (`params_of`, `parameters`), and the rules that cannot be computed without
 Debugger (`REFUSED`).
@@ -56,9 +56,10 @@ def refusal(name: str) -> str:
 
 class Needs(NamedTuple):
     """What a rule reads for one job: metric series from `start` (epoch seconds) to now, and a log window
-    (epoch ms) of the job's streams, or None. A rule's `judge` may also return Needs of `streams` only: windows of
-    some of the job's streams to read before it can decide (stream name prefix, start ms, end ms), read in the same
-    run, after which it judges again with them in `Data.streams`."""
+    (epoch ms) of the job's streams, or None. A rule's `judge` may also return Needs of `streams`: windows of
+    some of the job's streams to read before it can decide (stream name prefix, start ms, end ms), with `queries`
+    (from `start`) when it needs more series too, read in the same run, after which it judges again with them in
+    `Data.streams` and `Data.series`."""
 
     queries: tuple[MetricQuery, ...] = ()
     start: int = 0

@@ -1,6 +1,7 @@
 """StalledJob: a processing or batch transform job stopped making progress: no new log line in any of its streams for
 `threshold` seconds after it started, or one host that was logging fell silent for `threshold` (and longer than its
-own rhythm allows) while the others go on. StalledTraining's logic and parameters, on the other families' logs:
+own rhythm or its GPUs allow: monitors/silence.py) while the others go on. StalledTraining's logic and parameters, on
+the other families' logs:
 
     processing   log group /aws/sagemaker/ProcessingJobs, streams <job>/algo-<n>-<epoch> (host algo-<n>)
     transform    log group /aws/sagemaker/TransformJobs, streams <job>/<instance-id>-<epoch> and
@@ -37,9 +38,10 @@ class StalledJob(StalledTraining):
                     whole=True),
               Param("startup", 5, "Minutes after the job starts whose log lines do not make a host watched", 0, 120,
                     "min", whole=True),
-              Param("rhythm", 1.5, "A host silent while others log is stalled only when its silence also exceeds "
-                    "this many times its longest gap between two log lines earlier in the job (with `per_host`)", 1, 10,
-                    "x"),
+              Param("rhythm", 1.5, "A host silent while others log, its GPUs neither busy nor idle, is stalled "
+                    "only when its silence also exceeds this many times its longest gap between two log lines earlier "
+                    "in the job (times at least an hour while that history is too short to trust; with `per_host`)",
+                    1, 10, "x"),
               Param("per_host", "false", "true: a host silent for `threshold` while others log is a stalled job "
                     "too (StalledTraining's test); false: only the whole job's silence (an instance that finished "
                     "its share of the input waits quietly)", choices=("false", "true")))
