@@ -9,6 +9,7 @@ Secrets given as {name: secret string} (webhooks' URLs and keys) are created in 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import boto3
-from botocore import xform_name
+from botocore import loaders, xform_name
 from moto import mock_aws
 
 from rule_actions import registry
@@ -58,6 +59,40 @@ class LocalContext:
         return self.remaining_millis
 
 
+
+
+_ONCE_MARK = "_rule_actions_once"
+
+
+def _botocore_data_once() -> None:
+    """botocore's data read once per process, not once per session: its JSON files (service models, endpoints) parsed
+    once, and the services its data folders hold listed once. moto makes a session for each service it loads (ec2's
+    4 MB model was parsed three times before a replay's first event, and each session listed the 400 services'
+    folders: 1,800 file checks) and so does the handler's runtime. botocore only reads a parsed model (merging a
+    model's sdk-extras into it again changes nothing), as the tests have relied on since they parse each file once
+    (tests/conftest.py); the folders do not change while the command runs. Idempotent."""
+    if getattr(loaders.JSONFileLoader._load_file, _ONCE_MARK, False):
+        return
+    parse, listing = loaders.JSONFileLoader._load_file, loaders.Loader.list_available_services
+
+    @functools.cache
+    def parsed(full_path: str, open_method: Any) -> Any:
+        return parse(loaders.JSONFileLoader(), full_path, open_method)
+
+    known: dict[tuple[Any, ...], list[str]] = {}
+
+    def load_file(self: Any, full_path: str, open_method: Any) -> Any:
+        return parsed(full_path, open_method)
+
+    def list_available_services(self: Any, type_name: str) -> list[str]:
+        key = (type(self), tuple(self.search_paths), type_name)
+        if key not in known:
+            known[key] = listing(self, type_name)
+        return list(known[key])
+
+    setattr(load_file, _ONCE_MARK, True)
+    loaders.JSONFileLoader._load_file = load_file  # type: ignore[method-assign]
+    loaders.Loader.list_available_services = list_available_services  # type: ignore[method-assign]
 
 
 def _datetime(epoch: int) -> Any:
@@ -181,6 +216,7 @@ class EmbeddedAccount:
         os.environ.update(AWS_ACCESS_KEY_ID="embedded", AWS_SECRET_ACCESS_KEY="embedded", AWS_DEFAULT_REGION=self.region)
         for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
             os.environ.pop(key, None)
+        _botocore_data_once()
         self._mock.start()
         try:
             moto_sagemaker.install()
