@@ -125,9 +125,11 @@ def compiles_for(python_version: str) -> bool:
 
 def compile_bytecode(folder: Path) -> None:
     """Every source under `folder` compiled beside it (__pycache__), as unchecked hash-based .pyc files named for
-    /var/task, reproducibly (see the module's doc)."""
+    /var/task, reproducibly (see the module's doc). Beside it even when PYTHONPYCACHEPREFIX sends this machine's
+    bytecode elsewhere (`make demo` does)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPYCACHEPREFIX"}
     subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "1", "--invalidation-mode", "unchecked-hash",
-                    "-d", TASK_ROOT, str(folder)], check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+                    "-d", TASK_ROOT, str(folder)], check=True, env={**env, "PYTHONHASHSEED": "0"},
                    stdout=subprocess.DEVNULL)
 
 
