@@ -34,7 +34,7 @@ from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
 from rule_actions_cli.emulator import s3 as moto_s3
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
-from rule_actions_cli.inputs import job_of
+from rule_actions_cli.inputs import is_timeline, job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.report import NOTABLE, Delivery
 from rule_actions_cli.seeding import SEEDING
@@ -210,12 +210,16 @@ class EmbeddedAccount:
         self.environment: dict[str, str] = {}
         self._seen: set[tuple[str, ...]] = set()
         self._evaluated: dict[str, set[Any]] = {}
+        # Told what the replay is doing (the deploy, each event, each timeline's minute): a terminal's status line.
+        self.progress: Callable[[str], None] = lambda text: None
+        self._doing = ""  # the timeline being replayed, for its minutes' progress
 
     def __enter__(self) -> EmbeddedAccount:
         self._saved_env, self._saved_session = dict(os.environ), boto3.DEFAULT_SESSION
         os.environ.update(AWS_ACCESS_KEY_ID="embedded", AWS_SECRET_ACCESS_KEY="embedded", AWS_DEFAULT_REGION=self.region)
         for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
             os.environ.pop(key, None)
+        self.progress(f"deploying stack {self.stack_name} on the embedded AWS")
         _botocore_data_once()
         self._mock.start()
         try:
@@ -396,8 +400,13 @@ class EmbeddedAccount:
         timeline (events/timelines/) is replayed in its place, as its rows."""
         context = LocalContext(self.function_name, self.function_arn)
         rows: list[dict[str, Any]] = []
-        for source, event in events:
-            if isinstance(event, dict) and "timeline" in event and "jobs" in event:
+        timelines = [is_timeline(event) for _, event in events]
+        counts, done = {True: sum(timelines), False: len(events) - sum(timelines)}, {True: 0, False: 0}
+        for (source, event), timeline in zip(events, timelines, strict=True):
+            done[timeline] += 1
+            self._doing = f"{'timeline' if timeline else 'event'} {done[timeline]}/{counts[timeline]} {source}"
+            self.progress(self._doing)
+            if timeline:
                 rows += self._timeline(handler, source, event)
             else:
                 rows.append(self._replay_one(handler, context, source, event))
@@ -449,6 +458,7 @@ class EmbeddedAccount:
         previous = 0
         for tick in timeline.ticks(every):
             label = f"{source}#+{tick}m"
+            self.progress(f"{self._doing or source}: minute {tick} of {timeline.minutes}")
             changes = []
             for job in jobs:
                 place = self._timeline_place(job)

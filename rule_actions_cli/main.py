@@ -203,6 +203,9 @@ def _main(argv: list[str] | None) -> int:
         errors += config_errors + secret_errors
     if errors:
         return refuse(*errors)
+    if context is not None:  # the replay's first line (stderr with --json: its output stays JSON)
+        print(report.heading(events, args.paths, context, args.config), file=sys.stderr if args.json else sys.stdout,
+              flush=True)
     said = inputs.warnings_block(context) if context is not None else None
     if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
         print(said, file=sys.stderr)
@@ -213,7 +216,7 @@ def _main(argv: list[str] | None) -> int:
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
             deliveries: list[report.Delivery] = []
-            rows = run_replay(events, context, args.verbose, secrets, deliveries)
+            rows = run_replay(events, context, args.verbose, secrets, deliveries, progress=not args.json)
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         return refuse(err)
     write(args)(rows, sys.stdout)
@@ -232,16 +235,21 @@ def write(args: argparse.Namespace) -> Any:
 
 
 def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
-               secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None
-               ) -> list[dict[str, Any]]:
-    """The rows; `deliveries`, when given, receives what the stack's topics delivered."""
+               secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None,
+               progress: bool = False) -> list[dict[str, Any]]:
+    """The rows; `deliveries`, when given, receives what the stack's topics delivered. `progress`: the slow steps
+    said on stderr's status line when stderr is a terminal (terminal.StatusLine; nothing on a pipe or a file)."""
     from rule_actions_cli.embedded_organization import embedded_from
 
-    with embedded_from(context, secrets) as world:
-        rows = world.replay(events, log=sys.stderr if verbose else None)
-        if deliveries is not None:
-            deliveries += world.deliveries()
-        return rows
+    status = terminal.StatusLine(sys.stderr)
+    try:
+        with embedded_from(context, secrets, status.show if progress and not verbose else None) as world:
+            rows = world.replay(events, log=sys.stderr if verbose else None)
+            if deliveries is not None:
+                deliveries += world.deliveries()
+            return rows
+    finally:
+        status.clear()
 
 
 def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
