@@ -24,15 +24,16 @@ ONE_EVENT = ["replay", "events/lifecycle-stopped-after-issues.json"]  # with ./r
 RUNS = 3
 TARGETS = {"demo": 10.0, "one event": 1.0}  # issue 37: a warm make demo in at most 10 s, a start-up in about 1 s
 
-# Measured on commit 648488c (before issue 37's speed work) with this bench (BENCH_REPLAY_ROOT), the 2-core machine
-# shared with other work (load average 2 to 5): (wall s, CPU s) medians of 3 runs, the interpreter compiling every
-# module at each start (PYTHONDONTWRITEBYTECODE=1, as this machine's shells set it, no bytecode in the venv) and with
-# the bytecode cached.
+# Measured on commit 648488c (before issue 37's speed work) with this bench (BENCH_REPLAY_ROOT), 2026-11-28, the
+# 2-core machine shared with other work: (wall s, CPU s), medians of 3 runs. "compiled at each start": the
+# interpreter compiles every module it imports at each start (PYTHONDONTWRITEBYTECODE=1, as this machine's shells
+# set it, and no bytecode in the venv: uv installs none), load average 10 to 12; "cached": the bytecode kept
+# (PYTHONPYCACHEPREFIX, as `make demo` now does), load average 4 to 7.
 BEFORE = {
-    ("demo", "compiled at each start"): (0.0, 0.0),
-    ("one event", "compiled at each start"): (0.0, 0.0),
-    ("demo", "cached"): (0.0, 0.0),
-    ("one event", "cached"): (0.0, 0.0),
+    ("demo", "compiled at each start"): (98.4, 32.3),
+    ("one event", "compiled at each start"): (18.3, 6.7),
+    ("demo", "cached"): (44.1, 30.5),
+    ("one event", "cached"): (11.7, 5.6),
 }
 
 

@@ -26,7 +26,10 @@ exit status: 0 when every event was processed (whatever the actions' outcomes: -
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed: an event
 file larger than 10 MB too; a directory's entry that cannot be read is reported on its own row instead).
 
-The table fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
+The first line says what is replayed and against what (on stderr with --json). On a terminal, stderr's status
+line says each slow step (synthesis, the embedded deploy, each event, each timeline's minute) and is cleared before
+the table; nothing of it on a pipe, a file, with --json or --verbose. The table (BY: who asked for each action,
+job, config or test) fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
 
 """ + examples("rule-actions samples", "rule-actions replay events/ events/timelines/",
                "rule-actions replay --config my-config.json --all events/timelines/hung-job.json")

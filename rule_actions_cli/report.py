@@ -52,10 +52,11 @@ def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | No
     return redact(out)  # the function's results are redacted already; problems found here quote the event
 
 
-def heading(events: list[tuple[str, Any]], paths: list[str], context: dict[str, Any], config_file: str | None) -> str:
+def heading(events: list[tuple[str, Any]], paths: list[str], context: dict[str, Any], config_file: str | None,
+            width: int | None = None) -> str:
     """The replay's first line: what is replayed, from where, against which stack of which configuration ("Replaying
     12 events and 8 timelines from events/ and events/timelines/ against stack RuleActions of rule-actions.json on the
-    embedded AWS")."""
+    embedded AWS"), wrapped to `width` (the terminal's) as the table is."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cdk.settings import FILE_NAME
     from rule_actions_cli.inputs import is_timeline
@@ -69,7 +70,8 @@ def heading(events: list[tuple[str, Any]], paths: list[str], context: dict[str, 
     config = shown(config_file) if config_file else FILE_NAME if os.path.isfile(FILE_NAME) else \
         "the default configuration"
     stack = shown(read_context(context)[1].stack_name)
-    return f"Replaying {' and '.join(counted)} from {where} against stack {stack} of {config} on the embedded AWS"
+    said = f"Replaying {' and '.join(counted)} from {where} against stack {stack} of {config} on the embedded AWS"
+    return "\n".join(_wrap(said, width or terminal_width(), "  "))
 
 
 def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
@@ -83,7 +85,8 @@ OUTCOME, REASON = HEADER.index("OUTCOME"), HEADER.index("REASON")
 INDENT, GAP = "  ", "  "
 CAPS = (24, 26, 6, 12)  # the widest TRIGGER, ACTION, BY and OUTCOME cells before they wrap
 # Who asked for an action (its "origin" in --json): the job (its rule's action_json, the SDK's actions, or its
-# tags: whoever started it), the configuration, or a test-notify request.
+# tags: whoever started it), the configuration, or a test-notify request; "mixed" on the line a row's repeated
+# actions share when they came from more than one.
 BY = {"action_json": "job", "config": "config", "test": "test"}
 MIN_REASON = 32  # a narrower REASON column goes on lines of its own below its row, the whole width
 REASON_INDENT = "      "
@@ -212,6 +215,11 @@ def _by(action: dict[str, Any]) -> str:
     return BY.get(origin, origin)
 
 
+def _one(asked: set[str]) -> str:
+    """Who asked for the repeated actions that share a line: the one, or "mixed" (--all gives each)."""
+    return next(iter(asked)) if len(asked) == 1 else "mixed"
+
+
 def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, str, str, str]]:
     """trigger, action, by, outcome, reason: a timeline's findings, the actions (or why there are none), the
     problems. Without `show_all`, a row's duplicate actions (done or reported before) share one line."""
@@ -227,7 +235,7 @@ def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, 
         if action in repeated:
             if action is repeated[0]:
                 found.append(("-", ", ".join(dict.fromkeys(a["kind"] for a in repeated)),
-                              ",".join(dict.fromkeys(_by(a) for a in repeated)), Outcome.DUPLICATE.value,
+                              _one({_by(a) for a in repeated}), Outcome.DUPLICATE.value,
                               "done or reported before; --all gives each reason"))
             continue
         found.append((action.get("trigger") or action.get("rule") or "-", _action(action, job), _by(action),

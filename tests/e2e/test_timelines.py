@@ -238,10 +238,19 @@ def test_getting_started_shows_what_make_demo_prints(demo):
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
-def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page):
-    # Given the excerpt of `make demo` a page shows (its lines between "..." elisions)
-    [excerpt] = re.findall(r"```[^\n]*\n(EVENT  JOB\n.*?)```", (ROOT / page).read_text(), re.DOTALL)
+def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page, monkeypatch):
+    # Given the excerpt of `make demo` a page shows (its first line, then its lines between "..." elisions)
+    [(said, excerpt)] = re.findall(r"```[^\n]*\n(Replaying .*?\n)(EVENT  JOB\n.*?)```", (ROOT / page).read_text(),
+                                   re.DOTALL)
     shown = [line for line in excerpt.splitlines() if line != "..."]
+    # Then its first line is what `COLUMNS=120 make demo` says first (the test's replay names absolute paths)
+    from rule_actions_cli import inputs, report
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "120")
+    paths = ["events/", "events/timelines/"]
+    context, _ = inputs.replay_context("examples/demo-webhook-config.json", False)
+    assert said == report.heading(inputs.load(paths)[0], paths, context, "examples/demo-webhook-config.json") + "\n"
     # Then its lines are lines of what the demo prints, in its order (message ids and the receiver's port aside)
     def same(line: str) -> str:
         return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", UUID.sub("<id>", line))

@@ -79,9 +79,15 @@ def test_rows_that_did_nothing_are_counted_unless_all_is_asked():
     assert ("not listed (--all lists them): 1 event the stack's rule does not match; 1 repeated event whose every "
             "action was done or reported before (duplicate)") in " ".join(text.split())
     assert text.splitlines()[-1].startswith("5 events, 3 matched the stack's rule")
-    # and a row's duplicates among other actions share one line
+    # and a row's duplicates among other actions share one line (BY: mixed when they came from more than one)
     assert [line.split()[:4] for line in text.splitlines() if "duplicate" in line.split()] == [
         ["-", "notify", "config", "duplicate"]]
+    mixed = {**ROWS[0], "actions": [action("stoptraining", JOB, "duplicate", "d", origin="action_json"),
+                                    action("notify", "team", "duplicate", "d")]}
+    out = io.StringIO()
+    write_table([mixed], out, width=120)
+    assert [line.split()[:4] for line in out.getvalue().splitlines() if line.startswith("  - ")] == [
+        ["-", "stoptraining,", "notify", "mixed"]]
     # and the problem row, whose event the rule did not match, is listed
     assert "bad.json  (not matched by the stack's rule)" in text
     # When --all is asked / Then every row is listed, each action with its own reason, and nothing is counted
