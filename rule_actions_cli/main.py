@@ -26,7 +26,7 @@ exit status: 0 when every event was processed (whatever the actions' outcomes: -
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed: an event
 file larger than 10 MB too; a directory's entry that cannot be read is reported on its own row instead).
 
-The first line says what is replayed and against what (on stderr with --json). On a terminal, stderr's status
+The first line says what is replayed and against what (not with --json). On a terminal, stderr's status
 line says each slow step (synthesis, the embedded deploy, each event, each timeline's minute) and is cleared before
 the table; nothing of it on a pipe, a file, with --json or --verbose. The table (BY: who asked for each action,
 job, config or test) fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
@@ -206,9 +206,8 @@ def _main(argv: list[str] | None) -> int:
         errors += config_errors + secret_errors
     if errors:
         return refuse(*errors)
-    if context is not None:  # the replay's first line (stderr with --json: its output stays JSON)
-        print(report.heading(events, args.paths, context, args.config), file=sys.stderr if args.json else sys.stdout,
-              flush=True)
+    if context is not None and not args.json:  # the table's first line (--json: the rows only, for scripts)
+        print(report.heading(events, args.paths, context, args.config), flush=True)
     said = inputs.warnings_block(context) if context is not None else None
     if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
         print(said, file=sys.stderr)

@@ -76,7 +76,7 @@ def test_make_demo_shows_the_hung_job_stopped_and_the_team_told(demo):
     assert [(a["trigger"], a["outcome"]) for a in stopped["actions"]] == [("job:Stopped", "skipped")]
     lines = table.splitlines()
     at = lines.index("hung-job.json#+80m  llm-pretrain-2026-11-24-08-00-00-303")
-    assert lines[at + 1].split()[:3] == ["StalledTraining", "evaluated", "IssuesFound"]
+    assert lines[at + 1].split()[:4] == ["StalledTraining", "evaluated", "-", "IssuesFound"]
     assert "IssuesFound  no log line from any host for 30" in lines[at + 1]
 
 
@@ -162,7 +162,7 @@ def test_a_rule_in_watch_mode_says_what_it_would_stop_and_stops_nothing(demo):
     assert [r["source"].rsplit("#", 1)[1] for r in found] == ["+80m"]
     assert not [a for r in found for a in r["actions"] if a["kind"] == "stoptraining" and a["outcome"] == "done"]
     assert not [a for r in rows_of(rows, "watch-mode") for a in r["actions"] if a["trigger"].startswith("job:")]
-    assert any(line.split()[:4] == ["StalledTraining", "stoptraining", "watched", "watch"]
+    assert any(line.split()[:5] == ["StalledTraining", "stoptraining", "job", "watched", "watch"]
                for line in table.splitlines())
     assert f"watch mode: would stop {job}; nothing was changed" in " ".join(table.split())
 
@@ -220,7 +220,7 @@ def test_a_budget_warns_once_at_its_fraction_then_stops_the_job_saying_what_it_c
     lines = demo[1].splitlines()
     shown = [line.split()[0] for line in lines if line.startswith("budget-job.json#+")]
     assert shown == ["budget-job.json#+50m", "budget-job.json#+90m", "budget-job.json#+95m"]  # +95m: its Stopped
-    assert sum(line.split()[:3] == ["Budget", "evaluated", "IssuesFound"] for line in lines) == 2
+    assert sum(line.split()[:4] == ["Budget", "evaluated", "-", "IssuesFound"] for line in lines) == 2
 
 
 def test_a_budget_never_judges_an_unknown_price_and_leaves_a_job_under_its_budget_alone(demo):
