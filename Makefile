@@ -26,6 +26,9 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED := true
 # The replay's synthesized stacks stay in the checkout (elsewhere the command keeps them in ~/.cache/rule-actions).
 export RULE_ACTIONS_CACHE := $(CURDIR)/.cache/replay
+# The demos' interpreter keeps its bytecode in .cache/pycache (beside no source), even where PYTHONDONTWRITEBYTECODE is
+# set: without it each replay compiled moto, botocore and the rest again, about 3 of its seconds of CPU.
+BYTECODE := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.cache/pycache
 
 # cfn-lint rules ignored on the synthesized template, each for a reason:
 #   W3005  aws-cdk-lib gives every Lambda function a DependsOn on its role (and the role's policy) that also
@@ -96,7 +99,7 @@ checkov: synth $(CHECKOV_STAMP)
 # it, as it warns of any --secrets file.
 demo: $(DEMO_STAMP)
 	chmod 600 examples/demo-secrets.json
-	$(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
+	$(BYTECODE) $(VENV)/bin/rule-actions replay --config examples/demo-webhook-config.json --secrets examples/demo-secrets.json \
 		--receiver events/ events/timelines/
 
 # The other job families' samples (tuning jobs and their trials, processing jobs, pipelines and their steps' jobs,
@@ -106,16 +109,16 @@ demo: $(DEMO_STAMP)
 # pipeline whose step hangs, each stopped once; the healthy ones left alone.
 demo-families: $(DEMO_STAMP)
 	chmod 600 examples/demo-secrets.json
-	$(VENV)/bin/rule-actions replay --config examples/families-config.json --secrets examples/demo-secrets.json \
-		--receiver events/tuning events/processing events/pipelines events/transform
-	$(VENV)/bin/rule-actions replay --config examples/monitor-families-config.json events/timelines/families/
+	$(BYTECODE) $(VENV)/bin/rule-actions replay --config examples/families-config.json \
+		--secrets examples/demo-secrets.json --receiver events/tuning events/processing events/pipelines events/transform
+	$(BYTECODE) $(VENV)/bin/rule-actions replay --config examples/monitor-families-config.json events/timelines/families/
 
 # Restarts (events/timelines/restarts/) with examples/restart-config.json: a hung job stopped and restarted from its
 # checkpoint, its copy resuming and completing; a copy that hangs again, stopped and not restarted (no progress); a
 # copy that cannot get its instances, relaunched by job_outcomes.Failed; a healthy job never touched.
 RESTARTS := events/timelines/restarts
 demo-restarts: $(DEMO_STAMP)
-	$(VENV)/bin/rule-actions replay --config examples/restart-config.json $(RESTARTS)/restart-resumes.json \
+	$(BYTECODE) $(VENV)/bin/rule-actions replay --config examples/restart-config.json $(RESTARTS)/restart-resumes.json \
 		$(RESTARTS)/restart-no-progress.json $(RESTARTS)/restart-capacity.json $(RESTARTS)/healthy-restart.json
 
 # Headless Chromium for the tests that look at the HTML page of a replay (tests/e2e/test_html_report.py: a screenshot,

@@ -19,6 +19,7 @@ BENCHMARKS = {
     "8": ("family_lifecycles", "every family's lifecycle with the monitor rules vs a rule on every state change"),
     "9": ("prices", "what a job's cost costs to know: Price List calls per evaluation run and per event"),
     "10": ("walk", "the walk of an event and of a scheduled evaluation through the code: places, returns"),
+    "11": ("replay_speed", "a warm make demo and a one-event replay, end to end, beside the numbers before"),
 }
 
 

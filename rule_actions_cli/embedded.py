@@ -9,6 +9,7 @@ Secrets given as {name: secret string} (webhooks' URLs and keys) are created in 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import boto3
-from botocore import xform_name
+from botocore import loaders, xform_name
 from moto import mock_aws
 
 from rule_actions import registry
@@ -33,7 +34,7 @@ from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
 from rule_actions_cli.emulator import s3 as moto_s3
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
-from rule_actions_cli.inputs import job_of
+from rule_actions_cli.inputs import is_timeline, job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.report import NOTABLE, Delivery
 from rule_actions_cli.seeding import SEEDING
@@ -58,6 +59,40 @@ class LocalContext:
         return self.remaining_millis
 
 
+
+
+_ONCE_MARK = "_rule_actions_once"
+
+
+def _botocore_data_once() -> None:
+    """botocore's data read once per process, not once per session: its JSON files (service models, endpoints) parsed
+    once, and the services its data folders hold listed once. moto makes a session for each service it loads (ec2's
+    4 MB model was parsed three times before a replay's first event, and each session listed the 400 services'
+    folders: 1,800 file checks) and so does the handler's runtime. botocore only reads a parsed model (merging a
+    model's sdk-extras into it again changes nothing), as the tests have relied on since they parse each file once
+    (tests/conftest.py); the folders do not change while the command runs. Idempotent."""
+    if getattr(loaders.JSONFileLoader._load_file, _ONCE_MARK, False):
+        return
+    parse, listing = loaders.JSONFileLoader._load_file, loaders.Loader.list_available_services
+
+    @functools.cache
+    def parsed(full_path: str, open_method: Any) -> Any:
+        return parse(loaders.JSONFileLoader(), full_path, open_method)
+
+    known: dict[tuple[Any, ...], list[str]] = {}
+
+    def load_file(self: Any, full_path: str, open_method: Any) -> Any:
+        return parsed(full_path, open_method)
+
+    def list_available_services(self: Any, type_name: str) -> list[str]:
+        key = (type(self), tuple(self.search_paths), type_name)
+        if key not in known:
+            known[key] = listing(self, type_name)
+        return list(known[key])
+
+    setattr(load_file, _ONCE_MARK, True)
+    loaders.JSONFileLoader._load_file = load_file  # type: ignore[method-assign]
+    loaders.Loader.list_available_services = list_available_services  # type: ignore[method-assign]
 
 
 def _datetime(epoch: int) -> Any:
@@ -208,12 +243,17 @@ class EmbeddedAccount:
         self.environment: dict[str, str] = {}
         self._seen: set[tuple[str, ...]] = set()
         self._evaluated: dict[str, set[Any]] = {}
+        # Told what the replay is doing (the deploy, each event, each timeline's minute): a terminal's status line.
+        self.progress: Callable[[str], None] = lambda text: None
+        self._doing = ""  # the timeline being replayed, for its minutes' progress
 
     def __enter__(self) -> EmbeddedAccount:
         self._saved_env, self._saved_session = dict(os.environ), boto3.DEFAULT_SESSION
         os.environ.update(AWS_ACCESS_KEY_ID="embedded", AWS_SECRET_ACCESS_KEY="embedded", AWS_DEFAULT_REGION=self.region)
         for key in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
             os.environ.pop(key, None)
+        self.progress(f"deploying stack {self.stack_name} on the embedded AWS")
+        _botocore_data_once()
         self._mock.start()
         try:
             moto_sagemaker.install()
@@ -393,8 +433,13 @@ class EmbeddedAccount:
         timeline (events/timelines/) is replayed in its place, as its rows."""
         context = LocalContext(self.function_name, self.function_arn)
         rows: list[dict[str, Any]] = []
-        for source, event in events:
-            if isinstance(event, dict) and "timeline" in event and "jobs" in event:
+        timelines = [is_timeline(event) for _, event in events]
+        counts, done = {True: sum(timelines), False: len(events) - sum(timelines)}, {True: 0, False: 0}
+        for (source, event), timeline in zip(events, timelines, strict=True):
+            done[timeline] += 1
+            self._doing = f"{'timeline' if timeline else 'event'} {done[timeline]}/{counts[timeline]} {source}"
+            self.progress(self._doing)
+            if timeline:
                 rows += self._timeline(handler, source, event)
             else:
                 rows.append(self._replay_one(handler, context, source, event))
@@ -446,6 +491,7 @@ class EmbeddedAccount:
         previous = 0
         for tick in timeline.ticks(every):
             label = f"{source}#+{tick}m"
+            self.progress(f"{self._doing or source}: minute {tick} of {timeline.minutes}")
             changes = []
             for job in jobs:
                 place = self._timeline_place(job)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -158,14 +158,22 @@ def embedded(assembly_dir: Path, stack_name: str, organization: Organization | N
     return EmbeddedOrganization(assembly_dir, stack_name, organization, secrets=secrets)
 
 
-def embedded_from(context: Mapping[str, Any], secrets: Mapping[str, str] | None = None) -> EmbeddedAccount:
+def embedded_from(context: Mapping[str, Any], secrets: Mapping[str, str] | None = None,
+                  progress: Callable[[str], None] | None = None) -> EmbeddedAccount:
     """The embedded world a replay's context deploys: its stack synthesized (rule_actions_cli.synth, cached), then
-    one account, or (organization mode) the central stack and a member stack in every account the events name."""
+    one account, or (organization mode) the central stack and a member stack in every account the events name.
+    `progress`, when given, is told each slow step (synthesis, the deploy, each event and timeline's minute)."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cli.synth import synthesize
 
+    config, settings = read_context(context)
+    if progress:
+        progress(f"synthesizing stack {settings.stack_name} (kept in a cache once done)")
     assembly, stack = synthesize(context)
-    return embedded(assembly, stack, read_context(context)[0].organization, secrets)
+    world = embedded(assembly, stack, config.organization, secrets)
+    if progress:
+        world.progress = progress
+    return world
 
 
 def _environment(credentials: dict[str, str]) -> dict[str, str]:

@@ -208,6 +208,11 @@ def warnings_block(context: dict[str, Any]) -> str | None:
     return warning_block(found) if found else None
 
 
+def is_timeline(event: Any) -> bool:
+    """Whether an input is a timeline (events/timelines/: its "timeline" and "jobs"), not an event."""
+    return isinstance(event, dict) and "timeline" in event and "jobs" in event
+
+
 def job_of(event: Any) -> tuple[str | None, str | None]:
     """(the job an event names, its family's name), as its job family reads them (None when it names none)."""
     from rule_actions import registry

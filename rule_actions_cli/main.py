@@ -26,7 +26,10 @@ exit status: 0 when every event was processed (whatever the actions' outcomes: -
 scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed: an event
 file larger than 10 MB too; a directory's entry that cannot be read is reported on its own row instead).
 
-The table fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
+The first line says what is replayed and against what (not with --json). On a terminal, stderr's status
+line says each slow step (synthesis, the embedded deploy, each event, each timeline's minute) and is cleared before
+the table; nothing of it on a pipe, a file, with --json or --verbose. The table (BY: who asked for each action,
+job, config or test) fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
 
 """ + examples("rule-actions samples", "rule-actions replay events/ events/timelines/",
                "rule-actions replay --config my-config.json --all events/timelines/hung-job.json")
@@ -207,6 +210,8 @@ def _main(argv: list[str] | None) -> int:
         errors += config_errors + secret_errors + html_report.unwritable(args.html)
     if errors:
         return refuse(*errors)
+    if context is not None and not args.json:  # the table's first line (--json: the rows only, for scripts)
+        print(report.heading(events, args.paths, context, args.config), flush=True)
     said = inputs.warnings_block(context) if context is not None else None
     if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
         print(said, file=sys.stderr)
@@ -217,7 +222,7 @@ def _main(argv: list[str] | None) -> int:
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
             deliveries: list[report.Delivery] = []
-            rows = run_replay(events, context, args.verbose, secrets, deliveries)
+            rows = run_replay(events, context, args.verbose, secrets, deliveries, progress=not args.json)
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         return refuse(err)
     write(args)(rows, sys.stdout)
@@ -241,16 +246,21 @@ def write(args: argparse.Namespace) -> Any:
 
 
 def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
-               secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None
-               ) -> list[dict[str, Any]]:
-    """The rows; `deliveries`, when given, receives what the stack's topics delivered."""
+               secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None,
+               progress: bool = False) -> list[dict[str, Any]]:
+    """The rows; `deliveries`, when given, receives what the stack's topics delivered. `progress`: the slow steps
+    said on stderr's status line when stderr is a terminal (terminal.StatusLine; nothing on a pipe or a file)."""
     from rule_actions_cli.embedded_organization import embedded_from
 
-    with embedded_from(context, secrets) as world:
-        rows = world.replay(events, log=sys.stderr if verbose else None)
-        if deliveries is not None:
-            deliveries += world.deliveries()
-        return rows
+    status = terminal.StatusLine(sys.stderr)
+    try:
+        with embedded_from(context, secrets, status.show if progress and not verbose else None) as world:
+            rows = world.replay(events, log=sys.stderr if verbose else None)
+            if deliveries is not None:
+                deliveries += world.deliveries()
+            return rows
+    finally:
+        status.clear()
 
 
 def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:

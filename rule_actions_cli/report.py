@@ -52,15 +52,42 @@ def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | No
     return redact(out)  # the function's results are redacted already; problems found here quote the event
 
 
+def heading(events: list[tuple[str, Any]], paths: list[str], context: dict[str, Any], config_file: str | None,
+            width: int | None = None) -> str:
+    """The replay's first line: what is replayed, from where, against which stack of which configuration ("Replaying
+    12 events and 8 timelines from events/ and events/timelines/ against stack RuleActions of rule-actions.json on the
+    embedded AWS"), wrapped to `width` (the terminal's) as the table is."""
+    from rule_actions_cdk.app import read_context
+    from rule_actions_cdk.settings import FILE_NAME
+    from rule_actions_cli.inputs import is_timeline
+
+    timelines = sum(1 for _, event in events if is_timeline(event))
+    counted = [_count(len(events) - timelines, "event")] if len(events) > timelines else []
+    counted += [_count(timelines, "timeline")] if timelines else []
+    names = [shown(path) for path in paths]
+    where = (", ".join(names[:-1]) + " and " + names[-1]) if 1 < len(names) <= 3 else names[0] if names else ""
+    where = where if len(names) <= 3 else f"{len(names)} paths"
+    config = shown(config_file) if config_file else FILE_NAME if os.path.isfile(FILE_NAME) else \
+        "the default configuration"
+    stack = shown(read_context(context)[1].stack_name)
+    said = f"Replaying {' and '.join(counted)} from {where} against stack {stack} of {config} on the embedded AWS"
+    return "\n".join(_wrap(said, width or terminal_width(), "  "))
+
+
 def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
     for item in rows:
         out.write(json_line(item) + "\n")
 
 
-# The table: each event on a line of its own, then one line per thing done about it, in four columns.
-HEADER = ("TRIGGER", "ACTION", "OUTCOME", "REASON")
+# The table: each event on a line of its own, then one line per thing done about it, in five columns.
+HEADER = ("TRIGGER", "ACTION", "BY", "OUTCOME", "REASON")
+OUTCOME, REASON = HEADER.index("OUTCOME"), HEADER.index("REASON")
 INDENT, GAP = "  ", "  "
-CAPS = (24, 26, 12)  # the widest TRIGGER, ACTION and OUTCOME cells before they wrap
+CAPS = (24, 26, 6, 12)  # the widest TRIGGER, ACTION, BY and OUTCOME cells before they wrap
+# Who asked for an action (its "origin" in --json): the job (its rule's action_json, the SDK's actions, or its
+# tags: whoever started it), the configuration, or a test-notify request; "mixed" on the line a row's repeated
+# actions share when they came from more than one.
+BY = {"action_json": "job", "config": "config", "test": "test"}
 MIN_REASON = 32  # a narrower REASON column goes on lines of its own below its row, the whole width
 REASON_INDENT = "      "
 WIDTH = 120  # when the output is no terminal and COLUMNS is not set
@@ -105,8 +132,8 @@ def quiet(item: dict[str, Any]) -> str | None:
 
 def write_table(rows: list[dict[str, Any]], out: TextIO, width: int | None = None, colour: bool = False,
                 show_all: bool = False) -> None:
-    """Each event (its file, #index or +minute, and job), then trigger | action | outcome | reason, one line per
-    action, a monitor rule's finding or a problem (a part of the event that could not be read); every line fits
+    """Each event (its file, #index or +minute, and job), then trigger | action | by | outcome | reason, one line
+    per action (by: who asked for it, `BY`), a monitor rule's finding or a problem (a part of the event that could not be read); every line fits
     `width`: a long cell wraps within its column, and a reason never is cut (it wraps, or takes lines of its own
     when its column would be too narrow). Rows that did nothing (see `quiet`) are counted, not listed, unless
     `show_all`."""
@@ -182,28 +209,40 @@ def _event_line(item: dict[str, Any]) -> str:
                                  "" if item["matched"] else "(not matched by the stack's rule)") if p)
 
 
-def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, str, str]]:
-    """trigger, action, outcome, reason: a timeline's findings, the actions (or why there are none), the problems.
-    Without `show_all`, a row's duplicate actions (done or reported before) share one line."""
+def _by(action: dict[str, Any]) -> str:
+    """Who asked for the action (`BY`); an origin it does not know, as it is."""
+    origin = str(action.get("origin") or "-")
+    return BY.get(origin, origin)
+
+
+def _one(asked: set[str]) -> str:
+    """Who asked for the repeated actions that share a line: the one, or "mixed" (--all gives each)."""
+    return next(iter(asked)) if len(asked) == 1 else "mixed"
+
+
+def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, str, str, str]]:
+    """trigger, action, by, outcome, reason: a timeline's findings, the actions (or why there are none), the
+    problems. Without `show_all`, a row's duplicate actions (done or reported before) share one line."""
     job = item.get("job", item.get("training_job"))
-    found = [(rule["rule"], "evaluated", rule["verdict"], rule["reason"]) for rule in item.get("rules", [])]
+    found = [(rule["rule"], "evaluated", "-", rule["verdict"], rule["reason"]) for rule in item.get("rules", [])]
     if not item["actions"] and not item.get("rules"):
         note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
         word = "error" if item.get("error") else "ignored" if item.get("ignored") else "-"
         if note:
-            found.append(("-", "-", word, note))
+            found.append(("-", "-", "-", word, note))
     repeated = [] if show_all else [a for a in item["actions"] if a["outcome"] == Outcome.DUPLICATE]
     for action in item["actions"]:
         if action in repeated:
             if action is repeated[0]:
-                found.append(("-", ", ".join(dict.fromkeys(a["kind"] for a in repeated)), Outcome.DUPLICATE.value,
+                found.append(("-", ", ".join(dict.fromkeys(a["kind"] for a in repeated)),
+                              _one({_by(a) for a in repeated}), Outcome.DUPLICATE.value,
                               "done or reported before; --all gives each reason"))
             continue
-        found.append((action.get("trigger") or action.get("rule") or "-", _action(action, job), action["outcome"],
-                       action["reason"]))
-    found += [("problem", "-", "-", problem) for problem in item.get("problems", [])]
+        found.append((action.get("trigger") or action.get("rule") or "-", _action(action, job), _by(action),
+                      action["outcome"], action["reason"]))
+    found += [("problem", "-", "-", "-", problem) for problem in item.get("problems", [])]
     # Every cell one line of inert text, bounded: a name's cells to NAME characters, a reason to TEXT.
-    return [tuple(shown(cell, TEXT if i == 3 else NAME) for i, cell in enumerate(cells))  # type: ignore[misc]
+    return [tuple(shown(cell, TEXT if i == REASON else NAME) for i, cell in enumerate(cells))  # type: ignore[misc]
             for cells in found]
 
 
@@ -213,19 +252,19 @@ def _action(action: dict[str, Any], job: str | None) -> str:
     return action["kind"] if target in ("", "-", job) else f"{action['kind']} {shown(target)}"
 
 
-def _write_row(row: tuple[str, str, str, str], widths: list[int], reason: int | None, width: int,
+def _write_row(row: tuple[str, str, str, str, str], widths: list[int], reason: int | None, width: int,
                paint: Callable[[str, str | None], str], out: TextIO) -> None:
     columns = [_wrap(cell, w) for cell, w in zip(row, widths, strict=False)]
-    said = _wrap(row[3], reason) if reason else []
-    colour = COLOURS.get(row[2]) or COLOURS.get(row[0])
+    said = _wrap(row[REASON], reason) if reason else []
+    colour = COLOURS.get(row[OUTCOME]) or COLOURS.get(row[0])
     for index in range(max(len(c) for c in [*columns, said])):
         cells = [c[index] if index < len(c) else "" for c in columns]
         text = [cell.ljust(w) for cell, w in zip(cells, widths, strict=False)]
-        text[2] = paint(text[2], colour)
+        text[OUTCOME] = paint(text[OUTCOME], colour)
         line = INDENT + GAP.join(text) + (GAP + said[index] if index < len(said) else "")
         out.write(line.rstrip() + "\n")
     if reason is None:
-        for line in _wrap(row[3], width - len(REASON_INDENT)):
+        for line in _wrap(row[REASON], width - len(REASON_INDENT)):
             out.write(REASON_INDENT + line + "\n")
 
 

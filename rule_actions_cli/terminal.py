@@ -9,6 +9,8 @@ and bounded, and every command's output guarded.
     guarded()            stdout and stderr behind `Guarded` for the command's run (main)
     Guarded(stream)      a stream whose writes escape every control character but the newlines and tabs the layout
                          adds and the colours the command paints (bold, dim, reset, foreground 31-36)
+    StatusLine(stream)   one line of progress rewritten in place on a terminal (`shown` text, cut to its width),
+                         cleared when done; nothing at all on a pipe or a file
 
 A value that passes `shown` keeps the layout whole (no newline of its own, no carriage return to overwrite a line);
 `Guarded` is the backstop for any text that did not (an error naming a file, a library's message): it can no
@@ -18,7 +20,9 @@ longer retitle, clear or move on the terminal.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -101,3 +105,29 @@ def guarded() -> Iterator[None]:
         yield
     finally:
         sys.stdout, sys.stderr = out, err
+
+
+class StatusLine:
+    """Progress on a terminal: one line, rewritten in place (a carriage return, the text, erase to the end of the
+    line); `clear` leaves the line empty for what follows. The text is `shown` (inert, one line) and cut to the
+    terminal's width, so that it never wraps. On a stream that is no terminal (a pipe, a file) or with TERM=dumb it
+    writes nothing at all."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream.stream if isinstance(stream, Guarded) else stream  # its \r and erase are the point
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)()) and os.environ.get("TERM") != "dumb"
+        self.showing = False
+
+    def show(self, text: str) -> None:
+        if not self.enabled:
+            return
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        self.stream.write("\r" + shown(text, None)[:width] + "\x1b[K")
+        self.stream.flush()
+        self.showing = True
+
+    def clear(self) -> None:
+        if self.showing:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.showing = False

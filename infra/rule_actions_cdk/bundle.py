@@ -125,13 +125,15 @@ def compiles_for(python_version: str) -> bool:
 
 def compile_bytecode(folder: Path) -> None:
     """Every source under `folder` compiled beside it (__pycache__) by the runtime's interpreter, as unchecked
-    hash-based .pyc files named for /var/task, reproducibly (see the module's doc)."""
+    hash-based .pyc files named for /var/task, reproducibly (see the module's doc). Beside it even when
+    PYTHONPYCACHEPREFIX sends this machine's bytecode elsewhere (`make demo` does)."""
     if RUNTIME.interpreter is None:
         raise ConfigError(f"no Python {RUNTIME.version} interpreter to compile the function's bytecode")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPYCACHEPREFIX"}
     try:
         subprocess.run([RUNTIME.interpreter, "-m", "compileall", "-q", "-j", "1", "--invalidation-mode",
                         "unchecked-hash", "-d", TASK_ROOT, str(folder)], check=True,
-                       env={**os.environ, "PYTHONHASHSEED": "0"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                       env={**env, "PYTHONHASHSEED": "0"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     except (OSError, subprocess.CalledProcessError) as error:
         said = getattr(error, "stderr", b"") or b""
         raise ConfigError(f"{RUNTIME.interpreter} ({RUNTIME.chosen}) could not compile the function's bytecode: "

@@ -42,6 +42,7 @@ GAPS = (
 )
 
 _MARK = "_rule_actions_monitoring"
+_INDEX = "_rule_actions_metric_index"  # a backend's kept _Index
 
 
 def _naive(moment: datetime) -> datetime:
@@ -49,13 +50,60 @@ def _naive(moment: datetime) -> datetime:
     return moment if moment.tzinfo is None else moment.astimezone(UTC).replace(tzinfo=None)
 
 
-def _index(backend: CloudWatchBackend) -> dict[tuple, list[tuple[datetime, Any]]]:
-    index: dict[tuple, list[tuple[datetime, Any]]] = defaultdict(list)
-    for datum in backend.get_all_metrics():
-        key = (datum.namespace, datum.name, frozenset((d.name, d.value) for d in datum.dimensions))
-        index[key].append((_naive(datum.timestamp), datum))
-    for points in index.values():
-        points.sort(key=lambda item: item[0])
+Points = tuple[list[datetime], list[Any]]  # one metric's datapoints in time order: their times, the data
+
+
+class _Index:
+    """The datapoints of a backend's ``metric_data`` by (namespace, name, dimensions), in time order (a stable sort:
+    equal times keep the order they were put in), kept between GetMetricData calls. moto only appends to that list
+    (PutMetricData, and ``put_metrics`` here): each call indexes what was appended since the last, and re-sorts
+    only the metrics that gained datapoints. A list replaced, shortened or rewritten is indexed anew."""
+
+    def __init__(self, data: list[Any]) -> None:
+        self.data, self.count, self.last = data, 0, None
+        self.points: dict[tuple, Points] = {}
+
+    def current(self, data: list[Any]) -> bool:
+        return data is self.data and len(data) >= self.count and (
+            self.count == 0 or data[self.count - 1] is self.last)
+
+    def update(self) -> None:
+        for key, added in _grouped(self.data[self.count:]).items():
+            self.points[key] = _merged(self.points.get(key, ([], [])), added)
+        self.count = len(self.data)
+        self.last = self.data[-1] if self.data else None
+
+
+def _key_of(datum: Any) -> tuple:
+    return datum.namespace, datum.name, frozenset((d.name, d.value) for d in datum.dimensions)
+
+
+def _grouped(data: Iterable[Any]) -> dict[tuple, list[tuple[datetime, Any]]]:
+    grouped: dict[tuple, list[tuple[datetime, Any]]] = defaultdict(list)
+    for datum in data:
+        grouped[_key_of(datum)].append((_naive(datum.timestamp), datum))
+    return grouped
+
+
+def _merged(points: Points, added: list[tuple[datetime, Any]]) -> Points:
+    """`points` with `added` (in the order they were put) as a stable sort by time of both would hold them: appended
+    when none is earlier than the last point (a timeline's minutes come in order), else sorted in."""
+    times, data = points
+    added = sorted(added, key=lambda item: item[0])
+    if not times or added[0][0] >= times[-1]:
+        return [*times, *(t for t, _ in added)], [*data, *(d for _, d in added)]
+    merged = sorted([*zip(times, data, strict=True), *added], key=lambda item: item[0])
+    return [t for t, _ in merged], [d for _, d in merged]
+
+
+def _index(backend: CloudWatchBackend) -> _Index:
+    """The backend's kept index, brought up to date with the datapoints put since the last call."""
+    index = getattr(backend, _INDEX, None)
+    if not isinstance(index, _Index) or not index.current(backend.metric_data):
+        index = _Index(backend.metric_data)
+        setattr(backend, _INDEX, index)
+    if index.count != len(backend.metric_data):
+        index.update()
     return index
 
 
@@ -65,23 +113,26 @@ def _get_metric_data(self: CloudWatchBackend, queries: list[dict[str, Any]], sta
     if any("MetricStat" not in q for q in queries):
         return _original_get_metric_data(self, queries, start_time, end_time, scan_by)
     start_time, end_time = _naive(start_time.replace(microsecond=0)), _naive(end_time.replace(microsecond=0))
-    index = _index(self)
+    # moto's metric providers' datapoints (S3's bucket sizes) are computed at every call: merged in after the
+    # kept index's, as one index of both would hold them.
+    index, computed = _index(self), _grouped(self.aws_metric_data)
     results = []
     for query in queries:
         stat = query["MetricStat"]
         metric = stat["Metric"]
         key = (metric["Namespace"], metric["MetricName"],
                frozenset((d["Name"], d["Value"]) for d in metric.get("Dimensions", [])))
-        points = index.get(key, [])
+        times, points = index.points.get(key, ([], []))
+        if key in computed:
+            times, points = _merged((times, points), computed[key])
         period = timedelta(seconds=int(stat["Period"]))
         values, stamps = [], []
-        times = [t for t, _ in points]
         bucket = start_time
         while bucket < end_time:
             low, high = bisect.bisect_left(times, bucket), bisect.bisect_left(times, min(bucket + period, end_time))
             if high > low:
                 stats = Statistics([stat["Stat"]], bucket)
-                stats.metric_data = [datum for _, datum in points[low:high]]
+                stats.metric_data = points[low:high]
                 values.append(stats.get_statistics_for_type(stat["Stat"]))
                 stamps.append(bucket)
             bucket += period

@@ -80,6 +80,19 @@ def test_the_asset_ships_unchecked_bytecode_for_the_runtime_it_was_synthesized_f
     assert not list((tmp_path / "other").rglob("__pycache__"))
 
 
+def test_the_bytecode_is_shipped_beside_its_sources_when_this_machine_keeps_its_own_elsewhere(tmp_path, monkeypatch):
+    # Given a machine whose bytecode goes to a prefix folder (make demo sets PYTHONPYCACHEPREFIX)
+    monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(tmp_path / "prefix"))
+    if RUNTIME.interpreter is None:
+        pytest.skip(f"no interpreter compiles the asset's bytecode here: {RUNTIME.chosen}")
+    # When the asset is written for the function's runtime
+    bundle.write(tmp_path / "asset", RUNTIME.version)
+    # Then its bytecode is in the asset, beside each source, and none went to the prefix
+    tag = cache_tag(RUNTIME.version)
+    assert (tmp_path / "asset" / f"rule_actions/__pycache__/handler.{tag}.pyc").is_file()
+    assert not (tmp_path / "prefix").exists()
+
+
 def test_the_shipped_bytecode_is_what_a_clean_interpreter_runs_from_a_zip_dated_1980(tmp_path):
     # Given the asset zipped as the CDK CLI zips it (every file dated 1980-01-01) and unzipped
     import zipfile

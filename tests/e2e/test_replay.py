@@ -149,9 +149,13 @@ def test_table_output_reads_at_a_glance(capsys):
     code = main(["replay", "--config", str(DEMO_CONFIG), str(EVENTS / "cross-team-prefix.json")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert out[:3] == ["EVENT  JOB", f"  TRIGGER          ACTION{' ' * 18}OUTCOME  REASON",
-                       "cross-team-prefix.json  cv-detr-ablation-03"]
-    assert out[3].split()[:4] == ["ExplodingTensor", "stoptraining", "nlp-bert-", "denied"]
+    at = out.index("EVENT  JOB")  # after the first line, wrapped to the width
+    assert " ".join(line.strip() for line in out[:at]) == (
+        f"Replaying 1 event from {EVENTS / 'cross-team-prefix.json'} against stack RuleActions of {DEMO_CONFIG} on "
+        "the embedded AWS")
+    assert out[at:at + 3] == ["EVENT  JOB", f"  TRIGGER          ACTION{' ' * 18}BY      OUTCOME  REASON",
+                              "cross-team-prefix.json  cv-detr-ablation-03"]
+    assert out[at + 3].split()[:5] == ["ExplodingTensor", "stoptraining", "nlp-bert-", "job", "denied"]
     assert out[-1] == "1 events, 1 matched the stack's rule; actions: 2 done, 1 denied"
 
 

@@ -76,7 +76,7 @@ def test_make_demo_shows_the_hung_job_stopped_and_the_team_told(demo):
     assert [(a["trigger"], a["outcome"]) for a in stopped["actions"]] == [("job:Stopped", "skipped")]
     lines = table.splitlines()
     at = lines.index("hung-job.json#+80m  llm-pretrain-2026-11-24-08-00-00-303")
-    assert lines[at + 1].split()[:3] == ["StalledTraining", "evaluated", "IssuesFound"]
+    assert lines[at + 1].split()[:4] == ["StalledTraining", "evaluated", "-", "IssuesFound"]
     assert "IssuesFound  no log line from any host for 30" in lines[at + 1]
 
 
@@ -166,7 +166,7 @@ def test_a_rule_in_watch_mode_says_what_it_would_stop_and_stops_nothing(demo):
     assert [r["source"].rsplit("#", 1)[1] for r in found] == ["+80m"]
     assert not [a for r in found for a in r["actions"] if a["kind"] == "stoptraining" and a["outcome"] == "done"]
     assert not [a for r in rows_of(rows, "watch-mode") for a in r["actions"] if a["trigger"].startswith("job:")]
-    assert any(line.split()[:4] == ["StalledTraining", "stoptraining", "watched", "watch"]
+    assert any(line.split()[:5] == ["StalledTraining", "stoptraining", "job", "watched", "watch"]
                for line in table.splitlines())
     assert f"watch mode: would stop {job}; nothing was changed" in " ".join(table.split())
 
@@ -264,7 +264,7 @@ def test_a_budget_warns_once_at_its_fraction_then_stops_the_job_saying_what_it_c
     lines = demo[1].splitlines()
     shown = [line.split()[0] for line in lines if line.startswith("budget-job.json#+")]
     assert shown == ["budget-job.json#+50m", "budget-job.json#+90m", "budget-job.json#+95m"]  # +95m: its Stopped
-    assert sum(line.split()[:3] == ["Budget", "evaluated", "IssuesFound"] for line in lines) == 2
+    assert sum(line.split()[:4] == ["Budget", "evaluated", "-", "IssuesFound"] for line in lines) == 2
 
 
 def test_a_budget_never_judges_an_unknown_price_and_leaves_a_job_under_its_budget_alone(demo):
@@ -282,10 +282,19 @@ def test_getting_started_shows_what_make_demo_prints(demo):
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
-def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page):
-    # Given the excerpt of `make demo` a page shows (its lines between "..." elisions)
-    [excerpt] = re.findall(r"```[^\n]*\n(EVENT  JOB\n.*?)```", (ROOT / page).read_text(), re.DOTALL)
+def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page, monkeypatch):
+    # Given the excerpt of `make demo` a page shows (its first line, then its lines between "..." elisions)
+    [(said, excerpt)] = re.findall(r"```[^\n]*\n(Replaying .*?\n)(EVENT  JOB\n.*?)```", (ROOT / page).read_text(),
+                                   re.DOTALL)
     shown = [line for line in excerpt.splitlines() if line != "..."]
+    # Then its first line is what `COLUMNS=120 make demo` says first (the test's replay names absolute paths)
+    from rule_actions_cli import inputs, report
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "120")
+    paths = ["events/", "events/timelines/"]
+    context, _ = inputs.replay_context("examples/demo-webhook-config.json", False)
+    assert said == report.heading(inputs.load(paths)[0], paths, context, "examples/demo-webhook-config.json") + "\n"
     # Then its lines are lines of what the demo prints, in its order (message ids and the receiver's port aside)
     def same(line: str) -> str:
         return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", UUID.sub("<id>", line))

@@ -19,15 +19,16 @@ LONG = ("prefix 'nlp-bert-' does not cover this event's job 'cv-detr-ablation-03
         "(set allow_cross_job_stop to permit), and a reason this long goes on over several lines in any column")
 
 
-def action(kind: str, target: str, outcome: str, reason: str, trigger: str = "StalledTraining") -> dict:
-    return {"trigger": trigger, "kind": kind, "target": target, "outcome": outcome, "reason": reason}
+def action(kind: str, target: str, outcome: str, reason: str, trigger: str = "StalledTraining",
+           origin: str = "config") -> dict:
+    return {"trigger": trigger, "kind": kind, "target": target, "origin": origin, "outcome": outcome, "reason": reason}
 
 
 ROWS = [
     {"source": "events/hung-job.json#+80m", "training_job": JOB, "job": JOB, "job_family": "training",
      "matched": True, "rules": [{"rule": "StalledTraining", "verdict": "IssuesFound",
                                   "reason": "no log line from any host for 30 min (threshold 30 min)"}],
-     "actions": [action("stoptraining", JOB, "done", f"stopped {JOB}"),
+     "actions": [action("stoptraining", JOB, "done", f"stopped {JOB}", origin="action_json"),
                  action("email", "a***@example.com", "denied", LONG),
                  action("notify", "team", "duplicate", "already done (sent to the team subscribers)")]},
     {"source": "events/a.json#0", "training_job": "x", "job": "x", "job_family": "training", "matched": False,
@@ -64,9 +65,9 @@ def test_every_line_fits_the_width_and_no_reason_is_cut(width):
 
 def test_a_narrow_terminal_gives_the_reason_lines_of_its_own():
     lines = table(60).splitlines()
-    assert lines[1] == "  TRIGGER                 ACTION                 OUTCOME"
+    assert lines[1] == "  TRIGGER             ACTION             BY      OUTCOME"
     at = lines.index("      prefix 'nlp-bert-' does not cover this event's job")
-    assert [line.split() for line in lines[at - 2:at]] == [["StalledTraining", "email", "denied"],
+    assert [line.split() for line in lines[at - 2:at]] == [["StalledTraining", "email", "config", "denied"],
                                                           ["a***@example.com"]]
 
 
@@ -78,15 +79,38 @@ def test_rows_that_did_nothing_are_counted_unless_all_is_asked():
     assert ("not listed (--all lists them): 1 event the stack's rule does not match; 1 repeated event whose every "
             "action was done or reported before (duplicate)") in " ".join(text.split())
     assert text.splitlines()[-1].startswith("5 events, 3 matched the stack's rule")
-    # and a row's duplicates among other actions share one line
-    assert [line.split()[:3] for line in text.splitlines() if "duplicate" in line.split()] == [
-        ["-", "notify", "duplicate"]]
+    # and a row's duplicates among other actions share one line (BY: mixed when they came from more than one)
+    assert [line.split()[:4] for line in text.splitlines() if "duplicate" in line.split()] == [
+        ["-", "notify", "config", "duplicate"]]
+    mixed = {**ROWS[0], "actions": [action("stoptraining", JOB, "duplicate", "d", origin="action_json"),
+                                    action("notify", "team", "duplicate", "d")]}
+    out = io.StringIO()
+    write_table([mixed], out, width=120)
+    assert [line.split()[:4] for line in out.getvalue().splitlines() if line.startswith("  - ")] == [
+        ["-", "stoptraining,", "notify", "mixed"]]
     # and the problem row, whose event the rule did not match, is listed
     assert "bad.json  (not matched by the stack's rule)" in text
     # When --all is asked / Then every row is listed, each action with its own reason, and nothing is counted
     every = table(120, show_all=True)
     assert "a.json#0  x  (not matched by the stack's rule)" in every and "a.json#1  x" in every
     assert "already done (sent to the team subscribers)" in every and "not listed" not in every
+
+
+def test_each_action_says_who_asked_for_it_and_the_table_stays_within_80_to_100_columns():
+    # Given a row whose stop the job's action_json asked for and whose email and notify the configuration did, and a
+    # test notification's action
+    rows = [ROWS[0], {"source": "test-notify", "training_job": None, "job": None, "job_family": None,
+                      "matched": True, "actions": [action("notify", "team", "done", "sent", "test", origin="test")]}]
+    for width in (80, 100):
+        out = io.StringIO()
+        write_table(rows, out, width=width)
+        lines = out.getvalue().splitlines()
+        # Then the BY column says job, config or test for each action, and "-" for the rule's finding
+        by = lines[1].index("BY")
+        assert [line[by:].split()[0] for line in lines if line.startswith(("  StalledTraining", "  test", "  - "))
+                ] == ["-", "job", "config", "config", "test"]  # the finding, stop, email, duplicate notify, test
+        # and every line fits the width
+        assert max(map(len, lines)) <= width
 
 
 def test_colour_only_when_asked_and_the_widths_ignore_it():

@@ -82,3 +82,43 @@ def test_every_command_s_output_goes_through_the_guard(tmp_path, capsys):
         err = capsys.readouterr().err
         assert not RAW.findall(err) and "evil\\x1b]0;pwned\\x07" in err, repr(err)
         assert err.count("\n") == 1
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_status_line_shows_inert_text_in_place_cut_to_the_width_and_clears_it(monkeypatch):
+    from rule_actions_cli.terminal import Guarded, StatusLine
+
+    # Given a terminal 40 columns wide, behind the command's guard
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setenv("TERM", "xterm")
+    tty = Tty()
+    status = StatusLine(Guarded(tty))  # type: ignore[arg-type]
+    # When a step naming a hostile file, then a long one, are shown, then the line is cleared
+    status.show(f"event 1/2 evil{HOSTILE}.json")
+    status.show("timeline 2/2 " + "x" * 100)
+    status.clear()
+    parts = tty.getvalue().split("\r")
+    # Then each rewrote the line in place (a carriage return, the text, erase to its end), the file's control
+    # characters escaped, nothing wider than the terminal, and the line was left empty
+    assert parts[0] == "" and all(part.endswith("\x1b[K") for part in parts[1:])
+    shown = [part.removesuffix("\x1b[K") for part in parts[1:]]
+    assert shown[0].startswith("event 1/2 evil\\x1b]0;pwned\\x07") and not RAW.findall(shown[0])
+    assert shown[1] == ("timeline 2/2 " + "x" * 100)[:39] and shown[2] == ""
+
+
+def test_the_status_line_writes_nothing_on_a_pipe_or_a_dumb_terminal(monkeypatch):
+    from rule_actions_cli.terminal import StatusLine
+
+    monkeypatch.setenv("TERM", "xterm")
+    pipe = io.StringIO()
+    for stream in (pipe, Tty()):
+        if isinstance(stream, Tty):
+            monkeypatch.setenv("TERM", "dumb")
+        status = StatusLine(stream)
+        status.show("deploying stack RuleActions on the embedded AWS")
+        status.clear()
+        assert stream.getvalue() == ""
