@@ -2,9 +2,11 @@
 its *.json files in file-name order; every file is read and checked before anything is replayed; an element of a
 list that is not an object is kept, under its FILE#INDEX, and reported on its own row by `not_an_event` while the
 others still run; an entry of a directory that cannot be read, a symlink loop, a dangling link or a directory
-named *.json, is kept the same way, under its path, and reported on its own row), secrets, and the configuration a
-replay runs with; and `refuse`, how a command refuses what it was given (a line each, exit status 2). One event file holds at most MAX_EVENT_FILE_BYTES, checked by its size before it is read (a
-larger one is one error line: the parsed JSON of a file takes several times its size in memory)."""
+named *.json, is kept the same way, under its path, and reported on its own row; for the replay, every unusable
+input is: `load(..., as_rows=True)`), secrets, and the configuration a replay runs with; and `refuse`, how a command
+refuses what it was given (a line each, exit status 2). One event file holds at most MAX_EVENT_FILE_BYTES, checked
+by its size before it is read (a larger one is one error line, or the replay's row: the parsed JSON of a file takes
+several times its size in memory)."""
 
 from __future__ import annotations
 
@@ -116,19 +118,37 @@ def _kind(value: Any) -> str:
             type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def load(paths: list[str]) -> tuple[list[tuple[str, Any]], list[str]]:
+def load(paths: list[str], as_rows: bool = False) -> tuple[list[tuple[str, Any]], list[str]]:
     """Every event in the order given (with the list elements that are not objects: see `not_an_event`), and
-    one error line per unusable input, also in that order."""
+    one error line per unusable input, also in that order. With `as_rows` (the replay), an unusable input (a path
+    that names nothing, a file that is not JSON, such as a CSV, or holds no event) is kept in its place instead, as
+    an Unreadable under its path, to be reported on its own row while the other inputs go on: no errors then."""
     events: list[tuple[str, Any]] = []
     errors: list[str] = []
+
+    def unusable(source: str, problem: str) -> None:
+        if as_rows:
+            events.append((source, Unreadable(problem.removeprefix(f"{source}: "))))
+        else:
+            errors.append(problem)
+
     for raw in paths:
         files, problem = expand(raw)
-        errors += [problem] if problem else []
+        if problem:
+            unusable(raw, problem)
         for path in files:
             found, problem = read(path)
             events += found
-            errors += [problem] if problem else []
+            if problem:
+                unusable(str(path), problem)
     return events, errors
+
+
+def problem_status(rows: list[dict[str, Any]]) -> int:
+    """The replay's exit status once every input was processed: 1 when any input was a problem (a row with
+    `problems`: a file or event that could not be read, a timeline with a wrong field), else 0. The actions'
+    outcomes never change it (--json gives them to scripts)."""
+    return 1 if any(item.get("problems") for item in rows) else 0
 
 
 def _readable_by_others(mode: int) -> str:

@@ -195,7 +195,7 @@ def _main(argv: list[str] | None) -> int:
         return template_command.run(args)
     if args.command == "report":
         return savings.main(args)
-    events, errors = inputs.load(args.paths)
+    events, errors = inputs.load(args.paths, as_rows=args.command == "replay")
     context, secrets = None, {}
     if args.command == "replay":
         context, config_errors = inputs.replay_context(args.config, args.dry_run)
@@ -221,7 +221,7 @@ def _main(argv: list[str] | None) -> int:
     receiver.report(receivers, side)
     if args.receiver:
         report.write_deliveries(deliveries, side)
-    return 0
+    return inputs.problem_status(rows)
 
 
 def write(args: argparse.Namespace) -> Any:
