@@ -279,7 +279,7 @@ def test_a_timeline_without_monitor_rules_says_so(capsys):
 def test_a_broken_timeline_is_reported_on_its_row(capsys, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"timeline": "x", "start": "soon", "minutes": 0, "jobs": []}))
-    assert main(["replay", "--json", "--config", str(DEMO), str(broken)]) == 0
+    assert main(["replay", "--json", "--config", str(DEMO), str(broken)]) == 1
     [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert row["matched"] is False and len(row["problems"]) == 3
     assert any("start: 'soon' is not an ISO 8601 time" in p for p in row["problems"])
@@ -297,7 +297,7 @@ def test_a_timeline_with_bad_fields_is_one_row_naming_each_path_and_the_next_tim
     (tmp_path / "b-good.json").write_text((TIMELINES / "hung-job.json").read_text())
 
     # When both are replayed
-    assert main(["replay", "--json", "--config", str(DEMO), str(tmp_path)]) == 0
+    assert main(["replay", "--json", "--config", str(DEMO), str(tmp_path)]) == 1
 
     # Then the bad one is one row naming each field's path, and the good one is replayed
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
