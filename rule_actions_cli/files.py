@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rule_actions_cli.inputs import refuse
-from rule_actions_cli.options import examples
+from rule_actions_cli.options import Formatter, examples
 
 SCHEMA_FILE = "rule-actions.schema.json"
 STARTER: dict[str, Any] = {
@@ -59,7 +59,7 @@ def add_parsers(commands: Any) -> None:
         "out or interrupted jobs; add the team's addresses to notify.emails) and ./" + SCHEMA_FILE + ", which "
         "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.",
         epilog=examples("rule-actions init --cdk", "rule-actions init --directory infra"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
     init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack "
                       f"({STACK}) holds the construct configured by rule-actions.json, and ./{CDK_FILE}, which runs "
@@ -68,7 +68,7 @@ def add_parsers(commands: Any) -> None:
                                  description="The JSON Schema of rule-actions.json, generated from what the "
                                  "installed version declares.",
                                  epilog=examples("rule-actions schema --out rule-actions.schema.json"),
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 formatter_class=Formatter)
     schema.add_argument("--out", metavar="FILE", help="write it to FILE instead of printing it")
     samples = commands.add_parser(
         "samples", help="write the sample events and timelines shipped with the command, to replay them",
@@ -76,7 +76,7 @@ def add_parsers(commands: Any) -> None:
         "and the sample timelines (timelines/: jobs minute by minute, for the monitor rules) shipped with the "
         "command into a new directory, as the repository's events/ holds them.",
         epilog=examples("rule-actions samples", "rule-actions replay events/timelines/hung-job.json"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     samples.add_argument("--directory", default="events", metavar="DIR",
                          help="where to write them (default: ./events; it must not exist or be empty)")
 

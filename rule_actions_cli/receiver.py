@@ -136,7 +136,7 @@ def add_options(parser: Any, where: str = "") -> None:
                         '{"url", "signing_key"}), created in the embedded Secrets Manager')
     parser.add_argument("--receiver", action="store_true", help=f"{where}receive the loopback webhook URLs of "
                         "--secrets, check their signatures and print what arrived; then what each destination of "
-                        "the topics received (each message's subject and text)")
+                        "the topics received (each message's subject, then its text as the destination shows it)")
 
 
 class ReceiverError(Exception):
