@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rule_actions_cdk.settings import DEFAULTS
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import Formatter, examples
 
@@ -34,19 +35,20 @@ STARTER: dict[str, Any] = {
                      "Interrupted": ["notify"]},
     "allowed_endpoints": [],
     "training_job_prefixes": [],
-    "stack": {"stack_name": "RuleActions"},
+    "stack": {"stack_name": DEFAULTS["stack_name"]},
 }
 APP_FILE, CDK_FILE = "app.py", "cdk.json"
-STACK = "MLPlatform"  # the stack of the app `init --cdk` writes (and its configuration's stack_name)
-# The CDK app `init --cdk` writes (the README shows it as it is).
-APP = f"""\
+# The CDK app `init --cdk` writes (the README shows it as it is): its stack is named by rule-actions.json, as every
+# command names it (one source: the file's stack.stack_name, else the default).
+APP = """\
 # A CDK app: `npx cdk synth` and `npx cdk deploy` run it (cdk.json). Its configuration is rule-actions.json, the
-# file `rule-actions replay`, `template` and `test-notify` read too.
+# file `rule-actions replay`, `template` and `test-notify` read too; the stack's name is its stack.stack_name
+# (default RuleActions), the name `template` writes and `check --stack` and `test-notify --stack` take.
 from aws_cdk import App, Stack
-from rule_actions_cdk import RuleActions
+from rule_actions_cdk import RuleActions, stack_name
 
 app = App()
-stack = Stack(app, "{STACK}")
+stack = Stack(app, stack_name("rule-actions.json"))
 RuleActions(stack, "TrainingActions", config="rule-actions.json")
 app.synth()
 """
@@ -61,9 +63,10 @@ def add_parsers(commands: Any) -> None:
         epilog=examples("rule-actions init --cdk", "rule-actions init --directory infra"),
         formatter_class=Formatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
-    init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack "
-                      f"({STACK}) holds the construct configured by rule-actions.json, and ./{CDK_FILE}, which runs "
-                      "it with this Python (python3) and the feature flags the construct is tested with")
+    init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack (named "
+                      "by rule-actions.json's stack.stack_name, default " + DEFAULTS["stack_name"] + ") holds the "
+                      f"construct configured by rule-actions.json, and ./{CDK_FILE}, which runs it with this Python "
+                      "(python3) and the feature flags the construct is tested with")
     schema = commands.add_parser("schema", help="print the configuration file's JSON Schema",
                                  description="The JSON Schema of rule-actions.json, generated from what the "
                                  "installed version declares.",
@@ -168,8 +171,7 @@ def init(args: argparse.Namespace) -> int:
     problem = directory_problem(folder)
     if problem:
         return refuse(problem)
-    starter = {**STARTER, "stack": {"stack_name": STACK}} if args.cdk else STARTER
-    targets = {folder / FILE_NAME: json.dumps(starter, indent=2) + "\n", folder / SCHEMA_FILE: text()}
+    targets = {folder / FILE_NAME: json.dumps(STARTER, indent=2) + "\n", folder / SCHEMA_FILE: text()}
     if args.cdk:
         targets.update({folder / APP_FILE: APP, folder / CDK_FILE: cdk_json()})
     existing = [str(path) for path in targets if os.path.lexists(path)]

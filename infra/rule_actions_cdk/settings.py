@@ -163,6 +163,14 @@ def read_config_file(path: str | PathLike[str]) -> Any:
                           "levels)") from None
 
 
+def stack_name(path: str | PathLike[str] = FILE_NAME) -> str:
+    """The stack name a configuration file gives (its "stack" block's stack_name, else the default: RuleActions),
+    the one every command names the stack by (`template`, `report --replay`, the replay): the app `rule-actions
+    init --cdk` writes names its stack with it. ConfigError naming the file and the field when it is invalid."""
+    _, stack = split_file(read_config_file(path), str(path))
+    return StackSettings.from_dict(stack, f"{path}.{FILE_STACK}").stack_name
+
+
 def split_file(data: Any, where: str) -> tuple[Any, Any]:
     """A configuration file's object -> (the configuration, the stack settings): its "stack" apart, its
     "$schema" (an editor's completion) dropped."""
