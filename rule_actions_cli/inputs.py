@@ -194,12 +194,12 @@ def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
 
 def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
     """The synthesis context of the configuration file (--config, else ./rule-actions.json, else the defaults),
-    validated; errors as lines."""
+    validated; errors as lines, each field named by its path in the file (`rule-actions.json.rules["X"]`), as the
+    construct and `cdk synth` name it."""
     from rule_actions.config import ConfigError
-    from rule_actions_cdk.app import project_context, read_context
-    from rule_actions_cdk.settings import FILE_NAME
+    from rule_actions_cdk.app import file_context, project_context, read_context
 
-    where = config_file or (FILE_NAME if (Path.cwd() / FILE_NAME).is_file() else "the default configuration")
+    where = config_source(config_file) or "the default configuration"
     try:
         context = project_context(config_file)
     except ConfigError as err:  # the file unreadable: the error names it
@@ -209,22 +209,36 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
     if dry_run:
         context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
     try:
+        if config_source(config_file):
+            read_context(file_context(config_file))  # the file itself: its fields named from its name
         read_context(context)
     except ConfigError as err:
-        return context, [f"{where}: {err}"]
+        said = str(err)
+        return context, [said if said.startswith(where) else f"{where}: {said}"]
     except RecursionError:
         return context, [f"{where}: not a readable JSON file ({TOO_DEEP})"]
     return context, []
 
 
-def warnings_block(context: dict[str, Any]) -> str | None:
+def config_source(config_file: str | None) -> str | None:
+    """The configuration file as the user names it: --config's, else ./rule-actions.json when there is one (None:
+    the defaults)."""
+    from rule_actions_cdk.settings import FILE_NAME, shown_path
+
+    if config_file:
+        return shown_path(config_file)
+    return FILE_NAME if (Path.cwd() / FILE_NAME).is_file() else None
+
+
+def warnings_block(context: dict[str, Any], config_file: str | None = None) -> str | None:
     """The configuration's warnings as synth prints them ("the configuration is valid, but:"), for a context
-    `replay_context` accepted; None when there is none."""
+    `replay_context` accepted, each field named from the file (--config, else ./rule-actions.json); None when
+    there is none."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cdk.plugins import warning_block, warnings
 
     config, _ = read_context(context)
-    found = warnings(config, config.where)
+    found = warnings(config, config_source(config_file) or config.where)
     return warning_block(found) if found else None
 
 

@@ -211,7 +211,7 @@ def _main(argv: list[str] | None) -> int:
         errors += config_errors + secret_errors
     if errors:
         return refuse(*errors)
-    said = inputs.warnings_block(context) if context is not None else None
+    said = inputs.warnings_block(context, args.config) if context is not None else None
     if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
         print(said, file=sys.stderr)
     if args.command == "invoke":

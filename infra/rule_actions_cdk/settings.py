@@ -163,6 +163,18 @@ def read_config_file(path: str | PathLike[str]) -> Any:
                           "levels)") from None
 
 
+def shown_path(path: str | PathLike[str]) -> str:
+    """A configuration file's name as the user knows it: relative to the current directory when under it (the
+    ./rule-actions.json found there: `rule-actions.json`), else as given."""
+    given = Path(path)
+    if given.is_absolute():
+        try:
+            return str(given.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return str(path)
+
+
 def stack_name(path: str | PathLike[str] = FILE_NAME) -> str:
     """The stack name a configuration file gives (its "stack" block's stack_name, else the default: RuleActions),
     the one every command names the stack by (`template`, `report --replay`, the replay): the app `rule-actions

@@ -211,7 +211,7 @@ def test_invalid_config_exits_2_naming_the_key(capsys, tmp_path):
     code = main(["replay", "--config", str(bad), str(EVENTS / "no-issues-found.json")])
     err = capsys.readouterr().err
     assert code == 2
-    assert "rule_actions.stop_all_matching" in err and "not-an-email" in err
+    assert f"{bad}.stop_all_matching" in err and "not-an-email" in err and "rule_actions." not in err
 
 
 @pytest.mark.parametrize(("config", "said"), [
