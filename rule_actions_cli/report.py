@@ -248,7 +248,8 @@ def write_deliveries(deliveries: list[Delivery], out: TextIO, width: int | None 
     for delivery in deliveries:
         by_destination.setdefault(redact(delivery.to), []).append(delivery)
     heading = f"what the topics delivered: {len(deliveries)} message(s)" + (
-        " (each: its subject, then its text as the destination shows it)" if deliveries else "")
+        " (each: its subject, then its text message as a phone shows it, or a chat notification as the channel "
+        "does)" if deliveries else "")
     for line in _wrap(heading, width, "  "):
         out.write(line + "\n")
     for to, received in by_destination.items():
