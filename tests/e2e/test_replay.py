@@ -216,22 +216,21 @@ def test_invalid_config_exits_2_naming_the_key(capsys, tmp_path):
 
 @pytest.mark.parametrize(("config", "said"), [
     ({"rules": {"StaledTraining": ["notify"]}},
-     'rule_actions.rules["StaledTraining"]: no built-in or monitor rule is named "StaledTraining"; did you mean '
+     'rules["StaledTraining"]: no built-in or monitor rule is named "StaledTraining"; did you mean '
      '"StalledTraining"?'),
     ({"monitor": {"rules": {"StaledTraining": {}}}},
-     'rule_actions.monitor.rules["StaledTraining"]: "StaledTraining" is not a rule rule-actions evaluates; did you '
+     'monitor.rules["StaledTraining"]: "StaledTraining" is not a rule rule-actions evaluates; did you '
      'mean "StalledTraining"?'),
-    ({"job_outcomes": {"Faild": ["notify"]}}, 'rule_actions.job_outcomes["Faild"]: unknown job outcome; did you mean '
-                                              '"Failed"?'),
+    ({"job_outcomes": {"Faild": ["notify"]}}, 'job_outcomes["Faild"]: unknown job outcome; did you mean "Failed"?'),
 ])
 def test_a_misspelt_rule_name_or_outcome_exits_2_saying_the_name_meant(capsys, tmp_path, config, said):
     # Given a configuration with a typo in a rule's or an outcome's name (the issue's: its notification never went)
     bad = tmp_path / "typo.json"
     bad.write_text(json.dumps(config))
-    # When it is replayed / Then nothing is replayed: exit 2, the name meant said
+    # When it is replayed / Then nothing is replayed: exit 2, the name meant said, its path in the file
     code = main(["replay", "--config", str(bad), str(EVENTS / "no-issues-found.json")])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and said in err
+    assert code == 2 and out == "" and f"\n  {bad}.{said}" in err
 
 
 def test_the_replay_shows_the_configurations_warnings_as_synth_does(capsys, tmp_path):
@@ -244,7 +243,7 @@ def test_the_replay_shows_the_configurations_warnings_as_synth_does(capsys, tmp_
     # Then the rows are what they were, and stderr has synth's block naming the rule as a custom rule's
     assert code == 0 and len(rows) == 1
     assert err.startswith("rule-actions: the configuration is valid, but:\n  - allows: ")
-    assert ('- rule_actions.rules["MyGradientCheck"]: no built-in or monitor rule is named "MyGradientCheck": it '
+    assert (f'- {config}.rules["MyGradientCheck"]: no built-in or monitor rule is named "MyGradientCheck": it '
             "acts only for a custom Debugger rule of that name.") in " ".join(err.split())  # wrapped in the block
     # and with the rule listed in custom_rules it is not warned of
     config.write_text(json.dumps({**data, "rules": {"MyGradientCheck": ["notify"], **data["rules"]},
@@ -287,8 +286,10 @@ def test_top_level_help_describes_every_command_and_outcome_and_sends_to_each_co
     assert "job outcomes" in text and "rule statuses" in text
     for command in ("replay", "invoke", "test-notify", "check", "subscriptions"):
         assert command in text
-    assert "exit status: each command's own (rule-actions COMMAND --help)" in text
-    assert "when every event was processed" not in text  # replay's, not everyone's
+    assert "exit status, the same convention for every command (each command's --help says its own cases)" in text
+    assert "0 when the command did its work" in text and "1 when it ran but found a problem" in text
+    assert "2 when it could not start" in text
+    assert "when every input was an event or timeline" not in text  # replay's, not everyone's
 
 
 def test_make_demo_replays_the_events_then_the_timelines():
