@@ -22,7 +22,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from rule_actions_cdk.settings import DEFAULTS
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import Formatter, examples
 
@@ -35,15 +34,14 @@ STARTER: dict[str, Any] = {
                      "Interrupted": ["notify"]},
     "allowed_endpoints": [],
     "training_job_prefixes": [],
-    "stack": {"stack_name": DEFAULTS["stack_name"]},
-}
+}  # then "stack": {"stack_name": the default stack name} (settings.DEFAULTS: read when init runs, not at import)
 APP_FILE, CDK_FILE = "app.py", "cdk.json"
 # The CDK app `init --cdk` writes (the README shows it as it is): its stack is named by rule-actions.json, as every
 # command names it (one source: the file's stack.stack_name, else the default).
 APP = """\
 # A CDK app: `npx cdk synth` and `npx cdk deploy` run it (cdk.json). Its configuration is rule-actions.json, the
-# file `rule-actions replay`, `template` and `test-notify` read too; the stack's name is its stack.stack_name
-# (default RuleActions), the name `template` writes and `check --stack` and `test-notify --stack` take.
+# file `rule-actions replay`, `template` and `test-notify` read too. The stack's name is its stack.stack_name
+# (default RuleActions): the name `rule-actions template` writes and `rule-actions check --stack` takes.
 from aws_cdk import App, Stack
 from rule_actions_cdk import RuleActions, stack_name
 
@@ -64,7 +62,7 @@ def add_parsers(commands: Any) -> None:
         formatter_class=Formatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
     init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack (named "
-                      "by rule-actions.json's stack.stack_name, default " + DEFAULTS["stack_name"] + ") holds the "
+                      "by rule-actions.json's stack.stack_name, default RuleActions) holds the "
                       f"construct configured by rule-actions.json, and ./{CDK_FILE}, which runs it with this Python "
                       "(python3) and the feature flags the construct is tested with")
     schema = commands.add_parser("schema", help="print the configuration file's JSON Schema",
@@ -165,13 +163,14 @@ def cdk_json() -> str:
 
 
 def init(args: argparse.Namespace) -> int:
-    from rule_actions_cdk.settings import FILE_NAME
+    from rule_actions_cdk.settings import DEFAULTS, FILE_NAME
 
     folder = Path(args.directory)
     problem = directory_problem(folder)
     if problem:
         return refuse(problem)
-    targets = {folder / FILE_NAME: json.dumps(STARTER, indent=2) + "\n", folder / SCHEMA_FILE: text()}
+    starter = {**STARTER, "stack": {"stack_name": DEFAULTS["stack_name"]}}  # the one default (settings.py)
+    targets = {folder / FILE_NAME: json.dumps(starter, indent=2) + "\n", folder / SCHEMA_FILE: text()}
     if args.cdk:
         targets.update({folder / APP_FILE: APP, folder / CDK_FILE: cdk_json()})
     existing = [str(path) for path in targets if os.path.lexists(path)]

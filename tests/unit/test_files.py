@@ -185,3 +185,11 @@ def test_an_invalid_stack_name_is_named_with_the_file_and_its_field(tmp_path):
     path.write_text(json.dumps({"stack": {"stack_name": "1st"}}))
     with pytest.raises(ConfigError, match=r'rule-actions\.json\.stack\.stack_name: "1st" is not a stack name'):
         stack_name(path)
+
+
+def test_init_s_help_names_the_default_stack_name_settings_declares(capsys):
+    from rule_actions_cdk.settings import DEFAULTS
+
+    with pytest.raises(SystemExit):
+        main(["init", "--help"])
+    assert f"default {DEFAULTS['stack_name']})" in " ".join(capsys.readouterr().out.split())
