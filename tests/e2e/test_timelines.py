@@ -263,10 +263,11 @@ def test_columns_120_make_demo_fits_120_columns_and_cuts_no_reason(demo):
     # and the rows that did nothing are counted on one line
     assert any(line.startswith("not listed (--all lists them): 80 events the stack's rule does not match")
                for line in lines)
-    # and what the team was sent is there: each message's subject, then its text
+    # and what the team was sent is there: each message's subject, then its text message whole, its size first
     at = next(i for i, line in enumerate(lines) if re.fullmatch(r"  to the team: \d+", line))
     assert lines[at + 1] == "    [rule-actions] ExplodingTensor issues found in cv-detr-ablation-03"
-    assert lines[at + 2] == ("        rule-actions: ExplodingTensor issues found in cv-detr-ablation-03 (InProgress); "
+    assert lines[at + 2] == "      text message, 90 characters, 1 SMS part (GSM-7):"
+    assert lines[at + 3] == ("        rule-actions: ExplodingTensor issues found in cv-detr-ablation-03 (InProgress); "
                              "cost $3.85")
 
 
