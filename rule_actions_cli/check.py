@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rule_actions_cli.matcher import matches
-from rule_actions_cli.options import add_target_options, examples
+from rule_actions_cli.options import Formatter, add_target_options, examples
 
 CHECK_RULE = "RuleActionsCheck"
 REPLAY_NAME = "rule-actions-check"
@@ -211,16 +211,14 @@ unusable or AWS cannot be configured or reached, or refuses a call (one line say
 AWS settings as for `invoke`. The caller needs cloudformation:DescribeStacks, lambda:GetFunctionConfiguration,
 lambda:InvokeFunction, events:ListRuleNamesByTarget, events:DescribeRule and events:TestEventPattern.
 
-""" + examples("rule-actions check --stack MLPlatform --region us-east-1")
+""" + examples("rule-actions check --stack RuleActions --region us-east-1")
 
 
 def add_parser(commands: Any) -> None:
-    import argparse
-
     check = commands.add_parser(
         "check", help="prove a deployed stack: its rule against the sample events, its function on a synthetic event",
         description=__doc__.split("\n\n", 1)[1].rsplit("\n\nExit status", 1)[0],
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=Formatter)
     add_target_options(check, required=True, stack_only=True)
     check.add_argument("paths", nargs="*", metavar="EVENT_FILE_OR_DIR", help="events to test the rule with "
                        "(default: the sample events shipped with the command, the repository's events/*.json)")

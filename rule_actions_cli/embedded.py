@@ -222,8 +222,10 @@ def _delivery(message: str, subject: str | None, attributes: Mapping[str, Any] |
         body = message
     if isinstance(body, dict) and isinstance(body.get("content"), dict):  # a chat custom notification
         content = body["content"]
-        return Delivery(to, str(content.get("title") or ""), str(content.get("description") or ""))
-    text = body.get("sms") or body.get("default") if isinstance(body, dict) else body
+        return Delivery(to, str(content.get("title") or ""), str(content.get("description") or ""), "chat")
+    if isinstance(body, dict) and body.get("sms"):
+        return Delivery(to, subject or "", str(body["sms"]), "sms")
+    text = body.get("default") if isinstance(body, dict) else body
     return Delivery(to, subject or "", str(text or ""))
 
 

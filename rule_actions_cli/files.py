@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rule_actions_cli.inputs import refuse
-from rule_actions_cli.options import examples
+from rule_actions_cli.options import Formatter, examples
 
 SCHEMA_FILE = "rule-actions.schema.json"
 STARTER: dict[str, Any] = {
@@ -34,19 +34,19 @@ STARTER: dict[str, Any] = {
                      "Interrupted": ["notify"]},
     "allowed_endpoints": [],
     "training_job_prefixes": [],
-    "stack": {"stack_name": "RuleActions"},
-}
+}  # then "stack": {"stack_name": the default stack name} (settings.DEFAULTS: read when init runs, not at import)
 APP_FILE, CDK_FILE = "app.py", "cdk.json"
-STACK = "MLPlatform"  # the stack of the app `init --cdk` writes (and its configuration's stack_name)
-# The CDK app `init --cdk` writes (the README shows it as it is).
-APP = f"""\
+# The CDK app `init --cdk` writes (the README shows it as it is): its stack is named by rule-actions.json, as every
+# command names it (one source: the file's stack.stack_name, else the default).
+APP = """\
 # A CDK app: `npx cdk synth` and `npx cdk deploy` run it (cdk.json). Its configuration is rule-actions.json, the
-# file `rule-actions replay`, `template` and `test-notify` read too.
+# file `rule-actions replay`, `template` and `test-notify` read too. The stack's name is its stack.stack_name
+# (default RuleActions): the name `rule-actions template` writes and `rule-actions check --stack` takes.
 from aws_cdk import App, Stack
-from rule_actions_cdk import RuleActions
+from rule_actions_cdk import RuleActions, stack_name
 
 app = App()
-stack = Stack(app, "{STACK}")
+stack = Stack(app, stack_name("rule-actions.json"))
 RuleActions(stack, "TrainingActions", config="rule-actions.json")
 app.synth()
 """
@@ -59,16 +59,17 @@ def add_parsers(commands: Any) -> None:
         "out or interrupted jobs; add the team's addresses to notify.emails) and ./" + SCHEMA_FILE + ", which "
         "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.",
         epilog=examples("rule-actions init --cdk", "rule-actions init --directory infra"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
-    init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack "
-                      f"({STACK}) holds the construct configured by rule-actions.json, and ./{CDK_FILE}, which runs "
-                      "it with this Python (python3) and the feature flags the construct is tested with")
+    init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack (named "
+                      "by rule-actions.json's stack.stack_name, default RuleActions) holds the "
+                      f"construct configured by rule-actions.json, and ./{CDK_FILE}, which runs it with this Python "
+                      "(python3) and the feature flags the construct is tested with")
     schema = commands.add_parser("schema", help="print the configuration file's JSON Schema",
                                  description="The JSON Schema of rule-actions.json, generated from what the "
                                  "installed version declares.",
                                  epilog=examples("rule-actions schema --out rule-actions.schema.json"),
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 formatter_class=Formatter)
     schema.add_argument("--out", metavar="FILE", help="write it to FILE instead of printing it")
     samples = commands.add_parser(
         "samples", help="write the sample events and timelines shipped with the command, to replay them",
@@ -76,7 +77,7 @@ def add_parsers(commands: Any) -> None:
         "and the sample timelines (timelines/: jobs minute by minute, for the monitor rules) shipped with the "
         "command into a new directory, as the repository's events/ holds them.",
         epilog=examples("rule-actions samples", "rule-actions replay events/timelines/hung-job.json"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     samples.add_argument("--directory", default="events", metavar="DIR",
                          help="where to write them (default: ./events; it must not exist or be empty)")
 
@@ -162,13 +163,13 @@ def cdk_json() -> str:
 
 
 def init(args: argparse.Namespace) -> int:
-    from rule_actions_cdk.settings import FILE_NAME
+    from rule_actions_cdk.settings import DEFAULTS, FILE_NAME
 
     folder = Path(args.directory)
     problem = directory_problem(folder)
     if problem:
         return refuse(problem)
-    starter = {**STARTER, "stack": {"stack_name": STACK}} if args.cdk else STARTER
+    starter = {**STARTER, "stack": {"stack_name": DEFAULTS["stack_name"]}}  # the one default (settings.py)
     targets = {folder / FILE_NAME: json.dumps(starter, indent=2) + "\n", folder / SCHEMA_FILE: text()}
     if args.cdk:
         targets.update({folder / APP_FILE: APP, folder / CDK_FILE: cdk_json()})

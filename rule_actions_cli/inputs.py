@@ -2,9 +2,11 @@
 its *.json files in file-name order; every file is read and checked before anything is replayed; an element of a
 list that is not an object is kept, under its FILE#INDEX, and reported on its own row by `not_an_event` while the
 others still run; an entry of a directory that cannot be read, a symlink loop, a dangling link or a directory
-named *.json, is kept the same way, under its path, and reported on its own row), secrets, and the configuration a
-replay runs with; and `refuse`, how a command refuses what it was given (a line each, exit status 2). One event file holds at most MAX_EVENT_FILE_BYTES, checked by its size before it is read (a
-larger one is one error line: the parsed JSON of a file takes several times its size in memory)."""
+named *.json, is kept the same way, under its path, and reported on its own row; for the replay, every unusable
+input is: `load(..., as_rows=True)`), secrets, and the configuration a replay runs with; and `refuse`, how a command
+refuses what it was given (a line each, exit status 2). One event file holds at most MAX_EVENT_FILE_BYTES, checked
+by its size before it is read (a larger one is one error line, or the replay's row: the parsed JSON of a file takes
+several times its size in memory)."""
 
 from __future__ import annotations
 
@@ -116,19 +118,37 @@ def _kind(value: Any) -> str:
             type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def load(paths: list[str]) -> tuple[list[tuple[str, Any]], list[str]]:
+def load(paths: list[str], as_rows: bool = False) -> tuple[list[tuple[str, Any]], list[str]]:
     """Every event in the order given (with the list elements that are not objects: see `not_an_event`), and
-    one error line per unusable input, also in that order."""
+    one error line per unusable input, also in that order. With `as_rows` (the replay), an unusable input (a path
+    that names nothing, a file that is not JSON, such as a CSV, or holds no event) is kept in its place instead, as
+    an Unreadable under its path, to be reported on its own row while the other inputs go on: no errors then."""
     events: list[tuple[str, Any]] = []
     errors: list[str] = []
+
+    def unusable(source: str, problem: str) -> None:
+        if as_rows:
+            events.append((source, Unreadable(problem.removeprefix(f"{source}: "))))
+        else:
+            errors.append(problem)
+
     for raw in paths:
         files, problem = expand(raw)
-        errors += [problem] if problem else []
+        if problem:
+            unusable(raw, problem)
         for path in files:
             found, problem = read(path)
             events += found
-            errors += [problem] if problem else []
+            if problem:
+                unusable(str(path), problem)
     return events, errors
+
+
+def problem_status(rows: list[dict[str, Any]]) -> int:
+    """The replay's exit status once every input was processed: 1 when any input was a problem (a row with
+    `problems`: a file or event that could not be read, a timeline with a wrong field), else 0. The actions'
+    outcomes never change it (--json gives them to scripts)."""
+    return 1 if any(item.get("problems") for item in rows) else 0
 
 
 def _readable_by_others(mode: int) -> str:
@@ -174,12 +194,12 @@ def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
 
 def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, Any], list[str]]:
     """The synthesis context of the configuration file (--config, else ./rule-actions.json, else the defaults),
-    validated; errors as lines."""
+    validated; errors as lines, each field named by its path in the file (`rule-actions.json.rules["X"]`), as the
+    construct and `cdk synth` name it."""
     from rule_actions.config import ConfigError
-    from rule_actions_cdk.app import project_context, read_context
-    from rule_actions_cdk.settings import FILE_NAME
+    from rule_actions_cdk.app import file_context, project_context, read_context
 
-    where = config_file or (FILE_NAME if (Path.cwd() / FILE_NAME).is_file() else "the default configuration")
+    where = config_source(config_file) or "the default configuration"
     try:
         context = project_context(config_file)
     except ConfigError as err:  # the file unreadable: the error names it
@@ -189,22 +209,36 @@ def replay_context(config_file: str | None, dry_run: bool) -> tuple[dict[str, An
     if dry_run:
         context["rule_actions"] = {**(context.get("rule_actions") or {}), "dry_run": True}
     try:
+        if config_source(config_file):
+            read_context(file_context(config_file))  # the file itself: its fields named from its name
         read_context(context)
     except ConfigError as err:
-        return context, [f"{where}: {err}"]
+        said = str(err)
+        return context, [said if said.startswith(where) else f"{where}: {said}"]
     except RecursionError:
         return context, [f"{where}: not a readable JSON file ({TOO_DEEP})"]
     return context, []
 
 
-def warnings_block(context: dict[str, Any]) -> str | None:
+def config_source(config_file: str | None) -> str | None:
+    """The configuration file as the user names it: --config's, else ./rule-actions.json when there is one (None:
+    the defaults)."""
+    from rule_actions_cdk.settings import FILE_NAME, shown_path
+
+    if config_file:
+        return shown_path(config_file)
+    return FILE_NAME if (Path.cwd() / FILE_NAME).is_file() else None
+
+
+def warnings_block(context: dict[str, Any], config_file: str | None = None) -> str | None:
     """The configuration's warnings as synth prints them ("the configuration is valid, but:"), for a context
-    `replay_context` accepted; None when there is none."""
+    `replay_context` accepted, each field named from the file (--config, else ./rule-actions.json); None when
+    there is none."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cdk.plugins import warning_block, warnings
 
     config, _ = read_context(context)
-    found = warnings(config, config.where)
+    found = warnings(config, config_source(config_file) or config.where)
     return warning_block(found) if found else None
 
 

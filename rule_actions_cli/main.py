@@ -11,20 +11,28 @@ from rule_actions_cli import check as check_command
 from rule_actions_cli import files, html_report, inputs, receiver, report, savings, subscriptions, terminal, testnotify
 from rule_actions_cli import template as template_command
 from rule_actions_cli.inputs import refuse
-from rule_actions_cli.options import add_target_options, examples
+from rule_actions_cli.options import Formatter, add_target_options, examples
 
 TOP_EPILOG = """\
-exit status: each command's own (rule-actions COMMAND --help). In short: 0 when the command did its work
-(replay, invoke: every event processed or answered, whatever the actions' outcomes; test-notify: every
-destination reached; check: the deployment proved; report: printed; subscriptions: listed, and removed with
---remove; init, schema, samples, template: written), 1 when test-notify or check found a problem (on its own
-line) or template's synthesis failed, 2 when an input, the configuration, a place to write or AWS is unusable (one line saying what,
-before anything runs).
+exit status, the same convention for every command (each command's --help says its own cases):
+
+0 when the command did its work and found no problem (replay, invoke: every event processed or answered, whatever
+the actions' outcomes; test-notify: every destination reached; check: the deployment proved; report: printed;
+subscriptions: listed, and removed with --remove; init, schema, samples, template: written).
+
+1 when it ran but found a problem, each on its own row or line (replay: an input that is not an event or a
+timeline, or has a wrong field, every other input still replayed; test-notify, check: a destination or the
+deployment; template: the synthesis).
+
+2 when it could not start: a usage error, the configuration, an input invoke or report cannot read, a place to
+write or AWS is unusable (one line saying what, before anything runs).
 """
 EPILOG = """\
-exit status: 0 when every event was processed (whatever the actions' outcomes: --json gives them to
-scripts), 2 when an input or the configuration is unusable (one line per problem, nothing is replayed: an event
-file larger than 10 MB too; a directory's entry that cannot be read is reported on its own row instead).
+exit status: 0 when every input was an event or timeline that could be read (whatever the actions' outcomes:
+--json gives them to scripts); 1 when some input was a problem: a path that names nothing, a file that is not
+JSON (a CSV) or holds no event, an event or timeline with a wrong field (each on its own row, naming the field
+and its value; every other input still replayed); 2 when the configuration, --secrets or the command line is
+unusable (one line per problem, nothing is replayed).
 
 The first line says what is replayed and against what (not with --json). On a terminal, stderr's status
 line says each slow step (synthesis, the embedded deploy, each event, each timeline's minute) and is cleared before
@@ -32,7 +40,7 @@ the table; nothing of it on a pipe, a file, with --json or --verbose. The table 
 job, config or test) fits the terminal's width (COLUMNS), in colour on a terminal unless NO_COLOR is set.
 
 """ + examples("rule-actions samples", "rule-actions replay events/ events/timelines/",
-               "rule-actions replay --config my-config.json --all events/timelines/hung-job.json")
+               "rule-actions replay --all --config rule-actions.json events/timelines/")
 INVOKE_EPILOG = """\
 exit status: 0 when every event was sent and answered (a function error, e.g. failed actions, is reported in
 the output, not as the exit status), 2 when an input is unusable (one line per problem, nothing is sent) or
@@ -43,7 +51,7 @@ AWS settings, as the AWS CLI reads them: --profile or AWS_PROFILE; --region or A
 or the profile's region; credentials from the profile (`aws configure`, `aws sso login`) or AWS_ACCESS_KEY_ID
 and AWS_SECRET_ACCESS_KEY; AWS_ENDPOINT_URL for another endpoint.
 
-""" + examples("rule-actions invoke --stack MLPlatform --region us-east-1 my-event.json")
+""" + examples("rule-actions invoke --stack RuleActions events/no-issues-found.json")
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -120,10 +128,10 @@ def parser() -> argparse.ArgumentParser:
         "report what it did and saved, clean up its topic's subscriptions; write a starting configuration file (and a "
         "CDK app), its schema, the sample events, or the stack as a CloudFormation template.",
         epilog=TOP_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Formatter,
     )
     top.add_argument("--version", action="version", version=f"%(prog)s {version()}")
-    commands = top.add_subparsers(dest="command", required=True)
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     replay = commands.add_parser(
         "replay",
         help="replay events through the stack's rule pattern and the real handler, on an embedded AWS (moto)",
@@ -135,7 +143,7 @@ def parser() -> argparse.ArgumentParser:
         "simulated clock; a row shows what changed (a finding, an action, a phase not judged). No AWS account is "
         "used.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Formatter,
     )
     replay.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
     replay.add_argument("--json", action="store_true", help="one JSON object per event instead of the table")
@@ -157,7 +165,7 @@ def parser() -> argparse.ArgumentParser:
         "rule is bypassed) and prints the same report. Uses the usual AWS settings: profile, region, "
         "AWS_ENDPOINT_URL.",
         epilog=INVOKE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Formatter,
     )
     add_target_options(invoke, required=True)
     invoke.add_argument("paths", nargs="+", metavar="EVENT_FILE_OR_DIR")
@@ -202,7 +210,7 @@ def _main(argv: list[str] | None) -> int:
         return template_command.run(args)
     if args.command == "report":
         return savings.main(args)
-    events, errors = inputs.load(args.paths)
+    events, errors = inputs.load(args.paths, as_rows=args.command == "replay")
     context, secrets = None, {}
     if args.command == "replay":
         context, config_errors = inputs.replay_context(args.config, args.dry_run)
@@ -212,7 +220,7 @@ def _main(argv: list[str] | None) -> int:
         return refuse(*errors)
     if context is not None and not args.json:  # the table's first line (--json: the rows only, for scripts)
         print(report.heading(events, args.paths, context, args.config), flush=True)
-    said = inputs.warnings_block(context) if context is not None else None
+    said = inputs.warnings_block(context, args.config) if context is not None else None
     if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
         print(said, file=sys.stderr)
     if args.command == "invoke":
@@ -235,7 +243,7 @@ def _main(argv: list[str] | None) -> int:
     receiver.report(receivers, side)
     if args.receiver:
         report.write_deliveries(deliveries, side)
-    return 0
+    return inputs.problem_status(rows)
 
 
 def write(args: argparse.Namespace) -> Any:

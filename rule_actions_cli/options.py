@@ -3,7 +3,42 @@ building the parser imports no boto3)."""
 
 from __future__ import annotations
 
+import argparse
+import textwrap
 from typing import Any
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Every command's --help formatter: fitted to the terminal (COLUMNS, as argparse reads it), the description and
+    epilog too. Their paragraphs (lines not indented, separated by blank lines or indented lines) are wrapped to
+    the width; an indented line (an example, a command to copy) is kept as written, and only a line longer than the
+    width is wrapped, its continuation indented further."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        width = max(width, 20)
+        out: list[str] = []
+        paragraph: list[str] = []
+
+        def flush() -> None:
+            if paragraph:
+                out.extend(textwrap.wrap(" ".join(paragraph), width, initial_indent=indent, subsequent_indent=indent,
+                                         break_on_hyphens=False, break_long_words=False))
+                paragraph.clear()
+
+        for line in text.splitlines():
+            if not line.strip():
+                flush()
+                out.append("")
+            elif line[0].isspace():
+                flush()
+                lead = line[:len(line) - len(line.lstrip())]
+                out.extend(textwrap.wrap(line.strip(), width, initial_indent=indent + lead,
+                                         subsequent_indent=indent + lead + "    ", break_on_hyphens=False,
+                                         break_long_words=False) if len(indent + line) > width else [indent + line])
+            else:
+                paragraph.append(line.strip())
+        flush()
+        return "\n".join(out)
 
 
 def examples(*commands: str, heading: str = "examples") -> str:

@@ -136,7 +136,7 @@ def add_options(parser: Any, where: str = "") -> None:
                         '{"url", "signing_key"}), created in the embedded Secrets Manager')
     parser.add_argument("--receiver", action="store_true", help=f"{where}receive the loopback webhook URLs of "
                         "--secrets, check their signatures and print what arrived; then what each destination of "
-                        "the topics received (each message's subject and text)")
+                        "the topics received (each message's subject, then its text as the destination shows it)")
 
 
 class ReceiverError(Exception):
@@ -160,13 +160,76 @@ def receiving(secrets: Mapping[str, str], enabled: bool) -> Iterator[list[Receiv
 
 
 def report(receivers: list[Receiver], out: TextIO) -> None:
-    """What each receiver got: one line per request (no URL path: it can be a secret's)."""
+    """What each receiver got: one line per request (no URL path: it can be a secret's); a Slack message then its
+    blocks, one indented line each, as the channel shows them (`blocks`)."""
     for receiver in receivers:
         valid = sum(r.valid for r in receiver.received)
         out.write(f"receiver {receiver.host}:{receiver.port}: {len(receiver.received)} request(s), {valid} "
                   "correctly signed\n")
         for item in receiver.received:
             out.write(f"  {'signature ok ' if item.valid else 'BAD SIGNATURE'}  {describe(item)}\n")
+            for line in blocks(item):
+                out.write(f"{BLOCK_INDENT}{line}\n")
+
+
+BLOCK_INDENT = " " * 17  # under the payload's words, past "  signature ok  "
+MAX_BLOCKS = 50  # Slack's own limit of blocks in a message: a longer list is cut, and says so
+
+
+def blocks(item: Received) -> list[str]:
+    """A Slack message's blocks (Block Kit) as the channel lays them out, each on lines of its own: `header`, the
+    text of a `section` with its line breaks (then its `fields`, one a line), `context` elements, `actions` as
+    [button] labels, `divider` as a rule; any other type named. Every line inert text (terminal.spaced), the
+    message's own text never cut but bounded (TEXT a line). Empty for any other payload."""
+    try:
+        body = item.json()
+    except ValueError:
+        return []
+    found = body.get("blocks") if isinstance(body, dict) else None
+    if not isinstance(found, list):
+        return []
+    lines: list[str] = []
+    for block in found[:MAX_BLOCKS]:
+        lines += _block(block)
+    if len(found) > MAX_BLOCKS:
+        lines.append(f"... {len(found) - MAX_BLOCKS} more block(s) not shown")
+    return lines
+
+
+def _text_of(value: Any) -> str:
+    """A text object's text (plain_text or mrkdwn), or a string as it is."""
+    if isinstance(value, dict):
+        value = value.get("text", "")
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _labelled(label: str, text: str) -> list[str]:
+    """`label: first line`, then each further line of `text` under the first, aligned."""
+    parts = text.split("\n") or [""]
+    pad = " " * (len(label) + 2)
+    return [spaced(f"{label}: {parts[0]}", TEXT), *(spaced(pad + part, TEXT) for part in parts[1:])]
+
+
+def _block(block: Any) -> list[str]:
+    if not isinstance(block, dict):
+        return [spaced(f"(not a block: {json.dumps(block)[:64]})", TEXT)]
+    kind = block.get("type")
+    if kind == "header":
+        return _labelled("header", _text_of(block.get("text")))
+    if kind == "section":
+        lines = _labelled("section", _text_of(block.get("text"))) if block.get("text") else ["section:"]
+        fields = block.get("fields") if isinstance(block.get("fields"), list) else []
+        return lines + [line for field_ in fields for line in _labelled("  field", _text_of(field_))]
+    if kind == "context":
+        elements = block.get("elements") if isinstance(block.get("elements"), list) else []
+        return [line for element in elements for line in _labelled("context", _text_of(element))]
+    if kind == "actions":
+        elements = block.get("elements") if isinstance(block.get("elements"), list) else []
+        return [spaced("actions: " + "  ".join(f"[{_text_of(e.get('text') if isinstance(e, dict) else e)}]"
+                                                for e in elements), TEXT)]
+    if kind == "divider":
+        return ["-" * 20]
+    return [spaced(f"{kind if isinstance(kind, str) else json.dumps(kind)[:64]} block", TEXT)]
 
 
 def _cost(cost: Any) -> str:

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, TextIO
 
 from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
-from rule_actions_cli.terminal import MESSAGE, NAME, TEXT, json_line, shown
+from rule_actions_cli.terminal import MESSAGE, NAME, TEXT, json_line, shown, spaced
 
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
 NOTABLE = ("IssuesFound", "Skipped", "NotJudged", "Error")  # the monitor rules' verdicts a row shows
@@ -22,11 +22,14 @@ TRAINING = "training"  # the family whose job "training_job" names (the key of t
 
 
 class Delivery(NamedTuple):
-    """A message a topic delivered: to whom (team, chat channels, or an address or number), its subject, its text."""
+    """A message a topic delivered: to whom (team, chat channels, or an address or number), its subject, its text,
+    and what the text is: "sms" (the text message a phone receives), "chat" (a chat notification's description),
+    or "text" (the message itself, no text message in it)."""
 
     to: str
     subject: str
     text: str
+    kind: str = "text"
 
 
 def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | None,
@@ -276,13 +279,16 @@ def _wrap(text: str, width: int, indent: str = "") -> list[str]:
 
 def write_deliveries(deliveries: list[Delivery], out: TextIO, width: int | None = None) -> None:
     """What each destination of the topics received, grouped by destination in the order first reached: each
-    message's subject, then its text message, indented (every line fits `width`; addresses redacted)."""
+    message's subject, then its text as the destination shows it, indented: a text message whole, with its length
+    and SMS parts; a chat notification's description line by line, its line breaks kept (every line fits `width`,
+    a long one wraps, none is cut; addresses redacted)."""
     width = width or terminal_width()
     by_destination: dict[str, list[Delivery]] = {}
     for delivery in deliveries:
         by_destination.setdefault(redact(delivery.to), []).append(delivery)
     heading = f"what the topics delivered: {len(deliveries)} message(s)" + (
-        " (each: its subject, then its text message)" if deliveries else "")
+        " (each: its subject, then its text message as a phone shows it, or a chat notification as the channel "
+        "does)" if deliveries else "")
     for line in _wrap(heading, width, "  "):
         out.write(line + "\n")
     for to, received in by_destination.items():
@@ -291,8 +297,33 @@ def write_deliveries(deliveries: list[Delivery], out: TextIO, width: int | None 
         for item in received:
             for line in _wrap(redact(shown(item.subject, TEXT)) or "(no subject)", width - 4, "  "):
                 out.write(f"    {line}\n")
-            for line in _wrap(redact(shown(item.text, MESSAGE)), width - 8):
-                out.write(f"        {line}\n")
+            text = redact(item.text[:MESSAGE])
+            if item.kind == "sms":
+                out.write(f"      {sms_size(item.text)}:\n")
+            for part in text.split("\n"):
+                for line in _wrap(spaced(part, MESSAGE), width - 8):
+                    out.write(f"        {line}\n")
+            if len(item.text) > MESSAGE:
+                out.write(f"        ... ({len(item.text):,} characters)\n")
+
+
+# GSM 03.38's basic character set: a text message of only these is sent in GSM-7 (160 characters in one part, 153 a
+# part when split); any other character makes it UCS-2 (70, 67 a part). The characters of its extension table count
+# twice.
+GSM_BASIC = set("@\u00a3$\u00a5\u00e8\u00e9\u00f9\u00ec\u00f2\u00c7\n\u00d8\u00f8\r\u00c5\u00e5\u0394_\u03a6\u0393\u039b\u03a9\u03a0\u03a8"
+                "\u03a3\u0398\u039e\u00c6\u00e6\u00df\u00c9 !\"#\u00a4%&'()*+,-./0123456789:;<=>?\u00a1ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                "\u00c4\u00d6\u00d1\u00dc\u00a7\u00bfabcdefghijklmnopqrstuvwxyz\u00e4\u00f6\u00f1\u00fc\u00e0")
+GSM_EXTENSION = set("^{}\\[~]|\u20ac\f")
+
+
+def sms_size(text: str) -> str:
+    """A text message's length and parts as SNS sends it: "text message, 127 characters, 1 SMS part (GSM-7)"."""
+    if all(c in GSM_BASIC or c in GSM_EXTENSION for c in text):
+        units, single, part, encoding = len(text) + sum(c in GSM_EXTENSION for c in text), 160, 153, "GSM-7"
+    else:
+        units, single, part, encoding = len(text.encode("utf-16-le")) // 2, 70, 67, "UCS-2"
+    parts = 1 if units <= single else -(-units // part)
+    return f"text message, {len(text):,} characters, {_count(parts, 'SMS part')} ({encoding})"
 
 
 def summary(rows: list[dict[str, Any]]) -> str:

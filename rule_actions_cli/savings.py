@@ -32,7 +32,7 @@ from rule_actions.contract import ENV_SERVICE, SERVICE, Outcome
 from rule_actions.text import iso_z
 from rule_actions_cli import receiver
 from rule_actions_cli.inputs import refuse
-from rule_actions_cli.options import add_aws_options
+from rule_actions_cli.options import Formatter, add_aws_options
 from rule_actions_cli.terminal import json_line
 
 DEFAULT_DAYS = 30
@@ -60,7 +60,7 @@ first line says so). A stack holding two RuleActions constructs is refused (each
 examples:
   rule-actions report --stack RuleActions
   rule-actions report --stack RuleActions --days 7 --json
-  rule-actions report --replay events/ events/timelines/hung-job.json --config examples/demo-config.json
+  rule-actions report --replay events/ --config rule-actions.json
 """
 
 
@@ -546,11 +546,11 @@ def _dollars(attribute: Mapping[str, str] | None) -> float | None:
 
 def add_parser(commands: Any) -> None:
     command = commands.add_parser("report", help=HELP, description=__doc__.split("\n\n", 1)[1],
-                                  epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                  epilog=EPILOG, formatter_class=Formatter)
     where = command.add_mutually_exclusive_group(required=True)
     where.add_argument("--stack", metavar="NAME", help="the deployed stack (its FunctionName, "
                        "EvaluatorFunctionName and ServiceName outputs)")
-    where.add_argument("--replay", nargs="+", metavar="EVENT_FILE_OR_DIR", help="replay these events (and "
+    where.add_argument("--replay", nargs="+", metavar="PATH", help="replay these event files or directories (and "
                        "timelines) on the embedded account first, then report, with what its ledger holds")
     command.add_argument("--days", metavar="N", default=str(DEFAULT_DAYS), help=f"the last N days (1 to {MAX_DAYS}; "
                          f"default {DEFAULT_DAYS})")

@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from rule_actions.privacy import redact
 from rule_actions_cli.inputs import refuse
-from rule_actions_cli.options import add_target_options, examples
+from rule_actions_cli.options import Formatter, add_target_options, examples
 
 HELP = "list the team topic's subscriptions and remove the personal ones nobody needs (dry run unless --remove)"
 
@@ -41,9 +41,9 @@ def add_parser(commands: Any) -> None:
     command = commands.add_parser("subscriptions", help=HELP, description=__doc__.split("\n\n", 1)[1].rsplit(
         "\n\nExit status", 1)[0], epilog="exit status: 0 when the listing (and each removal) succeeded, 2 when AWS "
         "cannot be configured or reached or refuses a call\n\n" + examples(
-            "rule-actions subscriptions --stack MLPlatform",
-            "rule-actions subscriptions --stack MLPlatform --endpoint 'casey@example.com' --remove"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+            "rule-actions subscriptions --stack RuleActions --endpoint casey@example.com",
+            "rule-actions subscriptions --stack RuleActions --all-personal --remove"),
+        formatter_class=Formatter)
     add_target_options(command, required=True, stack_only=True)
     command.add_argument("--endpoint", action="append", default=[], metavar="GLOB",
                          help="also remove the personal subscriptions of endpoints matching this glob, any case "

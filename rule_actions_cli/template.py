@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from rule_actions_cli.inputs import refuse
-from rule_actions_cli.options import examples
+from rule_actions_cli.options import Formatter, examples
 from rule_actions_cli.synth import asset_bytes, file_assets, stacks
 
 CODE_FOLDER = "code"
@@ -35,7 +35,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "read from a bucket you name at deploy time (its CodeBucket parameter), and the code zips to upload there. "
         "The account needs no CDK bootstrap; the AWS CLI deploys it (the commands are printed).",
         epilog=examples("rule-actions template --config rule-actions.json --out cfn"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=Formatter)
     template.add_argument("--config", metavar="FILE", help="the configuration file (default: ./rule-actions.json if "
                           "there is one, else the defaults)")
     template.add_argument("--out", default="rule-actions-template", metavar="DIR",

@@ -20,7 +20,7 @@ from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
 from rule_actions_cli import inputs, receiver, report
 from rule_actions_cli.inputs import refuse
-from rule_actions_cli.options import add_target_options, examples
+from rule_actions_cli.options import Formatter, add_target_options, examples
 from rule_actions_cli.terminal import json_line
 
 HELP = "send one test message to every configured destination and report each destination's outcome"
@@ -34,12 +34,12 @@ loopback addresses their URLs name, checks each signature and prints what arrive
 settings apply: --profile or AWS_PROFILE, --region or AWS_REGION / AWS_DEFAULT_REGION, AWS_ENDPOINT_URL.
 
 """ + examples("rule-actions test-notify --email me@example.com",
-               "rule-actions test-notify --stack MLPlatform --email me@example.com")
+               "rule-actions test-notify --stack RuleActions --email me@example.com")
 
 
 def add_parser(commands: Any) -> None:
     command = commands.add_parser("test-notify", help=HELP, description=HELP[0].upper() + HELP[1:] + ".",
-                                  epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                  epilog=EPILOG, formatter_class=Formatter)
     command.add_argument("--email", action="append", default=[], metavar="ADDRESS",
                          help="also send the test to this address (repeatable; it must confirm the subscription)")
     command.add_argument("--sms", action="append", default=[], metavar="NUMBER",

@@ -254,7 +254,8 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
             problems.append(f"{source}: {where}: {what}")
         return condition
 
-    if not need(isinstance(data, Mapping), "timeline", "must be an object"):
+    if not need(isinstance(data, Mapping), "timeline", f"{quoted(data)} is not an object (a timeline is one JSON "
+                "object: docs/sample-events.md)"):
         return None, problems
     for key in (key for key in data if key not in TIMELINE_KEYS):  # quoted: a key may hold any character
         need(False, quoted(key), unknown(key, TIMELINE_KEYS, listed="docs/sample-events.md"))
@@ -271,7 +272,7 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
         _minutes(need, every, "every", 1, 60)
     jobs = []
     items = data.get("jobs")
-    if need(isinstance(items, list) and items, "jobs", "must be a non-empty list"):
+    if need(isinstance(items, list) and items, "jobs", f"{quoted(items)} is not a non-empty list of jobs"):
         for index, item in enumerate(items):
             job = _job(item, f"jobs[{index}]", need)
             if job:
@@ -355,24 +356,22 @@ def _text(need: Any, text: Any, path: str) -> bool:
 def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
     """A job of the timeline at `where`; with `attempt`, a restart spec (its keys checked by `_restarts`) made a job
     of its job's name and resources."""
-    if not need(isinstance(item, Mapping), where, "must be an object"):
+    if not need(isinstance(item, Mapping), where, f"{quoted(item)} is not an object (a job)"):
         return None
     ok = True
     for key in (key for key in item if key not in JOB_KEYS):
         ok &= need(False, f"{where}.{quoted(key)}", unknown(key, JOB_KEYS, listed="docs/sample-events.md"))
     name = item.get("name")
     family = item.get("family", "training")
-    ok &= need(family in FAMILIES, f"{where}.family", f"must be one of {', '.join(FAMILIES)}")
+    ok &= need(family in FAMILIES, f"{where}.family", f"{quoted(family)} is not one of {', '.join(FAMILIES)}")
     family = family if family in FAMILIES else "training"
     ok &= need(isinstance(name, str) and JOB_NAME.fullmatch(name) is not None, f"{where}.name",
-               f"must be a {family} job name")
+               f"{quoted(name)} is not a {family} job name (letters, digits and '-', at most 63)")
     groups = []
     for index, spec in enumerate(_list(need, item, "instance_groups", where)):
-        path = f"{where}.instance_groups[{index}]"
-        if need(isinstance(spec, Mapping) and set(spec) <= set(GROUP_KEYS) and isinstance(spec.get("name"), str)
-                and isinstance(spec.get("instance_type"), str) and _whole(spec.get("instance_count"), 1, 64),
-                path, "must be {name, instance_type, instance_count (1 to 64)}"):
-            groups.append((spec["name"], spec["instance_type"], spec["instance_count"]))
+        group = _group(need, spec, f"{where}.instance_groups[{index}]")
+        if group:
+            groups.append(group)
         else:
             ok = False
     if groups:
@@ -380,32 +379,32 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
                    f"{where}.instance_groups", "a training job's instance groups replace its instance_type and "
                    "instance_count (give one or the other)")
     count = item.get("instance_count", sum(c for _, _, c in groups) if groups else 1)
-    ok &= need(_whole(count, 1, 64), f"{where}.instance_count", "must be 1 to 64")
+    ok &= need(_whole(count, 1, 64), f"{where}.instance_count", f"{quoted(count)} is not a whole number from 1 to 64")
     spot = item.get("spot", False)
     ok &= need(isinstance(spot, bool) and (not spot or family == "training"), f"{where}.spot",
                f"{quoted(spot)}: true or false (EnableManagedSpotTraining), a training job's only")
-    ok &= need(isinstance(item.get("instance_type", groups[0][1] if groups else None), str),
-               f"{where}.instance_type", "must be an ml.* type")
+    instance_type = item.get("instance_type", groups[0][1] if groups else None)
+    ok &= need(isinstance(instance_type, str), f"{where}.instance_type",
+               f"{quoted(instance_type)} is not an instance type (text: ml.*)")
     tags = item.get("tags", {})
     ok &= need(isinstance(tags, Mapping) and all(isinstance(v, str) for v in tags.values()), f"{where}.tags",
-               "must be an object of strings")
+               f"{quoted(tags)} is not an object of strings")
     definitions = item.get("metric_definitions", [])
     ok &= need(isinstance(definitions, list) and all(isinstance(d, str) for d in definitions),
-               f"{where}.metric_definitions", "must be a list of metric names")
+               f"{where}.metric_definitions", f"{quoted(definitions)} is not a list of metric names")
     phases = []
     failure_reason = ""
     given = item.get("phases")
+    each = need(given is None or isinstance(given, list), f"{where}.phases", f"{quoted(given)} is not a list")
     for index, phase in enumerate(given if isinstance(given, list) else []):
-        at, status = (phase.get("at"), phase.get("status", "InProgress")) if isinstance(phase, Mapping) else (None, None)
-        secondary = phase.get("secondary", status) if isinstance(phase, Mapping) else None
-        message = phase.get("message", "") if isinstance(phase, Mapping) else None
-        if need(_whole(at, 0, DAY) and status in STATUSES and isinstance(secondary, str) and isinstance(message, str)
-                and set(phase) <= set(PHASE_KEYS), f"{where}.phases[{index}]",
-                f"must be {{at: minutes, status: {'|'.join(STATUSES)}, secondary, message, reason}}"):
-            phases.append((at, status, secondary, message))
+        if _phase(need, phase, f"{where}.phases[{index}]"):
+            phases.append((phase["at"], phase.get("status", "InProgress"),
+                           phase.get("secondary", phase.get("status", "InProgress")), phase.get("message", "")))
         else:
-            ok = False
-        reason = phase.get("reason") if isinstance(phase, Mapping) else None
+            each = False
+        if not isinstance(phase, Mapping):
+            continue
+        status, reason = phase.get("status", "InProgress"), phase.get("reason")
         if reason is None:
             continue
         path = f"{where}.phases[{index}].reason"
@@ -416,14 +415,16 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
             failure_reason = reason
         else:
             ok = False
-    ok &= need(bool(phases) and phases == sorted(phases, key=lambda p: p[0]), f"{where}.phases",
-               "must be a non-empty list in time order")
+    if each:  # each phase good: the list's own problems (a phase's are said at its index)
+        each &= need(bool(phases), f"{where}.phases", f"{quoted(given)} is not a non-empty list of phases")
+        each &= need(phases == sorted(phases, key=lambda p: p[0]), f"{where}.phases",
+                   f"the phases' minutes {quoted([p[0] for p in phases])} are not in time order")
+    ok &= each
     hosts = Job(str(name), "", count if _whole(count, 1, 64) else 1, {}, (), (), (), (), (), family=family).hosts
     series = []
     for index, spec in enumerate(_list(need, item, "metrics", where)):
         path = f"{where}.metrics[{index}]"
-        if not need(isinstance(spec, Mapping) and set(spec) <= set(SERIES_KEYS), path,
-                    f"must be an object with the keys {', '.join(SERIES_KEYS)}"):
+        if not _object(need, spec, SERIES_KEYS, path):
             ok = False
             continue
         value = spec.get("value")
@@ -445,8 +446,7 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
     lines = []
     for index, spec in enumerate(_list(need, item, "logs", where)):
         path = f"{where}.logs[{index}]"
-        if not need(isinstance(spec, Mapping) and set(spec) <= set(LOG_KEYS), path,
-                    f"must be an object with the keys {', '.join(LOG_KEYS)} (from and to in minutes)"):
+        if not _object(need, spec, LOG_KEYS, path):
             ok = False
             continue
         good = _span(need, spec, path)
@@ -458,37 +458,38 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
             lines.append(Lines(named, spec["from"], spec["to"], spec.get("every", 1), text))
         ok &= good
     expect = item.get("expect", [])
-    ok &= need(isinstance(expect, list) and all(isinstance(e, Mapping) and isinstance(e.get("rule"), str)
-                                                and _whole(e.get("begins"), 0, DAY) for e in expect),
-               f"{where}.expect", "must be a list of {rule, begins: minute}")
+    if need(isinstance(expect, list), f"{where}.expect", f"{quoted(expect)} is not a list of {{rule, begins}}"):
+        for index, spec in enumerate(expect):
+            ok &= need(isinstance(spec, Mapping) and isinstance(spec.get("rule"), str)
+                       and _whole(spec.get("begins"), 0, DAY), f"{where}.expect[{index}]",
+                       f"{quoted(spec)} is not {{rule: a rule's name, begins: a minute from 0 to {DAY}}}")
+    else:
+        ok = False
     stream_epoch = item.get("stream_epoch", 0)
     ok &= need(_whole(stream_epoch, 0, 2**40), f"{where}.stream_epoch",
                f"{quoted(stream_epoch)} is not an epoch second (a whole number, 0 or more)")
     account = item.get("account")
     ok &= need(account is None or (isinstance(account, str) and re.fullmatch(r"\d{12}", account) is not None),
-               f"{where}.account", "must be an AWS account id (12 digits)")
+               f"{where}.account", f"{quoted(account)} is not an AWS account id (12 digits)")
     tuning_job = item.get("tuning_job")
     ok &= need(tuning_job is None or (isinstance(tuning_job, str) and TUNING_JOB.fullmatch(tuning_job) is not None),
-               f"{where}.tuning_job", "must be a tuning job name (letters, digits and '-', at most 32)")
+               f"{where}.tuning_job", f"{quoted(tuning_job)} is not a tuning job name (letters, digits and '-', at "
+               "most 32)")
     trials = []
     for index, spec in enumerate(_list(need, item, "trials", where)):
         path = f"{where}.trials[{index}]"
-        objective = spec.get("objective") if isinstance(spec, Mapping) else None
-        if need(isinstance(spec, Mapping) and set(spec) <= set(TRIAL_KEYS) and isinstance(spec.get("name"), str)
-                and JOB_NAME.fullmatch(spec["name"]) is not None and _whole(spec.get("from"), 0, DAY)
-                and _whole(spec.get("to"), 0, DAY) and spec.get("status") in TRIAL_ENDS
-                and isinstance(spec.get("reason", ""), str) and (objective is None or _number(objective))
-                and isinstance(spec.get("instance_type", ""), str) and _whole(spec.get("instance_count", 1), 1, 64),
-                path, f"must be {{name, from, to (minutes), status: {'|'.join(TRIAL_ENDS)}, reason, objective, "
-                      "instance_type, instance_count (1 to 64)}"):
+        if _trial(need, spec, path):
+            objective = spec.get("objective")
             trials.append(TimelineTrial(spec["name"], spec["from"], spec["to"], spec["status"],
                                         spec.get("reason", ""), None if objective is None else float(objective),
                                         spec.get("instance_type", ""), spec.get("instance_count", 0)))
         else:
             ok = False
-    ok &= need(not trials or family == "tuning", f"{where}.trials", "only a tuning job has trials")
+    ok &= need(not trials or family == "tuning", f"{where}.trials", f"only a tuning job has trials (this is a "
+               f"{family} job)")
     objective_type = item.get("objective", "Minimize")
-    ok &= need(objective_type in ("Minimize", "Maximize"), f"{where}.objective", "must be Minimize or Maximize")
+    ok &= need(objective_type in ("Minimize", "Maximize"), f"{where}.objective",
+               f"{quoted(objective_type)} is not Minimize or Maximize")
     runtime = item.get("max_runtime_minutes", 1440)
     ok &= _minutes(need, runtime, f"{where}.max_runtime_minutes", *MAX_RUNTIME)
     checkpoint = None
@@ -499,10 +500,67 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
     ok &= restarts is not None
     if not ok or restarts is None:
         return None
-    return Job(name, item.get("instance_type", groups[0][1] if groups else ""), count, dict(tags),
+    return Job(name, instance_type, count, dict(tags),
                tuple(definitions), tuple(phases), tuple(series), tuple(lines), tuple(expect), stream_epoch, account,
                tuning_job, family, tuple(trials), objective_type, runtime, checkpoint, restarts, failure_reason,
                instance_groups=tuple(groups), spot=spot)
+
+
+def _object(need: Any, spec: Any, keys: tuple[str, ...], path: str) -> bool:
+    """An object with only `keys` (each other key named), or a problem naming what it is instead."""
+    if not need(isinstance(spec, Mapping), path, f"{quoted(spec)} is not an object with the keys {', '.join(keys)}"):
+        return False
+    ok = True
+    for key in (key for key in spec if key not in keys):
+        ok &= need(False, f"{path}.{quoted(key)}", unknown(key, keys, listed="docs/sample-events.md"))
+    return ok
+
+
+def _phase(need: Any, phase: Any, path: str) -> bool:
+    """A phase `{at, status, secondary, message, reason}`, each wrong field named with its value (the reason is
+    checked by the caller, against the status)."""
+    if not _object(need, phase, PHASE_KEYS, path):
+        return False
+    at, status = phase.get("at"), phase.get("status", "InProgress")
+    ok = _minutes(need, at, f"{path}.at", 0, DAY)
+    ok &= need(status in STATUSES, f"{path}.status", f"{quoted(status)} is not one of {', '.join(STATUSES)}")
+    for key in ("secondary", "message"):
+        ok &= need(key not in phase or isinstance(phase[key], str), f"{path}.{key}", f"{quoted(phase.get(key))} is "
+                   "not text")
+    return ok
+
+
+def _trial(need: Any, spec: Any, path: str) -> bool:
+    """A tuning job's trial `{name, from, to, status, reason, objective, instance_type, instance_count}`, each
+    wrong field named with its value."""
+    if not _object(need, spec, TRIAL_KEYS, path):
+        return False
+    name, objective = spec.get("name"), spec.get("objective")
+    ok = need(isinstance(name, str) and JOB_NAME.fullmatch(name) is not None, f"{path}.name",
+              f"{quoted(name)} is not a training job name (letters, digits and '-', at most 63)")
+    ok &= _minutes(need, spec.get("from"), f"{path}.from", 0, DAY)
+    ok &= _minutes(need, spec.get("to"), f"{path}.to", 0, DAY)
+    ok &= need(spec.get("status") in TRIAL_ENDS, f"{path}.status",
+               f"{quoted(spec.get('status'))} is not one of {', '.join(TRIAL_ENDS)}")
+    ok &= need(isinstance(spec.get("reason", ""), str), f"{path}.reason", f"{quoted(spec.get('reason'))} is not text")
+    ok &= need(isinstance(spec.get("instance_type", ""), str), f"{path}.instance_type",
+               f"{quoted(spec.get('instance_type'))} is not an instance type (text: ml.*)")
+    ok &= need(_whole(spec.get("instance_count", 1), 1, 64), f"{path}.instance_count",
+               f"{quoted(spec.get('instance_count'))} is not a whole number from 1 to 64")
+    return ok & need(objective is None or _number(objective), f"{path}.objective",
+                     f"{quoted(objective)} is not a finite number")
+
+
+def _group(need: Any, spec: Any, path: str) -> tuple[str, str, int] | None:
+    """An instance group `{name, instance_type, instance_count}` (ResourceConfig.InstanceGroups), each wrong field
+    named with its value."""
+    if not _object(need, spec, GROUP_KEYS, path):
+        return None
+    name, kind, count = spec.get("name"), spec.get("instance_type"), spec.get("instance_count")
+    ok = need(isinstance(name, str), f"{path}.name", f"{quoted(name)} is not a group name (text)")
+    ok &= need(isinstance(kind, str), f"{path}.instance_type", f"{quoted(kind)} is not an instance type (text: ml.*)")
+    ok &= need(_whole(count, 1, 64), f"{path}.instance_count", f"{quoted(count)} is not a whole number from 1 to 64")
+    return (name, kind, count) if ok else None
 
 
 def _checkpoint(need: Any, spec: Any, path: str, family: str, attempt: bool) -> Checkpoint | None:

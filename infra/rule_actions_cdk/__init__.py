@@ -15,7 +15,7 @@ from typing import Any
 
 # A public name -> the module that defines it.
 _EXPORTS = {"RuleActions": "construct", "RuleActionsStack": "stack", "RuleActionsMember": "member_stack",
-            "RuleActionsMemberStack": "member_stack", "StackSettings": "settings"}
+            "RuleActionsMemberStack": "member_stack", "StackSettings": "settings", "stack_name": "settings"}
 __all__ = sorted(_EXPORTS)
 
 

@@ -26,10 +26,12 @@ from rule_actions_cdk.settings import (
     CONFIG_FILE_KEY,
     CONFIG_KEY,
     FILE_NAME,
+    FILE_STACK,
     STACK_KEY,
     StackSettings,
     context_object,
     read_config_file,
+    shown_path,
     split_file,
 )
 
@@ -54,22 +56,25 @@ def project_context(path: str | Path | None = None) -> dict[str, Any]:
     change a block before synthesizing (tests, `replay --dry-run`)."""
     context = file_context(path)
     config_file = context.pop(CONFIG_FILE_KEY, None)
-    config, stack = split_file(read_config_file(config_file), str(config_file)) if config_file else ({}, None)
+    config, stack = split_file(read_config_file(config_file), shown_path(config_file)) if config_file else ({}, None)
     return {**context, CONFIG_KEY: config, **({STACK_KEY: stack} if stack is not None else {})}
 
 
 def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
     """Validate the configuration and the stack settings (from `rule_actions_file` when given, else from the
-    `rule_actions` block); raises ConfigError naming every bad key, and the file."""
+    `rule_actions` block); raises ConfigError naming every bad key by its path: in the user's file, from its name
+    (`rule-actions.json.rules["StaledTraining"]`, as the construct names them), in a context value from its key."""
     config_file = context.get(CONFIG_FILE_KEY)
     stack = context_object(context.get(STACK_KEY), STACK_KEY)
     if config_file:
+        name = shown_path(config_file)
         try:
-            data, in_file = split_file(read_config_file(config_file), CONFIG_KEY)
-            config = Config.from_dict(data, CONFIG_KEY)
-            settings = StackSettings.from_dict(stack if stack is not None else in_file, "stack")
+            data, in_file = split_file(read_config_file(config_file), name)
+            config = Config.from_dict(data, name)
+            settings = StackSettings.from_dict(stack if stack is not None else in_file,
+                                               STACK_KEY if stack is not None else f"{name}.{FILE_STACK}")
         except ConfigError as err:
-            raise ConfigError(str(err) if str(err).startswith(f"{config_file}: ") else f"{config_file}: {err}") from None
+            raise ConfigError(str(err) if str(err).startswith(f"{name}") else f"{name}: {err}") from None
         return config, settings
     config = Config.from_dict(context_object(context.get(CONFIG_KEY), CONFIG_KEY), CONFIG_KEY)
     return config, StackSettings.from_dict(stack, STACK_KEY)

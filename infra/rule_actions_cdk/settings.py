@@ -232,6 +232,26 @@ def read_config_file(path: str | PathLike[str]) -> Any:
                           "levels)") from None
 
 
+def shown_path(path: str | PathLike[str]) -> str:
+    """A configuration file's name as the user knows it: relative to the current directory when under it (the
+    ./rule-actions.json found there: `rule-actions.json`), else as given."""
+    given = Path(path)
+    if given.is_absolute():
+        try:
+            return str(given.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def stack_name(path: str | PathLike[str] = FILE_NAME) -> str:
+    """The stack name a configuration file gives (its "stack" block's stack_name, else the default: RuleActions),
+    the one every command names the stack by (`template`, `report --replay`, the replay): the app `rule-actions
+    init --cdk` writes names its stack with it. ConfigError naming the file and the field when it is invalid."""
+    _, stack = split_file(read_config_file(path), str(path))
+    return StackSettings.from_dict(stack, f"{path}.{FILE_STACK}").stack_name
+
+
 def split_file(data: Any, where: str) -> tuple[Any, Any]:
     """A configuration file's object -> (the configuration, the stack settings): its "stack" apart, its
     "$schema" (an editor's completion) dropped."""

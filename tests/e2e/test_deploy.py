@@ -87,7 +87,7 @@ def test_an_invalid_configuration_file_is_named_before_anything_runs(account, cd
     bad.write_text(json.dumps({"rules": {"*": ["reboot"]}}))
     assert deploy.main(["deploy", "--config", str(bad), "--approve", "never"], interactive=False) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"rule-actions: {bad}: invalid configuration:\n  rule_actions.rules[\"*\"][0].name")
+    assert err.startswith(f"rule-actions: {bad}: invalid configuration:\n  {bad}.rules[\"*\"][0].name")
     missing = tmp_path / "missing.json"
     assert deploy.main(["deploy", "--config", str(missing), "--approve", "never"], interactive=False) == 2
     assert capsys.readouterr().err == f"rule-actions: {missing}: cannot be read (no such file or directory)\n"

@@ -152,7 +152,7 @@ def test_malformed_and_unknown_events_of_every_family_are_reported_each_on_its_r
     rows = [json.loads(line) for line in out.splitlines()]
 
     # Then every event has its row, the replay goes on, and each bad one says what is wrong
-    assert code == 0 and len(rows) == len(events) and "Traceback" not in err
+    assert code == 1 and len(rows) == len(events) and "Traceback" not in err
     assert any(p.startswith("detail.FailureReason: not a str") for p in rows[0]["problems"])
     assert [a["outcome"] for a in rows[0]["actions"]] == ["done"]  # the tuning job still reports
     assert "detail.ProcessingJobName" in rows[1]["ignored"]

@@ -58,7 +58,7 @@ def test_no_endpoint_in_any_log_line_result_or_error(tmp_path, capsys):
     rows = [json.loads(line) for line in out.splitlines()]
     logs = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
     outcomes = {a["outcome"] for r in rows for a in r["actions"]}
-    assert code == 0 and {"done", "denied", "invalid"} <= outcomes
+    assert code == 1 and {"done", "denied", "invalid"} <= outcomes  # 1: the rows with problems
     assert any(r.get("problems") for r in rows) and any(line.get("problem") for line in logs)
     assert sum(1 for line in logs if line.get("message") == "action") >= sum(len(r["actions"]) for r in rows)
 

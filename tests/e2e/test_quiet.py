@@ -47,13 +47,14 @@ def test_a_replay_that_synthesizes_prints_nothing_on_stderr(tmp_path, monkeypatc
     assert err == CONFIG_WARNINGS and err.startswith("rule-actions: the configuration is valid, but:\n  - allows: ")
 
 
-# What synth says of the demo configuration (its allowed_endpoints is empty), as the replay prints it.
+# What synth says of the demo configuration (its allowed_endpoints is empty), as the replay prints it: each field
+# named by its path in the file given (--config, shown relative to the current directory, the repository's root).
 CONFIG_WARNINGS = """\
 rule-actions: the configuration is valid, but:
-  - allows: rule_actions.allowed_endpoints is empty: a rule's action_json, which anyone who can start a
-    training job writes, may email any address (SNS asks each address to confirm first); texts go only to
-    numbers this configuration names (allow_any_sms is false). List the addresses and numbers allowed (globs)
-    to restrict it.
+  - allows: examples/demo-config.json.allowed_endpoints is empty: a rule's action_json, which anyone who can
+    start a training job writes, may email any address (SNS asks each address to confirm first); texts go only
+    to numbers this configuration names (allow_any_sms is false). List the addresses and numbers allowed
+    (globs) to restrict it.
 """
 
 

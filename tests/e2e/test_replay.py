@@ -159,19 +159,54 @@ def test_table_output_reads_at_a_glance(capsys):
     assert out[-1] == "1 events, 1 matched the stack's rule; actions: 2 done, 1 denied"
 
 
-def test_broken_inputs_exit_2_naming_each_file_before_anything_runs(capsys, tmp_path):
+def test_broken_inputs_are_each_a_row_the_rest_replayed_and_the_exit_status_1(capsys, tmp_path):
+    # Given a broken file, a scalar, a CSV, a missing path and a good event
     (tmp_path / "a-broken.json").write_text("{not json")
     (tmp_path / "b-scalar.json").write_text("42")
+    (tmp_path / "c-jobs.csv").write_text("TrainingJobName,TrainingJobStatus\njob-1,Failed\n")
     good = EVENTS / "vanishing-gradient-sdk-actions.json"
 
-    code = main(["replay", str(good), str(tmp_path), str(tmp_path / "missing.json")])
+    # When they are replayed
+    code, rows, err = replay(capsys, "--config", str(DEMO_CONFIG), str(good), str(tmp_path),
+                             str(tmp_path / "c-jobs.csv"), str(tmp_path / "missing.json"))
 
-    out, err = capsys.readouterr()
-    assert code == 2 and out == ""
-    lines = err.splitlines()
-    assert len(lines) == 3
-    assert "a-broken.json: not JSON" in lines[0] and "b-scalar.json: must hold an event" in lines[1]
-    assert "missing.json: no such file or directory" in lines[2]
+    # Then every input was processed, each bad one on its own row naming what is wrong, and the exit status says
+    # some input was a problem
+    assert code == 1 and "not JSON" not in err
+    assert [r["source"].rsplit("/", 1)[-1] for r in rows] == [good.name, "a-broken.json", "b-scalar.json",
+                                                              "c-jobs.csv", "missing.json"]
+    assert rows[0]["matched"] and rows[0]["actions"] and "problems" not in rows[0]
+    assert rows[1]["problems"][0].startswith("not JSON (Expecting property name")
+    assert rows[2]["problems"][0].startswith("must hold an event (a JSON object) or a list of events, not a number")
+    assert rows[3]["problems"][0].startswith("not JSON (Expecting value: line 1 column 1 (char 0)): an event is")
+    assert rows[4]["problems"] == ["no such file or directory"]
+
+
+def test_a_timeline_with_a_wrong_field_is_a_row_and_the_exit_status_1(capsys, tmp_path):
+    # Given a timeline whose third phase has a status SageMaker has not, and a good event
+    timeline = json.loads((EVENTS / "timelines" / "hung-job.json").read_text())
+    timeline["jobs"][0]["phases"][-1]["status"] = "Paused"
+    (tmp_path / "paused.json").write_text(json.dumps(timeline))
+    index = len(timeline["jobs"][0]["phases"]) - 1
+    # When both are replayed
+    code, rows, _ = replay(capsys, str(tmp_path / "paused.json"), str(EVENTS / "vanishing-gradient-sdk-actions.json"))
+    # Then the timeline's row names the field and its value, the event still acts, the exit status is 1
+    assert code == 1
+    assert rows[0]["problems"] == [f'{tmp_path / "paused.json"}: jobs[0].phases[{index}].status: "Paused" is not one '
+                                   "of InProgress, Stopping, Completed, Failed, Stopped"]
+    assert rows[1]["matched"] and "problems" not in rows[1]
+
+
+def test_an_event_with_an_unreadable_field_exits_1_and_a_clean_replay_0(capsys, tmp_path):
+    # Given an event whose status is not one SageMaker has
+    event = json.loads((EVENTS / "vanishing-gradient-sdk-actions.json").read_text())
+    event["detail"]["TrainingJobStatus"] = "Paused"
+    (tmp_path / "paused.json").write_text(json.dumps(event))
+    # When it is replayed / Then its row names the field, and the exit status is 1
+    code, rows, _ = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path / "paused.json"))
+    assert code == 1 and any("TrainingJobStatus" in p and "Paused" in p for p in rows[0]["problems"]), rows
+    # and the same event, as SageMaker sends it, exits 0
+    assert replay(capsys, "--config", str(DEMO_CONFIG), str(EVENTS / "vanishing-gradient-sdk-actions.json"))[0] == 0
 
 
 def test_invalid_config_exits_2_naming_the_key(capsys, tmp_path):
@@ -180,27 +215,26 @@ def test_invalid_config_exits_2_naming_the_key(capsys, tmp_path):
     code = main(["replay", "--config", str(bad), str(EVENTS / "no-issues-found.json")])
     err = capsys.readouterr().err
     assert code == 2
-    assert "rule_actions.stop_all_matching" in err and "not-an-email" in err
+    assert f"{bad}.stop_all_matching" in err and "not-an-email" in err and "rule_actions." not in err
 
 
 @pytest.mark.parametrize(("config", "said"), [
     ({"rules": {"StaledTraining": ["notify"]}},
-     'rule_actions.rules["StaledTraining"]: no built-in or monitor rule is named "StaledTraining"; did you mean '
+     'rules["StaledTraining"]: no built-in or monitor rule is named "StaledTraining"; did you mean '
      '"StalledTraining"?'),
     ({"monitor": {"rules": {"StaledTraining": {}}}},
-     'rule_actions.monitor.rules["StaledTraining"]: "StaledTraining" is not a rule rule-actions evaluates; did you '
+     'monitor.rules["StaledTraining"]: "StaledTraining" is not a rule rule-actions evaluates; did you '
      'mean "StalledTraining"?'),
-    ({"job_outcomes": {"Faild": ["notify"]}}, 'rule_actions.job_outcomes["Faild"]: unknown job outcome; did you mean '
-                                              '"Failed"?'),
+    ({"job_outcomes": {"Faild": ["notify"]}}, 'job_outcomes["Faild"]: unknown job outcome; did you mean "Failed"?'),
 ])
 def test_a_misspelt_rule_name_or_outcome_exits_2_saying_the_name_meant(capsys, tmp_path, config, said):
     # Given a configuration with a typo in a rule's or an outcome's name (the issue's: its notification never went)
     bad = tmp_path / "typo.json"
     bad.write_text(json.dumps(config))
-    # When it is replayed / Then nothing is replayed: exit 2, the name meant said
+    # When it is replayed / Then nothing is replayed: exit 2, the name meant said, its path in the file
     code = main(["replay", "--config", str(bad), str(EVENTS / "no-issues-found.json")])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and said in err
+    assert code == 2 and out == "" and f"\n  {bad}.{said}" in err
 
 
 def test_the_replay_shows_the_configurations_warnings_as_synth_does(capsys, tmp_path):
@@ -213,7 +247,7 @@ def test_the_replay_shows_the_configurations_warnings_as_synth_does(capsys, tmp_
     # Then the rows are what they were, and stderr has synth's block naming the rule as a custom rule's
     assert code == 0 and len(rows) == 1
     assert err.startswith("rule-actions: the configuration is valid, but:\n  - allows: ")
-    assert ('- rule_actions.rules["MyGradientCheck"]: no built-in or monitor rule is named "MyGradientCheck": it '
+    assert (f'- {config}.rules["MyGradientCheck"]: no built-in or monitor rule is named "MyGradientCheck": it '
             "acts only for a custom Debugger rule of that name.") in " ".join(err.split())  # wrapped in the block
     # and with the rule listed in custom_rules it is not warned of
     config.write_text(json.dumps({**data, "rules": {"MyGradientCheck": ["notify"], **data["rules"]},
@@ -256,8 +290,10 @@ def test_top_level_help_describes_every_command_and_outcome_and_sends_to_each_co
     assert "job outcomes" in text and "rule statuses" in text
     for command in ("replay", "invoke", "test-notify", "check", "subscriptions"):
         assert command in text
-    assert "exit status: each command's own (rule-actions COMMAND --help)" in text
-    assert "when every event was processed" not in text  # replay's, not everyone's
+    assert "exit status, the same convention for every command (each command's --help says its own cases)" in text
+    assert "0 when the command did its work" in text and "1 when it ran but found a problem" in text
+    assert "2 when it could not start" in text
+    assert "when every input was an event or timeline" not in text  # replay's, not everyone's
 
 
 def test_make_demo_replays_the_events_then_the_timelines():
@@ -314,7 +350,7 @@ def test_a_malformed_event_is_reported_on_its_row_and_the_rest_still_replays(cap
     code, rows, err = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path / "events.json"))
 
     # Then every event has its row and nothing is lost: the good one acts, each bad one names its problem
-    assert code == 0 and len(rows) == 5 and "Traceback" not in err
+    assert code == 1 and len(rows) == 5 and "Traceback" not in err
     assert "detail.DebugRuleConfigurations[0]: no RuleConfigurationName string (null)" in rows[0]["problems"]
     assert rows[0]["matched"] and rows[0]["actions"]  # its rule status still acts (without action_json)
     assert rows[1]["problems"] == ['detail.DebugRuleEvaluationStatuses: not a list ({"RuleConfigurationName": "VanishingGradient"})']
@@ -339,7 +375,7 @@ def test_a_list_element_that_is_not_an_event_is_named_on_its_own_row_and_the_oth
 
     # Then each bad element has its row, named by its index, saying what it is; both events are replayed (stderr:
     # only what synth says of the configuration)
-    assert code == 0 and err.startswith("rule-actions: the configuration is valid, but:\n") and len(rows) == 5
+    assert code == 1 and err.startswith("rule-actions: the configuration is valid, but:\n") and len(rows) == 5
     assert "problem" not in err and "not an event" not in err
     assert [r["source"].rsplit("#", 1)[1] for r in rows] == ["0", "1", "2", "3", "4"]
     assert rows[1]["problems"] == ["not an event: an element of the list must be a JSON object, this one is a "
@@ -349,10 +385,10 @@ def test_a_list_element_that_is_not_an_event_is_named_on_its_own_row_and_the_oth
     assert {a["outcome"] for a in rows[0]["actions"]} >= {"done"} and rows[4]["actions"]
 
 
-def test_an_empty_list_is_refused_saying_so(capsys, tmp_path):
+def test_an_empty_list_is_a_row_saying_so(capsys, tmp_path):
     (tmp_path / "empty.json").write_text("[]")
-    assert main(["replay", str(tmp_path / "empty.json")]) == 2
-    assert "empty.json: holds an empty list: no event to replay" in capsys.readouterr().err
+    code, [row], _ = replay(capsys, str(tmp_path / "empty.json"))
+    assert code == 1 and row["problems"] == ["holds an empty list: no event to replay"]
 
 
 def test_a_deleting_job_is_seeded_and_an_unnamed_status_keeps_the_job_name(capsys, tmp_path):
@@ -370,8 +406,9 @@ def test_a_deleting_job_is_seeded_and_an_unnamed_status_keeps_the_job_name(capsy
     # When they are replayed
     code, rows, _ = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path / "events.json"))
 
-    # Then the job exists in the embedded account (DescribeTrainingJob reads its configurations, nothing fails)
-    assert code == 0 and "error" not in rows[0]
+    # Then the job exists in the embedded account (DescribeTrainingJob reads its configurations, nothing fails;
+    # the exit status 1 is the second event's problem)
+    assert code == 1 and "error" not in rows[0] and "problems" not in rows[0] and rows[1]["problems"]
     assert [a["outcome"] for a in rows[0]["actions"] if a["kind"] == "action_json"] == []
     # And the event without a status is ignored naming the field, its job still named
     assert rows[1]["training_job"] == good["detail"]["TrainingJobName"]
@@ -415,7 +452,7 @@ DEEP = 100_000  # levels: json.loads itself raises RecursionError far sooner
 
 
 @pytest.mark.parametrize(("command", "made"), [
-    (["replay", "{deep}"], "event"), (["invoke", "--function-name", "f", "--region", "us-east-1", "{deep}"], "event"),
+    (["invoke", "--function-name", "f", "--region", "us-east-1", "{deep}"], "event"),
     (["replay", "--config", "{deep}", "{good}"], "config"), (["template", "--config", "{deep}", "--out", "{out}"], "config"),
     (["replay", "--secrets", "{deep}", "{good}"], "secrets"),
 ])
@@ -435,6 +472,13 @@ def test_json_nested_too_deeply_is_a_one_line_error_exit_2(capsys, tmp_path, com
     assert "Traceback" not in err
 
 
+def test_an_event_file_nested_too_deeply_is_its_row(capsys, tmp_path):
+    (tmp_path / "deep.json").write_text("[" * DEEP + "]" * DEEP)
+    code, [row], err = replay(capsys, str(tmp_path / "deep.json"))
+    assert code == 1 and row["problems"] == ["not readable JSON (nested too deeply: JSON of more than about 1,000 "
+                                             "levels)"] and "Traceback" not in err
+
+
 def test_an_object_without_detail_type_is_told_what_an_event_looks_like_on_its_row(capsys, tmp_path):
     # Given a JSON object that is not an EventBridge event (a job's description pasted instead), and an event
     (tmp_path / "a-description.json").write_text(json.dumps({"TrainingJobName": "job-1", "TrainingJobStatus": "Failed"}))
@@ -442,7 +486,7 @@ def test_an_object_without_detail_type_is_told_what_an_event_looks_like_on_its_r
     # When both are replayed
     code, rows, _ = replay(capsys, "--config", str(DEMO_CONFIG), str(tmp_path))
     # Then its row says what an event looks like, and the event still acts
-    assert code == 0 and not rows[0]["matched"]
+    assert code == 1 and not rows[0]["matched"]
     [problem] = rows[0]["problems"]
     assert "(source null, detail-type null); an event is the JSON object EventBridge delivers, e.g. {\"source\": " \
            "\"aws.sagemaker\", \"detail-type\": \"SageMaker Training Job State Change\"" in problem

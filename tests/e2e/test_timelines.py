@@ -316,10 +316,11 @@ def test_columns_120_make_demo_fits_120_columns_and_cuts_no_reason(demo):
     # and the rows that did nothing are counted on one line
     assert any(line.startswith("not listed (--all lists them): 80 events the stack's rule does not match")
                for line in lines)
-    # and what the team was sent is there: each message's subject, then its text
+    # and what the team was sent is there: each message's subject, then its text message whole, its size first
     at = next(i for i, line in enumerate(lines) if re.fullmatch(r"  to the team: \d+", line))
     assert lines[at + 1] == "    [rule-actions] ExplodingTensor issues found in cv-detr-ablation-03"
-    assert lines[at + 2] == ("        rule-actions: ExplodingTensor issues found in cv-detr-ablation-03 (InProgress); "
+    assert lines[at + 2] == "      text message, 90 characters, 1 SMS part (GSM-7):"
+    assert lines[at + 3] == ("        rule-actions: ExplodingTensor issues found in cv-detr-ablation-03 (InProgress); "
                              "cost $3.85")
 
 
@@ -332,7 +333,7 @@ def test_a_timeline_without_monitor_rules_says_so(capsys):
 def test_a_broken_timeline_is_reported_on_its_row(capsys, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"timeline": "x", "start": "soon", "minutes": 0, "jobs": []}))
-    assert main(["replay", "--json", "--config", str(DEMO), str(broken)]) == 0
+    assert main(["replay", "--json", "--config", str(DEMO), str(broken)]) == 1
     [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert row["matched"] is False and len(row["problems"]) == 3
     assert any("start: 'soon' is not an ISO 8601 time" in p for p in row["problems"])
@@ -350,7 +351,7 @@ def test_a_timeline_with_bad_fields_is_one_row_naming_each_path_and_the_next_tim
     (tmp_path / "b-good.json").write_text((TIMELINES / "hung-job.json").read_text())
 
     # When both are replayed
-    assert main(["replay", "--json", "--config", str(DEMO), str(tmp_path)]) == 0
+    assert main(["replay", "--json", "--config", str(DEMO), str(tmp_path)]) == 1
 
     # Then the bad one is one row naming each field's path, and the good one is replayed
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

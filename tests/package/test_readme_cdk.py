@@ -63,13 +63,13 @@ def test_the_readme_synthesizes_as_printed_with_its_app_and_rule_actions_json(us
     [app] = blocks("python")
     assert (work / "app.py").read_text() == app
     # and its stack holds the construct, named after the stack, configured by rule-actions.json
-    template = json.loads((work / "cdk.out" / "MLPlatform.template.json").read_text())
+    template = json.loads((work / "cdk.out" / "RuleActions.template.json").read_text())
     functions = {r["Properties"]["FunctionName"]: r["Properties"] for r in template["Resources"].values()
                  if r["Type"] == "AWS::Lambda::Function" and isinstance(r["Properties"].get("FunctionName"), str)}
-    config = json.loads(functions["MLPlatform-handler"]["Environment"]["Variables"]["RULE_ACTIONS_CONFIG"])
+    config = json.loads(functions["RuleActions-handler"]["Environment"]["Variables"]["RULE_ACTIONS_CONFIG"])
     written, _ = split_file(json.loads((work / "rule-actions.json").read_text()), "rule-actions.json")
     assert Config.from_dict(config) == Config.from_dict(written) and config["job_outcomes"]
-    # with the outputs `rule-actions check --stack MLPlatform` and `test-notify` read
+    # with the outputs `rule-actions check --stack RuleActions` and `test-notify` read
     assert "TrainingActionsFunctionName" in template["Outputs"]
     # and the CDK CLI is the version the project pins
     installed = json.loads((work / "node_modules" / "aws-cdk" / "package.json").read_text())["version"]

@@ -141,6 +141,49 @@ def test_each_commands_help_ends_with_examples_its_parser_accepts(name, capsys):
         assert args.command == line.split()[1]
 
 
+HELP_PAGES = [[], *[[name] for name in sorted(commands())]]
+
+
+@pytest.mark.parametrize("command", HELP_PAGES, ids=[" ".join(c) or "top" for c in HELP_PAGES])
+def test_every_help_page_fits_80_columns(command, capsys, monkeypatch):
+    # Given an 80-column terminal (COLUMNS, as argparse reads it)
+    monkeypatch.setenv("COLUMNS", "80")
+    # When a command's --help is printed
+    with pytest.raises(SystemExit):
+        parser().parse_args([*command, "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    # Then every line fits, the description and epilog wrapped too (no paragraph is one long line)
+    assert max(map(len, lines)) <= 80, [line for line in lines if len(line) > 80]
+    assert len(lines) > 5
+
+
+def test_a_wider_terminal_gets_longer_lines(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
+    with pytest.raises(SystemExit):
+        parser().parse_args(["replay", "--help"])
+    assert 120 < max(map(len, capsys.readouterr().out.splitlines())) <= 160
+
+
+# What a user has outside the checkout: the files `rule-actions init` and `rule-actions samples` write.
+USERS_FILES = ("rule-actions.json", "rule-actions.schema.json")
+
+
+@pytest.mark.parametrize("name", sorted(commands()))
+def test_each_example_names_only_files_a_user_has(name, capsys):
+    from rule_actions_cli.check import samples_folder
+
+    with pytest.raises(SystemExit):
+        parser().parse_args([name, "--help"])
+    lines = capsys.readouterr().out.rstrip("\n").splitlines()
+    at = max(i for i, line in enumerate(lines) if line == "examples:")
+    for line in lines[at + 1:]:
+        for part in shlex.split(line)[2:]:
+            if part.startswith("events/"):  # what `rule-actions samples` writes
+                assert (samples_folder() / part.removeprefix("events/")).exists(), line
+            elif part.endswith(".json") or "/" in part:
+                assert part in USERS_FILES, f"{line}: {part} is not a file a user has"
+
+
 @pytest.mark.parametrize(("argv", "usage", "said"), [
     (["replay", "--reciever", "events/"], "usage: rule-actions replay ",
      "rule-actions replay: error: unrecognized arguments: --reciever; did you mean --receiver?"),

@@ -13,7 +13,7 @@ import pytest
 from rule_actions.config import Config
 from rule_actions_cdk.app import feature_flags
 from rule_actions_cdk.settings import StackSettings, file_schema, split_file
-from rule_actions_cli.files import APP, SCHEMA_FILE, STACK
+from rule_actions_cli.files import APP, SCHEMA_FILE
 from rule_actions_cli.main import main
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
@@ -45,12 +45,13 @@ def test_init_overwrites_nothing(tmp_path, capsys):
 def test_init_cdk_writes_an_app_reading_the_file_and_cdk_json_running_it(tmp_path, capsys):
     # When init --cdk runs in an empty directory
     assert main(["init", "--cdk", "--directory", str(tmp_path)]) == 0
-    # Then it writes the configuration (its stack named as the app's), its schema, the app and cdk.json
+    # Then it writes the configuration (the stack named as without --cdk), its schema, the app and cdk.json
     assert {p.name for p in tmp_path.iterdir()} == {"rule-actions.json", SCHEMA_FILE, "app.py", "cdk.json"}
     data = json.loads((tmp_path / "rule-actions.json").read_text())
-    assert data["stack"] == {"stack_name": STACK}
+    assert data["stack"] == {"stack_name": "RuleActions"}
     app = (tmp_path / "app.py").read_text()
-    assert app == APP and f'Stack(app, "{STACK}")' in app and 'config="rule-actions.json"' in app
+    # whose stack is named by the file, as every command names it
+    assert app == APP and 'Stack(app, stack_name("rule-actions.json"))' in app and 'config="rule-actions.json"' in app
     compile(app, "app.py", "exec")
     # and cdk.json runs the app through the runner, with the feature flags the construct is tested with
     cdk = json.loads((tmp_path / "cdk.json").read_text())
@@ -159,3 +160,36 @@ def test_template_prints_commands_that_survive_a_path_with_spaces(tmp_path):
     words = [w for line in text.replace("\\\n", " ").splitlines() if line.strip() for w in shlex.split(line)]
     assert str(out / "code") in words and str(out / "RuleActions.template.json") in words
     assert str(out / "RuleActionsMember.template.json") in words
+
+
+@pytest.mark.parametrize(("stack", "named"), [(None, "RuleActions"), ({"stack_name": "MLPlatform"}, "MLPlatform"),
+                                              ({}, "RuleActions")])
+def test_the_stack_name_has_one_source_the_configuration_file(tmp_path, monkeypatch, stack, named):
+    # Given a recipe pasted into rule-actions.json (no "stack" block), or one naming its stack
+    from rule_actions_cdk import stack_name
+    from rule_actions_cdk.app import project_context, read_context
+
+    monkeypatch.chdir(tmp_path)
+    recipe = {"rules": {"*": ["notify"]}, **({"stack": stack} if stack is not None else {})}
+    (tmp_path / "rule-actions.json").write_text(json.dumps(recipe))
+    # When the app `init --cdk` writes names its stack, and the commands read the configuration
+    # Then both name the same stack (template, report --replay and the replay synthesize read_context's)
+    assert stack_name("rule-actions.json") == named == read_context(project_context())[1].stack_name
+
+
+def test_an_invalid_stack_name_is_named_with_the_file_and_its_field(tmp_path):
+    from rule_actions.config import ConfigError
+    from rule_actions_cdk import stack_name
+
+    path = tmp_path / "rule-actions.json"
+    path.write_text(json.dumps({"stack": {"stack_name": "1st"}}))
+    with pytest.raises(ConfigError, match=r'rule-actions\.json\.stack\.stack_name: "1st" is not a stack name'):
+        stack_name(path)
+
+
+def test_init_s_help_names_the_default_stack_name_settings_declares(capsys):
+    from rule_actions_cdk.settings import DEFAULTS
+
+    with pytest.raises(SystemExit):
+        main(["init", "--help"])
+    assert f"default {DEFAULTS['stack_name']})" in " ".join(capsys.readouterr().out.split())

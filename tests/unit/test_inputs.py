@@ -38,7 +38,7 @@ def test_a_directorys_unreadable_entries_each_have_their_own_row(tmp_path):
 def test_replay_reports_an_unreadable_entry_on_its_row_and_replays_the_rest(tmp_path, capsys):
     (tmp_path / "a.json").write_text(json.dumps(EVENT))
     os.symlink("loop.json", tmp_path / "loop.json")
-    assert main(["replay", "--json", str(tmp_path)]) == 0
+    assert main(["replay", "--json", str(tmp_path)]) == 1  # the loop is a problem
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     by_source = {row["source"]: row for row in rows}
     assert set(by_source) == {str(tmp_path / "a.json"), str(tmp_path / "loop.json")}
@@ -143,3 +143,36 @@ def test_replay_and_test_notify_warn_about_a_readable_secrets_file(tmp_path, cap
     for command in (["replay", "--secrets", str(path), str(tmp_path)], ["test-notify", "--secrets", str(path)]):
         assert main(command) == 2
         assert f"chmod 600 {path}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["replay", "{event}"], ["template", "--out", "{out}"],
+                                     ["report", "--replay", "{event}"], ["test-notify"],
+                                     ["replay", "--config", "rule-actions.json", "{event}"]])
+def test_every_command_names_a_bad_field_by_its_path_in_the_users_file(tmp_path, monkeypatch, capsys, command):
+    # Given a rule-actions.json with a misspelt rule and a bad stack name, in the current directory
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rule-actions.json").write_text(json.dumps({"rules": {"StaledTraining": ["notify"]},
+                                                            "dedup_ttl_hours": "soon"}))
+    (tmp_path / "event.json").write_text(json.dumps(EVENT))
+    names = {"event": str(tmp_path / "event.json"), "out": str(tmp_path / "t")}
+    # When a command reads it / Then it refuses (2), naming each field from the file, never from a context key
+    assert main([part.format(**names) for part in command]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rule-actions: rule-actions.json: invalid configuration:\n"), err
+    assert '\n  rule-actions.json.rules["StaledTraining"]: no built-in or monitor rule' in err
+    assert '\n  rule-actions.json.dedup_ttl_hours: "soon" is not a whole number' in err
+    assert "rule_actions" not in err
+
+
+def test_a_bad_stack_setting_is_named_in_the_users_file_and_its_warnings_too(tmp_path, monkeypatch, capsys):
+    from rule_actions_cli.inputs import replay_context, warnings_block
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "mine.json").write_text(json.dumps({"stack": {"stack_name": "1x"}}))
+    _, [error] = replay_context("conf/mine.json", dry_run=False)
+    assert error.startswith('conf/mine.json: invalid stack settings:\n  conf/mine.json.stack.stack_name: "1x" is not')
+    # and the warnings of a valid file name its fields the same way
+    (tmp_path / "conf" / "mine.json").write_text(json.dumps({"rules": {"*": ["notify"]}}))
+    context, errors = replay_context("conf/mine.json", dry_run=False)
+    assert errors == [] and "conf/mine.json.notify lists no emails or sms" in warnings_block(context, "conf/mine.json")

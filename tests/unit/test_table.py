@@ -166,8 +166,8 @@ def test_what_the_destinations_received_is_grouped_redacted_and_fits():
     out = io.StringIO()
     write_deliveries(deliveries, out, width=70)
     lines = out.getvalue().splitlines()
-    assert " ".join(" ".join(lines[:2]).split()) == ("what the topics delivered: 3 message(s) (each: its subject, "
-                                                     "then its text message)")
+    assert " ".join(" ".join(lines[:3]).split()) == ("what the topics delivered: 3 message(s) (each: its subject, "
+                                                     "then its text message as a phone shows it, or a chat notification as the channel does)")
     assert "  to the team: 2" in lines and "  to m***@example.com: 1" in lines
     assert "ml.lead" not in out.getvalue() and max(map(len, lines)) <= 70
     assert lines[lines.index("  to the team: 2") + 1].startswith("    [rule-actions] StalledTraining issues found")

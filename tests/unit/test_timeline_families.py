@@ -42,9 +42,9 @@ def test_a_tuning_job_s_trials_are_read_and_each_problem_names_its_field():
         {**good, "family": "processing"},
         {**good, "trials": [{"name": "hpo-1-002-b", "from": 1, "to": 5, "status": "Running"}]},
         {**good, "family": "endpoint"}]}, "t.json")
-    assert "t.json: jobs[0].trials: only a tuning job has trials" in problems
-    assert any(p.startswith("t.json: jobs[1].trials[0]: must be {name, from, to") for p in problems)
-    assert "t.json: jobs[2].family: must be one of training, processing, transform, tuning" in problems
+    assert "t.json: jobs[0].trials: only a tuning job has trials (this is a processing job)" in problems
+    assert 't.json: jobs[1].trials[0].status: "Running" is not one of Completed, Failed, Stopped' in problems
+    assert 't.json: jobs[2].family: "endpoint" is not one of training, processing, transform, tuning' in problems
 
 
 # ---------------------------------------------------------------- every field checked like a configuration's
@@ -87,12 +87,28 @@ def log(**changed):
     (log(text="step {"), 'jobs[0].logs[0].text: "step {" may name only {minute}, {host} and {job}'),
     (log(text="{minute:>999999999}"), "jobs[0].logs[0].text: "),
     (log(text=5), "jobs[0].logs[0].text: 5 is not text"),
-    ({**JOB, "phases": 5}, "jobs[0].phases: must be a non-empty list in time order"),
+    ({**JOB, "phases": 5}, "jobs[0].phases: 5 is not a list"),
+    ({**JOB, "phases": []}, "jobs[0].phases: [] is not a non-empty list of phases"),
+    ({**JOB, "phases": [{"at": 5}, {"at": 2}]}, "jobs[0].phases: the phases' minutes [5, 2] are not in time order"),
+    ({**JOB, "phases": [{"at": 0}, {"at": 1}, {"at": 2, "status": "Paused"}]},
+     'jobs[0].phases[2].status: "Paused" is not one of InProgress, Stopping, Completed, Failed, Stopped'),
+    ({**JOB, "phases": [{"at": 0, "secondary": 7}]}, "jobs[0].phases[0].secondary: 7 is not text"),
+    ({**JOB, "phases": [{"at": 0, "when": 7}]}, 'jobs[0].phases[0]."when": unknown key'),
+    ({**JOB, "phases": ["x"]}, 'jobs[0].phases[0]: "x" is not an object with the keys at, status'),
+    ({**JOB, "family": "endpoint"}, 'jobs[0].family: "endpoint" is not one of training'),
+    ({**JOB, "name": "a_b"}, 'jobs[0].name: "a_b" is not a training job name'),
+    ({**JOB, "instance_type": 5}, "jobs[0].instance_type: 5 is not an instance type"),
+    ({**JOB, "tags": {"team": 1}}, 'jobs[0].tags: {"team": 1} is not an object of strings'),
+    ({**JOB, "metric_definitions": [1]}, "jobs[0].metric_definitions: [1] is not a list of metric names"),
+    ({**JOB, "expect": [{"rule": "X"}]}, 'jobs[0].expect[0]: {"rule": "X"} is not {rule'),
+    ({**JOB, "account": "12"}, 'jobs[0].account: "12" is not an AWS account id (12 digits)'),
+    ({**JOB, "objective": "Up"}, 'jobs[0].objective: "Up" is not Minimize or Maximize'),
+    ({**JOB, "metrics": [{"metric": "X", "colour": 1}]}, 'jobs[0].metrics[0]."colour": unknown key'),
     ({**JOB, "metrics": 5}, "jobs[0].metrics: 5 is not a list"),
     ({**JOB, "logs": {"hosts": "all"}}, 'jobs[0].logs: {"hosts": "all"} is not a list'),
     ({**JOB, "trials": "abc", "family": "tuning"}, 'jobs[0].trials: "abc" is not a list'),
-    ({**JOB, "instance_count": True}, "jobs[0].instance_count: must be 1 to 64"),
-    ({**JOB, "phases": [{"at": -1}]}, "jobs[0].phases[0]: must be {at: minutes"),
+    ({**JOB, "instance_count": True}, "jobs[0].instance_count: true is not a whole number from 1 to 64"),
+    ({**JOB, "phases": [{"at": -1}]}, "jobs[0].phases[0].at: -1 is not a whole number of minutes from 0 to 1440"),
 ])
 def test_a_timeline_field_of_the_wrong_type_or_value_is_a_problem_naming_its_path(job, problem):
     # Given a timeline whose job has one bad field (and a good second job)

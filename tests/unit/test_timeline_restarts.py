@@ -73,7 +73,7 @@ def test_a_job_writes_its_checkpoints_at_its_minutes_and_a_restart_spec_plays_fr
     ({"restarts": [{"phases": [{"at": 0}], "metrics": [{"metric": "GPUUtilization", "hosts": ["algo-3"], "from": 0,
                                                         "to": 5, "value": 1}]}]},
      'jobs[0].restarts[0].metrics[0].hosts[0]: "algo-3" is not a host of this job (algo-1 to algo-2)'),
-    ({"restarts": [{"phases": []}]}, "jobs[0].restarts[0].phases: must be a non-empty list in time order"),
+    ({"restarts": [{"phases": []}]}, "jobs[0].restarts[0].phases: [] is not a non-empty list of phases"),
     ({"restarts": [{"phases": [{"at": 0}], "logs": [{"from": 0, "to": 5, "text": "{step}"}]}]},
      'jobs[0].restarts[0].logs[0].text: "{step}" may name only {minute}, {host} and {job}'),
     ({"family": "processing", "restarts": [{"phases": [{"at": 0}]}]},
