@@ -30,8 +30,8 @@ def test_sdk_action_json_stops_the_job_and_emails_the_endpoint(aws):
     # When its IssuesFound event arrives
     result = aws.invoke(issues_found())
 
-    # Then the job is stopped directly (no listing) and the endpoint receives one message about it (the result
-    # names it redacted)
+    # Then the job is stopped directly (no listing; one describe: its live status) and the endpoint receives one
+    # message about it (the result names it redacted)
     assert outcomes(result) == [
         ("VanishingGradient", "stoptraining", "demo-job-001", "done"),
         ("VanishingGradient", "email", "m***@example.com", "done"),
@@ -39,7 +39,7 @@ def test_sdk_action_json_stops_the_job_and_emails_the_endpoint(aws):
     ]
     assert result["actions"][0]["jobs"] == ["demo-job-001"]
     assert aws.status("demo-job-001") == "Stopping"
-    assert "ListTrainingJobs" not in aws.calls and "DescribeTrainingJob" not in aws.calls
+    assert "ListTrainingJobs" not in aws.calls and aws.calls.count("DescribeTrainingJob") == 1
     [message] = aws.inbox("ml@example.com")
     assert "VanishingGradient" in message["subject"] and "demo-job-001" in message["subject"]
     assert "stoptraining demo-job-001: done" in message["email"]
