@@ -81,3 +81,41 @@ def test_a_late_finding_alone_is_skipped_by_the_job_s_live_status_and_the_job_st
     assert [a["outcome"] for a in stops] == ["skipped", "duplicate"]
     assert stops[0]["reason"].startswith(f"nothing to stop: {job} is already Stopped (at ")
     assert stops[0]["reason"].endswith("; this event showed it InProgress")
+
+
+EXECUTION = "arn:aws:sagemaker:us-east-1:123456789012:pipeline/churn-pipeline/execution/late0001"
+SEEDED = {  # family: (detail-type, the name member and the job's name, the status member, running, ended)
+    "training": ("SageMaker Training Job State Change", "TrainingJobName", "late-train-001", "TrainingJobStatus",
+                 "InProgress", "Completed"),
+    "tuning": ("SageMaker HyperParameter Tuning Job State Change", "HyperParameterTuningJobName", "late-hpo-001",
+               "HyperParameterTuningJobStatus", "InProgress", "Completed"),
+    "processing": ("SageMaker Processing Job State Change", "ProcessingJobName", "late-processing-001",
+                   "ProcessingJobStatus", "InProgress", "Stopped"),
+    "transform": ("SageMaker Transform Job State Change", "TransformJobName", "late-transform-001",
+                  "TransformJobStatus", "InProgress", "Failed"),
+    "pipeline": ("SageMaker Model Building Pipeline Execution Status Change", "pipelineExecutionArn", EXECUTION,
+                 "currentPipelineExecutionStatus", "Executing", "Succeeded"),
+}
+
+
+@pytest.mark.parametrize("family", list(SEEDED))
+def test_a_late_event_never_moves_an_embedded_job_of_any_family_back(family):
+    # Given the embedded account, and a job of the family seeded from its event that it ended
+    from moto import mock_aws
+
+    from rule_actions_cli.emulator.sagemaker import job_status
+    from rule_actions_cli.seeding import SEEDING
+
+    detail_type, member, name, status, running, ended = SEEDED[family]
+    with mock_aws():
+        seed = SEEDING[family].seed
+        assert seed(detail_type, {member: name, status: ended}, {}) == []
+        # When an event sent while it ran arrives after it
+        problems = seed(detail_type, {member: name, status: running}, {})
+        # Then the job keeps the state it reached (as SageMaker's would), and nothing is called a problem
+        assert problems == [] and job_status(family, name) == ended
+        # and a job that has not ended follows its events as before
+        other = name.replace("late", "next")
+        seed(detail_type, {member: other, status: running}, {})
+        seed(detail_type, {member: other, status: "Stopping"}, {})
+        assert job_status(family, other) == "Stopping"
