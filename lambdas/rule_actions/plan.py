@@ -215,9 +215,12 @@ def ended(item: Planned, event: JobEvent, described: Any) -> str | None:
     ref = event.job_family.own_ref(event)
     status = described.get(ref.status_member)
     if isinstance(status, str) and PROGRESS.get(status, 0) >= ENDED:
-        when = _ended_at(described)
-        return (f"nothing to {VERBS.get(item.effect or JobEffect.STOP, 'do')}: {ref.name} is already {status}"
-                + (f" (at {when})" if when else "") + f"; this event showed it {event.job_status}")
+        when = f" (at {_ended_at(described)})" if _ended_at(described) else ""
+        if item.effect == JobEffect.STOP and item.jobs and item.jobs != (ref.name,):  # others: a prefix's, an owner
+            return (f"not acted on: {ref.name}, the job this event is about, is already {status}{when}: what it "
+                    f"found acts on no job; this event showed it {event.job_status}")
+        return (f"nothing to {VERBS.get(item.effect or JobEffect.STOP, 'do')}: {ref.name} is already {status}{when}"
+                f"; this event showed it {event.job_status}")
     phase = described.get("SecondaryStatus")
     if item.effect == JobEffect.STOP and isinstance(phase, str) and phase != event.secondary_status:
         refused = event.job_family.stop_refusal(replace(event, secondary_status=phase))

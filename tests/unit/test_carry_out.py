@@ -344,3 +344,21 @@ def test_a_repeat_of_done_actions_reads_nothing():
     # Then the duplicate is answered by the ledger alone: neither the order nor the live status is read again
     assert again[1] == "duplicate"
     assert (ports.ledger.asked, ports.jobs.described) == (asked, described) == (1, 1)
+
+
+def test_a_late_finding_stops_no_other_job_either():
+    # Given a finding whose stop names a prefix covering other running jobs, and its own job Completed since
+    ports = Ports(Seeing(), Described(COMPLETED))
+    prefix = '[{"name": "stoptraining", "training_job_prefix": "demo-job-"}]'
+    config = {"allow_cross_job_stop": True, "stop_all_matching": True}
+    planned = plan_all(issues_found(prefix), Config.from_dict({"rules": {}, **config}),
+                       running=(JOB, "demo-job-002"))
+
+    # When it is carried out
+    [stop] = carried(issues_found(prefix), ports, config, planned)
+
+    # Then nothing is stopped: what a job that has ended found acts on no job
+    assert stop == ("stoptraining", "skipped", f"not acted on: {JOB}, the job this event is about, is already "
+                                               "Completed (at 2026-11-24 09:58 UTC): what it found acts on no job; "
+                                               "this event showed it InProgress")
+    assert ports.jobs.stopped == []
