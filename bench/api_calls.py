@@ -11,7 +11,10 @@ rest repeats). An event costs, at most:
                                  remembers it), and no action call
     per decision not to act      2 ledger calls the first time it is said (a skipped stop: the event says the job
                                  is not InProgress), then as an action already done: it is said once
-    + 1 DescribeTrainingJob      only when the event lacks its rule configurations
+    + 1 the ledger's order       when an action is carried out now: one conditional write keeping how far along its
+                                 job's events were seen (a late event is never acted on)
+    + 1 DescribeTrainingJob      when the event lacks its rule configurations, or a stop is carried out now (the
+                                 job's live status: nothing acts on a job that has ended); one read for both
     + 2 for the team audience    the first team message of an execution environment (a topic of < 100
                                  subscriptions: one page, one filter read)
 """
@@ -43,7 +46,7 @@ ACTION_CALLS = {
     "email to a team member": 5,  # AWS refuses a second subscription: list, read, widen its filter, then Publish
     "notify": 1,  # Publish to the team
 }
-LEDGER_NEW, LEDGER_REPEAT, STOP_RECORD, DESCRIBE, TEAM_CHECK = 2, 1, 1, 1, 2
+LEDGER_NEW, LEDGER_REPEAT, STOP_RECORD, DESCRIBE, TEAM_CHECK, ORDER = 2, 1, 1, 1, 2, 1
 
 
 TEAM_MEMBER = "ml-team@example.com"  # the demo configuration's team address
@@ -53,7 +56,8 @@ TEAM_MEMBER = "ml-team@example.com"  # the demo configuration's team address
 class Case:
     name: str
     event: dict[str, Any]
-    describe: int  # DescribeTrainingJob calls expected: 0 when the event carries the rule configurations
+    describe: int  # DescribeTrainingJob calls expected: 0 when the event carries the rule configurations and no
+    # stop is carried out now
     new: tuple[str, ...] = ()  # actions carried out now (ACTION_CALLS keys)
     repeats: int = 0  # actions already done (or decisions already said)
     said: int = 0  # decisions not to act, said now
@@ -65,7 +69,8 @@ class Case:
         """The stated budget of this event: see the module's doc."""
         stops = sum(1 for action in self.new if action.startswith("stop"))
         return (sum(ACTION_CALLS[a] + LEDGER_NEW for a in self.new) + STOP_RECORD * stops + LEDGER_NEW * self.said
-                + LEDGER_REPEAT * self.repeats + DESCRIBE * self.describe + TEAM_CHECK * self.team_check)
+                + LEDGER_REPEAT * self.repeats + DESCRIBE * self.describe + TEAM_CHECK * self.team_check
+                + ORDER * bool(self.new))
 
 
 @dataclass
@@ -107,7 +112,7 @@ def cases() -> list[Case]:
     member_job = "bench-calls-c-001"
     member_configs = [_rule_config(gen.ISSUE_RULE, member_job, ActionList(Email(TEAM_MEMBER))), _rule_config(gen.OTHER_RULE, member_job, None)]
     return [
-        Case("first IssuesFound (action_json in the event: StopTraining + Email; team notify)", first, 0,
+        Case("first IssuesFound (action_json in the event: StopTraining + Email; team notify)", first, 1,
              new=("stop", "email", "notify"), team_check=True),
         Case("duplicate copy of it (new id, same detail)", {**first, "id": "00000000-0000-4000-8000-000000000001"}, 0,
              repeats=3),
@@ -125,7 +130,7 @@ def cases() -> list[Case]:
              gen.event("bench-calls-e-001", "InProgress", "Training", {**quiet, gen.ISSUE_RULE: "Error"}, t), 0,
              new=("notify",)),
         Case("StopTraining by prefix 'bench-hpo-' (lists InProgress jobs; team notify)",
-             gen.event(prefix_job, "InProgress", "Training", issue, t, configs=prefix_configs), 0,
+             gen.event(prefix_job, "InProgress", "Training", issue, t, configs=prefix_configs), 1,
              new=("stop by prefix", "notify")),
         # moto's Subscribe returns the existing subscription and overwrites its filter policy; real SNS refuses
         # ("already exists with different attributes") and the handler then lists, reads and widens the policy:
@@ -213,5 +218,6 @@ def _budget_text(case: Case) -> str:
     parts += [f"{case.said} said x {LEDGER_NEW}"] if case.said else []
     parts += [f"{case.repeats} done x {LEDGER_REPEAT}"] if case.repeats else []
     parts += ["describe 1"] if case.describe else []
+    parts += [f"order {ORDER}"] if case.new else []
     parts += [f"team audience {TEAM_CHECK}"] if case.team_check else []
     return ", ".join(parts)

@@ -137,8 +137,9 @@ def parser() -> argparse.ArgumentParser:
         help="replay events through the stack's rule pattern and the real handler, on an embedded AWS (moto)",
         description="Replays events in the order given (a directory: its *.json files by name; a file: one event "
         "or a JSON list) through the EventBridge rule(s) of the synthesized stack and, when they match, through "
-        "the real handler, in an embedded account (moto) deployed from the stack's template. The training jobs "
-        "the events name exist there with the status each event states. A timeline (events/timelines/: jobs "
+        "the real handler, in an embedded account (moto) deployed from the stack's template. The jobs the events "
+        "name (every family) exist there with the status each event states, but never move back: a late event "
+        "(EventBridge keeps no order) finds a job that ended still ended, and nothing acts on it. A timeline (events/timelines/: jobs "
         "minute by minute, their phases, metrics and logs) runs the monitor rules' evaluator at each tick of a "
         "simulated clock; a row shows what changed (a finding, an action, a phase not judged). No AWS account is "
         "used.",

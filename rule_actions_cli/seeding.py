@@ -8,7 +8,9 @@ the emulator's put_* (rule_actions_cli.emulator.sagemaker: moto cannot make a jo
 Training jobs: their status, rules, the tuning job that launched them and their FailureReason (and a completed
 trial's objective: its tuning job's best, as SageMaker keeps it); tuning, processing and transform jobs through
 moto's own create calls, then their attributes; pipeline executions and their steps (a step event records the step
-ListPipelineExecutionSteps lists). An unusable status is a problem of the event: nothing is created or updated.
+ListPipelineExecutionSteps lists). An unusable status is a problem of the event: nothing is created or updated. A
+late event (EventBridge keeps no order) never moves an embedded job of any family back: its status follows the job's
+own history (rule_actions.contract.PROGRESS), as SageMaker's does.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from rule_actions.contract import PROGRESS
 from rule_actions.text import quoted, timestamp
 from rule_actions_cli.emulator.sagemaker import (
     JOB_STATUSES,
@@ -23,6 +26,7 @@ from rule_actions_cli.emulator.sagemaker import (
     STEP_STATUSES,
     TRAINING_JOB_STATUSES,
     TUNING_JOB_STATUSES,
+    job_status,
     put_pipeline_execution,
     put_pipeline_step,
     put_processing_job,
@@ -30,7 +34,6 @@ from rule_actions_cli.emulator.sagemaker import (
     put_transform_job,
     put_trial_result,
     put_tuning_job,
-    training_job_status,
 )
 
 Seeder = Callable[..., list[str]]
@@ -49,23 +52,18 @@ def _status(detail: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> li
             "the job was not created or updated"]
 
 
-# A job's statuses in the order SageMaker moves it: a late event (EventBridge does not keep order) never moves an
-# embedded job back (a finding that arrives after the job's Completed event finds it Completed, as AWS would).
-_PROGRESS = {"InProgress": 0, "Stopping": 1, "Completed": 2, "Failed": 2, "Stopped": 2, "Deleting": 3}
-
-
-def _behind(name: str, status: str, place: Mapping[str, str]) -> bool:
-    """The embedded training job `name` is further along than `status` (a late event's)."""
-    try:
-        now = training_job_status(name, **place)
-    except KeyError:
-        return False
-    return _PROGRESS.get(status, 0) < _PROGRESS.get(now, 0)
+def _behind(family: str, name: str, status: str, place: Mapping[str, str]) -> bool:
+    """The embedded job `name` of `family` is further along than `status` (a late event's: EventBridge keeps no
+    order), by the statuses' order SageMaker moves a job in (rule_actions.contract.PROGRESS, every family's): the
+    embedded job keeps the state it reached, as SageMaker's would (a finding that arrives after the job's Completed
+    event finds it Completed)."""
+    now = job_status(family, name, **place)
+    return now is not None and PROGRESS.get(status, 0) < PROGRESS.get(now, 0)
 
 
 def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
     problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
-    if not problems and _behind(detail["TrainingJobName"], detail["TrainingJobStatus"], place):
+    if not problems and _behind("training", detail["TrainingJobName"], detail["TrainingJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached (its rows say it, as a stop's does)
     if not problems:
         # (a trial's times as its events say them: its tuning job's cost sums them)
@@ -83,6 +81,9 @@ def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
 
 def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
     problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
+    if not problems and _behind("tuning", detail["HyperParameterTuningJobName"],
+                                detail["HyperParameterTuningJobStatus"], place):
+        return []  # a late event: the embedded job keeps the state it reached
     if not problems:
         counters = {key: detail.get(key) if isinstance(detail.get(key), dict) else None
                     for key in ("TrainingJobStatusCounters", "ObjectiveStatusCounters", "BestTrainingJob",
@@ -98,6 +99,8 @@ def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str,
 
 def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
     problems = _status(detail, "ProcessingJobStatus", JOB_STATUSES)
+    if not problems and _behind("processing", detail["ProcessingJobName"], detail["ProcessingJobStatus"], place):
+        return []  # a late event: the embedded job keeps the state it reached
     if not problems:
         spec = detail.get("AppSpecification") if isinstance(detail.get("AppSpecification"), dict) else {}
         put_processing_job(detail["ProcessingJobName"], detail["ProcessingJobStatus"],
@@ -109,6 +112,8 @@ def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[
 
 def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
     problems = _status(detail, "TransformJobStatus", JOB_STATUSES)
+    if not problems and _behind("transform", detail["TransformJobName"], detail["TransformJobStatus"], place):
+        return []  # a late event: the embedded job keeps the state it reached
     if not problems:
         put_transform_job(detail["TransformJobName"], detail["TransformJobStatus"],
                           failure_reason=_text(detail, "FailureReason"), **place)
@@ -124,6 +129,8 @@ def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
     arn = detail["pipelineExecutionArn"]
     if detail_type != STEP_EVENT:
         problems = _status(detail, "currentPipelineExecutionStatus", PIPELINE_EXECUTION_STATUSES)
+        if not problems and _behind("pipeline", arn, detail["currentPipelineExecutionStatus"], place):
+            return []  # a late event: the embedded execution keeps the state it reached
         if not problems:
             display = _text(detail, "pipelineExecutionDisplayName")
             put_pipeline_execution(arn, detail["currentPipelineExecutionStatus"], display_name=display, **place)

@@ -13,6 +13,12 @@ from typing import Any, NamedTuple
 # Every SageMaker job family's state-change events come from this source (each family names its detail-type).
 SOURCE = "aws.sagemaker"
 IN_PROGRESS = "InProgress"  # the status of a running job, in every SageMaker job family's API
+# How far along its life a job's status is, in every family's API (the families share these names): running (a
+# pipeline execution's Executing), stopping, ended, then deleted. A job never moves back: an event whose status is
+# behind what is known of its job is late (EventBridge keeps no order), and nothing acts on a job that has ENDED.
+PROGRESS = {IN_PROGRESS: 0, "Executing": 0, "Stopping": 1, "Completed": 2, "Failed": 2, "Stopped": 2,
+            "Succeeded": 2, "CompletedWithFailures": 2, "Deleting": 3, "DeleteFailed": 3}
+ENDED = 2  # the PROGRESS of a job that has ended
 # A job name prefix (the name charset of SageMaker jobs; ListTrainingJobs' NameContains takes at most 63): it goes
 # into IAM resource ARNs, so nothing else (a `*`, say) may widen them.
 JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"

@@ -45,7 +45,7 @@ from rule_actions.contract import (
 )
 from rule_actions.messages import MessageOccasion
 from rule_actions.observability import emit, log_action, logger, metrics
-from rule_actions.plan import Plan
+from rule_actions.plan import Plan, ended, late, live_need, seen_need
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable, Ports
 from rule_actions.privacy import redact
 from rule_actions.records import (
@@ -338,7 +338,7 @@ def run(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) 
     if event.family is not None:  # what its words say of the job: its failed trials, its failed steps
         event = event.family.learn(event, plan.facts)
     found = job_cost(event, config, ports, unread) if any(item.outcome is None for item in decided) else None
-    return Ran(carry_out(decided, config, event, ports, found), unread, found)
+    return Ran(carry_out(decided, config, event, ports, found, plan.facts, unread), unread, found)
 
 
 def job_cost(event: JobEvent, config: Config, ports: Ports, unread: list[Unread]) -> cost.JobCost | None:
@@ -378,10 +378,25 @@ class _Unrecorded(Exception):
 
 
 def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Ports,
-              found: cost.JobCost | None = None) -> list[Result]:
+              found: cost.JobCost | None = None, facts: Mapping[Need, Any] | None = None,
+              unread: list[Unread] | None = None) -> list[Result]:
     """Each action still open, at most once (the ledger), every one attempted; each decision not to carry one out
     said once (the ledger too); a failed one as decided, never recorded (a retry reads it again). `found`: what the
-    job cost (its messages and stops say it)."""
+    job cost (its messages and stops say it). Before an action the ledger says is not done yet: is the event late
+    (the ledger's order of what it saw of the job), and, for a job action, has the job ended (its live status)? Each
+    read once per invocation, `facts` (what the plan read) first; a read that fails joins `unread`."""
+    known: dict[Need, Any] = dict(facts or {})
+
+    def fact(need: Need | None) -> Any:
+        if need is None:
+            return None
+        if need not in known:
+            answers = read(frozenset({need}), ports)
+            known.update(answers)
+            if unread is not None:
+                unread.extend(answer for answer in answers.values() if isinstance(answer, Unread))
+        return known[need]
+
     results: list[Result] = []
     for item in planned:
         if item.outcome == Outcome.FAILED:  # never recorded: the retry it causes decides again
@@ -395,6 +410,10 @@ def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Po
         occasion = MessageOccasion(config, event, item.trigger, ports.region, stops, found)
 
         def work(item: Planned = item, occasion: MessageOccasion = occasion, kind: Any = kind) -> dict[str, Any]:
+            refused = late(event, fact(seen_need(event))) or (
+                ended(item, event, fact(live_need(event))) if kind.acts_on_jobs else None)
+            if refused:  # a decision that stands (a job never moves back): said once
+                raise _Unrecorded(NothingDone(Outcome.SKIPPED, refused, once=True))
             done = kind.carry_out(item, occasion, ports)
             if isinstance(done, NothingDone):
                 raise _Unrecorded(done)

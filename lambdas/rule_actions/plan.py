@@ -16,6 +16,9 @@ order, for each action of each trigger:
     dry_run    dry_run is on: what it would do
     (none)     to be carried out, on the jobs the check resolved
 
+What time may have changed is decided when an action is carried out, not done before (below: a late event, a job
+that has ended).
+
 Within a trigger, stops come first, then the other actions on jobs (a restart: it follows the stop), then the
 messages (what was done to the job is part of them); and the same action declared twice
 (in action_json and in the configuration) is planned once.
@@ -25,12 +28,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rule_actions import registry
 from rule_actions.config import Config
-from rule_actions.contract import Outcome
-from rule_actions.records import ACTION_JSON, Action, Invalid, JobEvent, Need, Origin, Planned, Trigger, Unread
+from rule_actions.contract import ENDED, PROGRESS, Outcome
+from rule_actions.records import (
+    ACTION_JSON,
+    Action,
+    Described,
+    Invalid,
+    JobEffect,
+    JobEvent,
+    Need,
+    Origin,
+    Planned,
+    Progress,
+    Seen,
+    Trigger,
+    Unread,
+)
+from rule_actions.text import timestamp
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # (type checking only: the function ships without it)
@@ -146,3 +165,75 @@ def _decide(event: JobEvent, config: Config, trigger: Trigger, entry: Action | I
             item = item.decided(Outcome.SKIPPED, f"archive replay {event.replay_name!r}: act_on_replays is false")
         planned.append(item)
     return planned
+
+
+# ---------------------------------------------------------------- at carry-out: what time may have changed
+
+# An action the plan left to be carried out is carried out only after these, decided when the ledger says it is not
+# done yet (the pipeline reads what they ask once per invocation, sharing what the plan read: a repeat of done
+# actions reads nothing), each said once:
+#     late    the event is behind what the ledger saw of its job (Seen: its status, or its phases)
+#     ended   a job action (stop, restart) on an event that shows its job running, when the job's live status
+#             (Described: its Describe, shared with the plan's read of it) says it has ended, or a stop when its live
+#             phase refuses one (a training job now uploading its model)
+
+
+def seen_need(event: JobEvent) -> Seen | None:
+    """The ledger's order of the event's job (None: a request about no job, or a job without an ARN)."""
+    return Seen(event.job_arn, event.progress) if event.family is not None and event.job_arn else None
+
+
+def late(event: JobEvent, known: Any) -> str | None:
+    """Why the event is not acted on when the ledger saw its job further along (`known`: Seen's answer), or None
+    (as far along or further; or the ledger could not say: the live status and the stop's own answer still
+    decide)."""
+    if not isinstance(known, Progress):
+        return None
+    return (f"a late event, not acted on: it shows {event.job_name} {event.progress.said()}, and an event showing "
+            f"it {known.said()} was seen before it (EventBridge keeps no order)")
+
+
+def live_need(event: JobEvent) -> Described | None:
+    """The description of the event's own job that says its live status, before a job action on an event that shows
+    it running (or stopping); None when the event is itself the live description (a scheduled evaluation's) or shows
+    the job ended (an outcome: its kinds act on an ended job, or refuse it, by the event's status)."""
+    if event.family is None or event.live or PROGRESS.get(event.job_status, 0) >= ENDED:
+        return None
+    ref = event.job_family.own_ref(event)
+    return Described(ref.api, ref.key)
+
+
+VERBS = {JobEffect.STOP: "stop", JobEffect.RESTART: "restart", JobEffect.RELEASE: "release"}
+
+
+def ended(item: Planned, event: JobEvent, described: Any) -> str | None:
+    """Why a job action is not carried out when the live status of the event's job (`described`: live_need's answer)
+    says it has ended: its status and when; or, for a stop, when its live phase refuses one. None: it may go ahead
+    (a describe that failed leaves the decision to the action itself: SageMaker refuses to stop an ended job)."""
+    if not isinstance(described, Mapping) or event.family is None:
+        return None
+    ref = event.job_family.own_ref(event)
+    status = described.get(ref.status_member)
+    if isinstance(status, str) and PROGRESS.get(status, 0) >= ENDED:
+        when = f" (at {_ended_at(described)})" if _ended_at(described) else ""
+        if item.effect == JobEffect.STOP and item.jobs and item.jobs != (ref.name,):  # others: a prefix's, an owner
+            return (f"not acted on: {ref.name}, the job this event is about, is already {status}{when}: what it "
+                    f"found acts on no job; this event showed it {event.job_status}")
+        return (f"nothing to {VERBS.get(item.effect or JobEffect.STOP, 'do')}: {ref.name} is already {status}{when}"
+                f"; this event showed it {event.job_status}")
+    phase = described.get("SecondaryStatus")
+    if item.effect == JobEffect.STOP and isinstance(phase, str) and phase != event.secondary_status:
+        refused = event.job_family.stop_refusal(replace(event, secondary_status=phase))
+        if refused:
+            return f"{refused} (its live phase; this event showed {event.secondary_status or 'none'})"
+    return None
+
+
+def _ended_at(described: Mapping[str, Any]) -> str:
+    """When a described job ended: its family's ...EndTime, else its LastModifiedTime ("" unknown)."""
+    key = next((k for k in described if k.endswith("EndTime")), "LastModifiedTime")
+    value = described.get(key)
+    when = value if isinstance(value, datetime) else timestamp(value)
+    if when is None:
+        return ""
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

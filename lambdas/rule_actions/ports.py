@@ -27,6 +27,7 @@ from rule_actions.records import (
     Message,
     MetricQuery,
     Place,
+    Progress,
     Result,
     StopNote,
     Trigger,
@@ -166,6 +167,11 @@ class Ledger(Protocol):
 
     def restart_quota(self, account: str, limit: int) -> bool:
         """Count one restart in `account` this hour (UTC); False, counting nothing, when `limit` were counted."""
+        ...
+
+    def saw(self, job_arn: str, progress: Progress) -> Progress | None:
+        """Keep `progress` as the furthest the job is known to be along when it is further than what was seen;
+        else the Progress seen that is further along (the event is late), or None (as far: a duplicate)."""
         ...
 
 

@@ -5,7 +5,7 @@
     Action / Invalid  an entry of the action grammar (grammar.py, kinds/), valid or not; Declared: where from
     Planned           one action for one trigger, with its fate once the plan decided it
     needs             what the plan asks the readers (readers/) before it can decide or word a message: Described,
-                      InProgress, TeamAudience, StopRecord, FailedTrials, FailedSteps; and what a scheduled evaluation
+                      InProgress, TeamAudience, StopRecord, Seen (the order the ledger saw), FailedTrials, FailedSteps; and what a scheduled evaluation
                       asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat of Spans),
                       LogLatest (many jobs' streams at once: prefix -> Heartbeat); and what a job's cost needs (cost.py):
                       PriceList (one instance type's prices in one region), TrialRuns (a tuning job's trials); a read
@@ -25,7 +25,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple, Protocol
 
-from rule_actions.contract import Outcome, OutcomeCondition
+from rule_actions.contract import PROGRESS, Outcome, OutcomeCondition
 from rule_actions.privacy import redact, redact_target
 
 
@@ -170,6 +170,7 @@ class EventFamily(Protocol):
 
     def in_scope(self, config: Any, job_name: str) -> bool: ...
 
+    def own_ref(self, event: JobEvent) -> JobRef: ...
     def jobs_of(self, event: JobEvent) -> dict[str, JobRef]: ...
     def stop_refusal(self, event: JobEvent) -> str | None: ...
 
@@ -231,6 +232,14 @@ class JobEvent:
     # What the job family learned of the job from its readers (its failed trials, its failed steps), for its words
     # and payloads; empty until the family learned it (JobFamily.learn).
     details: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    # Its detail is the job's description read just before (a scheduled evaluation's finding): its status is the
+    # job's live one, and nothing is described again before acting on it.
+    live: bool = False
+
+    @property
+    def progress(self) -> Progress:
+        """How far along its life the job was when the event was sent (its status, its phases so far)."""
+        return Progress(self.job_status, len(self.transitions), self.time, self.secondary_status or "")
 
     @property
     def job_family(self) -> EventFamily:
@@ -389,6 +398,43 @@ class StopNote(_Value):
 
     def __init__(self, by: str, then: tuple[str, ...] = (), at: str = ""):
         self.by, self.then, self.at = by, then, at
+
+
+class Progress(_Value):
+    """How far along its life a job is, as one of its events shows it: its status (contract.PROGRESS ranks it), how
+    many phases it went through (SecondaryStatusTransitions; 0 for a family without them), the event's time and its
+    phase (SecondaryStatus, "" none). One is `after` another when its status is further along, or the same with more
+    phases; the time only tells the reader when (EventBridge's times have second resolution, and a scheduled
+    evaluation's finding is timed when it ran, not when the job changed)."""
+
+    __slots__ = ("at", "phase", "status", "steps")
+
+    def __init__(self, status: str, steps: int = 0, at: str = "", phase: str = ""):
+        self.status, self.steps, self.at, self.phase = status, steps, at, phase
+
+    @property
+    def rank(self) -> int:
+        return PROGRESS.get(self.status, 0)
+
+    def after(self, other: Progress) -> bool:
+        """Further along than `other`: its status, or the same status with more phases (when `other` names its
+        phases: an event without SecondaryStatusTransitions is ranked by its status alone)."""
+        return self.rank > other.rank or (self.rank == other.rank and 0 < other.steps < self.steps)
+
+    def said(self) -> str:
+        """"Completed (Completed, 2026-11-24T10:00:00Z)": the status, its phase and the event's time, as known."""
+        phase = f"{self.phase}, " if self.phase and self.phase != self.status else ""
+        return f"{self.status} ({phase}{self.at})" if self.at else self.status
+
+
+class Seen(_Question):
+    """The ledger's order of what it saw of a job: `progress` (the event's) recorded when it is the furthest along
+    yet; the answer is the Progress of an event seen before that is further along (the event is late), else None."""
+
+    __slots__ = ("job_arn", "progress")
+
+    def __init__(self, job_arn: str, progress: Progress):
+        self.job_arn, self.progress = job_arn, progress
 
 
 class RestartSource(_Question):
@@ -626,7 +672,7 @@ class StepFailures(tuple[StepFailure, ...]):
         return found
 
 
-Need = (Described | InProgress | TeamAudience | StopRecord | RestartSource | FailedTrials | FailedSteps | RunningJobs | MetricData
+Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | FailedTrials | FailedSteps | RunningJobs | MetricData
         | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts)
 
 

@@ -34,6 +34,7 @@ from rule_actions.readers import (
     in_progress,
     price_list,
     restart_source,
+    seen,
     stop_record,
     team,
     trial_runs,
@@ -59,7 +60,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND,
                                                        webhook.KIND, restart.KIND, release.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
-    price_list.READER, trial_runs.READER, restart_source.READER)}
+    price_list.READER, trial_runs.READER, restart_source.READER, seen.READER)}
 
 
 @cache

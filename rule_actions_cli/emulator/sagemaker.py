@@ -907,3 +907,17 @@ def training_job_status(
 ) -> str:
     """TrainingJobStatus of ``name`` straight from moto's backend (KeyError if there is no such job)."""
     return _backend(account_id, region).training_jobs[name].training_job_status
+
+
+def job_status(family: str, name: str, account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str | None:
+    """The status of the embedded job `name` of `family` (training, tuning, processing, transform; pipeline: an
+    execution's ARN) as moto's backend holds it; None when there is no such job."""
+    backend = _backend(account_id, region)
+    if family == "pipeline":
+        return pipeline_execution_status(name, account_id, region)
+    jobs, member = {"training": (backend.training_jobs, "training_job_status"),
+                    "tuning": (backend.hyper_parameter_tuning_jobs, "hyper_parameter_tuning_job_status"),
+                    "processing": (backend.processing_jobs, "processing_job_status"),
+                    "transform": (backend.transform_jobs, "transform_job_status")}[family]
+    job = jobs.get(name)
+    return None if job is None else str(getattr(job, member))

@@ -119,10 +119,11 @@ def test_api_calls_per_event_type(harness):
     # (the team audience is listed once per execution environment: ListSubscriptionsByTopic + one read)
     assert first.by_class("action") == {"StopTrainingJob": 1, "Subscribe": 1, "GetSubscriptionAttributes": 2,
                                         "ListSubscriptionsByTopic": 1, "Publish": 2}
-    assert first.by_class("ledger") == {"PutItem": 4, "UpdateItem": 3}  # + the record of the stopped job
+    # + the record of the stopped job, and the ledger's order of the job's events (one conditional write)
+    assert first.by_class("ledger") == {"PutItem": 4, "UpdateItem": 4}
     assert first.holds
-    assert not first.by_class("describe")
-    assert first.total == first.case.budget == 14  # stop 1+2+1, email 3+2, notify 1+2, team audience 2
+    assert first.by_class("describe") == {"DescribeTrainingJob": 1}  # the job's live status, before its stop
+    assert first.total == first.case.budget == 16  # stop 1+2+1, email 3+2, notify 1+2, describe 1, order 1, team 2
     assert duplicate.outcomes == {"duplicate": 3} and not duplicate.by_class("action")
     assert duplicate.by_class("ledger") == {}  # the done records are in the execution environment's cache
     assert duplicate.case.budget == 3

@@ -185,8 +185,9 @@ def test_the_executor_role_may_describe_and_stop_training_jobs_here_and_list_the
 
 
 @pytest.mark.parametrize(("extra", "sid", "actions"), [
-    # job outcomes act, and no tuning job reports for its trials: a trial alerts as any job, nothing is described
-    ({}, "StopTrainingJobs", "sagemaker:StopTrainingJob"),
+    # job outcomes act, and no tuning job reports for its trials: a trial alerts as any job; a job is described
+    # only for its live status before a stop (nothing acts on a job that has ended)
+    ({}, "StopAndDescribeTrainingJobs", ["sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob"]),
     # a tuning job reports for its trials (tuning_trials_alert false): a job whose name has a trial's form is
     # described before its outcome acts
     ({"tuning_job_outcomes": {"Failed": ["notify"]}}, "StopAndDescribeTrainingJobs",
@@ -200,8 +201,8 @@ def test_without_prefix_stops_the_executor_role_cannot_list_and_prefixes_narrow_
     app.synth()
     template = Template.from_stack(app.node.find_child("RuleActionsMember"))
 
-    # Then the executor role stops those jobs, describes them only to tell a trial held back, and never lists: no
-    # action_json to read
+    # Then the executor role stops those jobs, describes them (their live status before a stop; a trial held
+    # back), and never lists: no action_json to read
     policies = template.find_resources("AWS::IAM::Policy")
     executor = [p for p in policies.values() if "sagemaker" in json.dumps(p)]
     found = [s for p in executor for s in p["Properties"]["PolicyDocument"]["Statement"]]

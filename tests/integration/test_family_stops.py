@@ -272,3 +272,30 @@ def test_the_stopped_outcome_of_a_job_this_stack_stopped_does_not_alert_again(aw
     # Then its outcome says this stack stopped it instead of alerting a second time
     [row] = [a for a in result["actions"] if a["trigger"] == "job:Stopped"]
     assert row["outcome"] != "done" and "StalledJob" in row["reason"], row
+
+
+LATE = {**NAMES, "training": "churn-train-001"}
+
+
+@pytest.mark.parametrize("ended", ["Completed", "Stopped"])
+@pytest.mark.parametrize("family", list(LATE))
+def test_a_late_finding_about_a_job_that_has_ended_stops_nothing(aws, family, ended):
+    # Given a job of the family that has ended (completed, or stopped by its owner), and a finding sent while it ran
+    # that arrives only now (EventBridge keeps no order)
+    aws.configure(rules={"StalledJob": ["stop"]})
+    name = LATE[family]
+    status_now = "Succeeded" if family == "pipeline" and ended == "Completed" else ended
+    seed(family, name, status_now)
+    # When the finding arrives, and again
+    first, again = aws.invoke(finding(family, name)), aws.invoke(finding(family, name))
+    # Then the stop is skipped, naming the status the job has (its live one) and when; said once; nothing is
+    # stopped and the job keeps its status
+    shown = "churn-pipeline/a1b2c3d4e5f6" if family == "pipeline" else name
+    running = "Executing" if family == "pipeline" else "InProgress"
+    [(kind, _, outcome, reason)] = rows(first)
+    assert (kind, outcome) == ("stop", "skipped"), reason
+    assert reason.startswith(f"nothing to stop: {shown} is already {status_now}")
+    assert reason.endswith(f"; this event showed it {running}")
+    assert [r[2] for r in rows(again)] == ["duplicate"]
+    assert not [c for c in aws.calls if c.startswith("Stop")]
+    assert status(family, name) == status_now

@@ -30,8 +30,8 @@ def test_sdk_action_json_stops_the_job_and_emails_the_endpoint(aws):
     # When its IssuesFound event arrives
     result = aws.invoke(issues_found())
 
-    # Then the job is stopped directly (no listing) and the endpoint receives one message about it (the result
-    # names it redacted)
+    # Then the job is stopped directly (no listing; one describe: its live status) and the endpoint receives one
+    # message about it (the result names it redacted)
     assert outcomes(result) == [
         ("VanishingGradient", "stoptraining", "demo-job-001", "done"),
         ("VanishingGradient", "email", "m***@example.com", "done"),
@@ -39,7 +39,7 @@ def test_sdk_action_json_stops_the_job_and_emails_the_endpoint(aws):
     ]
     assert result["actions"][0]["jobs"] == ["demo-job-001"]
     assert aws.status("demo-job-001") == "Stopping"
-    assert "ListTrainingJobs" not in aws.calls and "DescribeTrainingJob" not in aws.calls
+    assert "ListTrainingJobs" not in aws.calls and aws.calls.count("DescribeTrainingJob") == 1
     [message] = aws.inbox("ml@example.com")
     assert "VanishingGradient" in message["subject"] and "demo-job-001" in message["subject"]
     assert "stoptraining demo-job-001: done" in message["email"]
@@ -581,3 +581,36 @@ def test_two_rules_one_stop_the_second_is_skipped_naming_who_stopped_it(aws):
     assert second.startswith("nothing to stop: demo-job-001 is already Stopping: stopped by rule VanishingGradient "
                              "of demo-job-001 at ")
     assert second.endswith(" UTC") and aws.calls.count("StopTrainingJob") == 2
+
+
+def phases(*names):
+    return [{"Status": name, "StartTime": str(1763799000000 + 60000 * n), "StatusMessage": name}
+            for n, name in enumerate(names)]
+
+
+def test_an_outcome_delivered_after_the_job_s_final_one_is_a_late_event_said_once(aws):
+    # Given a spot job that was interrupted, resumed and completed: its Completed event arrives first, its
+    # Interrupted event (sent while it ran) after, twice
+    aws.configure(notify={"emails": ["team@example.com"]},
+                  job_outcomes={"Interrupted": ["notify"], "Completed": ["notify"]})
+    aws.put_job("demo-job-001", "Completed")
+    completed = event(status="Completed", secondary="Completed", event_id="e-completed",
+                      time="2026-11-24T11:00:00Z")
+    completed["detail"]["SecondaryStatusTransitions"] = phases("Starting", "Training", "Interrupted", "Training",
+                                                               "Uploading", "Completed")
+    interrupted = event(secondary="Interrupted", event_id="e-interrupted", time="2026-11-24T10:20:00Z")
+    interrupted["detail"]["SecondaryStatusTransitions"] = phases("Starting", "Training", "Interrupted")
+
+    # When they are delivered in that order
+    first = aws.invoke(completed)
+    late, again = aws.invoke(interrupted), aws.invoke(interrupted)
+
+    # Then the Completed outcome is told; the Interrupted one is not (the ledger saw the job further along), said
+    # once with the reason, then a duplicate
+    assert [(a["trigger"], a["outcome"]) for a in first["actions"]] == [("job:Completed", "done")]
+    assert [(a["trigger"], a["outcome"]) for a in late["actions"]] == [("job:Interrupted", "skipped")]
+    assert late["actions"][0]["reason"] == (
+        "a late event, not acted on: it shows demo-job-001 InProgress (Interrupted, 2026-11-24T10:20:00Z), and an "
+        "event showing it Completed (2026-11-24T11:00:00Z) was seen before it (EventBridge keeps no order)")
+    assert [a["outcome"] for a in again["actions"]] == ["duplicate"]
+    assert len(aws.inbox("team@example.com")) == 1

@@ -1,5 +1,7 @@
 """Load: many jobs' lifecycles, with SageMaker's duplicate events, delivered out of order to 8 threads that
-share one embedded account (moto in-process) and the real handler.
+share one embedded account (moto in-process) and the real handler. What our own stop causes (the job's Stopping and
+Stopped events) is delivered after the events that led to it, as it can only be sent after it (in any order among
+themselves): a Stopped event seen first would make every finding of the job a late event, acted on never.
 
 Every (job, rule, action) must be done exactly once and none lost: counted from the returned outcomes and,
 independently, from botocore call hooks on StopTrainingJob and Publish. Invocations that fail because an action
@@ -49,6 +51,7 @@ class Workload:
     jobs: list[str]
     expected: set[tuple[str, str, str, str]]  # (job, rule, kind, target) that must be done exactly once
     stops: set[str]  # jobs that must be stopped exactly once
+    after: int = 0  # where the events our stops cause begin (delivered once the others were)
 
 
 def sdk_configs(job: str, email: str) -> list[dict[str, Any]]:
@@ -111,7 +114,10 @@ def workload(n_events: int, n_jobs: int, seed: int = 7) -> Workload:
         original = rng.choice(actionable if rng.random() < 0.8 else events)
         events.append({**original, "id": str(uuid.UUID(int=rng.getrandbits(128)))})
     rng.shuffle(events)
-    return Workload(events[:n_events], jobs, expected, stops)
+    events = events[:n_events]
+    caused = [e for e in events if e["detail"]["TrainingJobStatus"] in ("Stopping", "Stopped")]  # by our stops
+    before = [e for e in events if e["detail"]["TrainingJobStatus"] not in ("Stopping", "Stopped")]
+    return Workload(before + caused, jobs, expected, stops, len(before))
 
 
 @dataclass
@@ -169,8 +175,9 @@ def deliver(work: Workload, aws, threads: int = THREADS) -> tuple[Run, list[dict
             with run.lock:
                 run.results.append(result)
 
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(one, work.events))
+    for wave in (work.events[:work.after], work.events[work.after:]):
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, wave))
     redelivered = [invoke(settings, effects, raw) for raw, _ in run.failed]
     return run, redelivered
 

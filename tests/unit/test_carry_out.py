@@ -219,3 +219,146 @@ def test_a_rule_listed_twice_in_one_event_says_its_refusal_once():
     # Then the refusal is said once, the second a duplicate of it (as a done action of a rule listed twice is)
     assert [(kind, outcome) for kind, outcome, _ in said] == [("action_json", "invalid"), ("action_json", "duplicate")]
     assert said[1][2] == f"already reported: invalid ({said[0][2]}); ledger record until {EXPIRES}"
+
+
+# ---------------------------------------------------------------- a late event, a job that has ended (issue 36)
+
+
+class Seeing(Ledger):
+    """A ledger in memory that also keeps the order of what it saw of each job (ports.Ledger.saw)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[str, Any] = {}
+        self.asked = 0
+
+    def saw(self, job_arn, progress):
+        self.asked += 1
+        known = self.seen.get(job_arn)
+        if known is None or progress.after(known):
+            self.seen[job_arn] = progress
+            return None
+        return known if known.after(progress) else None
+
+
+class Described(Jobs):
+    """SageMaker whose DescribeTrainingJob answers `live` (its status members), counting the calls."""
+
+    def __init__(self, live: dict[str, Any], answer: str = "stopped") -> None:
+        super().__init__(answer)
+        self.live, self.described = live, 0
+
+    def describe(self, api, job_name):
+        self.described += 1
+        return self.live
+
+
+STOP = '[{"name": "stoptraining"}, {"name": "email", "endpoint": "ml@example.com"}]'
+COMPLETED = {"TrainingJobStatus": "Completed", "SecondaryStatus": "Completed",
+             "TrainingEndTime": "2026-11-24T09:58:00Z"}
+
+
+def test_a_finding_about_a_job_that_has_completed_stops_nothing_and_says_when_it_ended():
+    # Given a finding sent while the job ran, and the job Completed since (its live status)
+    ports = Ports(Seeing(), Described(COMPLETED))
+
+    # When it is carried out, then delivered again
+    first, again = (carried(issues_found(STOP), ports, {"allowed_endpoints": ["*@example.com"]})[:1]
+                    for _ in range(2))
+
+    # Then the stop is skipped naming the live status and when it ended, said once; SageMaker is never asked to
+    # stop it, and the job is described once per delivery that had something to do
+    assert first == [("stoptraining", "skipped", f"nothing to stop: {JOB} is already Completed (at 2026-11-24 "
+                                                  "09:58 UTC); this event showed it InProgress")]
+    assert again[0][1] == "duplicate" and "already reported: skipped" in again[0][2]
+    assert ports.jobs.stopped == [] and ports.jobs.described == 2
+
+
+def test_a_finding_about_a_running_job_is_stopped_after_one_describe():
+    # Given a finding about a job that still runs (its live status)
+    ports = Ports(Seeing(), Described({"TrainingJobStatus": "InProgress", "SecondaryStatus": "Training"}))
+
+    # When it is carried out
+    [stop] = carried(issues_found('[{"name": "stoptraining"}]'), ports)
+
+    # Then the stop is done, after one describe
+    assert stop == ("stoptraining", "done", f"stopped {JOB}")
+    assert ports.jobs.stopped == [JOB] and ports.jobs.described == 1
+
+
+def test_a_finding_about_a_job_now_uploading_its_model_is_not_stopped():
+    # Given a finding sent while the job trained, and the job uploading its model since
+    ports = Ports(Seeing(), Described({"TrainingJobStatus": "InProgress", "SecondaryStatus": "Uploading"}))
+
+    # When it is carried out
+    [stop] = carried(issues_found('[{"name": "stoptraining"}]'), ports)
+
+    # Then the stop is skipped: its live phase refuses it
+    assert stop[:2] == ("stoptraining", "skipped") and "its live phase; this event showed Training" in stop[2]
+    assert ports.jobs.stopped == []
+
+
+def test_a_describe_that_fails_leaves_the_decision_to_the_stop_itself():
+    # Given SageMaker whose describe fails, and whose stop answers that the job is Completed
+    class Failing(Jobs):
+        def describe(self, api, job_name):
+            raise RuntimeError("down")
+
+    ports = Ports(Seeing(), Failing("Completed"))
+
+    # When the finding is carried out
+    [stop] = carried(issues_found('[{"name": "stoptraining"}]'), ports)
+
+    # Then the stop's own answer decides: skipped, never done
+    assert stop == ("stoptraining", "skipped", f"nothing to stop: {JOB} is Completed")
+
+
+def test_an_event_behind_what_the_ledger_saw_is_not_acted_on_at_all():
+    # Given the job's Completed event seen first, then a finding sent while it ran
+    ledger = Seeing()
+    completed = event(status="Completed", secondary="Completed", debug=[rule_status("VanishingGradient")],
+                      debug_configs=[rule_config("VanishingGradient", "[]")], event_id="e-completed")
+    carried(completed, Ports(ledger, Described(COMPLETED)), {"job_outcomes": {"Completed": ["notify"]},
+                                                            "notify": {"emails": ["team@example.com"]}})
+    ports = Ports(ledger, Described({"TrainingJobStatus": "InProgress"}))  # (a describe that lags: the ledger knows)
+
+    # When the late finding is carried out
+    late = carried(issues_found(STOP), ports, {"allowed_endpoints": ["*@example.com"]})
+
+    # Then none of its actions is carried out, each said skipped with the reason
+    assert [(kind, outcome) for kind, outcome, _ in late] == [("stoptraining", "skipped"), ("email", "skipped")]
+    assert all(reason.startswith(f"a late event, not acted on: it shows {JOB} InProgress (Training, ")
+               and "an event showing it Completed" in reason for _, _, reason in late)
+    assert ports.jobs.stopped == []
+
+
+def test_a_repeat_of_done_actions_reads_nothing():
+    # Given a finding whose stop was done
+    ports = Ports(Seeing(), Described({"TrainingJobStatus": "InProgress", "SecondaryStatus": "Training"}))
+    carried(issues_found('[{"name": "stoptraining"}]'), ports)
+    asked, described = ports.ledger.asked, ports.jobs.described
+
+    # When it is delivered again
+    [again] = carried(issues_found('[{"name": "stoptraining"}]'), ports)
+
+    # Then the duplicate is answered by the ledger alone: neither the order nor the live status is read again
+    assert again[1] == "duplicate"
+    assert (ports.ledger.asked, ports.jobs.described) == (asked, described) == (1, 1)
+
+
+def test_a_late_finding_stops_no_other_job_either():
+    # Given a finding whose stop names a prefix covering other running jobs, and its own job Completed since
+    ports = Ports(Seeing(), Described(COMPLETED))
+    prefix = '[{"name": "stoptraining", "training_job_prefix": "demo-job-"}]'
+    config = {"allow_cross_job_stop": True, "stop_all_matching": True}
+    planned = plan_all(issues_found(prefix), Config.from_dict({"rules": {}, **config}),
+                       running=(JOB, "demo-job-002"))
+
+    # When it is carried out
+    [stop] = carried(issues_found(prefix), ports, config, planned)
+
+    # Then nothing is stopped: what a job that has ended found acts on no job
+    assert stop == ("stoptraining", "skipped", f"not acted on: {JOB}, the job this event is about, is already "
+                                               "Completed (at 2026-11-24 09:58 UTC): what it found acts on no job; "
+                                               "this event showed it InProgress")
+    assert ports.jobs.stopped == []

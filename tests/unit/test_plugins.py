@@ -317,7 +317,7 @@ def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp
             "from rule_actions.kinds import email, notify, page, release, restart, sms, stop, stop_job, webhook\n",
         "restart.KIND, release.KIND)}": "restart.KIND, release.KIND, page.KIND)}",
         "    stop_record,\n    team,\n": "    stop_record,\n    tags,\n    team,\n",
-        "restart_source.READER)}": "restart_source.READER, tags.READER)}",
+        "seen.READER)}": "seen.READER, tags.READER)}",
     }, records_addition=JOB_TAGS_NEED)
     (lambdas / "rule_actions" / "readers" / "tags.py").write_text(textwrap.dedent(TAGS_READER))
     assert violations(graph({**PACKAGES, "rule_actions": lambdas / "rule_actions"})) == []

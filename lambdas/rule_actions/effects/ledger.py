@@ -12,6 +12,8 @@ same TTL), so that the job's Stopped outcome can tell our own stop from anybody 
 cost until the stop and what the stop saved at most (`cost_usd`, `saved_usd`: decimal strings, absent when unknown),
 and what is to follow once the job has stopped (`follow_stop`, read back by `stop_record`: a restart).
 `restart_quota(account, limit)`: a conditional counter per account and hour (restarts_per_hour).
+`saw(job_arn, progress)`: the order of what it saw of a job, a plain item per job (same table, same TTL) keeping the
+furthest Progress of its events (a conditional write: only further along replaces it); a late event is told by it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from rule_actions.contract import (
     LEDGER_SAVED_ATTRIBUTE,
 )
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable
-from rule_actions.records import StopNote
+from rule_actions.records import Progress, StopNote
 from rule_actions.text import error_text
 
 KEY_PREFIX = "rule-actions"
@@ -52,6 +54,7 @@ KEY_PREFIX = "rule-actions"
 LOCAL_CACHE = True
 LOCAL_CACHE_ITEMS = 1024
 STOPPED_PREFIX = f"{KEY_PREFIX}#stopped#"  # + the job's ARN; never a Powertools key (<prefix>#<hex digest>)
+SEEN_PREFIX = f"{KEY_PREFIX}#seen#"  # + the job's ARN: the furthest along its events were seen
 RESTARTS_PREFIX = f"{KEY_PREFIX}#restarts#"  # + account#hour: the restarts made in an account in an hour
 THEN = "follow_ups"  # the stop record's attribute: what follows the stop once the job has stopped (a string set)
 
@@ -146,6 +149,30 @@ class DynamoLedger:
         except self.client.exceptions.ConditionalCheckFailedException:
             return False
         return True
+
+    def saw(self, job_arn: str, progress: Progress) -> Progress | None:
+        """One conditional write: `progress` kept when the job had no record, or one behind it (rank, then steps);
+        else the record's, when it is further along (a late event), or None (as far along). ConsistentRead is not
+        needed: the condition is checked on the item itself, and a failed one returns it."""
+        rank, steps = progress.rank, progress.steps
+        try:
+            self.client.update_item(
+                TableName=self.table_name, Key={LEDGER_KEY_ATTRIBUTE: {"S": SEEN_PREFIX + job_arn}},
+                UpdateExpression="SET #r = :r, #n = :n, #s = :s, #t = :t, #p = :p, #e = :e",
+                ConditionExpression="attribute_not_exists(#r) OR #r < :r OR (#r = :r AND #n < :n)",
+                ExpressionAttributeNames={"#r": "rank", "#n": "steps", "#s": "status", "#t": "at", "#p": "phase",
+                                          "#e": LEDGER_EXPIRY_ATTRIBUTE},
+                ExpressionAttributeValues={":r": {"N": str(rank)}, ":n": {"N": str(steps)},
+                                           ":s": {"S": progress.status}, ":t": {"S": progress.at},
+                                           ":p": {"S": progress.phase},
+                                           ":e": {"N": str(int(time.time()) + self.ttl_seconds)}},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        except self.client.exceptions.ConditionalCheckFailedException as err:
+            item = err.response.get("Item") or {}
+            known = Progress(item.get("status", {}).get("S", ""), int(item.get("steps", {}).get("N", "0")),
+                             item.get("at", {}).get("S", ""), item.get("phase", {}).get("S", ""))
+            return known if known.after(progress) else None
+        return None
 
 
 def _run(work: Callable[[], dict[str, Any]], key: dict[str, str]) -> dict[str, Any]:

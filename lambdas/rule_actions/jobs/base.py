@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
@@ -155,15 +156,15 @@ class JobFamily:
                  extra: Mapping[str, Any]) -> JobEvent:
         """The state change SageMaker would send for the job `description` describes (Describe or Search members;
         times as epoch-millisecond strings, Tags as a map, as in SageMaker's events), with `extra` detail members,
-        read as `parse` reads an event (a scheduled evaluation's finding). Its account and region are the job's
-        ARN's."""
+        read as `parse` reads an event (a scheduled evaluation's finding): live (its status is the job's, just read:
+        nothing describes it again before acting). Its account and region are the job's ARN's."""
         detail = {key: _event_value(value) for key, value in description.items() if key != "ResponseMetadata"}
         tags = description.get(self.members.tags)
         if isinstance(tags, list):
             detail[self.members.tags] = {t.get("Key"): t.get("Value") for t in tags if isinstance(t, Mapping)}
         account, region = arn_place(str(description.get(self.members.arn, "")))
         envelope = Envelope(event_id, account, region, time, None)
-        return self.named(self.read({**detail, **extra}, envelope, self.members))
+        return replace(self.named(self.read({**detail, **extra}, envelope, self.members)), live=True)
 
     def named(self, event: JobEvent) -> JobEvent:
         """The event, when it names its job as SageMaker names them (IgnoredEvent naming the member otherwise)."""

@@ -151,11 +151,12 @@ class StopKind(Kind):
         return Done("; ".join(notes), tuple(stopped))
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:
-        """Stop when a stop may be declared (action_json, or the configuration); list when it may name a prefix."""
+        """Stop (and describe: the job's live status, read before a stop) when a stop may be declared (action_json,
+        or the configuration); list when it may name a prefix."""
         declared = [d.action for d in self.declared(config)]
         needed = set()
         if config.reads_action_json or declared:
-            needed.add(Capability.STOP)
+            needed |= {Capability.STOP, Capability.DESCRIBE}
         if config.reads_action_json or any(action.target for action in declared):
             needed.add(Capability.LIST)
         return frozenset(needed)
