@@ -135,6 +135,22 @@ def test_a_configured_rule_applies_to_the_families_it_judges_and_a_tag_of_anothe
     assert [a.rule.name for a in rules_of(training, settings, RULES)[0]] == ["StalledTraining"]
 
 
+def test_a_trial_carrying_its_tuning_job_s_rule_tag_is_no_problem_a_lone_training_job_s_is():
+    # Given the FailingTrials tag (a tuning job's rule), which SageMaker copies from a tuning job to its trials
+    tag = {"rule-actions:FailingTrials": "stop"}
+    trial = RunningJob("t-001-abc", "arn", "InProgress", "Training", NOW - 90 * MIN, (), (), tag,
+                       parent="arn:aws:sagemaker:us-east-1:123456789012:hyper-parameter-tuning-job/t")
+    lone = RunningJob("t-1", "arn", "InProgress", "Training", NOW - 90 * MIN, (), (), tag)
+    # When each job's rules are read
+    trial_rules, trial_problems = rules_of(trial, MonitorSettings(), RULES)
+    lone_rules, lone_problems = rules_of(lone, MonitorSettings(), RULES)
+    # Then the trial gets no rule and no problem (its tuning job's rule judges it there), the lone job a problem
+    assert (trial_rules, trial_problems) == ([], [])
+    assert lone_rules == [] and lone_problems == [
+        "tag rule-actions:FailingTrials: FailingTrials judges hyperparameter tuning jobs only, not a training job; "
+        "the job's other rules go on"]
+
+
 # ---------------------------------------------------------------- StalledJob
 
 

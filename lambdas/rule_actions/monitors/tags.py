@@ -83,6 +83,8 @@ def rules_of(job: RunningJob, settings: MonitorSettings, monitors: Mapping[str, 
                             "rules go on")
             continue
         if job.family not in monitors[name].families:
+            if job.parent and "tuning" in monitors[name].families:
+                continue  # SageMaker copies a tuning job's tags to its trials: the rule judges the tuning job
             nouns = " and ".join(f"{FAMILY_NOUNS[f]}s" for f in monitors[name].families)
             problems.append(f"tag {key}: {name} judges {nouns} only, not a {FAMILY_NOUNS.get(job.family, job.family)}"
                             "; the job's other rules go on")
