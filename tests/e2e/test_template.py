@@ -5,7 +5,6 @@ the embedded AWS, with no CDK bootstrap."""
 from __future__ import annotations
 
 import json
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -49,14 +48,19 @@ def test_the_template_reads_its_code_from_the_bucket_parameter_and_needs_no_boot
     assert "hnb659fds" not in json.dumps(template) and "BootstrapVersion" not in json.dumps(template)
     # and the zips written are exactly those the template names (the function's and, for SMS delivery logs, the
     # custom resource's), the function's holding the handler, and its bytecode only for the runtime it was compiled
-    # for (the synthesizing interpreter's version, where Lambda offers it)
+    # for (settings.RUNTIME: an interpreter of the runtime's version found, else no bytecode)
     assert {p.name for p in (out / "code").iterdir()} == code_keys(template) and len(code_keys(template)) == 2
     [handler] = [f for f in functions if f["Handler"] == "rule_actions.handler.lambda_handler"]
     names = zipfile.ZipFile(out / "code" / handler["Code"]["S3Key"]).namelist()
     compiled = [n for n in names if "__pycache__" in n]
     assert "rule_actions/handler.py" in names
-    if handler["Runtime"] == f"python{sys.version_info.major}.{sys.version_info.minor}":
-        assert f"rule_actions/__pycache__/handler.{sys.implementation.cache_tag}.pyc" in compiled
+    from rule_actions_cdk.settings import RUNTIME
+
+    assert handler["Runtime"] == f"python{RUNTIME.version}"
+    if RUNTIME.interpreter:
+        tag = "cpython-" + RUNTIME.version.replace(".", "")
+        assert f"rule_actions/__pycache__/handler.{tag}.pyc" in compiled
+        assert all(n.endswith(f".{tag}.pyc") for n in compiled)
     else:
         assert not compiled
 
