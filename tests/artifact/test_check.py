@@ -75,7 +75,9 @@ def test_check_proves_the_rule_and_the_function_without_acting(deployed, moto_an
     # synthetic event (a job under the configured prefix, marked as a replay) skipping both actions
     assert code == 0, out
     assert out[0].startswith(f"stack {deployed.stack_name}: function {deployed.function_name}, rule(s) ")
-    assert out[1].startswith("rule: 132 sample events tested with EventBridge's TestEventPattern: ")
+    from rule_actions_cli.check import default_events
+
+    assert out[1].startswith(f"rule: {len(default_events())} sample events tested with EventBridge's TestEventPattern: ")
     assert out[1].endswith("the local matcher agrees on every one")
     assert "invoke: a synthetic IssuesFound event of job exp-rule-actions-check-" in out[2]
     assert "with 2 action(s) planned and skipped (notify, stoptraining)" in out[2]

@@ -139,8 +139,9 @@ def test_without_the_central_grant_the_member_role_cannot_be_assumed(organizatio
         # When team A's rule finds issues on a running job
         [row] = run_as_function(organization, artifact, [("ungranted", team_a("org-ungranted-01", [{"name": "stoptraining"}]))])
 
-    # Then STS refused the function's role, the stop failed naming the role, and the invocation with it
-    assert [tuple(c[:3]) for c in row["calls"] if c[0] == "sts"] == [("sts", "AssumeRole", "AccessDenied")]
+    # Then STS refused the function's role, twice (the job's live status read before the stop, then the stop,
+    # which decides when that read fails), the stop failed naming the role, and the invocation with it
+    assert [tuple(c[:3]) for c in row["calls"] if c[0] == "sts"] == [("sts", "AssumeRole", "AccessDenied")] * 2
     assert row["error"].startswith("ActionsFailed: 1 action(s) failed for org-ungranted-01: LossNotDecreasing "
                                    "stoptraining org-ungranted-01: MemberRoleUnavailable: cannot assume "
                                    f"arn:aws:iam::{TEAM_A}:role/RuleActionsMember-us-east-1 (AccessDenied")

@@ -39,9 +39,9 @@ def test_the_bytecode_mode_is_the_environment_s(monkeypatch, value, mode):
 
 
 def test_a_failed_run_ends_the_bench_naming_the_command():
-    # When the command fails (an input that does not exist: exit status 2, before anything is deployed)
+    # When the command fails (a configuration that does not exist: exit status 2, before anything is deployed)
     with pytest.raises(SystemExit) as ended:
-        replay_speed.timed(["replay", "no-such-event.json"], ROOT)
+        replay_speed.timed(["replay", "--config", "no-such-config.json", "events/"], ROOT)
     # Then the bench stops, saying which command failed and why
-    assert "rule-actions replay no-such-event.json failed (2)" in str(ended.value)
+    assert "rule-actions replay --config no-such-config.json events/ failed (2)" in str(ended.value)
     assert "no such file or directory" in str(ended.value)

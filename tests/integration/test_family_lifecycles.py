@@ -76,11 +76,14 @@ def outcomes(delivered) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize(("path", "job", "family", "matched", "reads"), [
-    # a tuning job's message says what it cost: its trials listed (every page) besides its failed ones' reasons
+    # a tuning job's message says what it cost: its trials listed (every page) besides its failed ones' reasons,
+    # each trial described once for its own instance type and billed time (3 trials, then 5)
     ("tuning/lifecycle-tuning-every-trial-failed.json", "xgb-churn-hpo-1124", "tuning", 3,
-     {"ListTrainingJobsForHyperParameterTuningJob": 2, "DescribeHyperParameterTuningJob": 1}),
+     {"ListTrainingJobsForHyperParameterTuningJob": 2, "DescribeHyperParameterTuningJob": 1,
+      "DescribeTrainingJob": 3}),
     ("tuning/lifecycle-tuning-completed-best-trial.json", "bert-lr-hpo-1124", "tuning", 2,
-     {"DescribeHyperParameterTuningJob": 1, "ListTrainingJobsForHyperParameterTuningJob": 1}),
+     {"DescribeHyperParameterTuningJob": 1, "ListTrainingJobsForHyperParameterTuningJob": 1,
+      "DescribeTrainingJob": 5}),
     ("processing/lifecycle-processing-failed-exit-message.json", "churn-preprocess-2026-11-24-11-15-02-118",
      "processing", 3, {}),
     ("processing/lifecycle-processing-internal-error.json", "feature-eng-2026-11-24-11-40-45-009", "processing", 2,

@@ -56,7 +56,8 @@ def test_the_first_recipes_replay_line_stops_the_hung_job_and_tells_slack(tried)
     table = " ".join(replayed.stdout.split())
     # Then the run at minute 80 stopped the hung job and notified the team and the Slack channel, each done
     assert "hung-job.json#+80m llm-pretrain-2026-11-24-08-00-00-303" in table
-    for action in ("stoptraining done stopped llm-pretrain-2026-11-24-08-00-00-303", "notify team done",
-                   "notify chat done"):
+    # (BY: the stop the job's tag asked for, the messages the configuration)
+    for action in ("stoptraining job done stopped llm-pretrain-2026-11-24-08-00-00-303", "notify team config done",
+                   "notify chat config done"):
         assert f"StalledTraining {action}" in table, action
     assert "1 events, 1 matched the stack's rule; actions: 3 done" in table
