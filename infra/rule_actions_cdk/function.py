@@ -130,7 +130,7 @@ def new_function(scope: Construct, construct_id: str, function_name: str, descri
         Annotations.of(function).add_warning_v2(
             "rule-actions:NoBytecode",
             f"The function's code ships without bytecode: {RUNTIME.chosen}, so each cold start compiles its modules "
-            f"(about 1.5x the import time). Install Python {LAMBDA_PYTHONS[-1]} (or {', '.join(LAMBDA_PYTHONS[:-1])}) "
+            f"(about 1.6x the import time). Install Python {LAMBDA_PYTHONS[-1]} (or {', '.join(LAMBDA_PYTHONS[:-1])}) "
             f"or name one in {RUNTIME_PYTHON_ENV}, then synthesize again.")
     if PYTHON_VERSION != LAMBDA_PYTHONS[-1]:
         Validations.of(function).acknowledge(Acknowledgment(
