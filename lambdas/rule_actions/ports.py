@@ -150,9 +150,9 @@ class Ledger(Protocol):
         ...
 
     def mark_stopped(self, job_arn: str, by: str, cost_usd: float | None = None,
-                     saved_usd: float | None = None) -> None:
+                     saved_usd: float | None = None, at: datetime | None = None) -> None:
         """Record that this stack stopped the job (`by`: the rule of the job), with what it cost until the stop and
-        what the stop saved at most, when known."""
+        what the stop saved at most, when known, and when (`at`: the time of the event that asked; else now)."""
         ...
 
     def stopped_by(self, job_arn: str) -> str | None: ...

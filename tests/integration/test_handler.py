@@ -580,7 +580,11 @@ def test_two_rules_one_stop_the_second_is_skipped_naming_who_stopped_it(aws):
     second = result["actions"][1]["reason"]
     assert second.startswith("nothing to stop: demo-job-001 is already Stopping: stopped by rule VanishingGradient "
                              "of demo-job-001 at ")
-    assert second.endswith(" UTC") and aws.calls.count("StopTrainingJob") == 2
+    # at the time of the event that asked (the replay's timelines' own clock), not the machine's
+    from datetime import UTC, datetime
+
+    asked = datetime.fromisoformat(raw["time"].replace("Z", "+00:00")).astimezone(UTC)
+    assert second.endswith(asked.strftime(" at %Y-%m-%d %H:%M UTC")) and aws.calls.count("StopTrainingJob") == 2
 
 
 def phases(*names):

@@ -37,7 +37,7 @@ class Ledger:
         self.records[stored] = work()
         return self.records[stored]
 
-    def mark_stopped(self, job_arn, by):
+    def mark_stopped(self, job_arn, by, at=None):
         pass
 
 

@@ -37,7 +37,7 @@ class Notifier:
 
 class Ledger:
     def once(self, key, work): return work()
-    def mark_stopped(self, job_arn, by): pass
+    def mark_stopped(self, job_arn, by, at=None): pass
     def stopped_by(self, job_arn): return None
 
 class Jobs:

@@ -97,7 +97,7 @@ class DynamoLedger:
             raise LedgerUnavailable(error_text(source), "to success" in str(err.args[0])) from None
 
     def mark_stopped(self, job_arn: str, by: str, cost_usd: float | None = None,
-                     saved_usd: float | None = None) -> None:
+                     saved_usd: float | None = None, at: datetime | None = None) -> None:
         """The stop's record: who stopped the job, and (when known) what it cost until the stop and what the stop
         saved at most, in US dollars as decimal strings (cost_usd, saved_usd: what `rule-actions report` sums)."""
         figures = {name: {"S": f"{value:.2f}"} for name, value in ((LEDGER_COST_ATTRIBUTE, cost_usd),
@@ -107,7 +107,7 @@ class DynamoLedger:
             LEDGER_KEY_ATTRIBUTE: {"S": STOPPED_PREFIX + job_arn},
             LEDGER_EXPIRY_ATTRIBUTE: {"N": str(int(time.time()) + self.ttl_seconds)},
             "stopped_by": {"S": by},
-            "stopped_at": {"S": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")},
+            "stopped_at": {"S": (at or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")},
             **figures,
         })
 

@@ -40,7 +40,7 @@ from rule_actions.records import (
     Place,
     Planned,
 )
-from rule_actions.text import duration, one_line
+from rule_actions.text import duration, one_line, timestamp
 
 
 class Kind:
@@ -151,7 +151,7 @@ def record_stop(item: Planned, occasion: Occasion, ports: Any, job: str, arn: st
     try:
         figures = {name: value for name, value in (("cost_usd", cost.usd if cost else None),
                                                    ("saved_usd", cost.saved_usd if cost else None)) if value is not None}
-        ports.ledger.mark_stopped(arn, by, **figures)
+        ports.ledger.mark_stopped(arn, by, at=timestamp(event.time), **figures)
     except Exception as err:
         return [f"the record of {job}'s stop could not be written ({type(err).__name__}): its Stopped outcome may alert"]
     keep = warm_pool(event, job)
