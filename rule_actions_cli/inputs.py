@@ -14,6 +14,7 @@ import errno
 import json
 import os
 import shlex
+import shutil
 import stat
 import sys
 from dataclasses import dataclass
@@ -232,14 +233,15 @@ def config_source(config_file: str | None) -> str | None:
 
 def warnings_block(context: dict[str, Any], config_file: str | None = None) -> str | None:
     """The configuration's warnings as synth prints them ("the configuration is valid, but:"), for a context
-    `replay_context` accepted, each field named from the file (--config, else ./rule-actions.json); None when
-    there is none."""
+    `replay_context` accepted, each field named from the file (--config, else ./rule-actions.json), wrapped to the
+    terminal when it is narrower than synth's 110 columns; None when there is none."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cdk.plugins import warning_block, warnings
 
     config, _ = read_context(context)
     found = warnings(config, config_source(config_file) or config.where)
-    return warning_block(found) if found else None
+    width = min(110, shutil.get_terminal_size((110, 24)).columns)  # synth's width, or a narrower terminal's
+    return warning_block(found, max(width, 40)) if found else None
 
 
 def is_timeline(event: Any) -> bool:

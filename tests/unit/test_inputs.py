@@ -176,3 +176,18 @@ def test_a_bad_stack_setting_is_named_in_the_users_file_and_its_warnings_too(tmp
     (tmp_path / "conf" / "mine.json").write_text(json.dumps({"rules": {"*": ["notify"]}}))
     context, errors = replay_context("conf/mine.json", dry_run=False)
     assert errors == [] and "conf/mine.json.notify lists no emails or sms" in warnings_block(context, "conf/mine.json")
+
+
+@pytest.mark.parametrize(("columns", "widest"), [("80", 80), ("200", 110)])
+def test_the_configuration_s_warnings_fit_a_narrow_terminal_and_keep_synth_s_width_on_a_wide_one(
+        monkeypatch, columns, widest):
+    # Given the demo configuration (its allowed_endpoints is empty: a warning of several lines) and a terminal width
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    monkeypatch.setenv("COLUMNS", columns)
+    context, errors = inputs.replay_context("examples/demo-config.json", False)
+    assert not errors
+    # When the replay words its warnings
+    block = inputs.warnings_block(context, "examples/demo-config.json")
+    # Then no line is wider than the terminal, nor than synth's 110 columns, and some line nearly fills it
+    lines = block.splitlines()
+    assert max(map(len, lines)) <= widest and max(map(len, lines)) > widest - 15, lines
