@@ -106,7 +106,7 @@ def test_a_stack_wide_rule_watches_a_hung_job_and_tells_the_team_what_it_would_s
     [message] = monitored.inbox("team@example.com")
     assert "Watch mode: the rule would have stopped hung-7; nothing was stopped" in message["email"]
     assert "  - stoptraining hung-7: watched (watch mode: would stop hung-7; nothing was changed)" in message["email"]
-    assert "; would stop hung-7 (watch mode); cost $" in message["sms"]  # and what it has cost so far
+    assert "in hung-7 (InProgress); would stop it (watch mode); cost $" in message["sms"]  # and what it has cost so far
     # and the Actions metric counts the stop with the outcome watched (EMF, on stdout)
     emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
     assert [m["Actions"] for m in emitted if (m.get("kind"), m.get("outcome")) == ("stoptraining", "watched")] == [

@@ -367,7 +367,7 @@ def test_a_watched_rules_email_says_what_it_would_have_stopped():
 def test_a_watched_rules_sms_says_would_stop():
     parsed, rule, taken = watched_rule()
     assert sms(parsed, rule, taken) == ("rule-actions: StalledTraining issues found in demo-job-001 (InProgress); "
-                                        "would stop demo-job-001 (watch mode)")
+                                        "would stop it (watch mode)")
 
 
 def test_an_acting_rules_messages_say_nothing_of_watch_mode():
@@ -376,7 +376,7 @@ def test_an_acting_rules_messages_say_nothing_of_watch_mode():
     # Then its messages say it stopped the job, and nothing of a watch
     text = body(parsed, rule, REGION, taken)
     assert "Watch mode" not in text and "would stop" not in text and "stoptraining demo-job-001: done" in text
-    assert sms(parsed, rule, taken).endswith("(InProgress); stopped demo-job-001")
+    assert sms(parsed, rule, taken).endswith("issues found in demo-job-001 (InProgress); stopped it")
 
 
 # --- plain text helpers --------------------------------------------------------------------------------------

@@ -147,6 +147,11 @@ class RuleStatus(Trigger):
         return f"rule:{self.status}"
 
 
+def _it(event: JobEvent, jobs: Sequence[str]) -> list[str]:
+    """Jobs as a text message names them after naming the event's job: that one as "it"."""
+    return ["it" if job == event.job_name else job for job in jobs]
+
+
 def statuses(config: Configured) -> tuple[str, ...]:
     """The rule evaluation statuses that are triggers: IssuesFound, and Error with notify_on_rule_error."""
     return (ISSUES_FOUND, RULE_ERROR) if config[NOTIFY_ON_RULE_ERROR] else (ISSUES_FOUND,)
@@ -286,9 +291,10 @@ class RuleStatuses(TriggerFamily[RuleStatus]):
         what = "rule error" if rule.status == RULE_ERROR else (
             f"warning ({_level(rule.warning)})" if rule.warning else "issues found")
         stopped = [job for result in occasion.stops for job in result.stopped]
-        tail = f"; stopped {', '.join(stopped)}" if stopped else ""
+        # the text message names the event's own job once: "stopped it" (its name, again, cut SMS's 140 characters)
+        tail = f"; stopped {', '.join(_it(event, stopped))}" if stopped else ""
         would = would_stop(occasion.stops)
-        tail += f"; would stop {', '.join(would)} (watch mode)" if would else ""
+        tail += f"; would stop {', '.join(_it(event, would))} (watch mode)" if would else ""
         own = event.job_name in stopped
         return _message(event, rule, region, occasion.stops, tuple(links),
                         subject(event, rule.name, f" {what} in ", event.job_name),
