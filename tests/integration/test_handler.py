@@ -242,7 +242,7 @@ def test_profiler_rule_runs_the_configured_actions(aws):
     ]
     assert "DescribeTrainingJob" in aws.calls  # the event carried no ProfilerRuleConfigurations
     [message] = aws.inbox("+15555550100")
-    assert len(message["sms"]) <= 140 and "stopped demo-job-001" in message["sms"]
+    assert len(message["sms"]) <= 140 and "in demo-job-001 (InProgress); stopped it" in message["sms"]
 
 
 def test_endpoints_receive_only_their_own_jobs_messages(aws):
