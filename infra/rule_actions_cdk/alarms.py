@@ -11,6 +11,8 @@ logical ids and names those of its first releases), each notifying the ops topic
 
 from __future__ import annotations
 
+from typing import TypedDict, cast
+
 from aws_cdk import ArnFormat, Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cloudwatch_actions
@@ -23,6 +25,13 @@ from rule_actions_cdk.dashboard import function_metric
 from rule_actions_cdk.messaging import DeadLetterQueues
 
 ALARM_PERIOD = Duration.minutes(5)
+
+
+class MetricOptions(TypedDict):
+    """How an alarm reads its metric (a metric method's or cloudwatch.Metric's options)."""
+
+    period: Duration
+    statistic: str
 DURATION_ALARM_SHARE = 0.8  # an evaluation longer than this share of its timeout alarms
 
 
@@ -30,6 +39,12 @@ def alarm_arns(stack: Stack, name: str) -> str:
     """The deployment's alarms, as the ops topic's policy names them (the only sources it takes)."""
     return stack.format_arn(service="cloudwatch", resource="alarm", resource_name=f"{name}-*",
                             arn_format=ArnFormat.COLON_RESOURCE_NAME)
+
+
+def alarm_name(alarm: cloudwatch.Alarm) -> str:
+    """The name the alarm was made with (Alarms._alarm names each): its L1 CfnAlarm's AlarmName, which CDK types
+    optional (and the L1 itself IConstruct)."""
+    return cast(str, cast(cloudwatch.CfnAlarm, alarm.node.default_child).alarm_name)
 
 
 class Alarms:
@@ -44,8 +59,8 @@ class Alarms:
                     topic: sns.ITopic, organization_mode: bool) -> None:
         """The function's, its queues' and its deliveries' alarms (and refused accounts' in organization mode)."""
         name = self.name
-        queue_metric = {"period": ALARM_PERIOD, "statistic": "Maximum"}
-        sum_ = {"period": ALARM_PERIOD, "statistic": "Sum"}
+        queue_metric: MetricOptions = {"period": ALARM_PERIOD, "statistic": "Maximum"}
+        sum_: MetricOptions = {"period": ALARM_PERIOD, "statistic": "Sum"}
         self._alarm("FunctionErrorsAlarm", f"{name}-function-errors",
                     "The rule-actions function failed: an action failed, or the handler raised",
                     function.metric_errors(period=ALARM_PERIOD, statistic="Sum"))

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rule_actions.config import Config, ConfigError
 from rule_actions_cdk.settings import (
@@ -34,6 +34,11 @@ from rule_actions_cdk.settings import (
     shown_path,
     split_file,
 )
+
+if TYPE_CHECKING:
+    import aws_cdk as cdk
+
+    from rule_actions_cdk.stack import RuleActionsStack
 
 FEATURE_FLAGS = Path(__file__).resolve().with_name("cdk-context.json")
 CODE_BUCKET = "CodeBucket"  # the portable template's parameter: where its code zips were uploaded
@@ -97,7 +102,7 @@ def quiet_node() -> None:
 
 
 def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = None, nag: bool = True,
-              portable: bool = False, warn: bool = True):
+              portable: bool = False, warn: bool = True) -> tuple[cdk.App, RuleActionsStack]:
     """The app with its stack (and, in organization mode, the member stack) and cdk-nag's AwsSolutions checks;
     `context=None` reads what the CLI passes. Returns the app and the (central) stack.
 

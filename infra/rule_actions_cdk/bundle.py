@@ -38,6 +38,7 @@ import tempfile
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -45,6 +46,9 @@ from packaging.utils import canonicalize_name
 import rule_actions
 from rule_actions.config import ConfigError
 from rule_actions_cdk.settings import RUNTIME, RUNTIME_PYTHON_ENV
+
+if TYPE_CHECKING:
+    from aws_cdk import aws_lambda as lambda_
 
 # The function's package: its files as installed (this checkout's lambdas/rule_actions, or site-packages) are the
 # code asset's.
@@ -162,7 +166,7 @@ def write(output_dir: str | Path, python_version: str, only_imported: bool = Tru
     return pins
 
 
-def function_code(files: dict[str, str] | None = None):
+def function_code(files: dict[str, str] | None = None) -> lambda_.Code:
     """The function's code as a Lambda asset (`aws_lambda.Code`): `write` into a directory removed when this process
     exits (the CDK copies it into the cloud assembly at synth), once per process (`staged_code`); `files`: more files
     at its root (name -> text), such as a configuration too large for the environment, in a copy of it."""

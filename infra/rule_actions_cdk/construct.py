@@ -60,7 +60,7 @@ from rule_actions.config import Config, ConfigError
 from rule_actions.contract import CONFIG_FILE_NAME, NAMESPACE, SERVICE_DIMENSION, Grant, TeamEndpoint, Texts
 from rule_actions.text import quoted
 from rule_actions_cdk import bundle, organization, plugins
-from rule_actions_cdk.alarms import DURATION_ALARM_SHARE, Alarms, alarm_arns
+from rule_actions_cdk.alarms import DURATION_ALARM_SHARE, Alarms, alarm_arns, alarm_name
 from rule_actions_cdk.chat import ChatChannels
 from rule_actions_cdk.dashboard import SavingsDashboard
 from rule_actions_cdk.evaluator import Evaluator
@@ -228,7 +228,7 @@ class RuleActions(Construct):
         self.sms_logs_role = SmsDeliveryLogs(self, name, settings).role if texts and settings.sms_delivery_logs \
             else None
         self.dashboard = SavingsDashboard(
-            self, "Dashboard", name=name, service=name, alarms=[a.node.default_child.alarm_name for a in self.alarms],
+            self, "Dashboard", name=name, service=name, alarms=[alarm_name(a) for a in self.alarms],
             evaluator=self.evaluator, evaluator_timeout=self.evaluator_timeout,
             duration_alarm=DURATION_ALARM_SHARE * self.evaluator_timeout,
             organization=org is not None).dashboard if settings.dashboard else None

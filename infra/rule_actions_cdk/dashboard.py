@@ -132,7 +132,7 @@ def _evaluator(service: str, evaluator: lambda_.IFunction, timeout: int,
             evaluator.metric_errors(period=HOUR, statistic="Sum", label="failed runs (Lambda errors)"),
             line(metrics.EVALUATION_ERRORS, label="failed reads (EvaluationErrors)"),
             line(metrics.EVALUATION_PROBLEMS, label="rules not computed, jobs' problems")]
-    seconds = [line(metrics.EVALUATION_SECONDS, statistic="Maximum", label="longest run, as the evaluator timed it"),
+    seconds: list[cloudwatch.IMetric] = [line(metrics.EVALUATION_SECONDS, statistic="Maximum", label="longest run, as the evaluator timed it"),
                cloudwatch.MathExpression(
                    expression="duration / 1000", label="longest run, Lambda's duration", period=HOUR,
                    using_metrics={"duration": evaluator.metric_duration(period=HOUR, statistic="Maximum")})]

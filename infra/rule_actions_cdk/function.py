@@ -14,10 +14,10 @@ logical ids and physical names, are those of its first releases).
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict, Unpack, cast
 
 import jsii
-from aws_cdk import Acknowledgment, Annotations, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Annotations, CfnElement, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -74,6 +74,15 @@ class Backing(NamedTuple):
     grants: list[Grant]  # what the kinds ask of both roles (webhook secrets, prices: plugins.stack_parts)
 
 
+class FunctionOptions(TypedDict, total=False):
+    """What a function of the construct sets beyond new_function's own arguments (lambda_.Function's options)."""
+
+    reserved_concurrent_executions: int | None
+    retry_attempts: int
+    max_event_age: Duration
+    on_failure: lambda_.IDestination
+
+
 @jsii.implements(lambda_.IDestination)
 class _QueueDestination:
     """An on-failure destination queue, without the grants `SqsDestination` adds (ReEncrypt, GetQueueUrl...):
@@ -118,7 +127,7 @@ class Handler:
 
 def new_function(scope: Construct, construct_id: str, function_name: str, description: str, code: lambda_.Code,
                  role: iam.Role, log_group: logs.LogGroup, memory: int, timeout: Duration,
-                 environment: dict[str, str], **options: object) -> lambda_.Function:
+                 environment: dict[str, str], **options: Unpack[FunctionOptions]) -> lambda_.Function:
     """A function of the construct: the handler of the bundled code, on arm64, with the functions' environment, on
     the runtime settings.runtime_python chose (the synthesizing interpreter's version where Lambda offers it)."""
     function = lambda_.Function(
@@ -183,7 +192,8 @@ def grant_function(role: iam.Role, log_group: logs.LogGroup, backing: Backing, j
     if org:
         organization.grant_assume_member_roles(role, org)
     # cdk-nag AwsSolutions-IAM5 (wildcards) findings on this policy, each acknowledged with its reason.
-    own = topic.node.default_child  # None for a topic given (its ARN then names it in the finding)
+    # None for a topic given (its ARN then names it in the finding); else its L1 CfnTopic, which CDK types IConstruct
+    own = cast("CfnElement | None", topic.node.default_child)
     shown = f"<{stack.get_logical_id(own)}>" if own is not None else stack.resolve(topic.topic_arn)
     acknowledge(role.node.find_child("DefaultPolicy"), {
         f"Resource::{shown}:*": "The topic's own subscriptions (<topic ARN>:<id>), whose filter policies the "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aws_cdk import Acknowledgment, ArnFormat, Stack, Validations
 from aws_cdk import aws_iam as iam
-from constructs import Construct
+from constructs import IConstruct
 
 from rule_actions.contract import Arn, Grant
 
@@ -50,7 +50,7 @@ def _finding(resource: Arn | str) -> str:
             f"{separator}{resource.name}")
 
 
-def acknowledge(policy: Construct, acknowledgments: dict[str, str]) -> None:
+def acknowledge(policy: IConstruct, acknowledgments: dict[str, str]) -> None:
     """cdk-nag AwsSolutions-IAM5 (wildcard) findings on `policy`, each acknowledged with its reason."""
     for finding, reason in acknowledgments.items():
         Validations.of(policy).acknowledge(Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=reason))

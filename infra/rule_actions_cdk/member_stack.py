@@ -18,7 +18,7 @@ role that exists.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from aws_cdk import (
     Acknowledgment,
@@ -50,6 +50,13 @@ class RuleActionsMember(Construct):
     """What a member account deploys in each region where it trains (organization mode), as a construct for your
     own app: the forwarding rule, its dead-letter queue and the executor role (`member_resources`)."""
 
+    central_bus_arn: str
+    central_role_arn: str
+    evaluator_role_arn: str | None  # with `monitor` (the evaluator's role), else None
+    dead_letter_queue: sqs.Queue
+    rule: events.Rule
+    executor_role: iam.Role
+
     def __init__(self, scope: Construct, construct_id: str, *, config: Config | Mapping[str, Any],
                  central_stack_name: str = "RuleActions", name: str | None = None) -> None:
         super().__init__(scope, construct_id)
@@ -57,7 +64,11 @@ class RuleActionsMember(Construct):
         member_resources(self, config, central_stack_name, name or f"{central_stack_name}Member")
 
 
-def member_resources(scope: Construct, config: Config, central_stack_name: str, name: str) -> Any:
+# Where member_resources builds: the member's construct, or the member stack at its top level.
+Member = TypeVar("Member", "RuleActionsMember", "RuleActionsMemberStack")
+
+
+def member_resources(scope: Member, config: Config, central_stack_name: str, name: str) -> Member:
     """The member's resources, built into `scope` (the repository's member stack builds them at its top level:
     their logical ids are those of its first releases)."""
     org = config.organization
@@ -104,6 +115,14 @@ def member_resources(scope: Construct, config: Config, central_stack_name: str, 
 
 
 class RuleActionsMemberStack(Stack):
+    # member_resources sets them (the resources at the stack's top level)
+    central_bus_arn: str
+    central_role_arn: str
+    evaluator_role_arn: str | None  # with `monitor` (the evaluator's role), else None
+    dead_letter_queue: sqs.Queue
+    rule: events.Rule
+    executor_role: iam.Role
+
     def __init__(self, scope: Construct, *, config: Config, settings: StackSettings | None = None,
                  **kwargs: Any) -> None:
         settings = settings or StackSettings()

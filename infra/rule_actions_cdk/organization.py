@@ -52,6 +52,7 @@ def central_bus(scope: Construct, name: str, org: Organization) -> events.EventB
     are listed, and refuses the others (RefusedAccountEvents)."""
     bus = events.EventBus(scope, "OrganizationBus", event_bus_name=bus_name(name),
                           description=f"{name}: SageMaker training job events forwarded by the member accounts")
+    principals: list[iam.IPrincipal]
     if org.org_id:
         sid, principals = "OrganizationPutsEvents", [iam.OrganizationPrincipal(org.org_id)]
     else:

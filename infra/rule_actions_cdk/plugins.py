@@ -24,18 +24,40 @@ from __future__ import annotations
 
 import json
 import textwrap
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from rule_actions import registry
 from rule_actions.config import Config
-from rule_actions.contract import SOURCE, Grant, Schedule
+from rule_actions.contract import SOURCE, Arn, Grant, Schedule
 from rule_actions.cost import PRICES
+from rule_actions.fields import TextList
 from rule_actions.ports import Configured
-from rule_actions.records import Capability
+from rule_actions.records import Capability, EventFamily, Place
 
-# A job family (rule_actions.jobs.base.JobFamily), as the registry's JOBS hold them: the stack reaches no plug-in
-# module but the registry, type-only imports included.
-Family = Any
+
+class Family(EventFamily, Protocol):
+    """A job family (rule_actions.jobs.base.JobFamily), as the registry's JOBS hold them and the stack reads them: the
+    stack reaches no plug-in module but the registry, type-only imports included."""
+
+    @property
+    def detail_type(self) -> str: ...
+    @property
+    def scope(self) -> TextList: ...
+
+    def scope_clause(self, prefixes: tuple[str, ...]) -> dict[str, Any]: ...
+    def own_capabilities(self, config: Configured) -> frozenset[Capability]: ...
+    def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]: ...
+    def read_grants(self, config: Configured) -> list[Grant]: ...
+
+
+class Needing(Protocol):
+    """A trigger family or a kind (the registry's TRIGGERS and KINDS), as far as their capabilities go."""
+
+    @property
+    def places(self) -> frozenset[Place]: ...
+
+    def capabilities(self, config: Configured) -> frozenset[Capability]: ...
 
 PATTERN_MAX = 2048  # EventBridge's default quota on an event pattern's size, in characters (adjustable to 4096)
 
@@ -84,9 +106,9 @@ def capabilities(config: Configured, family: Family) -> frozenset[Capability]:
     return _capabilities(config, firing) | owner_capabilities(config, family)
 
 
-def _capabilities(config: Configured, firing: list[Any]) -> frozenset[Capability]:
+def _capabilities(config: Configured, firing: Sequence[Needing]) -> frozenset[Capability]:
     places = frozenset(place for trigger in firing for place in trigger.places)
-    kinds = [kind for kind in registry.KINDS.values() if kind.places & places]
+    kinds: list[Needing] = [kind for kind in registry.KINDS.values() if kind.places & places]
     return frozenset(c for plugin in (*firing, *kinds) for c in plugin.capabilities(config))
 
 

@@ -5,7 +5,7 @@ asynchronously, its undeliverable events in the target DLQ."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from aws_cdk import Duration, Stack
 from aws_cdk import aws_events as events
@@ -72,4 +72,5 @@ def rule_pattern(pattern: dict[str, Any]) -> events.EventPattern:
 def set_pattern(rule: events.Rule, pattern: dict[str, Any]) -> None:
     """The rule's EventPattern, whole, when EventPattern could not state it (rule_pattern); else nothing to do."""
     if "$or" in pattern:
-        rule.node.default_child.add_property_override("EventPattern", pattern)
+        # the rule's L1 CfnRule, which CDK types IConstruct
+        cast(events.CfnRule, rule.node.default_child).add_property_override("EventPattern", pattern)

@@ -68,9 +68,9 @@ def runtime_python(environ: Mapping[str, str] | None = None, executable: str = s
     if synthesizing in LAMBDA_PYTHONS:
         return RuntimePython(synthesizing, executable, "the Python that synthesizes")
     for version in reversed(LAMBDA_PYTHONS):
-        found = _installed(version, env)
-        if found:
-            return RuntimePython(version, found, f"the newest Lambda Python found on this machine ({found})")
+        installed = _installed(version, env)
+        if installed:
+            return RuntimePython(version, installed, f"the newest Lambda Python found on this machine ({installed})")
     return RuntimePython(LAMBDA_PYTHONS[-1], None, f"no Python {', '.join(LAMBDA_PYTHONS)} was found on this machine")
 
 
