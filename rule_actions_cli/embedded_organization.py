@@ -72,7 +72,10 @@ class EmbeddedOrganization(EmbeddedAccount):
             return {"AccessKeyId": STATIC["aws_access_key_id"], "SecretAccessKey": STATIC["aws_secret_access_key"]}
         sts = boto3.client("sts", region_name=self.region, **STATIC)
         arn = role_arn or f"arn:aws:iam::{account}:role/{ADMIN_ROLE}"
-        return sts.assume_role(RoleArn=arn, RoleSessionName="embedded-organization")["Credentials"]
+        # boto3's clients are untyped (Any): the response's Credentials are strings
+        credentials: dict[str, str] = sts.assume_role(RoleArn=arn, RoleSessionName="embedded-organization")[
+            "Credentials"]
+        return credentials
 
     def where(self, event: Any) -> dict[str, str]:
         """The account the event came from (and its alias), as the function's results name it: every row says it,

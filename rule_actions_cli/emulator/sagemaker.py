@@ -40,7 +40,7 @@ from typing import Any
 
 import botocore.session
 from botocore import xform_name
-from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.core.utils import utcnow
 from moto.sagemaker.exceptions import ResourceInUseException, ResourceNotFound, ValidationError
 from moto.sagemaker.models import FakeTrainingJob, SageMakerModelBackend, sagemaker_backends
