@@ -27,7 +27,7 @@ from rule_actions.text import quoted, unknown
 T = TypeVar("T")
 
 
-class Need(Protocol):
+class Checker(Protocol):
     """What a timeline's checks call with each condition: records the problem when it is falsy, gives it back."""
 
     def __call__(self, condition: T, where: str, what: str) -> T: ...
@@ -296,7 +296,7 @@ def _whole(value: Any, low: int, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
-def _minutes(need: Need, value: Any, where: str, low: int, high: int) -> bool:
+def _minutes(need: Checker, value: Any, where: str, low: int, high: int) -> bool:
     return need(_whole(value, low, high), where, f"{quoted(value)} is not a whole number of minutes from {low} to "
                 f"{high}")
 
@@ -311,7 +311,7 @@ def _number(value: Any) -> bool:
         return False
 
 
-def _list(need: Need, item: Mapping[str, Any], key: str, where: str) -> list[Any]:
+def _list(need: Checker, item: Mapping[str, Any], key: str, where: str) -> list[Any]:
     """The list at `key` (absent or null: none), or none and a problem."""
     value = item.get(key)
     if value is None:
@@ -319,7 +319,7 @@ def _list(need: Need, item: Mapping[str, Any], key: str, where: str) -> list[Any
     return value if need(isinstance(value, list), f"{where}.{key}", f"{quoted(value)} is not a list") else []
 
 
-def _span(need: Need, spec: Mapping[str, Any], path: str) -> bool:
+def _span(need: Checker, spec: Mapping[str, Any], path: str) -> bool:
     """`from` and `to` (minutes from the start, from before to) and `every` (1 to 1440 minutes)."""
     ok = _minutes(need, spec.get("from"), f"{path}.from", 0, DAY)
     ok &= _minutes(need, spec.get("to"), f"{path}.to", 0, DAY)
@@ -328,7 +328,7 @@ def _span(need: Need, spec: Mapping[str, Any], path: str) -> bool:
     return ok & _minutes(need, spec.get("every", 1), f"{path}.every", 1, DAY)
 
 
-def _hosts(need: Need, chosen: Any, hosts: tuple[str, ...], family: str, path: str) -> tuple[str, ...] | None:
+def _hosts(need: Checker, chosen: Any, hosts: tuple[str, ...], family: str, path: str) -> tuple[str, ...] | None:
     """The hosts a series or log spec names: "all", or a list of `algo-<n>`, or for a transform job
     `instance-<n>` (its n-th instance, whose id the timeline makes up), n from 1 to the job's instance count."""
     if chosen == "all":
@@ -349,7 +349,7 @@ def _hosts(need: Need, chosen: Any, hosts: tuple[str, ...], family: str, path: s
     return tuple(found) if found is not None else None
 
 
-def _text(need: Need, text: Any, path: str) -> bool:
+def _text(need: Checker, text: Any, path: str) -> bool:
     """A log line's text: it may name {minute}, {host} and {job} ({{ and }} for braces), nothing else."""
     if not need(isinstance(text, str), path, f"{quoted(text)} is not text"):
         return False
@@ -362,7 +362,7 @@ def _text(need: Need, text: Any, path: str) -> bool:
                 path, f"{quoted(text)} may name only {{minute}}, {{host}} and {{job}} (write {{{{ and }}}} for braces)")
 
 
-def _job(item: Any, where: str, need: Need, attempt: bool = False) -> Job | None:
+def _job(item: Any, where: str, need: Checker, attempt: bool = False) -> Job | None:
     """A job of the timeline at `where`; with `attempt`, a restart spec (its keys checked by `_restarts`) made a job
     of its job's name and resources."""
     if not need(isinstance(item, Mapping), where, f"{quoted(item)} is not an object (a job)"):
@@ -515,7 +515,7 @@ def _job(item: Any, where: str, need: Need, attempt: bool = False) -> Job | None
                instance_groups=tuple(groups), spot=spot)
 
 
-def _object(need: Need, spec: Any, keys: tuple[str, ...], path: str) -> bool:
+def _object(need: Checker, spec: Any, keys: tuple[str, ...], path: str) -> bool:
     """An object with only `keys` (each other key named), or a problem naming what it is instead."""
     if not need(isinstance(spec, Mapping), path, f"{quoted(spec)} is not an object with the keys {', '.join(keys)}"):
         return False
@@ -525,7 +525,7 @@ def _object(need: Need, spec: Any, keys: tuple[str, ...], path: str) -> bool:
     return ok
 
 
-def _phase(need: Need, phase: Any, path: str) -> bool:
+def _phase(need: Checker, phase: Any, path: str) -> bool:
     """A phase `{at, status, secondary, message, reason}`, each wrong field named with its value (the reason is
     checked by the caller, against the status)."""
     if not _object(need, phase, PHASE_KEYS, path):
@@ -539,7 +539,7 @@ def _phase(need: Need, phase: Any, path: str) -> bool:
     return ok
 
 
-def _trial(need: Need, spec: Any, path: str) -> bool:
+def _trial(need: Checker, spec: Any, path: str) -> bool:
     """A tuning job's trial `{name, from, to, status, reason, objective, instance_type, instance_count}`, each
     wrong field named with its value."""
     if not _object(need, spec, TRIAL_KEYS, path):
@@ -560,7 +560,7 @@ def _trial(need: Need, spec: Any, path: str) -> bool:
                      f"{quoted(objective)} is not a finite number")
 
 
-def _group(need: Need, spec: Any, path: str) -> tuple[str, str, int] | None:
+def _group(need: Checker, spec: Any, path: str) -> tuple[str, str, int] | None:
     """An instance group `{name, instance_type, instance_count}` (ResourceConfig.InstanceGroups), each wrong field
     named with its value."""
     if not _object(need, spec, GROUP_KEYS, path):
@@ -572,7 +572,7 @@ def _group(need: Need, spec: Any, path: str) -> tuple[str, str, int] | None:
     return (name, kind, count) if ok else None
 
 
-def _checkpoint(need: Need, spec: Any, path: str, family: str, attempt: bool) -> Checkpoint | None:
+def _checkpoint(need: Checker, spec: Any, path: str, family: str, attempt: bool) -> Checkpoint | None:
     """`{"s3_uri", "from", "to", "every"}`: where (a job's; never a restarted attempt's, whose copy writes under the
     CheckpointConfig the function gave it) and when (minutes, `to` excluded) a training job writes checkpoints."""
     if not need(isinstance(spec, Mapping), path, f"{quoted(spec)} is not an object with the keys "
@@ -594,7 +594,7 @@ def _checkpoint(need: Need, spec: Any, path: str, family: str, attempt: bool) ->
     return Checkpoint(uri, spec["from"], spec["to"], spec.get("every", 1))
 
 
-def _restarts(need: Need, item: Mapping[str, Any], where: str, family: str, count: int) -> tuple[Job, ...] | None:
+def _restarts(need: Checker, item: Mapping[str, Any], where: str, family: str, count: int) -> tuple[Job, ...] | None:
     """What each restarted attempt of the job does: `restarts[n]` is attempt n + 1's spec (RESTART_KEYS, checked as a
     job's, minutes from the copy's creation), read as a job of the job's name and resources (the copy asks the
     same; the replay gives it the copy's own)."""
@@ -619,7 +619,7 @@ def _restarts(need: Need, item: Mapping[str, Any], where: str, family: str, coun
     return tuple(found) if ok else None
 
 
-def _quiet(need: Need, path: str) -> Need:
+def _quiet(need: Checker, path: str) -> Checker:
     """`need` for a restart spec read as a job: its problems on its own keys only (its job's name, type and count are
     checked, and said, where the job is)."""
     own = (f"{path}.name", f"{path}.instance_type", f"{path}.instance_count")
