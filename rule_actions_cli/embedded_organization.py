@@ -28,6 +28,7 @@ from rule_actions.text import quoted
 from rule_actions_cli.embedded import ACCOUNT, EmbeddedAccount
 from rule_actions_cli.emulator import organization as moto_organization
 from rule_actions_cli.matcher import matches
+from rule_actions_cli.seeding import JobPlace
 from rule_actions_cli.synth import stacks
 
 ADMIN_ROLE = "OrganizationAccountAccessRole"  # what Organizations creates in member accounts for their admins
@@ -138,7 +139,7 @@ class EmbeddedOrganization(EmbeddedAccount):
             self._forwarding[(account, region)] = self._patterns_targeting(self.bus_arn, session.client("events"))
         return self._forwarding[(account, region)]
 
-    def _job_place(self, event: dict[str, Any]) -> dict[str, str]:
+    def _job_place(self, event: dict[str, Any]) -> JobPlace:
         return {"account_id": event["account"], "region": event["region"]}
 
     def _evaluated_place(self, run: dict[str, Any]) -> None:
@@ -146,7 +147,7 @@ class EmbeddedOrganization(EmbeddedAccount):
         if run.get("account") and run.get("region"):
             self._member(run["account"], run["region"])
 
-    def _timeline_place(self, job: Any) -> dict[str, str]:
+    def _timeline_place(self, job: Any) -> JobPlace:
         """A timeline's job runs in its member account (deployed at its first tick), in the central region."""
         account = job.account or (self.organization.accounts[0] if self.organization.accounts else self.account)
         self._member(account, self.region)
