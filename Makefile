@@ -137,7 +137,7 @@ chromium:
 lint: setup
 	$(VENV)/bin/ruff check --quiet .
 
-# mypy, strict, on the function's package (lambdas/rule_actions; settings in pyproject.toml); an error fails `make test`.
+# mypy, strict, on every package (the function's, the stack's, the SDK, the CLI; settings in pyproject.toml); an error fails `make test`.
 typecheck: setup
 	$(VENV)/bin/mypy
 

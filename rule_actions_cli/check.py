@@ -81,7 +81,7 @@ def for_eventbridge(event: Any, account: str, region: str) -> Any:
     return {**event, "account": account, "region": region}
 
 
-def check_patterns(eventbridge: Any, patterns: dict[str, dict], events: list[tuple[str, Any]], account: str,
+def check_patterns(eventbridge: Any, patterns: dict[str, dict[str, Any]], events: list[tuple[str, Any]], account: str,
                    region: str, say: Callable[[str], None]) -> bool:
     """EventBridge's verdict on each event against each rule's pattern, compared with the local matcher's."""
     from rule_actions_cli.invoke import InvokeError, aws_errors
@@ -143,7 +143,7 @@ def synthetic_event(prefixes: list[str], account: str, region: str, now: float |
     }
 
 
-def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, Any], patterns: dict[str, dict],
+def check_invocation(lambda_: Any, eventbridge: Any, configuration: dict[str, Any], patterns: dict[str, dict[str, Any]],
                      account: str, say: Callable[[str], None]) -> bool:
     """The synthetic event: routed by the deployed rule (TestEventPattern), then answered by the function with
     every action skipped as an archive replay."""

@@ -21,9 +21,13 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rule_actions_cli.inputs import refuse
+
+if TYPE_CHECKING:
+    from rule_actions.config import Config
+    from rule_actions_cdk.settings import StackSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 CDK = ROOT / "node_modules" / ".bin" / "cdk"
@@ -104,7 +108,7 @@ def cdk_command(args: argparse.Namespace, interactive: bool) -> list[str]:
     return command + list(args.cdk_args)
 
 
-def read(args: argparse.Namespace):
+def read(args: argparse.Namespace) -> tuple[Config, StackSettings]:
     """The configuration and stack settings this deploy synthesizes (the file: CONFIG, else ./rule-actions.json;
     -c values)."""
     from rule_actions_cdk.app import file_context, read_context

@@ -54,7 +54,8 @@ CHECKS: dict[str, tuple[str, Any]] = {
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]  # (typeshed's socket addresses are Any)
+        return port
 
 
 def local_environment(port: int, region: str = REGION, account: str = MOTO_ACCOUNT) -> dict[str, str]:
@@ -131,15 +132,21 @@ def _resolve(value: Any, resources: list[dict[str, Any]], session: Any, url: str
     physical id; a GetAtt of an IAM role's or an event bus's Arn is read back from the service."""
     if isinstance(value, str):
         return value
-    physical = {r.get("LogicalResourceId"): (r.get("ResourceType"), r.get("PhysicalResourceId")) for r in resources}
+    # boto3's responses are untyped (Any): CloudFormation's resources, IAM's and EventBridge's ARNs
+    physical: dict[Any, tuple[Any, Any]] = {
+        r.get("LogicalResourceId"): (r.get("ResourceType"), r.get("PhysicalResourceId")) for r in resources}
+    resolved: str
     if "Ref" in value:
-        return physical[value["Ref"]][1]
+        resolved = physical[value["Ref"]][1]
+        return resolved
     logical, attribute = value["Fn::GetAtt"]
     kind, name = physical[logical]
     if (kind, attribute) == ("AWS::IAM::Role", "Arn"):
-        return session.client("iam", endpoint_url=url).get_role(RoleName=name)["Role"]["Arn"]
+        resolved = session.client("iam", endpoint_url=url).get_role(RoleName=name)["Role"]["Arn"]
+        return resolved
     if (kind, attribute) == ("AWS::Events::EventBus", "Arn"):
-        return session.client("events", endpoint_url=url).describe_event_bus(Name=name.rsplit("/", 1)[-1])["Arn"]
+        resolved = session.client("events", endpoint_url=url).describe_event_bus(Name=name.rsplit("/", 1)[-1])["Arn"]
+        return resolved
     raise ValueError(f"cannot resolve {logical}.{attribute} ({kind})")
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar, cast
 
 import boto3
 from botocore import loaders, xform_name
@@ -37,12 +37,13 @@ from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import is_timeline, job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.report import NOTABLE, Delivery
-from rule_actions_cli.seeding import SEEDING
+from rule_actions_cli.seeding import SEEDING, JobPlace
 from rule_actions_cli.synth import asset_bytes, file_assets
 
 ACCOUNT = "123456789012"  # moto's default account
 BOOTSTRAP_VERSION = "/cdk-bootstrap/hnb659fds/version"
 HANDLER = "rule_actions.handler.lambda_handler"  # the stack's function (a stack may hold custom resources' too)
+T = TypeVar("T")  # what a run with the function's environment gives back
 
 
 @dataclass
@@ -91,8 +92,8 @@ def _botocore_data_once() -> None:
         return list(known[key])
 
     setattr(load_file, _ONCE_MARK, True)
-    loaders.JSONFileLoader._load_file = load_file  # type: ignore[method-assign]
-    loaders.Loader.list_available_services = list_available_services  # type: ignore[method-assign]
+    loaders.JSONFileLoader._load_file = load_file
+    loaders.Loader.list_available_services = list_available_services
 
 
 def _datetime(epoch: int) -> Any:
@@ -115,7 +116,7 @@ def _notable(job: dict[str, Any], shown: set[Any], before: set[Any]) -> bool:
 PIPELINE_TAG = "sagemaker:pipeline-execution-arn"  # the execution a pipeline step's job belongs to
 
 
-def _put_other(timeline: Any, job: Any, status: str, tick: int, place: Mapping[str, str]) -> None:
+def _put_other(timeline: Any, job: Any, status: str, tick: int, place: JobPlace) -> None:
     """A processing, transform or tuning job of a timeline as SageMaker shows it at `tick`: its status, resources,
     start and tags; a tuning job's trials (training jobs of its ARN) created, running or ended by then. Its state
     changes are not replayed (a timeline of these families shows the evaluator's rows)."""
@@ -136,7 +137,7 @@ def _put_other(timeline: Any, job: Any, status: str, tick: int, place: Mapping[s
         _put_tuning(timeline, job, status, tick, place)
 
 
-def _put_tuning(timeline: Any, job: Any, status: str, tick: int, place: Mapping[str, str]) -> None:
+def _put_tuning(timeline: Any, job: Any, status: str, tick: int, place: JobPlace) -> None:
     """A tuning job and its trials at `tick`, every fact from the timeline (never moto's defaults nor the machine's
     clock): its training job definition (the job's instances, or when its trials name other instance types the
     InstanceConfigs SageMaker chooses among, and its MaxRuntimeInSeconds), its ResourceLimits (as many
@@ -185,7 +186,7 @@ def _put_tuning(timeline: Any, job: Any, status: str, tick: int, place: Mapping[
             training_time_in_seconds=(end - trial.start) * 60 if end is not None else None, **place)
 
 
-def _tuning_job_arn(name: str, place: Mapping[str, str]) -> str:
+def _tuning_job_arn(name: str, place: JobPlace) -> str:
     return f"arn:aws:sagemaker:{place['region']}:{place.get('account_id', ACCOUNT)}:hyper-parameter-tuning-job/" \
            f"{name.lower()}"
 
@@ -243,7 +244,7 @@ class EmbeddedAccount:
         self._mock = mock_aws()
         self.patterns: list[dict[str, Any]] = []
         self.environment: dict[str, str] = {}
-        self._seen: set[tuple[str, ...]] = set()
+        self._seen: set[tuple[object, ...]] = set()  # (family, job name, its place's values)
         self._evaluated: dict[str, set[Any]] = {}
         # Told what the replay is doing (the deploy, each event, each timeline's minute): a terminal's status line.
         self.progress: Callable[[str], None] = lambda text: None
@@ -320,7 +321,8 @@ class EmbeddedAccount:
         # environment is read from (the handler itself runs from this checkout's package).
         [code] = {r["Properties"]["Code"]["S3Key"] for name, r in template["Resources"].items() if name in handlers}
         self.environment["LAMBDA_TASK_ROOT"] = str(self.assembly_dir / f"asset.{code.removesuffix('.zip')}")
-        self.evaluator_name = self.evaluator_arn = None
+        self.evaluator_name: str | None = None
+        self.evaluator_arn: str | None = None
         self.evaluations: list[dict[str, Any]] = []  # each scheduled run's request body, its time left out
         if evaluator & handlers:
             [name] = evaluator & handlers
@@ -405,7 +407,7 @@ class EmbeddedAccount:
         return self._as_function(
             lambda handler: handler.lambda_handler(payload, LocalContext(self.function_name, self.function_arn)), log)
 
-    def _as_function(self, run: Callable[[Any], Any], log: TextIO | None, evaluator: bool = False) -> Any:
+    def _as_function(self, run: Callable[[Any], T], log: TextIO | None, evaluator: bool = False) -> T:
         """`run(handler)` with the function's environment (or the evaluator's), its logs and metrics sent to `log`
         (or nowhere)."""
         from rule_actions import handler  # after the environment is the function's
@@ -417,7 +419,8 @@ class EmbeddedAccount:
         boto3.setup_default_session()  # the handler's clients read these credentials (a session keeps the first)
         handler.runtime.cache_clear()
         with open(os.devnull, "w") as devnull:
-            sink, logs = log or devnull, logger.registered_handler
+            # (Powertools registers a StreamHandler; its registered_handler is typed as any logging.Handler)
+            sink, logs = log or devnull, cast("logging.StreamHandler[TextIO]", logger.registered_handler)
             # Swapped, not setStream: that flushes the stream it replaces, which a caller may have closed since.
             previous, logs.stream = logs.stream, sink
             try:
@@ -473,6 +476,7 @@ class EmbeddedAccount:
         every = timeline.every or self._schedule_minutes()
         for run in self.evaluations:
             self._evaluated_place(run)
+        assert self.evaluator_name is not None and self.evaluator_arn is not None  # (evaluations are its)
         evaluator = LocalContext(self.evaluator_name, self.evaluator_arn, remaining_millis=every * 60_000)
         main = LocalContext(self.function_name, self.function_arn)
         ours: dict[str, int] = {}  # job -> the tick at which this stack stopped it
@@ -540,10 +544,10 @@ class EmbeddedAccount:
                 if failed and not result.get("jobs"):
                     rows.append(row(label, None, True, {"error": failed}))
             for event in changes:  # a state change the stack's rule does not match invokes nothing: no row
-                found = self._replay_one(handler, main, label, event)
-                if found["matched"] or found.get("problems"):
-                    rows.append(found)
-                for name in _copies(found):  # a restart: the copy plays its attempt's spec from this tick on
+                replayed = self._replay_one(handler, main, label, event)
+                if replayed["matched"] or replayed.get("problems"):
+                    rows.append(replayed)
+                for name in _copies(replayed):  # a restart: the copy plays its attempt's spec from this tick on
                     copy, said = self._copy_of(timeline, jobs, name, tick)
                     if copy is not None and copy.name not in families:
                         jobs.append(copy)
@@ -603,7 +607,7 @@ class EmbeddedAccount:
         match = re.fullmatch(r"rate\((\d+) minutes?\)", found[0]) if found else None
         return int(match.group(1)) if match else 5
 
-    def _timeline_place(self, job: Any) -> dict[str, str]:
+    def _timeline_place(self, job: Any) -> JobPlace:
         """Where a timeline's job lives: the stack's account and region."""
         return {"region": self.region}
 
@@ -619,7 +623,7 @@ class EmbeddedAccount:
             handler.runtime.cache_clear()
 
     def _advance(self, timeline: Any, job: Any, tick: int, ours: dict[str, int], phases: dict[str, tuple[str, str]],
-                 place: dict[str, str]) -> dict[str, Any] | None:
+                 place: JobPlace) -> dict[str, Any] | None:
         """The job's status at `tick` in the embedded account; the state change to replay when its status or phase
         changed since the previous tick (SageMaker sends one at each: the stack's rule matches the outcomes)."""
         from rule_actions_cli.timeline import LOCAL_PATH
@@ -691,8 +695,9 @@ class EmbeddedAccount:
         from rule_actions_cli.inputs import EVENT_SHAPE, not_an_event
         from rule_actions_cli.report import row
 
-        if not_an_event(event):  # an element of a list of events that is not one: its own row, the rest goes on
-            return row(source, None, False, None, [not_an_event(event)])
+        problem = not_an_event(event)
+        if problem:  # an element of a list of events that is not one: its own row, the rest goes on
+            return row(source, None, False, None, [problem])
         job, family = job_of(event)
         try:
             problems = list(read_event(event)[0].problems)
@@ -725,7 +730,7 @@ class EmbeddedAccount:
     def matched(self, event: Any) -> bool:
         return isinstance(event, dict) and any(matches(pattern, event) for pattern in self.patterns)
 
-    def _job_place(self, event: dict[str, Any]) -> dict[str, str]:
+    def _job_place(self, event: dict[str, Any]) -> JobPlace:
         """Where the event's training job lives in the embedded world: the stack's account and region."""
         return {"region": self.region}
 
@@ -736,7 +741,7 @@ class EmbeddedAccount:
         pipeline's step events record the steps ListPipelineExecutionSteps lists."""
         family = registry.job_family(event)
         detail = event.get("detail") if family else None
-        if not isinstance(detail, dict) or not isinstance(family.name_of(detail), str):
+        if not family or not isinstance(detail, dict) or not isinstance(family.name_of(detail), str):
             return []
         name = family.name_of(detail)
         first: dict[str, Any] = {}

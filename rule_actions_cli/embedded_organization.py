@@ -28,6 +28,7 @@ from rule_actions.text import quoted
 from rule_actions_cli.embedded import ACCOUNT, EmbeddedAccount
 from rule_actions_cli.emulator import organization as moto_organization
 from rule_actions_cli.matcher import matches
+from rule_actions_cli.seeding import JobPlace
 from rule_actions_cli.synth import stacks
 
 ADMIN_ROLE = "OrganizationAccountAccessRole"  # what Organizations creates in member accounts for their admins
@@ -72,7 +73,10 @@ class EmbeddedOrganization(EmbeddedAccount):
             return {"AccessKeyId": STATIC["aws_access_key_id"], "SecretAccessKey": STATIC["aws_secret_access_key"]}
         sts = boto3.client("sts", region_name=self.region, **STATIC)
         arn = role_arn or f"arn:aws:iam::{account}:role/{ADMIN_ROLE}"
-        return sts.assume_role(RoleArn=arn, RoleSessionName="embedded-organization")["Credentials"]
+        # boto3's clients are untyped (Any): the response's Credentials are strings
+        credentials: dict[str, str] = sts.assume_role(RoleArn=arn, RoleSessionName="embedded-organization")[
+            "Credentials"]
+        return credentials
 
     def where(self, event: Any) -> dict[str, str]:
         """The account the event came from (and its alias), as the function's results name it: every row says it,
@@ -135,7 +139,7 @@ class EmbeddedOrganization(EmbeddedAccount):
             self._forwarding[(account, region)] = self._patterns_targeting(self.bus_arn, session.client("events"))
         return self._forwarding[(account, region)]
 
-    def _job_place(self, event: dict[str, Any]) -> dict[str, str]:
+    def _job_place(self, event: dict[str, Any]) -> JobPlace:
         return {"account_id": event["account"], "region": event["region"]}
 
     def _evaluated_place(self, run: dict[str, Any]) -> None:
@@ -143,7 +147,7 @@ class EmbeddedOrganization(EmbeddedAccount):
         if run.get("account") and run.get("region"):
             self._member(run["account"], run["region"])
 
-    def _timeline_place(self, job: Any) -> dict[str, str]:
+    def _timeline_place(self, job: Any) -> JobPlace:
         """A timeline's job runs in its member account (deployed at its first tick), in the central region."""
         account = job.account or (self.organization.accounts[0] if self.organization.accounts else self.account)
         self._member(account, self.region)

@@ -255,5 +255,5 @@ def job_of(event: Any) -> tuple[str | None, str | None]:
 
     family = registry.job_family(event)
     detail = event.get("detail") if family else None
-    name = family.name_of(detail) if isinstance(detail, dict) else None
+    name = family.name_of(detail) if family and isinstance(detail, dict) else None
     return (name if isinstance(name, str) else None), (family.name if family else None)

@@ -133,8 +133,9 @@ def invoke_all(client: Any, function: str, events: list[tuple[str, Any]]) -> lis
 
     rows: list[dict[str, Any]] = []
     for source, event in events:
-        if not_an_event(event):  # never sent: reported on its own row
-            rows.append(row(source, None, False, None, [not_an_event(event)]))
+        problem = not_an_event(event)
+        if problem:  # never sent: reported on its own row
+            rows.append(row(source, None, False, None, [problem]))
             continue
         try:
             payload, error = _invoke(client, function, event)

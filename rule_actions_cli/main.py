@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from rule_actions_cli import check as check_command
@@ -206,13 +207,15 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "subscriptions":
         return subscriptions.main(args)
     if args.command in ("init", "schema", "samples"):
-        return getattr(files, args.command)(args)
+        command: Callable[[argparse.Namespace], int] = getattr(files, args.command)
+        return command(args)
     if args.command == "template":
         return template_command.run(args)
     if args.command == "report":
         return savings.main(args)
     events, errors = inputs.load(args.paths, as_rows=args.command == "replay")
-    context, secrets = None, {}
+    context: dict[str, Any] | None = None
+    secrets: dict[str, str] = {}
     if args.command == "replay":
         context, config_errors = inputs.replay_context(args.config, args.dry_run)
         secrets, secret_errors = inputs.load_secrets(args.secrets)
@@ -227,6 +230,8 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "invoke":
         return run_invoke(events, args)
     from rule_actions.config import ConfigError  # here: the other commands never load the plug-ins
+
+    assert context is not None  # replay, the one command left, read it
 
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:

@@ -23,14 +23,18 @@ import ipaddress
 import math
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
 _ARRAY = (list, tuple)
 _MISSING = object()  # a field that is not in the event, or an object reached through a non-object
 _NUMERIC_LIMIT = 5.0e9  # event-ruler: numeric matching covers -5.0e9..+5.0e9
-_COMPARE = {"=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {"=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+Test = Callable[[Any, Any], bool]  # an operator's test: (its argument, an event's value) -> matches
+Check = Callable[[Any, str], None]  # an operator's validation: (its argument, its path) -> raises InvalidPattern
 
 
 class InvalidPattern(ValueError):
@@ -40,7 +44,7 @@ class InvalidPattern(ValueError):
 # ---------------------------------------------------------------------------------------- matching
 
 
-def matches(pattern: Mapping, event: Mapping) -> bool:
+def matches(pattern: Mapping[str, Any], event: Mapping[str, Any]) -> bool:
     """True when ``event`` would be selected by the EventBridge ``pattern`` (validated first)."""
     validate(pattern)
     if not isinstance(event, Mapping):
@@ -48,7 +52,7 @@ def matches(pattern: Mapping, event: Mapping) -> bool:
     return _match_object(pattern, event)
 
 
-def _match_object(pattern: Mapping, node: Any) -> bool:
+def _match_object(pattern: Mapping[str, Any], node: Any) -> bool:
     """``node`` is an event object, or _MISSING when the pattern's parent is absent from the event."""
     for key, spec in pattern.items():
         if key == "$or":
@@ -61,19 +65,19 @@ def _match_object(pattern: Mapping, node: Any) -> bool:
     return True
 
 
-def _match_nested(pattern: Mapping, value: Any) -> bool:
+def _match_nested(pattern: Mapping[str, Any], value: Any) -> bool:
     objects = [item for item in _flatten(value) if isinstance(item, Mapping)]
     if not objects:  # absent, a scalar, or no object in the array: every field below is absent
         return _match_object(pattern, _MISSING)
     return any(_match_object(pattern, obj) for obj in objects)
 
 
-def _match_leaf(matchers: list, value: Any) -> bool:
+def _match_leaf(matchers: list[Any], value: Any) -> bool:
     values = [item for item in _flatten(value) if not isinstance(item, Mapping)]
     return any(_accepts(matcher, values) for matcher in matchers)
 
 
-def _flatten(value: Any):
+def _flatten(value: Any) -> Iterator[Any]:
     if value is _MISSING:
         return
     if isinstance(value, _ARRAY):
@@ -83,12 +87,13 @@ def _flatten(value: Any):
         yield value
 
 
-def _accepts(matcher: Any, values: list) -> bool:
+def _accepts(matcher: Any, values: list[Any]) -> bool:
     if not isinstance(matcher, Mapping):
         return any(_equals(matcher, value) for value in values)
     ((name, argument),) = matcher.items()
     if name == "exists":
-        return bool(values) == argument
+        exists: bool = bool(values) == argument
+        return exists
     test = _TESTS[name]
     return any(test(argument, value) for value in values)
 
@@ -129,7 +134,7 @@ def _wildcard(argument: Any, value: Any) -> bool:
     return isinstance(value, str) and any(_wildcard_regex(c).fullmatch(value) for c in candidates)
 
 
-def _numeric(argument: list, value: Any) -> bool:
+def _numeric(argument: list[Any], value: Any) -> bool:
     return _is_number(value) and all(
         _COMPARE[argument[i]](value, argument[i + 1]) for i in range(0, len(argument), 2)
     )
@@ -152,7 +157,7 @@ def _anything_but(argument: Any, value: Any) -> bool:
     return not any(_equals(x, value) for x in excluded)
 
 
-_TESTS = {
+_TESTS: dict[str, Test] = {
     "prefix": _prefix,
     "suffix": _suffix,
     "equals-ignore-case": _equals_ignore_case,
@@ -164,7 +169,7 @@ _TESTS = {
 
 
 @lru_cache(maxsize=256)
-def _wildcard_regex(text: str) -> re.Pattern:
+def _wildcard_regex(text: str) -> re.Pattern[str]:
     """``*`` is any sequence; ``\\*`` a literal star; ``\\\\`` a literal backslash (validated before)."""
     parts, i = [], 0
     while i < len(text):
@@ -195,7 +200,7 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _check_object(node: Mapping, path: str) -> None:
+def _check_object(node: Mapping[str, Any], path: str) -> None:
     if not node:
         raise _fail(path, "empty objects are not allowed")
     for key, spec in node.items():
@@ -250,7 +255,7 @@ def _check_string(value: Any, path: str, non_empty: bool = False) -> None:
         raise _fail(path, "must not be empty")
 
 
-def _check_strings(value: Any, path: str, each: Any = _check_string) -> None:
+def _check_strings(value: Any, path: str, each: Check = _check_string) -> None:
     """A string, or a non-empty list of strings."""
     if isinstance(value, _ARRAY):
         if not value:
@@ -324,14 +329,14 @@ def _check_anything_but(argument: Any, path: str) -> None:
         raise _fail(path, f"a list must hold only strings or only numbers, got {argument!r}")
 
 
-_ANYTHING_BUT_FORMS = {
+_ANYTHING_BUT_FORMS: dict[str, Check] = {
     "prefix": lambda value, path: _check_string(value, path, non_empty=True),
     "suffix": lambda value, path: _check_string(value, path, non_empty=True),
     "equals-ignore-case": _check_strings,
     "wildcard": lambda value, path: _check_strings(value, path, each=_check_wildcard),
 }
 
-_CHECKS = {
+_CHECKS: dict[str, Check] = {
     "prefix": _check_affix,
     "suffix": _check_affix,
     "equals-ignore-case": _check_string,

@@ -218,13 +218,13 @@ def _block(block: Any) -> list[str]:
         return _labelled("header", _text_of(block.get("text")))
     if kind == "section":
         lines = _labelled("section", _text_of(block.get("text"))) if block.get("text") else ["section:"]
-        fields = block.get("fields") if isinstance(block.get("fields"), list) else []
+        fields = block["fields"] if isinstance(block.get("fields"), list) else []
         return lines + [line for field_ in fields for line in _labelled("  field", _text_of(field_))]
     if kind == "context":
-        elements = block.get("elements") if isinstance(block.get("elements"), list) else []
+        elements = block["elements"] if isinstance(block.get("elements"), list) else []
         return [line for element in elements for line in _labelled("context", _text_of(element))]
     if kind == "actions":
-        elements = block.get("elements") if isinstance(block.get("elements"), list) else []
+        elements = block["elements"] if isinstance(block.get("elements"), list) else []
         return [spaced("actions: " + "  ".join(f"[{_text_of(e.get('text') if isinstance(e, dict) else e)}]"
                                                 for e in elements), TEXT)]
     if kind == "divider":
@@ -238,7 +238,8 @@ def _cost(cost: Any) -> str:
         return ""
     if cost.get("usd") is None:
         return "  cost unknown"
-    until = {"stop": " until the stop", "now": " so far", "end": " in all"}.get(cost.get("until"), "")
+    untils: dict[Any, str] = {"stop": " until the stop", "now": " so far", "end": " in all"}
+    until = untils.get(cost.get("until"), "")
     saved = f", saved at most ${cost['saved_usd']:,.2f}" if cost.get("saved_usd") is not None else ""
     return f"  cost ${cost['usd']:,.2f}{until}{saved}"
 

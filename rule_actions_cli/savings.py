@@ -119,8 +119,8 @@ class Report:
     start: str
     end: str
     days: int
-    actions: dict[str, dict[str, int]]  # kind -> outcome -> count (the counts above 0)
-    triggers: dict[str, int]  # trigger -> count (above 0)
+    actions: dict[str, dict[str, int | None]]  # kind -> outcome -> count (the counts above 0; None: unknown)
+    triggers: dict[str, int | None]  # trigger -> count (above 0; None: unknown)
     stops: Stops
     costs: Costs
     events: dict[str, int | None]
@@ -492,7 +492,10 @@ def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, 
 def _timeout(world: Any) -> int | None:
     if not world.evaluator_name:
         return None
-    return world.client("lambda").get_function_configuration(FunctionName=world.evaluator_name).get("Timeout")
+    # boto3's clients are untyped (Any): Timeout is the function's, in seconds
+    timeout: int | None = world.client("lambda").get_function_configuration(
+        FunctionName=world.evaluator_name).get("Timeout")
+    return timeout
 
 
 def ledger(dynamodb: Any, environment: Mapping[str, str]) -> LedgerContents:

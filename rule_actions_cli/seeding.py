@@ -16,7 +16,7 @@ own history (rule_actions.contract.PROGRESS), as SageMaker's does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict, Unpack
 
 from rule_actions.contract import PROGRESS
 from rule_actions.text import quoted, timestamp
@@ -39,6 +39,13 @@ from rule_actions_cli.emulator.sagemaker import (
 Seeder = Callable[..., list[str]]
 
 
+class JobPlace(TypedDict):
+    """Where a job lives in the embedded account (the put_* functions' keywords): moto's account when none."""
+
+    region: str
+    account_id: NotRequired[str]
+
+
 def _text(detail: Mapping[str, Any], key: str) -> str | None:
     value = detail.get(key)
     return value if isinstance(value, str) else None
@@ -52,7 +59,7 @@ def _status(detail: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> li
             "the job was not created or updated"]
 
 
-def _behind(family: str, name: str, status: str, place: Mapping[str, str]) -> bool:
+def _behind(family: str, name: str, status: str, place: JobPlace) -> bool:
     """The embedded job `name` of `family` is further along than `status` (a late event's: EventBridge keeps no
     order), by the statuses' order SageMaker moves a job in (rule_actions.contract.PROGRESS, every family's): the
     embedded job keeps the state it reached, as SageMaker's would (a finding that arrives after the job's Completed
@@ -61,7 +68,8 @@ def _behind(family: str, name: str, status: str, place: Mapping[str, str]) -> bo
     return now is not None and PROGRESS.get(status, 0) < PROGRESS.get(now, 0)
 
 
-def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+                  **place: Unpack[JobPlace]) -> list[str]:
     problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
     if not problems and _behind("training", detail["TrainingJobName"], detail["TrainingJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached (its rows say it, as a stop's does)
@@ -79,7 +87,8 @@ def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
     return problems
 
 
-def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+                **place: Unpack[JobPlace]) -> list[str]:
     problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
     if not problems and _behind("tuning", detail["HyperParameterTuningJobName"],
                                 detail["HyperParameterTuningJobStatus"], place):
@@ -97,12 +106,13 @@ def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str,
     return problems
 
 
-def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+                    **place: Unpack[JobPlace]) -> list[str]:
     problems = _status(detail, "ProcessingJobStatus", JOB_STATUSES)
     if not problems and _behind("processing", detail["ProcessingJobName"], detail["ProcessingJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached
     if not problems:
-        spec = detail.get("AppSpecification") if isinstance(detail.get("AppSpecification"), dict) else {}
+        spec = detail["AppSpecification"] if isinstance(detail.get("AppSpecification"), dict) else {}
         put_processing_job(detail["ProcessingJobName"], detail["ProcessingJobStatus"],
                            failure_reason=_text(detail, "FailureReason"), exit_message=_text(detail, "ExitMessage"),
                            training_job_arn=_text(detail, "TrainingJobArn"), image_uri=_text(spec, "ImageUri"),
@@ -110,7 +120,8 @@ def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[
     return problems
 
 
-def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+                   **place: Unpack[JobPlace]) -> list[str]:
     problems = _status(detail, "TransformJobStatus", JOB_STATUSES)
     if not problems and _behind("transform", detail["TransformJobName"], detail["TransformJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached
@@ -123,7 +134,8 @@ def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[s
 STEP_EVENT = "SageMaker Model Building Pipeline Execution Step Status Change"
 
 
-def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any], **place: str) -> list[str]:
+def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+                  **place: Unpack[JobPlace]) -> list[str]:
     """An execution event records the execution; a step event its step, its metadata as the API names it (the
     event writes {"trainingJob": {"arn": ...}}, ListPipelineExecutionSteps {"TrainingJob": {"Arn": ...}})."""
     arn = detail["pipelineExecutionArn"]
@@ -140,9 +152,9 @@ def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
     if not name:
         problems.append(f"embedded account: stepName {quoted(detail.get('stepName'))} is not a step name: the step "
                         "was not recorded")
-    if problems:
+    if problems or name is None:  # (no name is a problem)
         return problems
-    metadata = detail.get("metadata") if isinstance(detail.get("metadata"), dict) else {}
+    metadata = detail["metadata"] if isinstance(detail.get("metadata"), dict) else {}
     put_pipeline_step(arn, name, detail["currentStepStatus"], failure_reason=_text(detail, "failureReason"),
                       metadata={key[:1].upper() + key[1:]: ({k[:1].upper() + k[1:]: v for k, v in value.items()}
                                                              if isinstance(value, dict) else value)

@@ -12,7 +12,7 @@ import zipfile
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 
 def cache_root() -> Path:
@@ -30,7 +30,8 @@ def sources() -> list[Path]:
     import rule_actions
     import rule_actions_cdk
 
-    return [Path(package.__file__).resolve().parent for package in (rule_actions, rule_actions_cdk)]
+    # a package with an __init__.py has a __file__ (typeshed's ModuleType says str | None)
+    return [Path(cast(str, package.__file__)).resolve().parent for package in (rule_actions, rule_actions_cdk)]
 
 
 def cache_key(context: Mapping[str, Any]) -> str:

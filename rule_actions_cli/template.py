@@ -20,6 +20,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import Formatter, examples
@@ -28,7 +29,7 @@ from rule_actions_cli.synth import asset_bytes, file_assets, stacks
 CODE_FOLDER = "code"
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[Any]) -> None:  # (main.py's CommandParser)
     template = commands.add_parser(
         "template", help="write the stack as a CloudFormation template and its code zips (no CDK needed to deploy)",
         description="Synthesizes the stack of a configuration file into a CloudFormation template whose code is "

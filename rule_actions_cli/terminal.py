@@ -100,7 +100,7 @@ class Guarded:
 def guarded() -> Iterator[None]:
     """stdout and stderr guarded while the command runs, as they were after."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = Guarded(out), Guarded(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = Guarded(out), Guarded(err)
     try:
         yield
     finally:

@@ -20,9 +20,18 @@ import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from rule_actions.text import quoted, unknown
+
+T = TypeVar("T")
+
+
+class Checker(Protocol):
+    """What a timeline's checks call with each condition: records the problem when it is falsy, gives it back."""
+
+    def __call__(self, condition: T, where: str, what: str) -> T: ...
+
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
@@ -168,7 +177,7 @@ class Job:
         spot = self.checkpoint
         return replace(
             self, name=name, instance_type=instance_type, instance_count=instance_count, tags=dict(tags),
-            phases=tuple((p[0] + offset, *p[1:]) for p in self.phases),  # type: ignore[misc]
+            phases=tuple((p[0] + offset, *p[1:]) for p in self.phases),
             metrics=tuple(moved(s) for s in self.metrics),
             logs=tuple(replace(lines, start=lines.start + offset, end=lines.end + offset) for lines in self.logs),
             expect=tuple({**e, "begins": e["begins"] + offset} for e in self.expect),
@@ -249,7 +258,7 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
     checked like a configuration's, so that nothing in a timeline can crash the replay or be silently misread."""
     problems: list[str] = []
 
-    def need(condition: bool, where: str, what: str) -> bool:
+    def need(condition: T, where: str, what: str) -> T:
         if not condition:
             problems.append(f"{source}: {where}: {what}")
         return condition
@@ -277,7 +286,7 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
             job = _job(item, f"jobs[{index}]", need)
             if job:
                 jobs.append(job)
-    if problems:
+    if problems or start is None:  # (a start that cannot be read is a problem)
         return None, problems
     return Timeline(str(data.get("timeline", "")), start, minutes, every, tuple(jobs),
                     str(data.get("description", "")), source), []
@@ -287,7 +296,7 @@ def _whole(value: Any, low: int, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
-def _minutes(need: Any, value: Any, where: str, low: int, high: int) -> bool:
+def _minutes(need: Checker, value: Any, where: str, low: int, high: int) -> bool:
     return need(_whole(value, low, high), where, f"{quoted(value)} is not a whole number of minutes from {low} to "
                 f"{high}")
 
@@ -302,7 +311,7 @@ def _number(value: Any) -> bool:
         return False
 
 
-def _list(need: Any, item: Mapping[str, Any], key: str, where: str) -> list[Any]:
+def _list(need: Checker, item: Mapping[str, Any], key: str, where: str) -> list[Any]:
     """The list at `key` (absent or null: none), or none and a problem."""
     value = item.get(key)
     if value is None:
@@ -310,7 +319,7 @@ def _list(need: Any, item: Mapping[str, Any], key: str, where: str) -> list[Any]
     return value if need(isinstance(value, list), f"{where}.{key}", f"{quoted(value)} is not a list") else []
 
 
-def _span(need: Any, spec: Mapping[str, Any], path: str) -> bool:
+def _span(need: Checker, spec: Mapping[str, Any], path: str) -> bool:
     """`from` and `to` (minutes from the start, from before to) and `every` (1 to 1440 minutes)."""
     ok = _minutes(need, spec.get("from"), f"{path}.from", 0, DAY)
     ok &= _minutes(need, spec.get("to"), f"{path}.to", 0, DAY)
@@ -319,7 +328,7 @@ def _span(need: Any, spec: Mapping[str, Any], path: str) -> bool:
     return ok & _minutes(need, spec.get("every", 1), f"{path}.every", 1, DAY)
 
 
-def _hosts(need: Any, chosen: Any, hosts: tuple[str, ...], family: str, path: str) -> tuple[str, ...] | None:
+def _hosts(need: Checker, chosen: Any, hosts: tuple[str, ...], family: str, path: str) -> tuple[str, ...] | None:
     """The hosts a series or log spec names: "all", or a list of `algo-<n>`, or for a transform job
     `instance-<n>` (its n-th instance, whose id the timeline makes up), n from 1 to the job's instance count."""
     if chosen == "all":
@@ -340,7 +349,7 @@ def _hosts(need: Any, chosen: Any, hosts: tuple[str, ...], family: str, path: st
     return tuple(found) if found is not None else None
 
 
-def _text(need: Any, text: Any, path: str) -> bool:
+def _text(need: Checker, text: Any, path: str) -> bool:
     """A log line's text: it may name {minute}, {host} and {job} ({{ and }} for braces), nothing else."""
     if not need(isinstance(text, str), path, f"{quoted(text)} is not text"):
         return False
@@ -353,7 +362,7 @@ def _text(need: Any, text: Any, path: str) -> bool:
                 path, f"{quoted(text)} may name only {{minute}}, {{host}} and {{job}} (write {{{{ and }}}} for braces)")
 
 
-def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
+def _job(item: Any, where: str, need: Checker, attempt: bool = False) -> Job | None:
     """A job of the timeline at `where`; with `attempt`, a restart spec (its keys checked by `_restarts`) made a job
     of its job's name and resources."""
     if not need(isinstance(item, Mapping), where, f"{quoted(item)} is not an object (a job)"):
@@ -454,7 +463,7 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
         good &= _text(need, text, f"{path}.text")
         named = _hosts(need, spec.get("hosts", "all"), hosts, family, path)
         good &= named is not None
-        if good:
+        if good and named is not None:
             lines.append(Lines(named, spec["from"], spec["to"], spec.get("every", 1), text))
         ok &= good
     expect = item.get("expect", [])
@@ -506,7 +515,7 @@ def _job(item: Any, where: str, need: Any, attempt: bool = False) -> Job | None:
                instance_groups=tuple(groups), spot=spot)
 
 
-def _object(need: Any, spec: Any, keys: tuple[str, ...], path: str) -> bool:
+def _object(need: Checker, spec: Any, keys: tuple[str, ...], path: str) -> bool:
     """An object with only `keys` (each other key named), or a problem naming what it is instead."""
     if not need(isinstance(spec, Mapping), path, f"{quoted(spec)} is not an object with the keys {', '.join(keys)}"):
         return False
@@ -516,7 +525,7 @@ def _object(need: Any, spec: Any, keys: tuple[str, ...], path: str) -> bool:
     return ok
 
 
-def _phase(need: Any, phase: Any, path: str) -> bool:
+def _phase(need: Checker, phase: Any, path: str) -> bool:
     """A phase `{at, status, secondary, message, reason}`, each wrong field named with its value (the reason is
     checked by the caller, against the status)."""
     if not _object(need, phase, PHASE_KEYS, path):
@@ -530,7 +539,7 @@ def _phase(need: Any, phase: Any, path: str) -> bool:
     return ok
 
 
-def _trial(need: Any, spec: Any, path: str) -> bool:
+def _trial(need: Checker, spec: Any, path: str) -> bool:
     """A tuning job's trial `{name, from, to, status, reason, objective, instance_type, instance_count}`, each
     wrong field named with its value."""
     if not _object(need, spec, TRIAL_KEYS, path):
@@ -551,7 +560,7 @@ def _trial(need: Any, spec: Any, path: str) -> bool:
                      f"{quoted(objective)} is not a finite number")
 
 
-def _group(need: Any, spec: Any, path: str) -> tuple[str, str, int] | None:
+def _group(need: Checker, spec: Any, path: str) -> tuple[str, str, int] | None:
     """An instance group `{name, instance_type, instance_count}` (ResourceConfig.InstanceGroups), each wrong field
     named with its value."""
     if not _object(need, spec, GROUP_KEYS, path):
@@ -563,7 +572,7 @@ def _group(need: Any, spec: Any, path: str) -> tuple[str, str, int] | None:
     return (name, kind, count) if ok else None
 
 
-def _checkpoint(need: Any, spec: Any, path: str, family: str, attempt: bool) -> Checkpoint | None:
+def _checkpoint(need: Checker, spec: Any, path: str, family: str, attempt: bool) -> Checkpoint | None:
     """`{"s3_uri", "from", "to", "every"}`: where (a job's; never a restarted attempt's, whose copy writes under the
     CheckpointConfig the function gave it) and when (minutes, `to` excluded) a training job writes checkpoints."""
     if not need(isinstance(spec, Mapping), path, f"{quoted(spec)} is not an object with the keys "
@@ -585,7 +594,7 @@ def _checkpoint(need: Any, spec: Any, path: str, family: str, attempt: bool) -> 
     return Checkpoint(uri, spec["from"], spec["to"], spec.get("every", 1))
 
 
-def _restarts(need: Any, item: Mapping[str, Any], where: str, family: str, count: int) -> tuple[Job, ...] | None:
+def _restarts(need: Checker, item: Mapping[str, Any], where: str, family: str, count: int) -> tuple[Job, ...] | None:
     """What each restarted attempt of the job does: `restarts[n]` is attempt n + 1's spec (RESTART_KEYS, checked as a
     job's, minutes from the copy's creation), read as a job of the job's name and resources (the copy asks the
     same; the replay gives it the copy's own)."""
@@ -610,11 +619,11 @@ def _restarts(need: Any, item: Mapping[str, Any], where: str, family: str, count
     return tuple(found) if ok else None
 
 
-def _quiet(need: Any, path: str) -> Any:
+def _quiet(need: Checker, path: str) -> Checker:
     """`need` for a restart spec read as a job: its problems on its own keys only (its job's name, type and count are
     checked, and said, where the job is)."""
     own = (f"{path}.name", f"{path}.instance_type", f"{path}.instance_count")
 
-    def check(condition: bool, where: str, what: str) -> bool:
+    def check(condition: T, where: str, what: str) -> T:
         return condition if where in own else need(condition, where, what)
     return check

@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rule_actions import grammar, registry
 from rule_actions.contract import JOB_NAME, JOB_NAME_PREFIX
@@ -57,15 +57,20 @@ def _check_job_name(name: Any) -> str:
 
 
 class _Base:
+    if TYPE_CHECKING:  # what _Action and ActionList define; _Base itself is never built
+        def serialize(self) -> str: ...
+
+        def actions(self) -> list[Action]: ...
+
     def update_training_job_prefix_if_not_specified(self, training_job_name: str) -> None:
         """Fill a StopTraining's missing prefix; nothing to do for Email and SMS (the SDK's lack this method)."""
 
     def entries(self) -> list[dict[str, str]]:
         """The grammar's dicts, as the stack's configuration takes them."""
-        return [grammar.as_dict(action) for action in self.actions()]  # type: ignore[attr-defined]
+        return [grammar.as_dict(action) for action in self.actions()]
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.serialize() == self.serialize()  # type: ignore[attr-defined]
+        return type(other) is type(self) and isinstance(other, _Base) and other.serialize() == self.serialize()
 
 
 class _Action(_Base):
@@ -183,16 +188,19 @@ def _from_action_json(rule: str, text: Any) -> _Action | ActionList:
             built.append(Restart(action.target == SCRATCH))
             continue
         if action.kind != STOP_KIND:
+            assert action.target is not None  # the grammar gives every email and sms action its endpoint
             built.append((Email if action.kind == EMAIL_KIND else SMS)(action.target))
             continue
         name_first = action.target is not None and next(iter(entry)) == "name"
-        built.append(StopTraining(None if name_first else action.target))
-        if name_first:  # written as the SDK writes a prefix it filled in; the prefix stays
-            built[-1]._params["training_job_prefix"], built[-1]._default_prefix = action.target, False
+        stop = StopTraining(None if name_first else action.target)
+        built.append(stop)
+        if name_first and action.target is not None:  # written as the SDK writes a prefix it filled in; it stays
+            stop._params["training_job_prefix"], stop._default_prefix = action.target, False
     return built[0] if isinstance(data, dict) else ActionList(*built)
 
 
-def prepare_actions(rule_configuration: dict, training_job_name: str, actions: _Base | None = None) -> dict:
+def prepare_actions(rule_configuration: dict[str, Any], training_job_name: str,
+                    actions: _Base | None = None) -> dict[str, Any]:
     """A copy of one Debug/ProfilerRuleConfigurations entry with `action_json` set as the sagemaker v2 SDK sets it.
 
     With `actions` (not modified), a missing StopTraining prefix becomes the job name and the serialization

@@ -20,7 +20,7 @@ from typing import Any
 
 import moto.logs.models as logs_models
 from moto.cloudwatch.models import CloudWatchBackend, MetricDatum, Statistics, cloudwatch_backends
-from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.logs.models import LogStream, logs_backends
 from moto.logs.responses import LogsResponse
 
@@ -51,6 +51,7 @@ def _naive(moment: datetime) -> datetime:
 
 
 Points = tuple[list[datetime], list[Any]]  # one metric's datapoints in time order: their times, the data
+MetricKey = tuple[Any, Any, frozenset[tuple[Any, Any]]]  # (namespace, name, dimensions' (name, value)s)
 
 
 class _Index:
@@ -61,7 +62,7 @@ class _Index:
 
     def __init__(self, data: list[Any]) -> None:
         self.data, self.count, self.last = data, 0, None
-        self.points: dict[tuple, Points] = {}
+        self.points: dict[MetricKey, Points] = {}
 
     def current(self, data: list[Any]) -> bool:
         return data is self.data and len(data) >= self.count and (
@@ -74,12 +75,12 @@ class _Index:
         self.last = self.data[-1] if self.data else None
 
 
-def _key_of(datum: Any) -> tuple:
+def _key_of(datum: Any) -> MetricKey:
     return datum.namespace, datum.name, frozenset((d.name, d.value) for d in datum.dimensions)
 
 
-def _grouped(data: Iterable[Any]) -> dict[tuple, list[tuple[datetime, Any]]]:
-    grouped: dict[tuple, list[tuple[datetime, Any]]] = defaultdict(list)
+def _grouped(data: Iterable[Any]) -> dict[MetricKey, list[tuple[datetime, Any]]]:
+    grouped: dict[MetricKey, list[tuple[datetime, Any]]] = defaultdict(list)
     for datum in data:
         grouped[_key_of(datum)].append((_naive(datum.timestamp), datum))
     return grouped
@@ -181,14 +182,14 @@ def _execute_query(log_groups: list[Any], query: str, start_time: int, end_time:
     return rows
 
 
-_original_execute_query = logs_models.execute_query
+_original_execute_query = logs_models.execute_query  # type: ignore[attr-defined]  # (moto imports it there, unexported)
 
 
 def _stop_query(self: LogsResponse) -> Any:
     """StopQuery: a query of the embedded account completes as it starts, so there is never one to stop."""
     query = self.logs_backend.queries.get(self._get_param("queryId"))
     running = query is not None and query.status in ("Scheduled", "Running")
-    if running:
+    if running and query is not None:
         query.status = "Cancelled"
     return json.dumps({"success": running})
 
@@ -227,7 +228,7 @@ def put_log_lines(group: str, stream: str, lines: Iterable[tuple[float, str]],
     log_group = backend.groups[group]
     if stream not in log_group.streams:
         log_group.create_log_stream(stream)
-    events = sorted(({"timestamp": int(stamp * 1000), "message": message} for stamp, message in lines),
+    events: list[dict[str, Any]] = sorted(({"timestamp": int(stamp * 1000), "message": message} for stamp, message in lines),
                     key=lambda e: e["timestamp"])
     if events:
         log_group.streams[stream].put_log_events(events)

@@ -107,7 +107,7 @@ class PricingBackend(BaseBackend):
 def _matches(product: dict[str, Any], item: dict[str, str]) -> bool:
     """A filter on a product attribute (productFamily is one too); values compare without case, as AWS's do."""
     attributes = {**product["product"]["attributes"], "productFamily": product["product"]["productFamily"]}
-    value = attributes.get(item.get("Field", ""))
+    value: str | None = attributes.get(item.get("Field", ""))
     wanted = str(item.get("Value", ""))
     if value is None:
         return item.get("Type") == "NONE_OF"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.s3.exceptions import MissingBucket
 from moto.s3.models import S3Backend, s3_backends
 from moto.utilities.utils import get_partition

@@ -40,7 +40,7 @@ from typing import Any
 
 import botocore.session
 from botocore import xform_name
-from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.core.utils import utcnow
 from moto.sagemaker.exceptions import ResourceInUseException, ResourceNotFound, ValidationError
 from moto.sagemaker.models import FakeTrainingJob, SageMakerModelBackend, sagemaker_backends
@@ -141,7 +141,7 @@ def _empty_response() -> Any:
 
 def _response_stop_training_job(self: SageMakerResponse) -> Any:
     """HTTP/botocore side of StopTrainingJob: parse the name, call the backend, return nothing."""
-    self.sagemaker_backend.stop_training_job(self._get_param("TrainingJobName"))
+    self.sagemaker_backend.stop_training_job(self._get_param("TrainingJobName"))  # type: ignore[attr-defined]  # (install() adds it)
     return _empty_response()
 
 
@@ -197,7 +197,7 @@ def _backend_list_trials(self: SageMakerModelBackend, hyper_parameter_tuning_job
 def _response_list_trials(self: SageMakerResponse) -> Any:
     from moto.core.responses import ActionResult
 
-    return ActionResult(self.sagemaker_backend.list_training_jobs_for_hyper_parameter_tuning_job(
+    return ActionResult(self.sagemaker_backend.list_training_jobs_for_hyper_parameter_tuning_job(  # type: ignore[attr-defined]  # (install() adds it)
         hyper_parameter_tuning_job_name=self._get_param("HyperParameterTuningJobName"),
         status_equals=self._get_param("StatusEquals"), sort_by=self._get_param("SortBy"),
         sort_order=self._get_param("SortOrder"), next_token=self._get_param("NextToken"),
@@ -249,7 +249,8 @@ _STEPS = "rule_actions_pipeline_steps"  # backend attribute: execution ARN -> {s
 def _steps(backend: SageMakerModelBackend) -> dict[str, dict[str, dict[str, Any]]]:
     if not hasattr(backend, _STEPS):
         setattr(backend, _STEPS, {})
-    return getattr(backend, _STEPS)
+    steps: dict[str, dict[str, dict[str, Any]]] = getattr(backend, _STEPS)
+    return steps
 
 
 def _backend_list_steps(self: SageMakerModelBackend, pipeline_execution_arn: str, sort_order: str | None = None,
@@ -267,7 +268,7 @@ def _backend_list_steps(self: SageMakerModelBackend, pipeline_execution_arn: str
 def _response_list_steps(self: SageMakerResponse) -> Any:
     from moto.core.responses import ActionResult
 
-    return ActionResult(self.sagemaker_backend.list_pipeline_execution_steps(
+    return ActionResult(self.sagemaker_backend.list_pipeline_execution_steps(  # type: ignore[attr-defined]  # (install() adds it)
         pipeline_execution_arn=self._get_param("PipelineExecutionArn"), sort_order=self._get_param("SortOrder"),
         next_token=self._get_param("NextToken"), max_results=self._get_int_param("MaxResults")))
 
@@ -322,7 +323,8 @@ _EXECUTIONS = "rule_actions_pipeline_executions"  # backend attribute: execution
 def _executions(backend: SageMakerModelBackend) -> dict[str, dict[str, Any]]:
     if not hasattr(backend, _EXECUTIONS):
         setattr(backend, _EXECUTIONS, {})
-    return getattr(backend, _EXECUTIONS)
+    executions: dict[str, dict[str, Any]] = getattr(backend, _EXECUTIONS)
+    return executions
 
 
 def _backend_stop_pipeline_execution(self: SageMakerModelBackend, pipeline_execution_arn: str,
@@ -347,7 +349,7 @@ def _stop_response(member: str, backend_name: str) -> Any:
 def _response_stop_pipeline_execution(self: SageMakerResponse) -> Any:
     from moto.core.responses import ActionResult
 
-    return ActionResult(self.sagemaker_backend.stop_pipeline_execution(
+    return ActionResult(self.sagemaker_backend.stop_pipeline_execution(  # type: ignore[attr-defined]  # (install() adds it)
         self._get_param("PipelineExecutionArn"), self._get_param("ClientRequestToken")))
 
 
@@ -476,7 +478,7 @@ def _backend_update_training_job(self: SageMakerModelBackend, training_job_name:
 def _response_update_training_job(self: SageMakerResponse) -> Any:
     from moto.core.responses import ActionResult
 
-    return ActionResult(self.sagemaker_backend.update_training_job(
+    return ActionResult(self.sagemaker_backend.update_training_job(  # type: ignore[attr-defined]  # (install() adds it)
         training_job_name=self._get_param("TrainingJobName"), profiler_config=self._get_param("ProfilerConfig"),
         profiler_rule_configurations=self._get_param("ProfilerRuleConfigurations"),
         resource_config=self._get_param("ResourceConfig"), remote_debug_config=self._get_param("RemoteDebugConfig")))
@@ -643,7 +645,7 @@ def put_training_job(
     if checkpoint_config is not None:
         job.checkpoint_config = dict(checkpoint_config)
     if training_time_in_seconds is not None and status not in ("InProgress", "Stopping"):
-        job.training_time_in_seconds = training_time_in_seconds
+        job.training_time_in_seconds = training_time_in_seconds  # type: ignore[union-attr]  # (the emulator's own attribute)
     if enable_managed_spot_training is not None:
         job.enable_managed_spot_training = enable_managed_spot_training
     if creation_time is not None:
@@ -658,7 +660,7 @@ def put_training_job(
         if value is not None:
             setattr(job, attribute, _rules(value))
     if final_objective is not None:  # a trial's FinalHyperParameterTuningJobObjectiveMetric (name, value)
-        job.final_objective = tuple(final_objective)
+        job.final_objective = tuple(final_objective)  # type: ignore[union-attr]  # (the emulator's own attribute)
     for attribute, text in (("tuning_job_arn", tuning_job_arn), ("failure_reason", failure_reason)):
         if text is not None:
             setattr(job, attribute, text)
@@ -710,8 +712,8 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
             training_job_definition=None, training_job_definitions=None, warm_start_config=None, tags=[],
             autotune=None)
         job = backend.hyper_parameter_tuning_jobs[name]
-        job.best_training_job = job.OverallBestTrainingJob = None
-        job.failure_reason = None
+        job.best_training_job = job.OverallBestTrainingJob = None  # type: ignore[assignment]
+        job.failure_reason = None  # type: ignore[assignment]  # (moto's annotations have no None)
     job.hyper_parameter_tuning_job_status = status
     job.last_modified_time = utcnow()
     _set(job, training_job_status_counters=training_job_status_counters,
@@ -719,7 +721,7 @@ def put_tuning_job(name: str, status: str, *, training_job_status_counters: Mapp
          failure_reason=failure_reason, hyper_parameter_tuning_job_config=config, warm_start_config=warm_start_config,
          creation_time=creation_time, tags=None if tags is None else [{"Key": k, "Value": v} for k, v in tags.items()])
     if status in ("InProgress", "Stopping"):
-        job.hyper_parameter_tuning_end_time = None  # not ended: DescribeHyperParameterTuningJob omits it, as AWS does
+        job.hyper_parameter_tuning_end_time = None  # type: ignore[assignment]  # not ended: DescribeHyperParameterTuningJob omits it, as AWS does
     elif end_time is not None:
         job.hyper_parameter_tuning_end_time = end_time
     _set(job, training_job_definition=training_job_definition)
@@ -762,12 +764,12 @@ def put_trial_result(tuning_job_arn: str, trial: Mapping[str, Any], account_id: 
     job = next((j for j in backend.hyper_parameter_tuning_jobs.values() if j.arn == tuning_job_arn), None)
     objective = ((job.hyper_parameter_tuning_job_config or {}).get("HyperParameterTuningJobObjective") or {}
                  if job else {})
-    metrics = trial.get("FinalMetricDataList") if isinstance(trial.get("FinalMetricDataList"), list) else []
+    metrics = trial["FinalMetricDataList"] if isinstance(trial.get("FinalMetricDataList"), list) else []
     value = next((m.get("Value") for m in metrics if isinstance(m, Mapping)
                   and m.get("MetricName") == objective.get("MetricName")), None)
     if job is None or not isinstance(value, (int, float)) or not _better(objective, value, job.best_training_job):
         return False
-    job.best_training_job = _summary_times({
+    job.best_training_job = _summary_times({  # type: ignore[assignment]  # (moto's annotation has no None)
         "TrainingJobName": trial.get("TrainingJobName"), "TrainingJobArn": trial.get("TrainingJobArn"),
         "TuningJobName": job.hyper_parameter_tuning_job_name, "CreationTime": trial.get("CreationTime"),
         "TrainingStartTime": trial.get("TrainingStartTime"), "TrainingEndTime": trial.get("TrainingEndTime"),
@@ -794,8 +796,8 @@ def _overall_best(backend: SageMakerModelBackend, job: Any) -> None:
     objective = (job.hyper_parameter_tuning_job_config or {}).get("HyperParameterTuningJobObjective") or {}
     best = job.best_training_job
     for name in parents:
-        parent = backend.hyper_parameter_tuning_jobs.get(name)
-        candidate = parent.best_training_job if parent else None
+        parent = backend.hyper_parameter_tuning_jobs.get(name)  # type: ignore[arg-type]  # (a parent without a name finds none)
+        candidate: dict[str, Any] | None = parent.best_training_job if parent else None
         value = ((candidate or {}).get("FinalHyperParameterTuningJobObjectiveMetric") or {}).get("Value")
         if isinstance(value, (int, float)) and _better(objective, value, best):
             best = candidate
@@ -822,12 +824,13 @@ def put_processing_job(name: str, status: str, *, failure_reason: str | None = N
             role_arn=f"arn:aws:iam::{backend.account_id}:role/SageMakerRole", tags=[],
             stopping_condition={"MaxRuntimeInSeconds": 3600})
         # moto drops ProcessingResources, which DescribeProcessingJob's model requires: one instance by default
-        job.processing_resources = {"ClusterConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.xlarge",
+        job.processing_resources = {"ClusterConfig": {"InstanceCount": 1, "InstanceType": "ml.m5.xlarge",  # type: ignore[attr-defined]
                                                       "VolumeSizeInGB": 30}}
     job.processing_job_status = status
     job.last_modified_time = utcnow()
-    job.processing_end_time = None if status in ("InProgress", "Stopping") else \
-        (getattr(job, "processing_end_time", None) or job.last_modified_time)
+    job.processing_end_time = (
+        None if status in ("InProgress", "Stopping") else  # type: ignore[assignment]  # (moto's annotation has no None)
+        (getattr(job, "processing_end_time", None) or job.last_modified_time))
     _set(job, failure_reason=failure_reason, exit_message=exit_message, training_job_arn=training_job_arn,
          processing_start_time=start_time,
          processing_resources=None if cluster is None else {"ClusterConfig": dict(cluster)},
@@ -847,17 +850,18 @@ def put_transform_job(name: str, status: str, *, failure_reason: str | None = No
     job = backend.transform_jobs.get(name)
     if job is None:
         job = backend.create_transform_job(
-            transform_job_name=name, model_name="model", max_concurrent_transforms=1, model_client_config=None,
+            transform_job_name=name, model_name="model", max_concurrent_transforms=1, model_client_config=None,  # type: ignore[arg-type]
             max_payload_in_mb=6, batch_strategy="MultiRecord", environment={},
-            transform_input={"DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://in/"}}},
-            transform_output={"S3OutputPath": "s3://out/"}, data_capture_config=None,
-            transform_resources={"InstanceType": "ml.m5.large", "InstanceCount": 1}, data_processing=None,
-            tags=[], experiment_config=None)
-        job.failure_reason = None
+            transform_input={"DataSource": {"S3DataSource": {"S3DataType": "S3Prefix", "S3Uri": "s3://in/"}}},  # type: ignore[dict-item]
+            transform_output={"S3OutputPath": "s3://out/"}, data_capture_config=None,  # type: ignore[arg-type]
+            transform_resources={"InstanceType": "ml.m5.large", "InstanceCount": 1}, data_processing=None,  # type: ignore[arg-type]
+            tags=[], experiment_config=None)  # type: ignore[arg-type]  # (moto's annotations: None and [] are what it takes)
+        job.failure_reason = None  # type: ignore[assignment]  # (moto's annotation has no None)
     job.transform_job_status = status
     job.last_modified_time = utcnow()
-    job.transform_end_time = None if status in ("InProgress", "Stopping") else \
-        (getattr(job, "transform_end_time", None) or job.last_modified_time)
+    job.transform_end_time = (
+        None if status in ("InProgress", "Stopping") else  # type: ignore[assignment]  # (moto's annotation has no None)
+        (getattr(job, "transform_end_time", None) or job.last_modified_time))
     _set(job, failure_reason=failure_reason, transform_start_time=start_time,
          transform_resources=None if resources is None else dict(resources),
          tags=None if tags is None else [{"Key": k, "Value": v} for k, v in tags.items()])
@@ -915,9 +919,11 @@ def job_status(family: str, name: str, account_id: str = DEFAULT_ACCOUNT_ID, reg
     backend = _backend(account_id, region)
     if family == "pipeline":
         return pipeline_execution_status(name, account_id, region)
-    jobs, member = {"training": (backend.training_jobs, "training_job_status"),
-                    "tuning": (backend.hyper_parameter_tuning_jobs, "hyper_parameter_tuning_job_status"),
-                    "processing": (backend.processing_jobs, "processing_job_status"),
-                    "transform": (backend.transform_jobs, "transform_job_status")}[family]
+    families: dict[str, tuple[Mapping[str, Any], str]] = {
+        "training": (backend.training_jobs, "training_job_status"),
+        "tuning": (backend.hyper_parameter_tuning_jobs, "hyper_parameter_tuning_job_status"),
+        "processing": (backend.processing_jobs, "processing_job_status"),
+        "transform": (backend.transform_jobs, "transform_job_status")}
+    jobs, member = families[family]
     job = jobs.get(name)
     return None if job is None else str(getattr(job, member))
