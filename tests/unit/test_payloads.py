@@ -152,7 +152,7 @@ def test_a_watched_rule_is_said_in_the_json_payload():
                                "watch": True, "warning": None}
     assert body["actions_taken"] == [{"kind": "stoptraining", "target": "demo-job-001", "outcome": "watched",
                                       "reason": "watch mode: would stop demo-job-001; nothing was changed"}]
-    assert body["message"]["short"].endswith("would stop demo-job-001 (watch mode)")
+    assert body["message"]["short"].endswith("in demo-job-001 (InProgress); would stop it (watch mode)")
     assert json.loads(webhook_body("json", render(acting, acting.rules[0], REGION), acting, acting.rules[0], REGION,
                                    [], "e" * 32))["trigger"]["watch"] is False
 
@@ -162,7 +162,7 @@ def test_a_watched_rule_is_said_in_chat_slack_and_teams():
     message = render(watching, watching.rules[0], REGION, WATCHED)
     # Then chat's summary and keywords, and the text of every chat format, say so
     payload = chat(message, watching, watching.rules[0], REGION)
-    assert payload["metadata"]["summary"].endswith("would stop demo-job-001 (watch mode)")
+    assert payload["metadata"]["summary"].endswith("in demo-job-001 (InProgress); would stop it (watch mode)")
     assert "watch mode" in payload["content"]["keywords"]
     line = "Watch mode: the rule would have stopped demo-job-001; nothing was stopped"
     for fmt in ("slack", "teams"):
