@@ -14,7 +14,6 @@ import errno
 import json
 import os
 import shlex
-import shutil
 import stat
 import sys
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rule_actions.text import os_problem, quoted
-from rule_actions_cli.terminal import TEXT, shown
+from rule_actions_cli.terminal import TEXT, fit_width, shown
 
 # json.loads raises RecursionError on input nested deeper than Python's recursion limit (about 1,000 levels):
 # the file is then said to be nested too deeply, on one line, like any other unreadable file.
@@ -240,8 +239,7 @@ def warnings_block(context: dict[str, Any], config_file: str | None = None) -> s
 
     config, _ = read_context(context)
     found = warnings(config, config_source(config_file) or config.where)
-    width = min(110, shutil.get_terminal_size((110, 24)).columns)  # synth's width, or a narrower terminal's
-    return warning_block(found, max(width, 40)) if found else None
+    return warning_block(found, min(110, fit_width(110))) if found else None  # synth's width, or a narrower terminal's
 
 
 def is_timeline(event: Any) -> bool:

@@ -4,7 +4,6 @@ a terminal), or one JSON object per event (`--json`, for scripts: its shape neve
 from __future__ import annotations
 
 import os
-import shutil
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -12,7 +11,7 @@ from typing import Any, NamedTuple, TextIO
 
 from rule_actions.contract import Outcome
 from rule_actions.privacy import redact
-from rule_actions_cli.terminal import MESSAGE, NAME, TEXT, json_line, shown, spaced
+from rule_actions_cli.terminal import MESSAGE, NAME, TEXT, fit_width, json_line, shown, spaced
 
 OUTCOMES = tuple(outcome.value for outcome in Outcome)
 NOTABLE = ("IssuesFound", "Skipped", "NotJudged", "Error")  # the monitor rules' verdicts a row shows
@@ -101,7 +100,7 @@ COLOURS = {"done": "32", "watched": "36", "dry_run": "36", "duplicate": "2", "sk
 
 def terminal_width() -> int:
     """The width to fit: COLUMNS when set, else the terminal's, else WIDTH (a file or a pipe)."""
-    return max(40, shutil.get_terminal_size((WIDTH, 24)).columns)
+    return fit_width(WIDTH)
 
 
 def colour_wanted(out: TextIO) -> bool:

@@ -40,6 +40,11 @@ _STYLE = re.compile(r"\x1b\[(?:0|1|2|3[1-6]|1;3[1-6])m")
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+def fit_width(fallback: int) -> int:
+    """The width to fit: COLUMNS when set, else the terminal's, else `fallback` (a file or a pipe); at least 40."""
+    return max(40, shutil.get_terminal_size((fallback, 24)).columns)
+
+
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
