@@ -46,9 +46,8 @@ from rule_actions_cdk.settings import StackSettings
 QUEUE_RETENTION = Duration.days(14)  # SQS's maximum
 
 
-class RuleActionsMember(Construct):
-    """What a member account deploys in each region where it trains (organization mode), as a construct for your
-    own app: the forwarding rule, its dead-letter queue and the executor role (`member_resources`)."""
+class MemberResources:
+    """What `member_resources` sets on the construct or stack it fills (the resources at its top level)."""
 
     central_bus_arn: str
     central_role_arn: str
@@ -56,6 +55,11 @@ class RuleActionsMember(Construct):
     dead_letter_queue: sqs.Queue
     rule: events.Rule
     executor_role: iam.Role
+
+
+class RuleActionsMember(MemberResources, Construct):
+    """What a member account deploys in each region where it trains (organization mode), as a construct for your
+    own app: the forwarding rule, its dead-letter queue and the executor role (`member_resources`)."""
 
     def __init__(self, scope: Construct, construct_id: str, *, config: Config | Mapping[str, Any],
                  central_stack_name: str = "RuleActions", name: str | None = None) -> None:
@@ -114,15 +118,7 @@ def member_resources(scope: Member, config: Config, central_stack_name: str, nam
     return scope
 
 
-class RuleActionsMemberStack(Stack):
-    # member_resources sets them (the resources at the stack's top level)
-    central_bus_arn: str
-    central_role_arn: str
-    evaluator_role_arn: str | None  # with `monitor` (the evaluator's role), else None
-    dead_letter_queue: sqs.Queue
-    rule: events.Rule
-    executor_role: iam.Role
-
+class RuleActionsMemberStack(MemberResources, Stack):
     def __init__(self, scope: Construct, *, config: Config, settings: StackSettings | None = None,
                  **kwargs: Any) -> None:
         settings = settings or StackSettings()
