@@ -177,7 +177,7 @@ class Harness:
     def process(self, source: str, event: Any) -> tuple[dict[str, Any], float | None, Counter]:
         """(replay row, handler seconds or None when not matched, the AWS calls the handler made)."""
         from rule_actions_cli.inputs import job_of
-        from rule_actions_cli.report import row
+        from rule_actions_cli.replay_table import row
 
         self.effects()
         account = self.account

@@ -182,7 +182,7 @@ def reads_per_rule() -> list[str]:
     """What each rule reads for one running job of one host, per run (from its needs)."""
     from rule_actions import registry
     from rule_actions.monitors.job import Host, RunningJob
-    from rule_actions.monitors.rule import Needs
+    from rule_actions.monitors.rule import Reads
 
     now = 1_795_514_400
     job = RunningJob("j", "arn", "InProgress", "Training", now - 3 * 3600, (Host("algo-1", "ml.g5.xlarge", 1, 4),),
@@ -190,9 +190,9 @@ def reads_per_rule() -> list[str]:
     lines = ["what each rule reads per run for a job of one host (n hosts: the instance metrics times n):"]
     for name, rule in registry.monitors().items():
         young = job._replace(started=now - 25 * 60)  # MaxInitializationTime judges only the first hour or so
-        need = rule.needs(young if name == "MaxInitializationTime" else job, {p.key: p.default for p in rule.params},
+        need = rule.reads(young if name == "MaxInitializationTime" else job, {p.key: p.default for p in rule.params},
                           now)
-        if isinstance(need, Needs):
+        if isinstance(need, Reads):
             logs = ("one log query (StalledTraining: only when its silence could reach the threshold; and one per "
                     "host silent past it while others log, its rhythm)") if need.logs \
                 else "no log query"

@@ -36,7 +36,7 @@ from rule_actions_cli.emulator import s3 as moto_s3
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import is_timeline, job_of
 from rule_actions_cli.matcher import matches
-from rule_actions_cli.report import NOTABLE, Delivery
+from rule_actions_cli.replay_table import NOTABLE, Delivery
 from rule_actions_cli.seeding import SEEDING, JobPlace
 from rule_actions_cli.synth import asset_bytes, file_assets
 
@@ -102,7 +102,7 @@ def _datetime(epoch: int) -> Any:
 
 def _shown(job: dict[str, Any]) -> set[Any]:
     """What a row would show of an evaluated job: its rules that hold, cannot be computed, do not judge its phase or
-    failed (report.NOTABLE), its problems."""
+    failed (replay_table.NOTABLE), its problems."""
     return {(r["rule"], r["verdict"]) for r in job.get("rules", []) if r["verdict"] in NOTABLE} | set(
         job.get("problems", []))
 
@@ -465,7 +465,7 @@ class EmbeddedAccount:
         in CloudWatch and CloudWatch Logs, then every scheduled run of the evaluator at the tick's time; a job's
         terminal state change goes through the stack's rule and the function, as any event."""
         from rule_actions.contract import EVALUATION_KEY
-        from rule_actions_cli.report import NO_MONITOR, row
+        from rule_actions_cli.replay_table import NO_MONITOR, row
         from rule_actions_cli.timeline import read
 
         timeline, problems = read(data, source)
@@ -693,7 +693,7 @@ class EmbeddedAccount:
         from rule_actions.pipeline import read_event
         from rule_actions.records import IgnoredEvent
         from rule_actions_cli.inputs import EVENT_SHAPE, not_an_event
-        from rule_actions_cli.report import row
+        from rule_actions_cli.replay_table import row
 
         problem = not_an_event(event)
         if problem:  # an element of a list of events that is not one: its own row, the rest goes on

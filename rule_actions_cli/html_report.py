@@ -20,7 +20,7 @@ from typing import Any
 
 from rule_actions.text import os_problem
 from rule_actions_cli.charts import Story, cost_bar, esc, job_chart, stories
-from rule_actions_cli.report import summary
+from rule_actions_cli.replay_table import summary
 from rule_actions_cli.terminal import TEXT
 
 CSS = """

@@ -42,7 +42,7 @@ from botocore.exceptions import (
 )
 
 from rule_actions_cli.inputs import job_of
-from rule_actions_cli.report import row
+from rule_actions_cli.replay_table import row
 
 FUNCTION_OUTPUT, EVALUATOR_OUTPUT = "FunctionName", "EvaluatorFunctionName"  # infra/rule_actions_cdk/construct.py
 SERVICE_OUTPUT = "ServiceName"  # the service name of the functions' log lines and metrics

@@ -9,7 +9,17 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from rule_actions_cli import check as check_command
-from rule_actions_cli import files, html_report, inputs, receiver, report, savings, subscriptions, terminal, testnotify
+from rule_actions_cli import (
+    files,
+    html_report,
+    inputs,
+    receiver,
+    replay_table,
+    report,
+    subscriptions,
+    terminal,
+    testnotify,
+)
 from rule_actions_cli import template as template_command
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import Formatter, add_target_options, examples
@@ -179,7 +189,7 @@ def parser() -> argparse.ArgumentParser:
     subscriptions.add_parser(commands)
     files.add_parsers(commands)
     template_command.add_parser(commands)
-    savings.add_parser(commands)
+    report.add_parser(commands)
     return top
 
 
@@ -212,7 +222,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "template":
         return template_command.run(args)
     if args.command == "report":
-        return savings.main(args)
+        return report.main(args)
     events, errors = inputs.load(args.paths, as_rows=args.command == "replay")
     context: dict[str, Any] | None = None
     secrets: dict[str, str] = {}
@@ -223,7 +233,7 @@ def _main(argv: list[str] | None) -> int:
     if errors:
         return refuse(*errors)
     if context is not None and not args.json:  # the table's first line (--json: the rows only, for scripts)
-        print(report.heading(events, args.paths, context, args.config), flush=True)
+        print(replay_table.heading(events, args.paths, context, args.config), flush=True)
     said = inputs.warnings_block(context, args.config) if context is not None else None
     if said:  # what synth says of the configuration, before its rows (stderr: --json's output stays JSON)
         print(said, file=sys.stderr)
@@ -235,7 +245,7 @@ def _main(argv: list[str] | None) -> int:
 
     try:
         with receiver.receiving(secrets, args.receiver) as receivers:
-            deliveries: list[report.Delivery] = []
+            deliveries: list[replay_table.Delivery] = []
             rows = run_replay(events, context, args.verbose, secrets, deliveries, progress=not args.json)
     except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
         return refuse(err)
@@ -248,19 +258,19 @@ def _main(argv: list[str] | None) -> int:
     side = sys.stderr if args.json else sys.stdout
     receiver.report(receivers, side)
     if args.receiver:
-        report.write_deliveries(deliveries, side)
+        replay_table.write_deliveries(deliveries, side)
     return inputs.problem_status(rows)
 
 
 def write(args: argparse.Namespace) -> Any:
     """How rows are printed: --json, or the table fitted to the terminal (colour only on one)."""
     if args.json:
-        return report.write_json
-    return lambda rows, out: report.write_table(rows, out, colour=report.colour_wanted(out), show_all=args.all)
+        return replay_table.write_json
+    return lambda rows, out: replay_table.write_table(rows, out, colour=replay_table.colour_wanted(out), show_all=args.all)
 
 
 def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: bool,
-               secrets: dict[str, str] | None = None, deliveries: list[report.Delivery] | None = None,
+               secrets: dict[str, str] | None = None, deliveries: list[replay_table.Delivery] | None = None,
                progress: bool = False) -> list[dict[str, Any]]:
     """The rows; `deliveries`, when given, receives what the stack's topics delivered. `progress`: the slow steps
     said on stderr's status line when stderr is a terminal (terminal.StatusLine; nothing on a pipe or a file)."""

@@ -1,334 +1,610 @@
-"""Output of `replay` and `invoke`: a table a person reads at a glance (fitted to the terminal's width, in colour on
-a terminal), or one JSON object per event (`--json`, for scripts: its shape never depends on the terminal)."""
+"""`rule-actions report`: what rule-actions did and saved (the dashboard's figures, printed).
+
+--stack NAME reads a deployed stack's figures over the last --days: the function's metrics (CloudWatch
+GetMetricData: actions by kind and outcome, triggers, stops, dollars saved, job costs, events, the evaluation's)
+under the stack's service name, and Lambda's own of the evaluator (its runs, failed runs and duration), the stack's
+functions and service name read from its outputs (FunctionName, EvaluatorFunctionName, ServiceName), as `check`
+finds them.
+
+--replay EVENT_FILE_OR_DIR... replays the events (and timelines) on the embedded account first, as `replay` does,
+has CloudWatch take the function's metrics from its output as it takes them from a Lambda function's log (EMF), and
+prints the same report (of the service name the stack gives the replayed function), then what the embedded ledger
+holds: every job this stack stopped (with what it cost until the stop and saved at most, when known) and its
+records of actions.
+
+A figure that cannot be known is said to be unknown, never 0: a stop whose price is unknown adds nothing to the
+dollars saved (the report says how many), a metric CloudWatch answered only in part is unknown.
+"""
 
 from __future__ import annotations
 
-import os
-import textwrap
-from collections import Counter
-from collections.abc import Callable, Iterable
+import argparse
+import io
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, TextIO
 
-from rule_actions.contract import Outcome
-from rule_actions.privacy import redact
-from rule_actions_cli.terminal import MESSAGE, NAME, TEXT, fit_width, json_line, shown, spaced
+from rule_actions.contract import ENV_SERVICE, SERVICE, Outcome
+from rule_actions.text import iso_z
+from rule_actions_cli import receiver
+from rule_actions_cli.inputs import refuse
+from rule_actions_cli.options import Formatter, add_aws_options
+from rule_actions_cli.terminal import json_line
 
-OUTCOMES = tuple(outcome.value for outcome in Outcome)
-NOTABLE = ("IssuesFound", "Skipped", "NotJudged", "Error")  # the monitor rules' verdicts a row shows
+DEFAULT_DAYS = 30
+MAX_DAYS = 455  # CloudWatch keeps hourly datapoints 455 days: a day's figure is computed from them
+DAY = 86400
+QUERIES_PER_CALL = 500  # GetMetricData's limit of MetricDataQueries
+LAMBDA = "AWS/Lambda"
+SUM, MAX, COUNT = "Sum", "Maximum", "SampleCount"
+LABEL = 14  # the text's first column: what each line is about
+DONE, WATCHED = str(Outcome.DONE), str(Outcome.WATCHED)
 
+HELP = "what rule-actions did and saved: actions, triggers, stops, dollars saved, job costs, the evaluator's health"
+EPILOG = f"""\
+exit status: 0 when the report was printed (whatever its figures; an unknown one says so), 2 when an input is
+unusable (--days outside 1-{MAX_DAYS}, an event file, the configuration) or AWS cannot be configured or reached or
+refuses a call (one line saying what, nothing printed before it).
 
-TRAINING = "training"  # the family whose job "training_job" names (the key of the first releases)
+--stack: the usual AWS settings (--profile or AWS_PROFILE, --region or AWS_REGION / AWS_DEFAULT_REGION,
+AWS_ENDPOINT_URL). The caller needs cloudformation:DescribeStacks, cloudwatch:GetMetricData and, when the stack
+runs the monitor rules, lambda:GetFunctionConfiguration. The figures are the stack's own: its functions' metrics
+carry its service name (the output ServiceName, its RuleActions construct's name), which the report reads; a stack
+deployed before that output existed has none, and the metrics it emits carry {SERVICE}, which is then read (the
+first line says so). A stack holding two RuleActions constructs is refused (each has its own figures).
 
-
-class Delivery(NamedTuple):
-    """A message a topic delivered: to whom (team, chat channels, or an address or number), its subject, its text,
-    and what the text is: "sms" (the text message a phone receives), "chat" (a chat notification's description),
-    or "text" (the message itself, no text message in it)."""
-
-    to: str
-    subject: str
-    text: str
-    kind: str = "text"
-
-
-def row(source: str, job: str | None, matched: bool, result: dict[str, Any] | None,
-        problems: Iterable[str] = (), family: str | None = None) -> dict[str, Any]:
-    """The JSON shape: {"source", "training_job", "job", "job_family", "matched", "actions"} (+ "account" /
-    "account_alias" in organization mode, "ignored" / "error" / "problems" when present: "problems" names each part
-    of the event that could not be read; for a timeline's evaluation, "rules": the monitor rules that hold, cannot
-    be computed, do not judge the job's phase or failed, with their reasons). "job" is the job of any family
-    (training, tuning, processing, pipeline, transform: "job_family"); "training_job" names it for a training
-    event, as before, and is null otherwise."""
-    family = (result or {}).get("job_family") or family
-    out: dict[str, Any] = {"source": source, "training_job": job if family == TRAINING else None, "job": job,
-                           "job_family": family, "matched": matched, "actions": []}
-    if result:
-        out["actions"] = result.get("actions", [])
-        out.update({key: result[key] for key in ("account", "account_alias", "ignored", "error") if result.get(key)})
-        rules = [r for r in result.get("rules", []) if r.get("verdict") in NOTABLE]
-        if rules:
-            out["rules"] = rules
-    found = list(dict.fromkeys([*(result or {}).get("problems", []), *problems]))
-    if found:
-        out["problems"] = found
-    return redact(out)  # the function's results are redacted already; problems found here quote the event
+examples:
+  rule-actions report --stack RuleActions
+  rule-actions report --stack RuleActions --days 7 --json
+  rule-actions report --replay events/ --config rule-actions.json
+"""
 
 
-def heading(events: list[tuple[str, Any]], paths: list[str], context: dict[str, Any], config_file: str | None,
-            width: int | None = None) -> str:
-    """The replay's first line: what is replayed, from where, against which stack of which configuration ("Replaying
-    12 events and 8 timelines from events/ and events/timelines/ against stack RuleActions of rule-actions.json on the
-    embedded AWS"), wrapped to `width` (the terminal's) as the table is."""
-    from rule_actions_cdk.app import read_context
-    from rule_actions_cdk.settings import FILE_NAME
-    from rule_actions_cli.inputs import is_timeline
-
-    timelines = sum(1 for _, event in events if is_timeline(event))
-    counted = [_count(len(events) - timelines, "event")] if len(events) > timelines else []
-    counted += [_count(timelines, "timeline")] if timelines else []
-    names = [shown(path) for path in paths]
-    where = (", ".join(names[:-1]) + " and " + names[-1]) if 1 < len(names) <= 3 else names[0] if names else ""
-    where = where if len(names) <= 3 else f"{len(names)} paths"
-    config = shown(config_file) if config_file else FILE_NAME if os.path.isfile(FILE_NAME) else \
-        "the default configuration"
-    stack = shown(read_context(context)[1].stack_name)
-    said = f"Replaying {' and '.join(counted)} from {where} against stack {stack} of {config} on the embedded AWS"
-    return "\n".join(_wrap(said, width or terminal_width(), "  "))
+class ReportError(Exception):
+    """An input is unusable: one line for the user."""
 
 
-def write_json(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
-    for item in rows:
-        out.write(json_line(item) + "\n")
+# ------------------------------------------------------------------------------------------------ the figures
 
 
-# The table: each event on a line of its own, then one line per thing done about it, in five columns.
-HEADER = ("TRIGGER", "ACTION", "BY", "OUTCOME", "REASON")
-OUTCOME, REASON = HEADER.index("OUTCOME"), HEADER.index("REASON")
-INDENT, GAP = "  ", "  "
-CAPS = (24, 26, 6, 12)  # the widest TRIGGER, ACTION, BY and OUTCOME cells before they wrap
-# Who asked for an action (its "origin" in --json): the job (its rule's action_json, the SDK's actions, or its
-# tags: whoever started it), the configuration, or a test-notify request; "mixed" on the line a row's repeated
-# actions share when they came from more than one.
-BY = {"action_json": "job", "config": "config", "test": "test"}
-MIN_REASON = 32  # a narrower REASON column goes on lines of its own below its row, the whole width
-REASON_INDENT = "      "
-WIDTH = 120  # when the output is no terminal and COLUMNS is not set
-COLOURS = {"done": "32", "watched": "36", "dry_run": "36", "duplicate": "2", "skipped": "33", "denied": "31",
-           "invalid": "31", "failed": "1;31", "IssuesFound": "33", "Error": "31", "NotJudged": "2", "Skipped": "2",
-           "problem": "31", "error": "31"}
+@dataclass
+class Stops:
+    carried_out: int | None  # Actions of the kinds that stop jobs, outcome done
+    watched: int | None  # ... outcome watched: a monitor rule in watch mode, nothing stopped
+    saving_known: int | None  # SavedDollars' datapoints: the stops whose saving is known
+    saving_unknown: int | None  # the stops carried out whose saving is not known (price unknown)
+    saved_usd: float | None  # at most; None when no stop's saving is known
+    saved_by_family: dict[str, float] = field(default_factory=dict)
 
 
-def terminal_width() -> int:
-    """The width to fit: COLUMNS when set, else the terminal's, else WIDTH (a file or a pipe)."""
-    return fit_width(WIDTH)
+@dataclass
+class Costs:
+    messages: int | None  # CostDollars' datapoints: messages that stated a job's cost
+    usd: float | None  # None when no message stated one
+    by_family: dict[str, float] = field(default_factory=dict)
 
 
-def colour_wanted(out: TextIO) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org) or the terminal is dumb."""
-    return bool(getattr(out, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR") \
-        and os.environ.get("TERM") != "dumb"
+@dataclass
+class EvaluatorFigures:
+    function: str
+    timeout_s: int | None
+    runs: int | None  # Lambda's invocations (unknown in a replay: the embedded account has no Lambda metrics)
+    failed_runs: int | None  # Lambda's errors
+    timed_runs: int | None  # the runs that finished and timed themselves (EvaluationSeconds)
+    longest_run_s: float | None
+    failed_reads: int | None  # EvaluationErrors
+    not_computed: int | None  # EvaluationProblems: rules not computed, jobs' problems
+    jobs_not_reached: int | None  # UnfinishedJobs
+    most_jobs_in_a_run: int | None  # EvaluatedJobs, the most in a run
+    findings: int | None  # RuleFindings
 
 
-# A timeline's row when the configuration runs no monitor rules: the table says it once, with what to add.
-NO_MONITOR = ("the configuration runs no monitor rules (monitor is null): the stack has no evaluator, so the timeline "
-              "was not replayed")
-MONITOR_HINT = ('add a monitor block to replay them, e.g. "monitor": {"rules": {"StalledTraining": {}, '
-                '"LowGPUUtilization": {}}} (docs/triggers.md, the monitor rules)')
+@dataclass
+class LedgerContents:
+    """What the embedded account's ledger holds after a replay."""
+
+    stopped: list[dict[str, Any]]  # {"job", "stopped_by", "cost_usd", "saved_usd"} (a figure None when unknown)
+    actions_done: int  # records of actions carried out
+    decisions: int  # records of decisions not to act, each said once
 
 
-def quiet(item: dict[str, Any]) -> str | None:
-    """Why a row is left out of the table without --all (None when it is shown): an event the stack's rule does not
-    match, or a repeated delivery whose every action was done or reported before. A row with problems, an error,
-    a monitor rule's finding, a reason it was ignored or anything new is always shown."""
-    if item.get("ignored") == NO_MONITOR and not item.get("problems"):
-        return "no_monitor"
-    if item.get("problems") or item.get("error") or item.get("rules") or item.get("ignored"):
-        return None
-    if not item["matched"] and not item["actions"]:
-        return "unmatched"
-    actions = item["actions"]
-    if actions and all(a["outcome"] == Outcome.DUPLICATE for a in actions):
-        return "duplicate"
-    return None
+@dataclass
+class Report:
+    scope: str
+    service: str  # the service name whose metrics were read (the dimension service)
+    start: str
+    end: str
+    days: int
+    actions: dict[str, dict[str, int | None]]  # kind -> outcome -> count (the counts above 0; None: unknown)
+    triggers: dict[str, int | None]  # trigger -> count (above 0; None: unknown)
+    stops: Stops
+    costs: Costs
+    events: dict[str, int | None]
+    evaluator: EvaluatorFigures | None  # None: no evaluator (the monitor rules are off)
+    unknown: list[str]  # the metrics CloudWatch answered only in part (their figures are unknown)
+    ledger: LedgerContents | None = None  # --replay only
 
 
-def write_table(rows: list[dict[str, Any]], out: TextIO, width: int | None = None, colour: bool = False,
-                show_all: bool = False) -> None:
-    """Each event (its file, #index or +minute, and job), then trigger | action | by | outcome | reason, one line
-    per action (by: who asked for it, `BY`), a monitor rule's finding or a problem (a part of the event that could not be read); every line fits
-    `width`: a long cell wraps within its column, and a reason never is cut (it wraps, or takes lines of its own
-    when its column would be too narrow). Rows that did nothing (see `quiet`) are counted, not listed, unless
-    `show_all`."""
-    width = width or terminal_width()
-    paint = _painter(colour)
-    shown = [item for item in rows if show_all or not quiet(item)]
-    blocks = [(_event_line(item), _cells(item, show_all)) for item in shown]
-    cells = [cell for _, block in blocks for cell in block]
-    widths = _fit([min(cap, max([len(HEADER[i]), *(len(c[i]) for c in cells)])) for i, cap in enumerate(CAPS)],
-                  width - len(INDENT) - len(GAP) * (len(CAPS) - 1))
-    reason = width - len(INDENT) - sum(widths) - len(GAP) * len(widths)
-    inline = reason >= MIN_REASON
-    out.write(paint("EVENT  JOB", "1") + "\n")
-    head = INDENT + GAP.join(h.ljust(w) for h, w in zip(HEADER, widths, strict=False))
-    below = head.rstrip() + "  (REASON below)"
-    out.write(paint(head + GAP + "REASON" if inline else below if len(below) <= width else head.rstrip(), "1") + "\n")
-    for event, block in blocks:
-        for line in _wrap(event, width, "    "):
-            out.write(paint(line, "1") + "\n")
-        for row in block:
-            _write_row(row, widths, reason if inline else None, width, paint, out)
-    left_out = Counter(quiet(item) for item in rows if not show_all and quiet(item))
-    if left_out:
-        parts = [f"{_count(left_out['unmatched'], 'event')} the stack's rule does not match"] \
-            if left_out["unmatched"] else []
-        if left_out["duplicate"]:
-            parts.append(f"{_count(left_out['duplicate'], 'repeated event')} whose every action was done or "
-                         "reported before (duplicate)")
-        if parts:
-            for line in _wrap(f"not listed (--all lists them): {'; '.join(parts)}", width, "  "):
-                out.write(paint(line, "2") + "\n")
-        if left_out["no_monitor"]:
-            told = (f"{_count(left_out['no_monitor'], 'timeline')} not replayed: the configuration runs no monitor "
-                    f"rules; {MONITOR_HINT}")
-            for line in _wrap(told, width, "  "):
-                out.write(paint(line, "1") + "\n")
-    for line in _wrap(summary(rows), width, "  "):
-        out.write(line + "\n")
+@dataclass(frozen=True)
+class Query:
+    namespace: str
+    name: str
+    dimensions: tuple[tuple[str, str], ...]
+    stat: str
 
 
-def _fit(widths: list[int], room: int) -> list[int]:
-    """The columns' widths, the widest narrowed one character at a time until they fit `room` (or reach the
-    width of their heading)."""
-    widths = list(widths)
-    while sum(widths) > room:
-        widest = max(range(len(widths)), key=lambda i: widths[i] - len(HEADER[i]))
-        if widths[widest] <= len(HEADER[widest]):
-            break
-        widths[widest] -= 1
-    return widths
+def _function_query(metric: Any, service: str, stat: str = SUM) -> Query:
+    return Query(metric.namespace, metric.name, tuple(metric.dimensions(service).items()), stat)
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
+def _lambda_query(function: str, name: str, stat: str = SUM) -> Query:
+    return Query(LAMBDA, name, (("FunctionName", function),), stat)
 
 
-def _painter(colour: bool) -> Callable[[str, str | None], str]:
-    def paint(text: str, code: str | None) -> str:
-        return f"\033[{code}m{text}\033[0m" if colour and code and text.strip() else text
-    return paint
+def fetch(cloudwatch: Any, queries: Iterable[Query], start: datetime,
+          end: datetime) -> tuple[dict[Query, float | None], set[Query]]:
+    """Each query's figure over [start, end): the sum of its daily values (Sum, SampleCount; 0 when there is no
+    datapoint: nothing happened), their maximum (Maximum; None when there is none); None, and among the queries
+    returned second, when CloudWatch's answer was not Complete."""
+    from rule_actions_cli.invoke import aws_errors
+
+    wanted = list(dict.fromkeys(queries))
+    values: dict[Query, list[float]] = {query: [] for query in wanted}
+    status: dict[Query, str] = {}
+    for first in range(0, len(wanted), QUERIES_PER_CALL):
+        batch = {f"q{index}": query for index, query in enumerate(wanted[first:first + QUERIES_PER_CALL])}
+        request = {"StartTime": start, "EndTime": end, "ScanBy": "TimestampAscending", "MetricDataQueries": [
+            {"Id": key, "ReturnData": True, "MetricStat": {
+                "Metric": {"Namespace": q.namespace, "MetricName": q.name,
+                           "Dimensions": [{"Name": n, "Value": v} for n, v in q.dimensions]},
+                "Period": DAY, "Stat": q.stat}} for key, q in batch.items()]}
+        while True:
+            with aws_errors("cloudwatch", region=cloudwatch.meta.region_name):
+                answer = cloudwatch.get_metric_data(**request)
+            for result in answer.get("MetricDataResults", []):
+                query = batch[result["Id"]]
+                values[query] += [float(v) for v in result.get("Values", [])]
+                status[query] = result.get("StatusCode", "Complete")
+            if not answer.get("NextToken"):
+                break
+            request["NextToken"] = answer["NextToken"]
+    incomplete = {query for query in wanted if status.get(query, "Complete") != "Complete"}
+    found: dict[Query, float | None] = {}
+    for query in wanted:
+        if query in incomplete:
+            found[query] = None
+        elif query.stat == MAX:
+            found[query] = max(values[query]) if values[query] else None
+        else:
+            found[query] = sum(values[query])
+    return found, incomplete
 
 
-def _event_line(item: dict[str, Any]) -> str:
-    """The event's file name (and #index or +minute), its job (`family:job` for the other families, `account:` in
-    organization mode), and "not matched" when the stack's rule does not match it."""
-    source = item["source"].rsplit("/", 1)[-1]
-    where = item.get("account_alias") or item.get("account")
-    job = item.get("job", item.get("training_job"))
-    family = item.get("job_family")
-    job = f"{family}:{job}" if job and family and family != TRAINING else job
-    job = f"{where}:{job}" if where and job else job
-    return "  ".join(p for p in (shown(source), shown(job or ""),
-                                 "" if item["matched"] else "(not matched by the stack's rule)") if p)
+class Queries(NamedTuple):
+    """What the report asks CloudWatch, by figure."""
+
+    action: dict[tuple[str, str], Query]  # (kind, outcome)
+    trigger: dict[str, Query]
+    saved: dict[str, Query]  # by family: the sum, and how many (below)
+    known: dict[str, Query]
+    cost: dict[str, Query]
+    stated: dict[str, Query]
+    events: dict[str, Query]
+    evaluation: dict[str, Query]  # empty without an evaluator
+
+    def all(self) -> list[Query]:
+        return [query for group in self for query in group.values()]
 
 
-def _by(action: dict[str, Any]) -> str:
-    """Who asked for the action (`BY`); an origin it does not know, as it is."""
-    origin = str(action.get("origin") or "-")
-    return BY.get(origin, origin)
+def queries(evaluator: str | None, service: str, lambda_metrics: bool = True) -> Queries:
+    """The report's queries: the function's metrics (infra/rule_actions_cdk/metrics.py) as the deployment whose service
+    name is `service` emits them, and Lambda's of the evaluator."""
+    from functools import partial
+
+    from rule_actions_cdk import metrics as m
+
+    function = partial(_function_query, service=service)
+    evaluation: dict[str, Query] = {}
+    if evaluator:
+        evaluation = {
+            "failed_reads": function(m.EVALUATION_ERRORS), "not_computed": function(m.EVALUATION_PROBLEMS),
+            "jobs_not_reached": function(m.UNFINISHED), "findings": function(m.FINDINGS),
+            "most_jobs_in_a_run": function(m.EVALUATED, stat=MAX),
+            "timed_runs": function(m.EVALUATION_SECONDS, stat=COUNT),
+            "longest_run_s": function(m.EVALUATION_SECONDS, stat=MAX),
+            **({"runs": _lambda_query(evaluator, "Invocations"), "failed_runs": _lambda_query(evaluator, "Errors"),
+                "duration_ms": _lambda_query(evaluator, "Duration", MAX)} if lambda_metrics else {})}
+    return Queries(
+        action={(k, o): function(m.actions(k, o)) for k in m.KINDS for o in m.OUTCOMES},
+        trigger={t: function(m.triggers(t)) for t in m.TRIGGERS},
+        saved={f: function(m.saved(f)) for f in m.FAMILIES},
+        known={f: function(m.saved(f), stat=COUNT) for f in m.FAMILIES},
+        cost={f: function(m.cost(f)) for f in m.FAMILIES},
+        stated={f: function(m.cost(f), stat=COUNT) for f in m.FAMILIES},
+        events={"handled": function(m.EVENTS), "ignored": function(m.IGNORED),
+                "test_notifications": function(m.TESTS), "refused_accounts": function(m.REFUSED),
+                "restarts": function(m.RESTARTS)},
+        evaluation=evaluation)
 
 
-def _one(asked: set[str]) -> str:
-    """Who asked for the repeated actions that share a line: the one, or "mixed" (--all gives each)."""
-    return next(iter(asked)) if len(asked) == 1 else "mixed"
+def gather(cloudwatch: Any, scope: str, days: int, end: datetime, evaluator: str | None,
+           evaluator_timeout: int | None, *, service: str, lambda_metrics: bool = True) -> Report:
+    """The report over the `days` before `end` of the deployment whose service name is `service`. `evaluator`: its
+    function's name (None: the stack has none); `lambda_metrics`: whether Lambda's own metrics exist (not on the
+    embedded account)."""
+    from rule_actions_cdk.metrics import KINDS, OUTCOMES, STOP_KINDS
+
+    start = end - timedelta(days=days)
+    asked = queries(evaluator, service, lambda_metrics)
+    action, trigger, saved, known, cost, stated, events, evaluation = asked
+    found, incomplete = fetch(cloudwatch, asked.all(), start, end)
+
+    def total(queries: Iterable[Query]) -> float | None:
+        figures = [found[q] for q in queries]
+        return None if any(f is None for f in figures) else sum(f for f in figures if f is not None)
+
+    def count(value: float | None) -> int | None:
+        return None if value is None else round(value)
+
+    stops = count(total(action[(k, DONE)] for k in STOP_KINDS))
+    known_count = count(total(known.values()))
+    saved_usd = total(saved.values())
+    unknown_count = None if stops is None or known_count is None else max(stops - known_count, 0)
+    stated_count = count(total(stated.values()))
+    cost_usd = total(cost.values())
+    return Report(
+        scope=scope, service=service, start=iso_z(start.timestamp()), end=iso_z(end.timestamp()), days=days,
+        actions={k: row for k in KINDS if (row := {o: count(found[action[(k, o)]]) for o in OUTCOMES
+                                                      if found[action[(k, o)]] != 0})},
+        triggers={t: count(found[q]) for t, q in trigger.items() if found[q] != 0},
+        stops=Stops(stops, count(total(action[(k, WATCHED)] for k in STOP_KINDS)), known_count, unknown_count,
+                    None if not known_count or saved_usd is None else round(saved_usd, 2),
+                    {f: round(v, 2) for f, q in saved.items() if (v := found[q])}),
+        costs=Costs(stated_count, None if not stated_count or cost_usd is None else round(cost_usd, 2),
+                    {f: round(v, 2) for f, q in cost.items() if (v := found[q])}),
+        events={key: count(found[q]) for key, q in events.items()},
+        evaluator=_evaluator(evaluator, evaluator_timeout, evaluation, found) if evaluator else None,
+        unknown=sorted({q.name for q in incomplete}))
 
 
-def _cells(item: dict[str, Any], show_all: bool = True) -> list[tuple[str, str, str, str, str]]:
-    """trigger, action, by, outcome, reason: a timeline's findings, the actions (or why there are none), the
-    problems. Without `show_all`, a row's duplicate actions (done or reported before) share one line."""
-    job = item.get("job", item.get("training_job"))
-    found = [(rule["rule"], "evaluated", "-", rule["verdict"], rule["reason"]) for rule in item.get("rules", [])]
-    if not item["actions"] and not item.get("rules"):
-        note = item.get("error") or item.get("ignored") or ("nothing to act on" if item["matched"] else "")
-        word = "error" if item.get("error") else "ignored" if item.get("ignored") else "-"
-        if note:
-            found.append(("-", "-", "-", word, note))
-    repeated = [] if show_all else [a for a in item["actions"] if a["outcome"] == Outcome.DUPLICATE]
-    for action in item["actions"]:
-        if action in repeated:
-            if action is repeated[0]:
-                found.append(("-", ", ".join(dict.fromkeys(a["kind"] for a in repeated)),
-                              _one({_by(a) for a in repeated}), Outcome.DUPLICATE.value,
-                              "done or reported before; --all gives each reason"))
-            continue
-        found.append((action.get("trigger") or action.get("rule") or "-", _action(action, job), _by(action),
-                      action["outcome"], action["reason"]))
-    found += [("problem", "-", "-", "-", problem) for problem in item.get("problems", [])]
-    # Every cell one line of inert text, bounded: a name's cells to NAME characters, a reason to TEXT.
-    return [tuple(shown(cell, TEXT if i == REASON else NAME) for i, cell in enumerate(cells))  # type: ignore[misc]
-            for cells in found]
+def _evaluator(function: str, timeout: int | None, queries: Mapping[str, Query],
+               found: Mapping[Query, float | None]) -> EvaluatorFigures:
+    figure = {key: found[q] for key, q in queries.items()}
+
+    def count(key: str) -> int | None:
+        value = figure.get(key)
+        return None if value is None else round(value)
+
+    longest = figure["longest_run_s"]
+    if figure.get("duration_ms") is not None:  # a run that raised timed nothing itself: Lambda's duration has it
+        longest = max(longest or 0, (figure["duration_ms"] or 0) / 1000)
+    return EvaluatorFigures(function=function, timeout_s=timeout, runs=count("runs"),
+                            failed_runs=count("failed_runs"), timed_runs=count("timed_runs"),
+                            longest_run_s=None if longest is None else round(longest, 1),
+                            failed_reads=count("failed_reads"), not_computed=count("not_computed"),
+                            jobs_not_reached=count("jobs_not_reached"),
+                            most_jobs_in_a_run=count("most_jobs_in_a_run"), findings=count("findings"))
 
 
-def _action(action: dict[str, Any], job: str | None) -> str:
-    """The action's kind, and its target unless it is the event's own job (`stoptraining`, `email a***@...`)."""
-    target = str(action.get("target") or "")
-    return action["kind"] if target in ("", "-", job) else f"{action['kind']} {shown(target)}"
+# ------------------------------------------------------------------------------------------------ the words
 
 
-def _write_row(row: tuple[str, str, str, str, str], widths: list[int], reason: int | None, width: int,
-               paint: Callable[[str, str | None], str], out: TextIO) -> None:
-    columns = [_wrap(cell, w) for cell, w in zip(row, widths, strict=False)]
-    said = _wrap(row[REASON], reason) if reason else []
-    colour = COLOURS.get(row[OUTCOME]) or COLOURS.get(row[0])
-    for index in range(max(len(c) for c in [*columns, said])):
-        cells = [c[index] if index < len(c) else "" for c in columns]
-        text = [cell.ljust(w) for cell, w in zip(cells, widths, strict=False)]
-        text[OUTCOME] = paint(text[OUTCOME], colour)
-        line = INDENT + GAP.join(text) + (GAP + said[index] if index < len(said) else "")
-        out.write(line.rstrip() + "\n")
-    if reason is None:
-        for line in _wrap(row[REASON], width - len(REASON_INDENT)):
-            out.write(REASON_INDENT + line + "\n")
+def _usd(value: float) -> str:
+    return f"${value:,.2f}"
 
 
-def _wrap(text: str, width: int, indent: str = "") -> list[str]:
-    """`text` in lines of at most `width` characters (the lines after the first indented by `indent`); a word
-    longer than a line is split, never cut."""
-    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+def _n(value: int | None, unit: str = "") -> str:
+    if value is None:
+        return "unknown"
+    return f"{value:,}" + (f" {unit}" if unit else "")
 
 
-def write_deliveries(deliveries: list[Delivery], out: TextIO, width: int | None = None) -> None:
-    """What each destination of the topics received, grouped by destination in the order first reached: each
-    message's subject, then its text as the destination shows it, indented: a text message whole, with its length
-    and SMS parts; a chat notification's description line by line, its line breaks kept (every line fits `width`,
-    a long one wraps, none is cut; addresses redacted)."""
-    width = width or terminal_width()
-    by_destination: dict[str, list[Delivery]] = {}
-    for delivery in deliveries:
-        by_destination.setdefault(redact(delivery.to), []).append(delivery)
-    heading = f"what the topics delivered: {len(deliveries)} message(s)" + (
-        " (each: its subject, then its text message as a phone shows it, or a chat notification as the channel "
-        "does)" if deliveries else "")
-    for line in _wrap(heading, width, "  "):
-        out.write(line + "\n")
-    for to, received in by_destination.items():
-        audience = "the team" if to == "team" else to
-        out.write(f"  to {shown(audience)}: {len(received)}\n")
-        for item in received:
-            for line in _wrap(redact(shown(item.subject, TEXT)) or "(no subject)", width - 4, "  "):
-                out.write(f"    {line}\n")
-            text = redact(item.text[:MESSAGE])
-            if item.kind == "sms":
-                out.write(f"      {sms_size(item.text)}:\n")
-            for part in text.split("\n"):
-                for line in _wrap(spaced(part, MESSAGE), width - 8):
-                    out.write(f"        {line}\n")
-            if len(item.text) > MESSAGE:
-                out.write(f"        ... ({len(item.text):,} characters)\n")
+def _by(figures: Mapping[str, float]) -> str:
+    return ", ".join(f"{name} {_usd(value)}" for name, value in figures.items())
 
 
-# GSM 03.38's basic character set: a text message of only these is sent in GSM-7 (160 characters in one part, 153 a
-# part when split); any other character makes it UCS-2 (70, 67 a part). The characters of its extension table count
-# twice.
-GSM_BASIC = set("@\u00a3$\u00a5\u00e8\u00e9\u00f9\u00ec\u00f2\u00c7\n\u00d8\u00f8\r\u00c5\u00e5\u0394_\u03a6\u0393\u039b\u03a9\u03a0\u03a8"
-                "\u03a3\u0398\u039e\u00c6\u00e6\u00df\u00c9 !\"#\u00a4%&'()*+,-./0123456789:;<=>?\u00a1ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                "\u00c4\u00d6\u00d1\u00dc\u00a7\u00bfabcdefghijklmnopqrstuvwxyz\u00e4\u00f6\u00f1\u00fc\u00e0")
-GSM_EXTENSION = set("^{}\\[~]|\u20ac\f")
+def lines(report: Report) -> list[str]:
+    """The report as a person reads it: a label, then what it says."""
+    found = [f"rule-actions report: {report.scope}, the last {report.days} day(s) ({report.start} to {report.end})"]
 
+    def say(label: str, *texts: str) -> None:
+        for index, text in enumerate(texts):
+            found.append(f"{label if index == 0 else '':<{LABEL}}{text}")
 
-def sms_size(text: str) -> str:
-    """A text message's length and parts as SNS sends it: "text message, 127 characters, 1 SMS part (GSM-7)"."""
-    if all(c in GSM_BASIC or c in GSM_EXTENSION for c in text):
-        units, single, part, encoding = len(text) + sum(c in GSM_EXTENSION for c in text), 160, 153, "GSM-7"
+    stops = report.stops
+    watched = f"; {_n(stops.watched)} watched (watch mode: nothing stopped)" if stops.watched else ""
+    say("jobs stopped", f"{_n(stops.carried_out)} stop(s) carried out{watched}")
+    if report.events.get("restarts"):
+        say("restarted", f"{_n(report.events['restarts'])} job(s) relaunched as a copy (restart)")
+    say("saved", _saved(stops))
+    costs = report.costs
+    if costs.messages is None:
+        say("job costs", "unknown (CloudWatch answered in part)")
+    elif not costs.messages:
+        say("job costs", "none stated (no message said a job's known cost)")
     else:
-        units, single, part, encoding = len(text.encode("utf-16-le")) // 2, 70, 67, "UCS-2"
-    parts = 1 if units <= single else -(-units // part)
-    return f"text message, {len(text):,} characters, {_count(parts, 'SMS part')} ({encoding})"
+        say("job costs", f"{_usd(costs.usd or 0)} stated in {costs.messages:,} message(s)"
+                         + (f" ({_by(costs.by_family)})" if costs.by_family else ""))
+    say("actions", *(_actions_table(report.actions) or ["none"]))
+    say("triggers", ", ".join(f"{t} {_n(n)}" for t, n in report.triggers.items()) or "none")
+    events = report.events
+    refused = f", {_n(events['refused_accounts'])} of accounts not configured (refused)" if events.get(
+        "refused_accounts") else ""
+    say("events", f"{_n(events['handled'])} handled, {_n(events['ignored'])} ignored, "
+                  f"{_n(events['test_notifications'])} test notification(s){refused}")
+    say("evaluator", *_evaluator_lines(report.evaluator))
+    if report.unknown:
+        say("unknown", f"CloudWatch answered in part for {', '.join(report.unknown)}: their figures are unknown")
+    if report.ledger is not None:
+        say("ledger", *_ledger_lines(report.ledger))
+    return found
 
 
-def summary(rows: list[dict[str, Any]]) -> str:
-    counts = Counter(a["outcome"] for item in rows for a in item["actions"])
-    matched = sum(1 for item in rows if item["matched"])
-    parts = [f"{counts[o]} {o}" for o in OUTCOMES if counts[o]]
-    flawed = sum(1 for item in rows if item.get("problems") or item.get("error"))
-    tail = f"; {flawed} with problems (see their rows)" if flawed else ""
-    return f"{len(rows)} events, {matched} matched the stack's rule; actions: {', '.join(parts) or 'none'}{tail}"
+def _saved(stops: Stops) -> str:
+    if stops.carried_out is None or stops.saving_known is None:
+        return "unknown (CloudWatch answered in part)"
+    if not stops.saving_known:
+        return ("$0.00: no stop carried out" if not stops.carried_out else
+                f"unknown: no stop's saving is known ({stops.carried_out:,} stop(s): their prices unknown)")
+    text = f"{_usd(stops.saved_usd or 0)} at most, from {stops.saving_known:,} stop(s) ({_by(stops.saved_by_family)})"
+    if stops.saving_unknown:
+        text += f"; {stops.saving_unknown:,} more stop(s), saving unknown (price unknown)"
+    return text
+
+
+def _actions_table(actions: Mapping[str, Mapping[str, int | None]]) -> list[str]:
+    from rule_actions_cdk.metrics import OUTCOMES
+
+    if not actions:
+        return []
+    columns = [o for o in OUTCOMES if o == DONE or any(o in row for row in actions.values())]
+    width = max(len("kind"), *map(len, actions))
+    cells = {o: max(len(o), *(len(_n(row.get(o, 0))) for row in actions.values())) for o in columns}
+    head = "kind".ljust(width) + "".join(f"  {o:>{cells[o]}}" for o in columns)
+    return [head, *(k.ljust(width) + "".join(f"  {_n(row.get(o, 0)):>{cells[o]}}" for o in columns)
+                     for k, row in actions.items())]
+
+
+def _evaluator_lines(evaluator: EvaluatorFigures | None) -> list[str]:
+    if evaluator is None:
+        return ["none: the stack runs no monitor rules (no EvaluatorFunctionName output)"]
+    runs = (f"{_n(evaluator.runs)} run(s), {_n(evaluator.failed_runs)} failed" if evaluator.runs is not None
+            else f"{_n(evaluator.timed_runs)} run(s) finished (failed runs unknown: no Lambda metrics here)")
+    first = (f"{runs}; {_n(evaluator.failed_reads)} failed read(s), {_n(evaluator.not_computed)} rule evaluation(s) "
+             f"not computed, {_n(evaluator.jobs_not_reached)} job(s) not reached")
+    if evaluator.timed_runs == 0 and not evaluator.runs:
+        return [first, "no run in the window"]
+    longest = "unknown" if evaluator.longest_run_s is None else f"{evaluator.longest_run_s:g} s"
+    timeout = f" (timeout {evaluator.timeout_s} s)" if evaluator.timeout_s else ""
+    return [first, f"longest run {longest}{timeout}; at most {_n(evaluator.most_jobs_in_a_run)} job(s) judged in a "
+                   f"run; {_n(evaluator.findings)} rule finding(s)"]
+
+
+def _ledger_lines(ledger: LedgerContents) -> list[str]:
+    found = [f"{len(ledger.stopped)} job(s) stopped by this stack (its stop records)"]
+    for stop in ledger.stopped:
+        cost = "cost unknown" if stop["cost_usd"] is None else f"cost {_usd(stop['cost_usd'])} until the stop"
+        saved = "saving unknown" if stop["saved_usd"] is None else f"saved {_usd(stop['saved_usd'])} at most"
+        found.append(f"  {stop['job']}: {cost}, {saved}; by {stop['stopped_by']}")
+    found.append(f"{ledger.actions_done + ledger.decisions} action record(s): {ledger.actions_done} carried out, "
+                 f"{ledger.decisions} decision(s) not to act, each said once")
+    return found
+
+
+def write(report: Report, out: TextIO, as_json: bool) -> None:
+    if as_json:
+        out.write(json_line(asdict(report)) + "\n")
+        return
+    out.write("\n".join(lines(report)) + "\n")
+
+
+# ------------------------------------------------------------------------------------------------ a deployed stack
+
+
+def deployed(stack: str, days: int, profile: str | None, region: str | None, now: datetime | None = None) -> Report:
+    """The report of a deployed stack: its functions from its outputs, its figures from CloudWatch."""
+    from rule_actions_cli.invoke import (
+        EVALUATOR_OUTPUT,
+        FUNCTION_OUTPUT,
+        SERVICE_OUTPUT,
+        _stack_label,
+        aws_errors,
+        function_output,
+        lambda_client,
+        open_session,
+        stack_outputs,
+    )
+
+    session = open_session(profile, region)
+    outputs = stack_outputs(session, stack)
+    key = function_output(outputs, stack)
+    function, prefix = outputs[key], key.removesuffix(FUNCTION_OUTPUT)  # the construct's outputs share the prefix
+    evaluator, timeout = outputs.get(prefix + EVALUATOR_OUTPUT), None
+    service = outputs.get(prefix + SERVICE_OUTPUT)
+    said = f"service {service}" if service else (f"service {SERVICE}: the stack has no {prefix + SERVICE_OUTPUT} "
+                                                  "output (deployed before it existed, it emits that)")
+    if evaluator:
+        client = lambda_client(session)
+        with aws_errors("lambda", region=client.meta.region_name, function=evaluator):
+            timeout = client.get_function_configuration(FunctionName=evaluator).get("Timeout")
+    with aws_errors("cloudwatch"):
+        cloudwatch = session.client("cloudwatch")
+    scope = f"stack {_stack_label(stack)} (function {function}, {said}), {cloudwatch.meta.region_name}"
+    return gather(cloudwatch, scope, days, _end(now), evaluator, timeout, service=service or SERVICE)
+
+
+def _end(now: datetime | None) -> datetime:
+    """The report's end: the next whole minute (CloudWatch keeps datapoints by the minute)."""
+    moment = (now or datetime.now(UTC)).replace(second=0, microsecond=0)
+    return moment + timedelta(minutes=1)
+
+
+# ------------------------------------------------------------------------------------------------ a replay
+
+
+def emf_datapoints(line: str) -> list[tuple[str, str, dict[str, str], float, float, str]]:
+    """The datapoints CloudWatch takes from one EMF log line (its embedded metric format): (namespace, name,
+    dimensions, epoch seconds, value, unit), one per dimension set, metric and value; none for another line."""
+    try:
+        document = json.loads(line)
+    except ValueError:
+        return []
+    meta = document.get("_aws") if isinstance(document, dict) else None
+    if not isinstance(meta, dict):
+        return []
+    stamp = meta.get("Timestamp", 0) / 1000
+    found = []
+    for directive in meta.get("CloudWatchMetrics", []):
+        for dimension_set in directive.get("Dimensions", []):
+            dimensions = {name: str(document[name]) for name in dimension_set}
+            for metric in directive.get("Metrics", []):
+                raw = document.get(metric["Name"])
+                for value in raw if isinstance(raw, list) else [raw]:
+                    found.append((directive["Namespace"], metric["Name"], dimensions, stamp, float(value),
+                                  metric.get("Unit", "None")))
+    return found
+
+
+def replayed(events: list[tuple[str, Any]], context: dict[str, Any], days: int, secrets: Mapping[str, str],
+             now: datetime | None = None) -> Report:
+    """Replay the events on the embedded account, then report from its CloudWatch (the function's EMF output put
+    there) and its ledger."""
+    from rule_actions_cli.embedded_organization import embedded_from
+
+    output = io.StringIO()
+    with embedded_from(context, secrets) as world:
+        world.replay(events, log=output)
+        world.put_metrics((namespace, name, dimensions, stamp, value) for line in output.getvalue().splitlines()
+                          for namespace, name, dimensions, stamp, value, _ in emf_datapoints(line))
+        scope = f"a replay of {len(events)} event(s) on the embedded account (moto), stack {world.stack_name}"
+        # What the replayed function emitted under: the service name its environment (the template's) gives it.
+        service = world.environment.get(ENV_SERVICE) or SERVICE
+        report = gather(world.client("cloudwatch"), scope, days, _end(now), world.evaluator_name,
+                        _timeout(world), service=service, lambda_metrics=False)
+        report.ledger = ledger(world.client("dynamodb"), world.environment)
+    return report
+
+
+def _timeout(world: Any) -> int | None:
+    if not world.evaluator_name:
+        return None
+    # boto3's clients are untyped (Any): Timeout is the function's, in seconds
+    timeout: int | None = world.client("lambda").get_function_configuration(
+        FunctionName=world.evaluator_name).get("Timeout")
+    return timeout
+
+
+def ledger(dynamodb: Any, environment: Mapping[str, str]) -> LedgerContents:
+    """The ledger's stop records (their optional cost_usd and saved_usd) and its records of actions, by a scan."""
+    from rule_actions.contract import (
+        ENV_LEDGER_TABLE,
+        LEDGER_COST_ATTRIBUTE,
+        LEDGER_KEY_ATTRIBUTE,
+        LEDGER_SAVED_ATTRIBUTE,
+    )
+    from rule_actions.effects.ledger import KEY_PREFIX, STOPPED_PREFIX
+
+    items: list[dict[str, Any]] = []
+    request: dict[str, Any] = {"TableName": environment[ENV_LEDGER_TABLE]}
+    while True:
+        page = dynamodb.scan(**request)
+        items += page.get("Items", [])
+        if not page.get("LastEvaluatedKey"):
+            break
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    stopped, done, decisions = [], 0, 0
+    for item in items:
+        key = item[LEDGER_KEY_ATTRIBUTE]["S"]
+        if key.startswith(STOPPED_PREFIX):
+            stopped.append({"job": key.removeprefix(STOPPED_PREFIX).rsplit("/", 1)[-1],
+                            "stopped_by": item.get("stopped_by", {}).get("S", ""),  # effects/ledger.py mark_stopped
+                            "cost_usd": _dollars(item.get(LEDGER_COST_ATTRIBUTE)),
+                            "saved_usd": _dollars(item.get(LEDGER_SAVED_ATTRIBUTE))})
+        elif key.startswith(KEY_PREFIX):  # Powertools' idempotency record: its result in "data" (JSON)
+            try:
+                data = json.loads(item.get("data", {}).get("S") or "{}")
+            except ValueError:
+                data = {}
+            if "jobs" in data:  # an action carried out (pipeline.py records its jobs); a decision has its reason only
+                done += 1
+            else:
+                decisions += 1
+    return LedgerContents(sorted(stopped, key=lambda s: s["job"]), done, decisions)
+
+
+def _dollars(attribute: Mapping[str, str] | None) -> float | None:
+    """A stop record's figure (a string holding a decimal), None when absent or unreadable."""
+    try:
+        return float(Decimal(attribute["S"])) if attribute and "S" in attribute else None
+    except InvalidOperation:
+        return None
+
+
+# ------------------------------------------------------------------------------------------------ the command
+
+
+def add_parser(commands: Any) -> None:
+    command = commands.add_parser("report", help=HELP, description=__doc__.split("\n\n", 1)[1],
+                                  epilog=EPILOG, formatter_class=Formatter)
+    where = command.add_mutually_exclusive_group(required=True)
+    where.add_argument("--stack", metavar="NAME", help="the deployed stack (its FunctionName, "
+                       "EvaluatorFunctionName and ServiceName outputs)")
+    where.add_argument("--replay", nargs="+", metavar="PATH", help="replay these event files or directories (and "
+                       "timelines) on the embedded account first, then report, with what its ledger holds")
+    command.add_argument("--days", metavar="N", default=str(DEFAULT_DAYS), help=f"the last N days (1 to {MAX_DAYS}; "
+                         f"default {DEFAULT_DAYS})")
+    command.add_argument("--json", action="store_true", help="one JSON object instead of the text")
+    add_aws_options(command)
+    command.add_argument("--config", metavar="FILE", help="with --replay: the configuration file (default: "
+                         "./rule-actions.json if there is one, else the defaults)")
+    receiver.add_options(command, "with --replay: ")
+
+
+def days_of(text: str) -> int:
+    """--days: a whole number of days from 1 to MAX_DAYS; ReportError naming the value."""
+    days = int(text) if text.isascii() and text.isdigit() else 0
+    if not 1 <= days <= MAX_DAYS:
+        raise ReportError(f"--days {json.dumps(text)}: not a whole number of days from 1 to {MAX_DAYS} (CloudWatch "
+                          f"keeps hourly datapoints {MAX_DAYS} days)")
+    return days
+
+
+def main(args: argparse.Namespace) -> int:
+    from rule_actions_cli import inputs
+    from rule_actions_cli.invoke import InvokeError
+
+    try:
+        days = days_of(args.days)
+    except ReportError as err:
+        return refuse(err)
+    if args.stack is not None:
+        extra = [option for option, value in (("--config", args.config), ("--secrets", args.secrets),
+                                               ("--receiver", args.receiver)) if value]
+        if extra:
+            return refuse(f"{', '.join(extra)}: for --replay only (a deployed stack has its own configuration)")
+        try:
+            report = deployed(args.stack, days, args.profile, args.region)
+        except InvokeError as err:
+            return refuse(err)
+        write(report, sys.stdout, args.json)
+        return 0
+    events, errors = inputs.load(args.replay)
+    context, config_errors = inputs.replay_context(args.config, False)
+    secrets, secret_errors = inputs.load_secrets(args.secrets)
+    errors += config_errors + secret_errors
+    if errors:
+        return refuse(*errors)
+    from rule_actions.config import ConfigError
+
+    try:
+        with receiver.receiving(secrets, args.receiver) as receivers:
+            report = replayed(events, context, days, secrets)
+    except (receiver.ReceiverError, ConfigError) as err:  # a port in use; what synthesis refuses
+        return refuse(err)
+    write(report, sys.stdout, args.json)
+    receiver.report(receivers, sys.stderr)
+    return 0

@@ -35,7 +35,7 @@ MESSAGE = 8_192  # a delivered message's text (the bound of the json payload's t
 # C0 but newline and tab, DEL, C1, the bidi controls (Trojan Source), the line and paragraph separators.
 _CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _UNSAFE = re.compile(f"[{_CONTROL}]")
-# The only sequences a guarded stream lets through: the painter's SGR codes (report.COLOURS), none that hides text.
+# The only sequences a guarded stream lets through: the painter's SGR codes (replay_table.COLOURS), none that hides text.
 _STYLE = re.compile(r"\x1b\[(?:0|1|2|3[1-6]|1;3[1-6])m")
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from rule_actions.contract import TEST_EVENT_KEY
 from rule_actions.privacy import redact
-from rule_actions_cli import inputs, receiver, report
+from rule_actions_cli import inputs, receiver, replay_table
 from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import Formatter, add_target_options, examples
 from rule_actions_cli.terminal import json_line
@@ -94,7 +94,7 @@ LOCALLY = ("ran locally, on the embedded account (moto): no email, text or chat 
 
 
 def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver], where: str,
-           deliveries: list[report.Delivery] | None = None) -> int:
+           deliveries: list[replay_table.Delivery] | None = None) -> int:
     """Print the outcome per destination, and where it ran (`where`: stderr with --json), what the receivers and
     the topics' destinations got (`deliveries`, with --receiver locally); 0 when each got the test."""
     result = redact(result) if isinstance(result, dict) else {"ignored": f"unexpected answer: {result!r}"}
@@ -106,7 +106,7 @@ def finish(result: Any, as_json: bool, receivers: list[receiver.Receiver], where
         print(where)
     receiver.report(receivers, sys.stderr if as_json else sys.stdout)
     if deliveries is not None:
-        report.write_deliveries(deliveries, sys.stderr if as_json else sys.stdout)
+        replay_table.write_deliveries(deliveries, sys.stderr if as_json else sys.stdout)
     actions = result.get("actions") or []
     return 0 if actions and all(a["outcome"] in ("done", "dry_run") for a in actions) else 1
 

@@ -52,7 +52,7 @@ def _no_invocation_deadline_left_behind():
 @pytest.fixture(autouse=True)
 def _no_terminal_width_given(monkeypatch):
     """Each test sees no COLUMNS or LINES, as in a pipe, whatever runs it: a pytest-xdist worker has COLUMNS=80 in its
-    environment, which narrowed the replay's table (rule_actions_cli.report fits COLUMNS) in the tests that read it
+    environment, which narrowed the replay's table (rule_actions_cli.replay_table fits COLUMNS) in the tests that read it
     at its default width. A test that needs a width sets it."""
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)

@@ -37,7 +37,7 @@ def reasons_shown_whole(table: str, rows: list[dict[str, Any]]) -> int:
     not repeated, their problems) is in its REASON column whole, in order, wrapped or not (compared without
     whitespace: a word longer than the column is split over lines); the number checked. The table may come from
     another replay of the same events: message ids are compared as placeholders."""
-    from rule_actions_cli.report import quiet
+    from rule_actions_cli.replay_table import quiet
 
     def same(text: str) -> str:
         return UUID.sub("<id>", "".join(text.split()))

@@ -1,6 +1,6 @@
 """The declarations a configuration is made of (the ground floor).
 
-The plug-in that owns a setting declares its field (`ALLOW_CROSS_JOB_STOP = Flag(...)` in kinds/stop.py) and reads
+The plug-in that owns a setting declares its field (`ALLOW_CROSS_JOB_STOP = Flag(...)` in kinds/stoptraining.py) and reads
 its value back with `config[ALLOW_CROSS_JOB_STOP]`. config.py assembles every plug-in's fields into the
 configuration: it reads them all (collecting every error before it fails), writes their canonical JSON and
 states their JSON Schema, which `schemas/config.schema.json` publishes: one declaration, three uses.

@@ -336,9 +336,9 @@ def run(event: JobEvent, triggers: list[Trigger], config: Config, ports: Ports) 
         plan = plan.learn(answers)
     decided = plan.decide()
     if event.family is not None:  # what its words say of the job: its failed trials, its failed steps
-        event = event.family.learn(event, plan.facts)
+        event = event.family.learn(event, plan.answers)
     found = job_cost(event, config, ports, unread) if any(item.outcome is None for item in decided) else None
-    return Ran(carry_out(decided, config, event, ports, found, plan.facts, unread), unread, found)
+    return Ran(carry_out(decided, config, event, ports, found, plan.answers, unread), unread, found)
 
 
 def job_cost(event: JobEvent, config: Config, ports: Ports, unread: list[Unread]) -> cost.JobCost | None:
@@ -378,14 +378,14 @@ class _Unrecorded(Exception):
 
 
 def carry_out(planned: list[Planned], config: Config, event: JobEvent, ports: Ports,
-              found: cost.JobCost | None = None, facts: Mapping[Need, Any] | None = None,
+              found: cost.JobCost | None = None, answers: Mapping[Need, Any] | None = None,
               unread: list[Unread] | None = None) -> list[Result]:
     """Each action still open, at most once (the ledger), every one attempted; each decision not to carry one out
     said once (the ledger too); a failed one as decided, never recorded (a retry reads it again). `found`: what the
     job cost (its messages and stops say it). Before an action the ledger says is not done yet: is the event late
     (the ledger's order of what it saw of the job), and, for a job action, has the job ended (its live status)? Each
-    read once per invocation, `facts` (what the plan read) first; a read that fails joins `unread`."""
-    known: dict[Need, Any] = dict(facts or {})
+    read once per invocation, `answers` (what the plan read) first; a read that fails joins `unread`."""
+    known: dict[Need, Any] = dict(answers or {})
 
     def fact(need: Need | None) -> Any:
         if need is None:

@@ -62,7 +62,7 @@ class Plan:
     event: JobEvent
     config: Config
     steps: tuple[tuple[Trigger, tuple[Planned, ...] | Pending], ...]
-    facts: Mapping[Need, Any] = field(default_factory=dict)
+    answers: Mapping[Need, Any] = field(default_factory=dict)
 
     @classmethod
     def build(cls, event: JobEvent, triggers: list[Trigger], config: Config) -> Plan:
@@ -80,14 +80,14 @@ class Plan:
                 if item.outcome is None:
                     found |= registry.kind(item.kind).needs(item, self.event, self.config)
                     found |= family.needs(item, self.event)
-        return frozenset(need for need in found if need not in self.facts)
+        return frozenset(need for need in found if need not in self.answers)
 
-    def learn(self, answers: Mapping[Need, Any]) -> Plan:
-        """The plan knowing `answers` too: a trigger whose actions waited for one of them now has them."""
-        facts = {**self.facts, **answers}
-        steps = tuple((trigger, _expand(self.event, self.config, trigger, facts) if _waiting(planned) else planned)
+    def learn(self, more: Mapping[Need, Any]) -> Plan:
+        """The plan knowing the answers `more` too: a trigger whose actions waited for one of them now has them."""
+        answers = {**self.answers, **more}
+        steps = tuple((trigger, _expand(self.event, self.config, trigger, answers) if _waiting(planned) else planned)
                       for trigger, planned in self.steps)
-        return replace(self, steps=steps, facts=facts)
+        return replace(self, steps=steps, answers=answers)
 
     def decide(self) -> list[Planned]:
         """Every planned action, decided as far as the plan can: the rest is to be carried out."""
@@ -103,11 +103,11 @@ class Plan:
         if item.outcome is not None:
             return item
         family = registry.trigger_family(item.trigger)
-        item = family.check(item, self.event, self.config, dict(self.facts))
+        item = family.check(item, self.event, self.config, dict(self.answers))
         if item.outcome is not None:
             return item
         kind = registry.kind(item.kind)
-        item = kind.check(item, self.event, self.config, self.facts)
+        item = kind.check(item, self.event, self.config, self.answers)
         if item.outcome is not None:
             return item
         watched = family.watched(item.trigger) if kind.acts_on_jobs else None
@@ -124,10 +124,10 @@ def _waiting(planned: tuple[Planned, ...] | Pending) -> TypeIs[Pending]:
 
 
 def _expand(event: JobEvent, config: Config, trigger: Trigger,
-            facts: Mapping[Need, Any]) -> tuple[Planned, ...] | Pending:
+            answers: Mapping[Need, Any]) -> tuple[Planned, ...] | Pending:
     """The trigger's actions with the decisions that need nothing read (invalid, failed, denied, replay); or what
     must be read before its actions are known."""
-    entries = registry.trigger_family(trigger).entries(trigger, event, config, dict(facts))
+    entries = registry.trigger_family(trigger).entries(trigger, event, config, dict(answers))
     if not isinstance(entries, list):
         return entries
     unread = [Planned(trigger, ACTION_JSON, "", origin, Outcome.FAILED, entry.reason)

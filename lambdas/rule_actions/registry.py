@@ -24,7 +24,7 @@ from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant
 from rule_actions.fields import Context, Custom, Field
 from rule_actions.jobs import pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
-from rule_actions.kinds import email, notify, release, restart, sms, stop, stop_job, webhook
+from rule_actions.kinds import email, notify, release_warm_pool, restart, sms, stop, stoptraining, webhook
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured
 from rule_actions.readers import (
@@ -56,8 +56,8 @@ JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY
 # (a family's records, a reader's needs: each of its own type, paired with them by the functions below)
 TRIGGERS: tuple[TriggerFamily[Any], ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 FINDINGS: TriggerFamily[Any] = rule_status.FAMILY  # the trigger family a monitor rule's finding is handed to
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (stop.KIND, stop_job.KIND, email.KIND, sms.KIND, notify.KIND,
-                                                       webhook.KIND, restart.KIND, release.KIND)}
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (stoptraining.KIND, stop.KIND, email.KIND, sms.KIND, notify.KIND,
+                                                       webhook.KIND, restart.KIND, release_warm_pool.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
     price_list.READER, trial_runs.READER, restart_source.READER, seen.READER)}

@@ -48,7 +48,7 @@ from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import job_of
-from rule_actions_cli.report import row
+from rule_actions_cli.replay_table import row
 
 RUNNER = Path(__file__).resolve().parent / "lambda_runner.py"
 

@@ -23,7 +23,7 @@ from harness import Runner, iam_enforced, run_events, served, unzipped, without_
 from rule_actions_cdk.app import project_context
 from rule_actions_cli import inputs
 from rule_actions_cli.main import run_replay
-from rule_actions_cli.report import summary
+from rule_actions_cli.replay_table import summary
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = json.loads((ROOT / "examples" / "demo-config.json").read_text())

@@ -39,7 +39,7 @@ from rule_actions.observability import emit, metrics, observed
 from rule_actions.records import Origin, Planned, Result
 from rule_actions.triggers.job_outcome import JobOutcome
 from rule_actions.triggers.rule_status import RuleStatus
-from rule_actions_cli import savings
+from rule_actions_cli import report as report_command
 from rule_actions_cli.embedded import EmbeddedAccount, LocalContext
 from rule_actions_cli.main import main
 from rule_actions_cli.synth import asset_bytes, file_assets, synthesize
@@ -110,7 +110,7 @@ def invocations() -> None:
 def put(cloudwatch: Any, lines: list[str], at: datetime | None = None) -> int:
     """The lines' metrics into CloudWatch as it takes them from a function's log (one datapoint per dimension set and
     value), with PutMetricData; `at` moves them in time. The number of datapoints."""
-    points = [p for line in lines for p in savings.emf_datapoints(line)]
+    points = [p for line in lines for p in report_command.emf_datapoints(line)]
     for namespace, name, dimensions, stamp, value, unit in points:
         cloudwatch.put_metric_data(Namespace=namespace, MetricData=[{
             "MetricName": name, "Dimensions": [{"Name": k, "Value": v} for k, v in dimensions.items()],
@@ -273,18 +273,18 @@ def test_nothing_stopped_is_zero_saved_and_no_known_saving_is_unknown(deployed):
     account, stack = deployed
     cloudwatch = boto3.client("cloudwatch", region_name=account.region)
     # A window before anything happened: no stop, so nothing saved (a known zero), no cost stated, no run
-    quiet = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=50), account.evaluator_name, 600,
+    quiet = report_command.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=50), account.evaluator_name, 600,
                            service=stack)
     assert (quiet.stops.carried_out, quiet.stops.saved_usd, quiet.costs.usd) == (0, None, None)
-    words = dict((line[:14].strip(), line[14:]) for line in savings.lines(quiet)[1:] if line[:14].strip())
+    words = dict((line[:14].strip(), line[14:]) for line in report_command.lines(quiet)[1:] if line[:14].strip())
     assert words["saved"] == "$0.00: no stop carried out"
     assert words["job costs"] == "none stated (no message said a job's known cost)"
-    assert savings.lines(quiet)[-1] == " " * 14 + "no run in the window"
+    assert report_command.lines(quiet)[-1] == " " * 14 + "no run in the window"
     assert quiet.evaluator.runs == 0 and quiet.evaluator.longest_run_s is None
     # The window of the stop 40 days ago: a stop, no saving known: unknown, never $0
-    old = savings.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=38), None, None, service=stack)
+    old = report_command.gather(cloudwatch, "x", 5, datetime.now(UTC) - timedelta(days=38), None, None, service=stack)
     assert (old.stops.carried_out, old.stops.saving_known, old.stops.saved_usd) == (1, 0, None)
-    words = dict((line[:14].strip(), line[14:]) for line in savings.lines(old)[1:] if line[:14].strip())
+    words = dict((line[:14].strip(), line[14:]) for line in report_command.lines(old)[1:] if line[:14].strip())
     assert words["saved"] == "unknown: no stop's saving is known (1 stop(s): their prices unknown)"
     assert words["evaluator"] == "none: the stack runs no monitor rules (no EvaluatorFunctionName output)"
 
@@ -302,27 +302,27 @@ def test_a_figure_cloudwatch_answered_in_part_is_unknown_never_zero():
     client, stub = stubbed_cloudwatch({"MetricDataResults": [
         {"Id": "q0", "StatusCode": "InternalError", "Timestamps": [], "Values": []}]})
     with stub:
-        found = savings.gather(client, "x", 30, datetime.now(UTC), None, None, service="RuleActions")
+        found = report_command.gather(client, "x", 30, datetime.now(UTC), None, None, service="RuleActions")
     # Then the stops and what they saved are unknown, and the report names the metric
     assert found.stops.carried_out is None and found.stops.saving_unknown is None
     assert found.unknown == ["Actions"]
-    text = savings.lines(found)
+    text = report_command.lines(found)
     assert "jobs stopped  unknown stop(s) carried out" in text
     assert "saved         unknown (CloudWatch answered in part)" in text
     assert text[-1] == "unknown       CloudWatch answered in part for Actions: their figures are unknown"
 
 
 def test_when_cloudwatch_answers_nothing_in_full_every_figure_is_unknown():
-    asked = savings.queries("RuleActions-evaluator", "RuleActions").all()
+    asked = report_command.queries("RuleActions-evaluator", "RuleActions").all()
     client, stub = stubbed_cloudwatch({"MetricDataResults": [
         {"Id": f"q{index}", "StatusCode": "Forbidden", "Timestamps": [], "Values": []} for index in range(len(asked))]})
     with stub:
-        found = savings.gather(client, "x", 30, datetime.now(UTC), "RuleActions-evaluator", 600,
+        found = report_command.gather(client, "x", 30, datetime.now(UTC), "RuleActions-evaluator", 600,
                                service="RuleActions")
     evaluator = found.evaluator
     assert (evaluator.runs, evaluator.timed_runs, evaluator.longest_run_s, evaluator.findings) == (None,) * 4
     assert found.events == dict.fromkeys(found.events) and found.costs.messages is None
-    text = "\n".join(savings.lines(found))
+    text = "\n".join(report_command.lines(found))
     assert "longest run unknown (timeout 600 s); at most unknown job(s) judged in a run; unknown rule finding(s)" in text
     assert " 0 " not in text and "$0" not in text  # nothing unknown is said as 0
     assert found.unknown == sorted({query.name for query in asked})
@@ -335,7 +335,7 @@ def test_pages_of_an_answer_are_read_to_the_end():
             {"Id": "q0", "StatusCode": "PartialData", "Timestamps": [now - timedelta(days=2)], "Values": [2.0]}]},
         {"MetricDataResults": [{"Id": "q0", "StatusCode": "Complete", "Timestamps": [now], "Values": [3.0]}]})
     with stub:
-        found = savings.gather(client, "x", 30, now, None, None, service="RuleActions")
+        found = report_command.gather(client, "x", 30, now, None, None, service="RuleActions")
     stub.assert_no_pending_responses()
     assert found.actions == {"stoptraining": {"done": 5}} and found.stops.carried_out == 5
 

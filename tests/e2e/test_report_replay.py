@@ -23,7 +23,7 @@ from rule_actions.contract import (
 )
 from rule_actions_cdk import metrics as catalog
 from rule_actions_cdk.settings import StackSettings
-from rule_actions_cli import savings
+from rule_actions_cli import report
 from rule_actions_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,14 +38,14 @@ def replay(tmp_path_factory):
     timeline (the evaluator stops it), with the monitor rules on; each stop's cost and saving from the embedded
     account's sample prices. (The JSON report, the datapoints CloudWatch took from the function's output.)"""
     taken: list[tuple] = []
-    datapoints = savings.emf_datapoints
+    datapoints = report.emf_datapoints
     config = tmp_path_factory.mktemp("config") / "monitor.json"
     config.write_text(json.dumps(MONITOR))
     paths = [str(ROOT / "events" / "vanishing-gradient-sdk-actions.json"), str(ROOT / "events" / "no-issues-found.json"),
              str(ROOT / "events" / "timelines" / "hung-job.json")]
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        patch.setattr(savings, "emf_datapoints", lambda line: taken.extend(found := datapoints(line)) or found)
+        patch.setattr(report, "emf_datapoints", lambda line: taken.extend(found := datapoints(line)) or found)
         code = main(["report", "--replay", *paths, "--config", str(config), "--json"])
     assert code == 0 and err.getvalue() == "", err.getvalue()
     return json.loads(out.getvalue()), taken
@@ -82,7 +82,7 @@ def test_the_text_of_a_replay_lists_the_stopped_jobs_with_their_figures(replay):
     ledger = found["ledger"]
     unknown = {"job": "no-price-job", "stopped_by": "rule StalledTraining of no-price-job", "cost_usd": None,
                "saved_usd": None}
-    lines = savings._ledger_lines(savings.LedgerContents(**{**ledger, "stopped": [*ledger["stopped"], unknown]}))
+    lines = report._ledger_lines(report.LedgerContents(**{**ledger, "stopped": [*ledger["stopped"], unknown]}))
     assert lines[:4] == [
         "3 job(s) stopped by this stack (its stop records)",
         *(f"  {s['job']}: cost ${s['cost_usd']:,.2f} until the stop, saved ${s['saved_usd']:,.2f} at most; by "

@@ -276,7 +276,7 @@ def test_a_budget_never_judges_an_unknown_price_and_leaves_a_job_under_its_budge
 
 
 def test_getting_started_shows_what_make_demo_prints(demo):
-    from rule_actions_cli.report import summary
+    from rule_actions_cli.replay_table import summary
 
     assert summary(demo[0]) in (ROOT / "docs" / "getting-started.md").read_text()
 
@@ -288,13 +288,13 @@ def test_the_docs_excerpts_are_what_columns_120_make_demo_prints(demo, page, mon
                                    re.DOTALL)
     shown = [line for line in excerpt.splitlines() if line != "..."]
     # Then its first line is what `COLUMNS=120 make demo` says first (the test's replay names absolute paths)
-    from rule_actions_cli import inputs, report
+    from rule_actions_cli import inputs, replay_table
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("COLUMNS", "120")
     paths = ["events/", "events/timelines/"]
     context, _ = inputs.replay_context("examples/demo-webhook-config.json", False)
-    assert said == report.heading(inputs.load(paths)[0], paths, context, "examples/demo-webhook-config.json") + "\n"
+    assert said == replay_table.heading(inputs.load(paths)[0], paths, context, "examples/demo-webhook-config.json") + "\n"
     # Then its lines are lines of what the demo prints, in its order (message ids and the receiver's port aside)
     def same(line: str) -> str:
         return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", UUID.sub("<id>", line))
@@ -386,7 +386,7 @@ def test_a_refusal_is_one_row_over_a_timeline(tmp_path):
     # configuration does not name (denied: allow_any_sms is false), replayed for 90 minutes, a run every 5
     from rule_actions_cdk.app import project_context, quiet_node
     from rule_actions_cli.embedded import EmbeddedAccount
-    from rule_actions_cli.report import summary
+    from rule_actions_cli.replay_table import summary
     from rule_actions_cli.synth import synthesize
 
     timeline = {

@@ -54,7 +54,7 @@ from rule_actions.handler import ActionsFailed
 from rule_actions.jobs.training import FAMILY as TRAINING
 from rule_actions.kinds.endpoint import EMAIL_RE, PHONE_RE
 from rule_actions.kinds.endpoint import allowed as endpoint_allowed
-from rule_actions.kinds.stop import PREFIX_RE
+from rule_actions.kinds.stoptraining import PREFIX_RE
 from rule_actions.plan import Plan
 from rule_actions.privacy import redact
 from rule_actions.records import Action, IgnoredEvent, JobEvent

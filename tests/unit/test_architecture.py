@@ -47,18 +47,18 @@ def test_no_two_public_classes_share_a_name():
 def test_a_planted_class_of_a_taken_name_is_found(tmp_path):
     # Given a copy where the CLI defines a class of a name the function's configuration already uses
     packages = copied(tmp_path)
-    target = packages["rule_actions_cli"] / "report.py"
+    target = packages["rule_actions_cli"] / "replay_table.py"
     target.write_text(target.read_text() + "\n\nclass Config:\n    pass\n")
     # When / Then: both modules are named
-    assert duplicate_classes(packages) == {"Config": ["rule_actions.config", "rule_actions_cli.report"]}
+    assert duplicate_classes(packages) == {"Config": ["rule_actions.config", "rule_actions_cli.replay_table"]}
 
 
 @pytest.mark.parametrize(("module", "planted", "expected"), [
     ("kinds/email.py", "from rule_actions.config import Config", "a plug-in imports only the ground floor"),
-    ("kinds/email.py", "if TYPE_CHECKING:\n    from rule_actions.kinds.stop import KIND", "a plug-in imports only"),
+    ("kinds/email.py", "if TYPE_CHECKING:\n    from rule_actions.kinds.stoptraining import KIND", "a plug-in imports only"),
     ("triggers/job_outcome.py", "def later():\n    from rule_actions.jobs import training", "a plug-in imports only"),
     ("records.py", "from rule_actions.config import Config", "the ground floor imports only the ground floor"),
-    ("pipeline.py", "from rule_actions.kinds.stop import KIND", "reach them through rule_actions.registry"),
+    ("pipeline.py", "from rule_actions.kinds.stoptraining import KIND", "reach them through rule_actions.registry"),
     ("text.py", "from rule_actions.records import Action", None),  # allowed: ground floor to ground floor
     ("grammar.py", "def later():\n    from rule_actions_sdk import ActionList", "the function ships alone"),
     ("handler.py", "from rule_actions_cdk.settings import FILE_NAME", "the function ships alone"),
@@ -185,3 +185,17 @@ def test_the_function_imports_only_powertools_public_modules():
     assert used <= set(POWERTOOLS_PUBLIC), used - set(POWERTOOLS_PUBLIC)
     for name in POWERTOOLS_PUBLIC:  # and each exists in the installed (bundled) version
         importlib.import_module(name)
+
+
+def test_each_action_kind_lives_in_the_module_named_after_it():
+    # Given the registry's action kinds
+    from rule_actions import registry
+
+    # When each kind's module is looked up
+    homes = {name: type(kind).__module__ for name, kind in registry.KINDS.items()}
+    # Then each is kinds/<its name>.py, so the kind `stop` is never in a module called anything else
+    assert homes == {name: f"rule_actions.kinds.{name}" for name in registry.KINDS}
+    # And every module in kinds/ is a kind's, or one of the shared ones
+    shared = {"__init__", "base", "endpoint"}
+    modules = {path.stem for path in (Path(registry.__file__).parent / "kinds").glob("*.py")}
+    assert modules - shared == set(registry.KINDS)

@@ -20,7 +20,7 @@ from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.budget import budget_of
 from rule_actions.monitors.evaluation import Verdict, _state_change
 from rule_actions.monitors.job import RunningJob
-from rule_actions.monitors.rule import Data, Needs, parameters
+from rule_actions.monitors.rule import Data, Reads, parameters
 from rule_actions.monitors.tags import rules_of
 from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Skipped
 
@@ -43,8 +43,8 @@ def spent(usd_per_hour: float, hours: float) -> JobCost:
 def judged(p: dict, cost, name="ft-1"):
     values, errors = parameters(BUDGET, p, "test")
     assert not errors, errors
-    need = BUDGET.needs(job(name), values, NOW)
-    return need if not isinstance(need, Needs) else BUDGET.judge(job(name), values, NOW, Data({}, cost=cost))
+    need = BUDGET.reads(job(name), values, NOW)
+    return need if not isinstance(need, Reads) else BUDGET.judge(job(name), values, NOW, Data({}, cost=cost))
 
 
 def test_a_job_under_its_budget_is_clear_and_says_how_much_it_spent():
@@ -215,7 +215,7 @@ def test_a_cluster_repair_is_not_judged_and_a_job_not_yet_on_its_instances_is_no
     repair = in_phase(job()._replace(secondary="Restarting"), BUDGET, NOW)
     assert isinstance(repair, NotJudged) and repair.reason.startswith("not judged: restarting after a hardware")
     values, _ = parameters(BUDGET, {"usd": 10}, "test")
-    early = BUDGET.needs(job()._replace(secondary="Downloading", billed_from=None), values, NOW)
+    early = BUDGET.reads(job()._replace(secondary="Downloading", billed_from=None), values, NOW)
     assert early == NotJudged("not judged: not started on its instances yet (downloading input data; no "
                               "TrainingStartTime): nothing is billed meanwhile; judged again when it runs")
 
@@ -227,10 +227,10 @@ def test_a_tuning_job_s_trial_is_covered_by_its_tuning_job_s_budget_unless_trial
     covered, _ = parameters(BUDGET, {"by_prefix": {"hpo-": 5}}, "test")
     each, _ = parameters(BUDGET, {"by_prefix": {"hpo-": 5}, "trials": "each"}, "test")
     # Then by default it is not judged, saying why; with trials=each it is, against its own budget
-    assert BUDGET.needs(trial, covered, NOW) == NotJudged(
+    assert BUDGET.reads(trial, covered, NOW) == NotJudged(
         "a trial of tuning job hpo-1: its tuning job's budget covers its trials (Budget trials=each judges each trial "
         "on its own)")
-    assert BUDGET.needs(trial, each, NOW) == Needs(cost=True)
+    assert BUDGET.reads(trial, each, NOW) == Reads(cost=True)
     # and a tag may set it, a bad value naming the parameter
     assert parameters(BUDGET, {"trials": "each"}, "tag", from_tag=True)[0]["trials"] == "each"
     assert parameters(BUDGET, {"trials": "all"}, "tag", from_tag=True)[1] == [

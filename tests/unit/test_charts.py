@@ -144,7 +144,7 @@ def test_the_page_lists_every_finding_and_action_of_the_rows_and_every_other_eve
 
 
 def test_a_timeline_not_replayed_is_drawn_from_the_timeline_with_the_reason_it_was_not():
-    from rule_actions_cli.report import NO_MONITOR
+    from rule_actions_cli.replay_table import NO_MONITOR
 
     # Given a timeline the configuration could not replay (no monitor rules)
     source = str(HUNG)

@@ -14,7 +14,7 @@ from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.jobs.common import PROCESSING
 from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.job import Host, RunningJob
-from rule_actions.monitors.rule import Data, Needs, in_phase, parameters
+from rule_actions.monitors.rule import Data, Reads, in_phase, parameters
 from rule_actions.monitors.series import host_query
 from rule_actions.monitors.tags import rules_of
 from rule_actions.monitors.verdicts import Clear, Finding, NotJudged, Pending, Skipped
@@ -66,11 +66,11 @@ def defaults(rule: str, **given) -> dict:
 def judged(rule: str, j: RunningJob, series=None, heartbeat=None, streams=None, trials=(), **given):
     """The rule's verdict as an evaluation reaches it (in_phase, needs, judge, and again with the streams asked)."""
     p = defaults(rule, **given)
-    need = in_phase(j, RULES[rule], NOW) or RULES[rule].needs(j, p, NOW)
-    if not isinstance(need, Needs):
+    need = in_phase(j, RULES[rule], NOW) or RULES[rule].reads(j, p, NOW)
+    if not isinstance(need, Reads):
         return need
     found = RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat, {}, tuple(trials)))
-    if isinstance(found, Needs):
+    if isinstance(found, Reads):
         read = {prefix: (streams or {}).get(prefix, Heartbeat((), True)) for prefix, _s, _e in found.streams}
         found = RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat, read, tuple(trials)))
     return found
@@ -502,7 +502,7 @@ def test_a_transform_job_s_instances_are_found_once_per_run_by_their_metrics_and
     assert rows["score-1"].verdicts[0].reason == "i-0aaa idles: CPU p95 0% < 5% per vCPU over the last 30 min"
     assert rows["score-2"].verdicts[0].verdict == "NoIssuesFound"
     # and a transform job no instance of which published yet waits
-    assert RULES["IdleInstances"].needs(RunningJob.of(first, "transform"), defaults("IdleInstances"), NOW) == Pending(
+    assert RULES["IdleInstances"].reads(RunningJob.of(first, "transform"), defaults("IdleInstances"), NOW) == Pending(
         "no instance of the transform job has published CPUUtilization yet (its instances are found by their "
         "metrics' Host dimension)")
 

@@ -88,7 +88,7 @@ def plan(raw: Any, config: Mapping[str, Any], answer: Callable[[Any], Any] = lam
     while needs := built.needs():
         asked += needs
         built = built.learn({need: _answer(need, answer) for need in needs})
-    return built.decide(), parsed.event.family.learn(parsed.event, built.facts), asked
+    return built.decide(), parsed.event.family.learn(parsed.event, built.answers), asked
 
 
 def _answer(need: Any, answer: Callable[[Any], Any]) -> Any:

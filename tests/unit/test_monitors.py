@@ -14,7 +14,7 @@ from rule_actions import registry
 from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.instances import counts
 from rule_actions.monitors.job import Host, RunningJob, clock
-from rule_actions.monitors.rule import Data, Needs, in_phase, parameters
+from rule_actions.monitors.rule import Data, Reads, in_phase, parameters
 from rule_actions.monitors.series import host_query, job_query, percentile
 from rule_actions.monitors.stalled_training import rhythm
 from rule_actions.monitors.tags import rules_of
@@ -52,11 +52,11 @@ def judged(rule: str, j: RunningJob, series=None, heartbeat=None, streams=None, 
     """The rule's verdict as an evaluation reaches it: its needs, its judging, and when it asks for some streams'
     windows, its judging again with them (`streams`: prefix -> Heartbeat; a window it lacks reads as empty)."""
     p = defaults(rule, **given)
-    need = RULES[rule].needs(j, p, NOW)
-    if not isinstance(need, Needs):
+    need = RULES[rule].reads(j, p, NOW)
+    if not isinstance(need, Reads):
         return need
     found = RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat))
-    if isinstance(found, Needs):
+    if isinstance(found, Reads):
         read = {prefix: (streams or {}).get(prefix, Heartbeat((), True)) for prefix, _start, _end in found.streams}
         found = RULES[rule].judge(j, p, NOW, Data(series or {}, heartbeat, read))
     return found
@@ -104,8 +104,8 @@ def test_a_search_record_becomes_the_job_the_rules_see():
 def test_a_record_missing_everything_is_a_job_without_rules_to_judge():
     found = RunningJob.of({})
     assert found.hosts == () and found.started is None and found.metrics == ()
-    assert isinstance(RULES["LowGPUUtilization"].needs(found, defaults("LowGPUUtilization"), NOW), Skipped)
-    assert isinstance(RULES["StalledTraining"].needs(found, defaults("StalledTraining"), NOW), Pending)
+    assert isinstance(RULES["LowGPUUtilization"].reads(found, defaults("LowGPUUtilization"), NOW), Skipped)
+    assert isinstance(RULES["StalledTraining"].reads(found, defaults("StalledTraining"), NOW), Pending)
 
 
 # ---------------------------------------------------------------- phases
@@ -219,7 +219,7 @@ def test_low_gpu_utilization_is_clear_on_busy_gpus_and_waits_for_a_window():
     j = job()
     assert judged("LowGPUUtilization", j, gpu(j, 0, minutes(40, 1, 330))) == Clear()
     young = job(started=NOW - 20 * MIN)  # 9 min warm-up + a 30-min window not there yet
-    assert isinstance(RULES["LowGPUUtilization"].needs(young, defaults("LowGPUUtilization"), NOW), Pending)
+    assert isinstance(RULES["LowGPUUtilization"].reads(young, defaults("LowGPUUtilization"), NOW), Pending)
     assert isinstance(judged("LowGPUUtilization", j, gpu(j, 0, minutes(40, 1, 330, step=3))), Pending)  # sparse
 
 
@@ -309,7 +309,7 @@ def test_stalled_training_reads_a_silent_hosts_rhythm_since_training_started_at_
     asked = RULES["StalledTraining"].judge(j, p, NOW, Data({}, hb))
     # Then it asks for that host's streams up to its last line, from six hours before it (training began earlier),
     # and that host's GPUs over their last 10 minutes (CloudWatch publishes late: 6 more)
-    assert asked == Needs((host_query(j, j.hosts[1], "GPUUtilization"),), NOW - 16 * MIN, streams=(
+    assert asked == Reads((host_query(j, j.hosts[1], "GPUUtilization"),), NOW - 16 * MIN, streams=(
         ("job-1/algo-2-", (NOW - 33 * MIN - 360 * MIN) * 1000, (NOW - 33 * MIN) * 1000),))
     # and from when training (re)started when that is later
     young = j._replace(started=NOW - 90 * MIN)
@@ -454,10 +454,10 @@ def test_stalled_training_judges_nothing_on_an_incomplete_page():
 
 
 def test_stalled_training_waits_for_the_threshold_and_can_watch_a_metric_instead():
-    assert isinstance(RULES["StalledTraining"].needs(job(started=NOW - 10 * MIN), defaults("StalledTraining"), NOW),
+    assert isinstance(RULES["StalledTraining"].reads(job(started=NOW - 10 * MIN), defaults("StalledTraining"), NOW),
                       Pending)
     j = job(metrics=("train:step",))
-    need = RULES["StalledTraining"].needs(j, defaults("StalledTraining", metric="train:step"), NOW)
+    need = RULES["StalledTraining"].reads(j, defaults("StalledTraining", metric="train:step"), NOW)
     assert need.logs is None and need.queries == (job_query(j, "train:step"),)
     series = {job_query(j, "train:step"): minutes(45, 40, 1)}
     assert judged("StalledTraining", j, series, metric="train:step") == Finding(
@@ -470,15 +470,15 @@ def test_max_initialization_time_holds_without_a_first_datapoint():
     assert judged("MaxInitializationTime", j, {}) == Finding(
         "no datapoint of train:loss 24 min after training started (threshold 20 min)")
     assert judged("MaxInitializationTime", j, {job_query(j, "train:loss"): minutes(2, 1, 0.7)}) == Clear()
-    assert isinstance(RULES["MaxInitializationTime"].needs(job(started=NOW - 10 * MIN), defaults(
+    assert isinstance(RULES["MaxInitializationTime"].reads(job(started=NOW - 10 * MIN), defaults(
         "MaxInitializationTime"), NOW), Pending)
-    assert isinstance(RULES["MaxInitializationTime"].needs(job(started=NOW - 200 * MIN), defaults(
+    assert isinstance(RULES["MaxInitializationTime"].reads(job(started=NOW - 200 * MIN), defaults(
         "MaxInitializationTime"), NOW), Clear)
 
 
 def test_max_initialization_time_reads_the_logs_of_a_job_without_metric_definitions():
     j = job(started=NOW - 24 * MIN)
-    need = RULES["MaxInitializationTime"].needs(j, defaults("MaxInitializationTime"), NOW)
+    need = RULES["MaxInitializationTime"].reads(j, defaults("MaxInitializationTime"), NOW)
     assert need.logs == (j.started * 1000, NOW * 1000)
     assert judged("MaxInitializationTime", j, heartbeat=beat()) == Finding(
         "no log line from any host 24 min after training started (threshold 20 min)")
@@ -501,7 +501,7 @@ def test_loss_not_decreasing_holds_on_a_plateau_and_on_a_rise():
 def test_loss_not_decreasing_finds_the_loss_by_name_or_says_what_to_set():
     assert "set the parameter metric" in judged("LossNotDecreasing", job(metrics=("accuracy",))).reason
     j = job(metrics=("accuracy", "train_loss"))
-    assert RULES["LossNotDecreasing"].needs(j, defaults("LossNotDecreasing"), NOW).queries == (
+    assert RULES["LossNotDecreasing"].reads(j, defaults("LossNotDecreasing"), NOW).queries == (
         job_query(j, "train_loss"),)
 
 
@@ -808,14 +808,14 @@ def test_a_job_heard_within_the_threshold_needs_no_log_query():
     rule, p = RULES["StalledTraining"], defaults("StalledTraining")
     recent = job(hosts=(("ml.p3.16xlarge", 2),))._replace(heard={"algo-1": (NOW - 3 * MIN) * 1000,
                                                                   "algo-2": (NOW - 20 * MIN) * 1000})
-    assert isinstance(rule.needs(recent, p, NOW), Clear)
+    assert isinstance(rule.reads(recent, p, NOW), Clear)
     # A watched host heard longer ago than the threshold may be the stalled one: its logs are read
     stale = recent._replace(heard={"algo-1": (NOW - 3 * MIN) * 1000, "algo-2": (NOW - 31 * MIN) * 1000})
-    assert isinstance(rule.needs(stale, p, NOW), Needs)
+    assert isinstance(rule.reads(stale, p, NOW), Reads)
     # A host heard only during start-up is not watched: it does not force a query
     quiet = job(hosts=(("ml.p3.16xlarge", 2),), started=NOW - 60 * MIN)._replace(
         heard={"algo-1": (NOW - 2 * MIN) * 1000, "algo-2": (NOW - 58 * MIN) * 1000})
-    assert isinstance(rule.needs(quiet, p, NOW), Clear)
+    assert isinstance(rule.reads(quiet, p, NOW), Clear)
 
 
 HUGE = 10**400  # an integer too large for a float

@@ -313,9 +313,9 @@ JOB_TAGS_NEED = '''
 def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp_path):
     # Given a `page` kind and the reader of the Need it asks (its Need in records.py): modules and registry lines
     lambdas = with_plugin(tmp_path, "kinds/page.py", PAGE, {
-        "from rule_actions.kinds import email, notify, release, restart, sms, stop, stop_job, webhook\n":
-            "from rule_actions.kinds import email, notify, page, release, restart, sms, stop, stop_job, webhook\n",
-        "restart.KIND, release.KIND)}": "restart.KIND, release.KIND, page.KIND)}",
+        "from rule_actions.kinds import email, notify, release_warm_pool, restart, sms, stop, stoptraining, webhook\n":
+            "from rule_actions.kinds import email, notify, page, release_warm_pool, restart, sms, stop, stoptraining, webhook\n",
+        "restart.KIND, release_warm_pool.KIND)}": "restart.KIND, release_warm_pool.KIND, page.KIND)}",
         "    stop_record,\n    team,\n": "    stop_record,\n    tags,\n    team,\n",
         "seen.READER)}": "seen.READER, tags.READER)}",
     }, records_addition=JOB_TAGS_NEED)
@@ -373,9 +373,9 @@ HOLD = '''
 def test_a_job_action_is_one_module_and_a_registry_line_counted_as_its_effect(tmp_path):
     # Given a `hold` kind whose effect is a stop: its module and its registry line
     lambdas = with_plugin(tmp_path, "kinds/hold.py", HOLD, {
-        "from rule_actions.kinds import email, notify, release, restart, sms, stop, stop_job, webhook\n":
-            "from rule_actions.kinds import email, hold, notify, release, restart, sms, stop, stop_job, webhook\n",
-        "restart.KIND, release.KIND)}": "restart.KIND, release.KIND, hold.KIND)}",
+        "from rule_actions.kinds import email, notify, release_warm_pool, restart, sms, stop, stoptraining, webhook\n":
+            "from rule_actions.kinds import email, hold, notify, release_warm_pool, restart, sms, stop, stoptraining, webhook\n",
+        "restart.KIND, release_warm_pool.KIND)}": "restart.KIND, release_warm_pool.KIND, hold.KIND)}",
     })
     event = state_change("SageMaker Training Job State Change", {
         "TrainingJobName": "demo-job-001", "TrainingJobStatus": "InProgress", "SecondaryStatus": "Training",

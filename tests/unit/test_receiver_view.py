@@ -11,7 +11,7 @@ import re
 from rule_actions.payloads import slack
 from rule_actions.records import Message
 from rule_actions_cli import receiver
-from rule_actions_cli.report import Delivery, sms_size, write_deliveries
+from rule_actions_cli.replay_table import Delivery, sms_size, write_deliveries
 
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]")
 BODY = ("rule-actions found that rule StalledTraining holds for training job llm-1.\n\nTraining job: llm-1\n"

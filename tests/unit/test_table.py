@@ -10,9 +10,9 @@ import json
 import pytest
 from replaying import reasons_shown_whole
 
-from rule_actions_cli import report
+from rule_actions_cli import replay_table
 from rule_actions_cli.main import write
-from rule_actions_cli.report import Delivery, write_deliveries, write_table
+from rule_actions_cli.replay_table import Delivery, write_deliveries, write_table
 
 JOB = "llm-pretrain-2026-11-24-08-00-00-303"
 LONG = ("prefix 'nlp-bert-' does not cover this event's job 'cv-detr-ablation-03': it could stop other teams' jobs "
@@ -136,12 +136,12 @@ def test_colour_is_wanted_on_a_terminal_without_no_color(monkeypatch, out, env, 
     monkeypatch.setenv("TERM", "xterm-256color")
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    assert report.colour_wanted(out) is wanted
+    assert replay_table.colour_wanted(out) is wanted
 
 
 def test_the_width_is_columns_when_set(monkeypatch):
     monkeypatch.setenv("COLUMNS", "97")
-    assert report.terminal_width() == 97
+    assert replay_table.terminal_width() == 97
     out = io.StringIO()
     write_table(ROWS, out)
     assert max(map(len, out.getvalue().splitlines())) <= 97
@@ -175,8 +175,8 @@ def test_what_the_destinations_received_is_grouped_redacted_and_fits():
 
 def test_timelines_a_configuration_without_monitor_cannot_replay_are_said_once_with_what_to_add():
     # Given three timelines the configuration could not replay (no monitor block) and one event that acted
-    rows = [report.row(f"events/timelines/t{i}.json", None, False, {"ignored": report.NO_MONITOR}) for i in range(3)]
-    rows.append(report.row("events/a.json", "job-1", True,
+    rows = [replay_table.row(f"events/timelines/t{i}.json", None, False, {"ignored": replay_table.NO_MONITOR}) for i in range(3)]
+    rows.append(replay_table.row("events/a.json", "job-1", True,
                            {"actions": [action("notify", "team", "done", "sent to the team")]}))
     out = io.StringIO()
     # When the table is written

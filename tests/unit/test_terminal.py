@@ -8,9 +8,9 @@ import io
 import json
 import re
 
-from rule_actions_cli import receiver, report
+from rule_actions_cli import receiver, replay_table
 from rule_actions_cli.main import main
-from rule_actions_cli.report import Delivery, write_deliveries, write_json, write_table
+from rule_actions_cli.replay_table import Delivery, write_deliveries, write_json, write_table
 
 # OSC 0 (retitle), ED 2 (clear), CUP (home), a C1 CSI, DEL, BEL, a carriage return, a bidi override
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[H\x9b31m\x7f\r\u202e"
@@ -18,7 +18,7 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]")  # what must never reach
 
 
 def hostile_row(job: str = f"job{HOSTILE}", source: str = f"events/evil{HOSTILE}.json") -> dict:
-    return report.row(source, job, True, {"job_family": "training", "ignored": f"reason {HOSTILE} end", "actions": [
+    return replay_table.row(source, job, True, {"job_family": "training", "ignored": f"reason {HOSTILE} end", "actions": [
         {"kind": "notify", "target": f"team{HOSTILE}", "outcome": "done", "reason": f"sent {HOSTILE}",
          "trigger": f"Rule{HOSTILE}"}]})
 
@@ -43,7 +43,7 @@ def test_the_tables_colours_survive_and_are_the_only_escape_sequences(monkeypatc
 def test_a_megabyte_job_name_is_bounded_and_says_how_long_it_was():
     out = io.StringIO()
     name = "a" * 1_000_000
-    write_table([report.row(f"events/{'f' * 100_000}.json", name, True, {"job_family": "training",
+    write_table([replay_table.row(f"events/{'f' * 100_000}.json", name, True, {"job_family": "training",
                  "ignored": f"not a SageMaker job name: {name}", "actions": []})], out, width=120, show_all=True)
     text = out.getvalue()
     assert len(text) < 4_000, len(text)

@@ -229,9 +229,9 @@ class JobFamily:
         return next((name for name, condition in self.outcomes.items()
                      if condition.holds(event.job_status, event.secondary_status)), None)
 
-    def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
+    def held_back(self, event: JobEvent, config: Configured, answers: Mapping[Any, Any]) -> str | Need | None:
         """Why the event's job's outcomes are not its own to report (another report covers them), the Need to read
-        before that is known, or None (they are). `facts`: what was read so far. Here: a job a pipeline's step
+        before that is known, or None (they are). `answers`: what was read so far. Here: a job a pipeline's step
         launched (its tag names the execution), while the execution reports and pipeline_step_jobs_alert is false."""
         execution = event.tags.get(PIPELINE_TAG)
         if not execution or not step_jobs_held_back(config):
@@ -262,7 +262,7 @@ class JobFamily:
         """What an outcome's message needs read of the job (nothing, unless the family says so)."""
         return frozenset()
 
-    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
+    def learn(self, event: JobEvent, answers: Mapping[Any, Any]) -> JobEvent:
         """The event knowing what was read of its job (its `details`; a reason the event did not carry)."""
         return event
 

@@ -152,10 +152,10 @@ class Pipeline(JobFamily):
             return frozenset()
         return frozenset({_steps_need(event.job_arn)})
 
-    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
+    def learn(self, event: JobEvent, answers: Mapping[Any, Any]) -> JobEvent:
         pipeline, _, execution = event.job_name.partition("/")
         display = event.detail.get("pipelineExecutionDisplayName")
-        steps = facts.get(_steps_need(event.job_arn))
+        steps = answers.get(_steps_need(event.job_arn))
         read = isinstance(steps, tuple) and not isinstance(steps, Unread)
         failed = [_step(s) for s in steps] if isinstance(steps, tuple) and not isinstance(steps, Unread) else None
         own = plain(getattr(steps, "execution_reason", ""), DETAILS_MAX, multiline=True) if read else ""

@@ -55,7 +55,7 @@ class Processing(JobFamily):
     billing = Billing("Processing", ("ProcessingResources", "ClusterConfig"), "ProcessingStartTime",
                       "ProcessingEndTime", ("StoppingCondition", "MaxRuntimeInSeconds"))
 
-    def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
+    def held_back(self, event: JobEvent, config: Configured, answers: Mapping[Any, Any]) -> str | Need | None:
         image = event.detail.get("AppSpecification")
         image = image.get("ImageUri") if isinstance(image, Mapping) else None
         if event.parent:
@@ -64,7 +64,7 @@ class Processing(JobFamily):
                 isinstance(image, str) and any(marker in image for marker in RULE_EVALUATOR_IMAGES)):
             training = "its training job"
         else:
-            return super().held_back(event, config, facts)
+            return super().held_back(event, config, answers)
         return f"a Debugger rule evaluation of {training}: reported as that job's rule status, never twice"
 
     def quiet_clause(self, config: Configured) -> dict[str, Any]:
@@ -80,8 +80,8 @@ class Processing(JobFamily):
             return frozenset({Described(self.api, event.job_name)})
         return frozenset()
 
-    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
-        described = facts.get(Described(self.api, event.job_name))
+    def learn(self, event: JobEvent, answers: Mapping[Any, Any]) -> JobEvent:
+        described = answers.get(Described(self.api, event.job_name))
         message = event.detail.get("ExitMessage")
         if not isinstance(message, str) and isinstance(described, Mapping):
             message = described.get("ExitMessage")

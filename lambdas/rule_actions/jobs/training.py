@@ -83,18 +83,18 @@ class Training(JobFamily):
     stoppable = True
     billing = TRAINING_BILLING  # its billed time: cost.py (a spot wait or a cluster repair not billed; warm pools)
 
-    def held_back(self, event: JobEvent, config: Configured, facts: Mapping[Any, Any]) -> str | Need | None:
+    def held_back(self, event: JobEvent, config: Configured, answers: Mapping[Any, Any]) -> str | Need | None:
         """A trial of a tuning job, while its tuning job reports for it (unless tuning_trials_alert); a pipeline
         step's job, while the execution reports for it (unless pipeline_step_jobs_alert)."""
-        step = super().held_back(event, config, facts)
+        step = super().held_back(event, config, answers)
         if step is not None or not trials_held_back(config):
             return step
         parent = event.parent
         if not parent and is_trial_name(event.job_name):  # a trial's name, and the event names no parent
             need = Described(self.api, event.job_name)
-            if need not in facts:
+            if need not in answers:
                 return need
-            described = facts[need]
+            described = answers[need]
             found = described.get(PARENT) if not isinstance(described, Unread) else None
             parent = found if isinstance(found, str) else ""  # unreadable: it alerts (better twice than never)
         if f":{TUNING_JOB}/" not in parent:

@@ -95,11 +95,11 @@ class Tuning(JobFamily):
             needs.add(FailedTrials(event.job_name, TRIALS_SHOWN))
         return frozenset(needs)
 
-    def learn(self, event: JobEvent, facts: Mapping[Any, Any]) -> JobEvent:
-        described = facts.get(Described(self.api, event.job_name))
+    def learn(self, event: JobEvent, answers: Mapping[Any, Any]) -> JobEvent:
+        described = answers.get(Described(self.api, event.job_name))
         known: Mapping[str, Any] = described if isinstance(described, Mapping) else {}
         detail = {**known, **_usable(event.detail)}  # a malformed member of the event is a problem, never a fact
-        trials = facts.get(FailedTrials(event.job_name, TRIALS_SHOWN))
+        trials = answers.get(FailedTrials(event.job_name, TRIALS_SHOWN))
         reason = event.failure_reason or text_at(known, "FailureReason")
         details = {
             "training_jobs": _counters(detail.get("TrainingJobStatusCounters"), COUNTERS),

@@ -84,7 +84,7 @@ class Kind:
     def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
         return frozenset()
 
-    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, answers: Mapping[Need, Any]) -> Planned:
         return item
 
     def preview(self, item: Planned) -> str:
@@ -128,7 +128,7 @@ RELEASE_WARM_POOLS = Flag(
     "release_warm_pools", True, "A training job this stack stopped keeps its warm pool (ResourceConfig."
     "KeepAlivePeriodInSeconds) billed after it stops: release it once the job has Stopped, unless a restart's copy "
     "may reuse it. false: the pool stays until its keep-alive period ends.")
-RELEASE = "release_warm_pool"  # the kind that releases it (kinds/release.py), asked by a stop to follow it
+RELEASE = "release_warm_pool"  # the kind that releases it (kinds/release_warm_pool.py), asked by a stop to follow it
 POOL = "warm pool"  # its target
 
 

@@ -115,8 +115,8 @@ class NotifyKind(Kind):
     def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
         return frozenset({TeamAudience()}) if item.target == TEAM else frozenset()
 
-    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
-        if item.target == TEAM and facts.get(TeamAudience()) is False:
+    def check(self, item: Planned, event: JobEvent, config: Configured, answers: Mapping[Need, Any]) -> Planned:
+        if item.target == TEAM and answers.get(TeamAudience()) is False:
             return item.decided(
                 Outcome.SKIPPED,
                 "the team audience has no confirmed subscriber (set notify.emails / notify.sms, or subscribe an "

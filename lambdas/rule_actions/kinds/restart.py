@@ -169,19 +169,19 @@ class RestartKind(Kind):
             found.add(StopRecord(event.job_arn))
         return frozenset(found)
 
-    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, answers: Mapping[Need, Any]) -> Planned:
         refused = _refusal(item, event, config)
         if refused is not None:
             return item.decided(*refused)
         cause = _cause(event)
         if cause == "stopped":
-            note = facts.get(StopRecord(event.job_arn))
+            note = answers.get(StopRecord(event.job_arn))
             if isinstance(note, Unread):
                 return item.decided(Outcome.FAILED, note.reason)
             if not (isinstance(note, StopNote) and _asked(note, item)):
                 return item.decided(Outcome.SKIPPED, "stopped by someone outside this stack (or without a restart "
                                                      "asked at its stop): a person's stop is never undone")
-        source = facts.get(RestartSource(event.job_family.api, event.job_name, event.job_arn,
+        source = answers.get(RestartSource(event.job_family.api, event.job_name, event.job_arn,
                                          config[RESTART_CHECKPOINTS]), Unread("the job was not read"))
         if isinstance(source, Unread):
             return item.decided(Outcome.FAILED, source.reason)

@@ -1,165 +1,175 @@
-"""stoptraining [training_job_prefix]: stop the event's job, or the InProgress jobs starting with a prefix.
+"""stop [job]: stop the job this trigger is about, whatever its family; or the job that owns it.
 
-Policy (the SDK stops only when exactly one job matches; the rule container lower-cases everything):
-- no prefix, or the job's own name: stop the job itself, no listing;
-- a prefix that does not cover the event's job is denied unless `allow_cross_job_stop` (other teams' jobs);
-- only an InProgress job is stopped, and never in a phase its family refuses (a training job uploading its model);
-  a prefix must list the event's job among its InProgress matches (or `allow_cross_job_stop`), and exactly one
-  match unless `stop_all_matching`;
-- "already Stopping/Stopped" is another stop's: skipped, saying who stopped it (this stack's record: the rule and
-  when), said once, and never counted as a stop. Each job this stack stops is recorded in the ledger, so its
-  Stopped outcome does not alert a second time.
+    stop                          the event's own job: a training, processing, transform or hyperparameter tuning
+                                  job, or a pipeline execution (StopTrainingJob, StopProcessingJob, StopTransformJob,
+                                  StopHyperParameterTuningJob, StopPipelineExecution)
+    stop job=tuning_job           the tuning job that launched the event's training job (a trial); it stops its
+                                  running trials too
+    stop job=pipeline_execution   the pipeline execution whose step launched the event's job (its tag
+                                  sagemaker:pipeline-execution-arn)
 
-Owns `stop_all_matching` and `allow_cross_job_stop`. It stops jobs of the event's family through the family's
-API (JobApi), and needs the family to grant stop (and the listing, when a stop may name a prefix).
+`stoptraining` keeps the SDK's meaning (training jobs, by name or prefix); `stop` never takes a prefix: it stops
+exactly one job, named by the event. The same safety as stoptraining: only a running job (the event's status, or a
+describe of the owner), never in a phase its family refuses (a training job uploading its model), never a job
+outside its family's scope; exactly once (the ledger), every refusal on its row. An owner may be named by the
+stack's configuration, or by a job's action_json or tag when the configuration allows it (`stop_owners`, or a stop
+it declares naming the same owner): the stack grants stopping an owner's family only then. A pipeline execution's stop carries a ClientRequestToken made
+from the execution and the trigger; SageMaker does not interrupt a running Callback or Lambda step: the execution
+stays Stopping until that step ends (a Lambda step at its timeout), then Stopped.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
-from rule_actions.fields import Flag, anchored
-from rule_actions.kinds.base import Kind, own_stop, record_stop
-from rule_actions.kinds.base import already as base_already
+from rule_actions.contract import Outcome
+from rule_actions.fields import TextList
+from rule_actions.kinds.base import Kind, already, own_stop, record_stop
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
     Action,
     Capability,
+    Described,
     Done,
-    InProgress,
     Invalid,
     JobEffect,
     JobEvent,
+    JobRef,
     Need,
     NothingDone,
+    Origin,
     Place,
     Planned,
     Unread,
 )
-from rule_actions.text import quoted
+from rule_actions.text import digest, quoted
 
-PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
-TRAINING = "training"  # the family stoptraining stops (stop: any family)
-MAX_NAMED_JOBS = 10
-STOP_ALL_MATCHING = Flag("stop_all_matching", False, "A stop's prefix stops every InProgress job it matches "
-                         "(false: only when exactly one matches, as the SDK does).")
-ALLOW_CROSS_JOB_STOP = Flag("allow_cross_job_stop", False, "Let a stop's prefix stop jobs other than the event's "
-                            "own (other teams' jobs).")
-
-
-def names(jobs: Sequence[str]) -> str:
-    shown = ", ".join(jobs[:MAX_NAMED_JOBS])
-    return shown + (f" and {len(jobs) - MAX_NAMED_JOBS} more" if len(jobs) > MAX_NAMED_JOBS else "")
+OWN = "job"
+OWNERS = ("tuning_job", "pipeline_execution")  # the families' owner_key values
+STOP_OWNERS = TextList(
+    "stop_owners", "The owners a job's own action_json or tags may name in a stop ({\"name\": \"stop\", \"job\": "
+    "...}): tuning_job, pipeline_execution. The stack grants stopping that family's jobs (under its prefixes). A stop "
+    "the configuration itself declares naming an owner allows it too. Empty by default: a job's own actions stop only "
+    "the job itself.", pattern="tuning_job|pipeline_execution", hint="tuning_job or pipeline_execution",
+    check=lambda value: value in OWNERS)
 
 
-def prefix_problem(prefix: Any) -> str | None:
-    """Why a training_job_prefix is unusable, or None."""
-    if not isinstance(prefix, str):
-        return f"must be a string, got {type(prefix).__name__} {quoted(prefix)}"
-    if prefix == "":
-        return "is empty: it would match every training job"
-    if not PREFIX_RE.fullmatch(prefix):
-        return f"{quoted(prefix)} is not a training job name prefix (letters, digits, '-'; at most 63)"
-    return None
-
-
-class StopKind(Kind):
-    name = "stoptraining"
-    keys = ("training_job_prefix",)
-    key_schemas: ClassVar[dict[str, dict[str, Any]]] = {"training_job_prefix": {"type": "string", "pattern": anchored(JOB_NAME_PREFIX)}}
+class StopJobKind(Kind):
+    name = "stop"
+    keys = ("job",)
+    key_schemas: ClassVar[dict[str, dict[str, Any]]] = {"job": {"type": "string", "enum": list(OWNERS)}}
     places = frozenset((Place.ACTION_JSON, Place.RULES))  # a job outcome comes when the job has ended
     effect = JobEffect.STOP
-    fields = (STOP_ALL_MATCHING, ALLOW_CROSS_JOB_STOP)
+    fields = (STOP_OWNERS,)
 
     def parse(self, entry: Mapping[str, Any], where: str) -> Action | Invalid:
-        prefix = entry.get("training_job_prefix")
-        if prefix is None:
+        which = entry.get("job")
+        if which is None:
             return Action(self.name)
-        problem = prefix_problem(prefix)
-        if problem:
-            return Invalid(f"{where}.training_job_prefix", problem, self.name, prefix if isinstance(prefix, str) else "")
-        return Action(self.name, prefix)
+        if which not in OWNERS:
+            return Invalid(f"{where}.job", f"{quoted(which)} is not one of {', '.join(OWNERS)} (leave it out to stop "
+                                           "the job the trigger is about)", self.name,
+                           which if isinstance(which, str) else "")
+        return Action(self.name, which)
 
     def as_dict(self, action: Action) -> dict[str, str]:
-        return {"name": self.name} if action.target is None else {"name": self.name, "training_job_prefix": action.target}
+        return {"name": self.name} if action.target is None else {"name": self.name, "job": action.target}
 
     def targets(self, action: Action, event: JobEvent, config: Configured) -> tuple[str, ...]:
-        return (action.target or event.job_name,)
+        ref = _ref(action.target, event)
+        return (ref.name if isinstance(ref, JobRef) else f"the {action.target} of {event.job_name}",)
 
     def deny(self, target: str, event: JobEvent, config: Configured) -> str | None:
-        if event.family is not None and event.job_family.name != TRAINING:
-            return (f"stoptraining stops training jobs, and this is a {event.job_family.noun}: use stop (the job the "
-                    "trigger is about, whatever its family)")
-        if event.job_name.startswith(target) or config[ALLOW_CROSS_JOB_STOP]:
+        ref = _named(target, event)
+        if ref is None or ref.covered(config[ref.scope]):
             return None
-        return (f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
-                "jobs (set allow_cross_job_stop to permit)")
+        return (f"{ref.noun} {ref.name} is outside the stack's scope ({ref.scope.key}: "
+                f"{', '.join(config[ref.scope])}): not stopped")
 
     def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
-        own = item.target == event.job_name or event.job_status != IN_PROGRESS
-        return frozenset() if own else frozenset({InProgress(event.job_family.api, item.target)})
+        ref = _named(item.target, event)
+        if ref is None or ref.status:
+            return frozenset()
+        return frozenset({Described(ref.api, ref.key)})
 
-    def check(self, item: Planned, event: JobEvent, config: Configured, facts: Mapping[Need, Any]) -> Planned:
-        if event.job_status != IN_PROGRESS:
-            return item.decided(Outcome.SKIPPED, f"{event.job_family.noun} is {event.job_status}; only InProgress jobs "
-                                                 "are stopped")
-        refused = event.job_family.stop_refusal(event)
+    def check(self, item: Planned, event: JobEvent, config: Configured, answers: Mapping[Need, Any]) -> Planned:
+        which, ref = _owner(item.target, event)
+        if ref is None:
+            return item.decided(Outcome.SKIPPED, f"{event.job_family.noun} {event.job_name} was not launched by a "
+                                                 f"{item.target.split()[1].replace('_', ' ')}: nothing to stop")
+        if item.origin != Origin.CONFIGURATION and which != OWN and which not in _named_owners(config):
+            return item.decided(Outcome.DENIED, f"the stack may stop a {ref.noun} named by a job's own actions only "
+                                                f"when its configuration allows it (stop_owners: [\"{which}\"], or a "
+                                                "stop it declares naming one): it grants the call then")
+        status = ref.status
+        if not status:
+            described = answers.get(Described(ref.api, ref.key), Unread(f"{ref.api.describe} was not read"))
+            if isinstance(described, Unread):
+                return item.decided(Outcome.FAILED, described.reason)
+            found = described.get(ref.status_member)
+            status = found if isinstance(found, str) else "unknown"
+        if status != ref.running:
+            return item.decided(Outcome.SKIPPED, f"{ref.noun} {ref.name} is {status}; only a {ref.running} "
+                                                 f"{ref.noun} is stopped")
+        refused = event.job_family.stop_refusal(event) if ref.name == event.job_name else None
         if refused:
             return item.decided(Outcome.SKIPPED, refused)
-        prefix = item.target
-        if prefix == event.job_name:
-            return replace(item, jobs=(prefix,))
-        listed = facts.get(InProgress(event.job_family.api, prefix), Unread(f"{event.job_family.api.list} was not read"))
-        if isinstance(listed, Unread):
-            return item.decided(Outcome.FAILED, listed.reason)
-        if not listed:
-            return item.decided(Outcome.SKIPPED, f"no InProgress {event.job_family.noun} starts with {prefix!r}")
-        if event.job_name not in listed and not config[ALLOW_CROSS_JOB_STOP]:
-            # A prefix covering this job covers others too; with this job gone they alone would be stopped.
-            return item.decided(Outcome.SKIPPED, f"{event.job_name} is no longer InProgress; stopping only other jobs "
-                                                 f"under {prefix!r} ({names(listed)}) needs allow_cross_job_stop")
-        if len(listed) > 1 and not config[STOP_ALL_MATCHING]:
-            return item.decided(Outcome.SKIPPED, f"{len(listed)} InProgress jobs start with {prefix!r} ({names(listed)}): "
-                                                 "stop_all_matching is false, so none was stopped")
-        return replace(item, jobs=tuple(listed))
+        return replace(item, jobs=(ref.name,))
 
     def preview(self, item: Planned) -> str:
-        return f"would stop {names(item.jobs or ())}"
+        return f"would stop {', '.join(item.jobs or ())}"
 
     def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         event = occasion.event
-        stopped, already, not_running, noted = [], [], [], ""
-        for job in item.jobs or ():
-            status = ports.jobs.stop(event.job_family.api, job)
-            if status == "stopped":
-                stopped.append(job)
-                found, note = own_stop(occasion, job)
-                noted = noted or note
-                not_running += record_stop(item, occasion, ports, job, event.arn_of(job), found)
-            elif status.startswith("already"):  # SageMaker's "already Stopping/Stopped": another stop's, not this one
-                already.append(base_already(status, job, event.arn_of(job), ports))
-            else:
-                not_running.append(f"{job} is {status}")
-        if not stopped:
-            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(already + not_running)}",
-                               once=bool(already) and not not_running)
-        notes = [f"stopped {names(stopped)}{noted}", *already, *not_running]
-        return Done("; ".join(notes), tuple(stopped))
+        ref = _named(item.target, event)
+        if ref is None:  # check() has refused it already
+            return NothingDone(Outcome.SKIPPED, "nothing to stop")
+        token = digest(f"{ref.arn}|{item.trigger.label}")[:64] if ref.key == ref.arn else None
+        status = ports.jobs.stop(ref.api, ref.key, token)
+        if status == "stopped":
+            found, note = own_stop(occasion, ref.name)
+            notes = [f"stopped {ref.name}" + note + (f" ({ref.consequence})" if ref.consequence else "")]
+            notes += record_stop(item, occasion, ports, ref.name, ref.arn, found)
+            return Done("; ".join(notes), (ref.name,))
+        if status.startswith("already"):  # another stop's (SageMaker's "already Stopping/Stopped"), not this one
+            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {already(status, ref.name, ref.arn, ports)}",
+                               once=True)
+        return NothingDone(Outcome.SKIPPED, f"nothing to stop: {ref.name} is {status}")
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:
-        """Stop (and describe: the job's live status, read before a stop) when a stop may be declared (action_json,
-        or the configuration); list when it may name a prefix."""
-        declared = [d.action for d in self.declared(config)]
-        needed = set()
-        if config.reads_action_json or declared:
-            needed |= {Capability.STOP, Capability.DESCRIBE}
-        if config.reads_action_json or any(action.target for action in declared):
-            needed.add(Capability.LIST)
-        return frozenset(needed)
+        """Stop (and describe, to read the status of a job that refuses a stop) the event's own family, when a stop
+        may be declared."""
+        if config.reads_action_json or self.declared(config):
+            return frozenset({Capability.STOP, Capability.DESCRIBE})
+        return frozenset()
+
+    def owner_capabilities(self, config: Configured, owner_key: str) -> frozenset[Capability]:
+        """Stop and describe the owners the configuration names (`stop` with job tuning_job or
+        pipeline_execution, or stop_owners): those jobs' family is granted even when none of its events is
+        matched."""
+        return frozenset({Capability.STOP, Capability.DESCRIBE}) if owner_key in _named_owners(config) else frozenset()
 
 
-KIND = StopKind()
+def _ref(which: str | None, event: JobEvent) -> JobRef | None:
+    return event.job_family.jobs_of(event).get(which or OWN)
+
+
+def _owner(target: str, event: Any) -> tuple[str, JobRef | None]:
+    """The job a planned stop's target names, and how (the event's own first, then its owners)."""
+    return next(((which, ref) for which, ref in event.job_family.jobs_of(event).items() if ref.name == target), (OWN, None))
+
+
+def _named(target: str, event: Any) -> JobRef | None:
+    return _owner(target, event)[1]
+
+
+def _named_owners(config: Any) -> set[str]:
+    """The owners the configuration's stops name, or it allows a job's own actions to name (the stack grants
+    stopping them)."""
+    declared = {d.action.target for d in config.declared if d.action.kind == "stop" and d.action.target}
+    return declared | set(config[STOP_OWNERS])
+
+
+KIND = StopJobKind()

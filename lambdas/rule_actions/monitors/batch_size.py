@@ -8,7 +8,7 @@ from typing import Any
 
 from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, WINDOW, Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import host_needs, pct, per_host, percentile, settle_all
 from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
@@ -26,10 +26,10 @@ class BatchSize(Monitor):
                     "underused", 0, 100, "%"),
               WINDOW, PATIENCE)
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, METRICS, p["patience"], p["window"], now, vcpus=True)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         each = {m: per_host(job, p, data, m, now) for m in METRICS}
         found = []
         for host in job.hosts:

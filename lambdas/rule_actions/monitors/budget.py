@@ -27,7 +27,7 @@ from rule_actions.contract import PHASES, TRAINING_PHASES, WARNING_KEY
 from rule_actions.cost import PRICES, UNBILLED, WAITING, Cost, Unknown, money
 from rule_actions.monitors.job import JUDGED, TRAINING, RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import pct
 from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 from rule_actions.text import arn_name
@@ -78,7 +78,7 @@ class Budget(Monitor):
             return NotJudged(f"not judged: {words}: not billed meanwhile; judged again when it runs")
         return None
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         if job.family == TRAINING and ":hyper-parameter-tuning-job/" in job.parent and p["trials"] != "each":
             return NotJudged(f"a trial of tuning job {arn_name(job.parent)}: its tuning job's budget covers its "
                              "trials (Budget trials=each judges each trial on its own)")
@@ -90,9 +90,9 @@ class Budget(Monitor):
             words = PHASES.get(job.secondary, job.secondary or "in an unknown phase")
             return NotJudged(f"not judged: not started on its instances yet ({words}; no TrainingStartTime): nothing "
                              "is billed meanwhile; judged again when it runs")
-        return Needs(cost=True)
+        return Reads(cost=True)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         cost, budget = data.cost, budget_of(job.name, p)
         if cost is None or not isinstance(cost.so_far, Cost) or budget is None:
             reason = cost.so_far.reason if cost is not None and isinstance(cost.so_far, Unknown) else \

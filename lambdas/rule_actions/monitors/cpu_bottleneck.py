@@ -8,7 +8,7 @@ from typing import Any
 
 from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, WINDOW, Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import host_needs, pct, per_host, settle_all
 from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
@@ -25,10 +25,10 @@ class CPUBottleneck(Monitor):
               WINDOW._replace(doc="Minutes of one-minute datapoints judged per host (Debugger counts every sample "
                                   "since the start)"), PATIENCE)
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, (CPU, GPU), p["patience"], p["window"], now, vcpus=True)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         cpu, gpu = per_host(job, p, data, CPU, now), per_host(job, p, data, GPU, now)
         found = []
         for host in job.hosts:

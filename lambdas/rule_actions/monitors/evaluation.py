@@ -39,7 +39,7 @@ from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR
 from rule_actions.cost import PRICES
 from rule_actions.monitors.block import MonitorSettings
 from rule_actions.monitors.job import NAMESPACES, Evaluated, RunningJob, transform_hosts
-from rule_actions.monitors.rule import Data, Monitor, Needs, in_phase
+from rule_actions.monitors.rule import Data, Monitor, Reads, in_phase
 from rule_actions.monitors.series import LOOKBACK_MAX, STALE_AFTER
 from rule_actions.monitors.tags import OPTED_OUT, Applied, is_opted_out, rules_of
 from rule_actions.monitors.verdicts import ISSUES_FOUND, Clear, Finding, NotJudged, Pending, Skipped
@@ -155,12 +155,12 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
             chosen.append((job, record, applied, problems))
 
     chosen, unlisted = yield from _instances(family, chosen)
-    needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Needs | Pending | Skipped | Clear | NotJudged
+    needs: dict[tuple[str, str], Any] = {}  # (job, rule) -> Reads | Pending | Skipped | Clear | NotJudged
     for job, _record, applied, _problems in chosen:
         for rule in applied:
             needs[(job.name, rule.rule.name)] = in_phase(job, rule.rule, now) or \
                 (Verdict(rule.rule.name, "Error", unlisted.reason) if unlisted and rule.rule.instances else None) or \
-                rule.rule.needs(job.clocked(rule.rule.phases), rule.params, now)
+                rule.rule.reads(job.clocked(rule.rule.phases), rule.params, now)
     series = yield from _series(needs, now)
     trials = yield from _trials(chosen, needs)
     figures = yield from _costs(chosen, needs, family, config, run)
@@ -177,7 +177,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
             key = (job.name, rule.rule.name)
             found[key] = _judge(rule, job, now, needs[key], series, heartbeats.get(job.name), None,
                                 trials.get(job.name), figures.get(job.name))
-    more = {key: asked for key, asked in found.items() if isinstance(asked, Needs)}
+    more = {key: asked for key, asked in found.items() if isinstance(asked, Reads)}
     again = yield from _series(more, now)  # the series a judging asked for (a silent host's GPUs), read at once
     streams, reached = yield from _streams(more, family.log_group, run.time_left)
     reports, confirm = [], []
@@ -188,9 +188,9 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
         for rule in applied:
             key = (job.name, rule.rule.name)
             verdict = found[key]
-            if isinstance(verdict, Needs) and verdict.queries and isinstance(again, Unread):
+            if isinstance(verdict, Reads) and verdict.queries and isinstance(again, Unread):
                 verdict = Verdict(rule.rule.name, "Error", again.reason)
-            elif isinstance(verdict, Needs):  # judged again with the streams (and series) it asked for
+            elif isinstance(verdict, Reads):  # judged again with the streams (and series) it asked for
                 verdict = _judge(rule, job, now, needs[key], _joined(series, again), heartbeats.get(job.name),
                                  streams[key], trials.get(job.name), figures.get(job.name))
             verdicts.append(_named(rule.rule.name, verdict))
@@ -232,7 +232,7 @@ def _confirmed(verdict: Verdict, answer: Any, family: Evaluated, job: RunningJob
 
 def _series(needs: Mapping[tuple[str, str], Any], now: int) -> Asking[Mapping[Any, Any] | Unread]:
     """Every series every rule needs, read at once (GetMetricData, 500 a call), from the earliest start."""
-    wanted = [n for n in needs.values() if isinstance(n, Needs) and n.queries]
+    wanted = [n for n in needs.values() if isinstance(n, Reads) and n.queries]
     if not wanted:
         return {}
     start = max(min(n.start for n in wanted), now - LOOKBACK_MAX * 60 - STALE_AFTER)
@@ -258,7 +258,7 @@ def _heartbeats(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], log_
     windows: dict[str, tuple[int, int]] = {}
     for job, _record, applied, _problems in chosen:
         asked = [needs[(job.name, r.rule.name)] for r in applied]
-        spans = [n.logs for n in asked if isinstance(n, Needs) and n.logs]
+        spans = [n.logs for n in asked if isinstance(n, Reads) and n.logs]
         if spans:
             windows[job.name] = (min(s for s, _ in spans), max(e for _, e in spans))
     found: dict[str, Any] = {}
@@ -323,7 +323,7 @@ def _trials(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any]) -> Askin
     limits: dict[str, int] = {}
     for job, _record, applied, _problems in chosen:
         asked = [needs[(job.name, r.rule.name)] for r in applied]
-        wanted = max((n.trials for n in asked if isinstance(n, Needs)), default=0)
+        wanted = max((n.trials for n in asked if isinstance(n, Reads)), default=0)
         if wanted:
             limits[job.name] = wanted
     wanted_needs = {name: TuningTrials(name, limit) for name, limit in limits.items()}
@@ -336,7 +336,7 @@ def _costs(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], family: E
     """What each job a rule asked it of cost at `now` (cost.py): the prices of its instance types (the Price List,
     once per type and region in the environment) and a tuning job's trials, read at once for every such job."""
     asking = [(job, record) for job, record, applied, _problems in chosen
-              if any(isinstance(n, Needs) and n.cost for n in (needs[(job.name, r.rule.name)] for r in applied))]
+              if any(isinstance(n, Reads) and n.cost for n in (needs[(job.name, r.rule.name)] for r in applied))]
     if not asking:
         return {}
     prices = config[PRICES]
@@ -354,7 +354,7 @@ def _costs(chosen: list[Chosen], needs: Mapping[tuple[str, str], Any], family: E
 
 def _judge(applied: Applied, job: RunningJob, now: int, need: Any, series: Any, heartbeat: Any,
            streams: Mapping[str, Any] | None = None, trials: Any = None, cost: Any = None) -> Any:
-    """The rule's verdict for the job (a Verdict when a read failed or the rule did), or the Needs of the streams it
+    """The rule's verdict for the job (a Verdict when a read failed or the rule did), or the Reads of the streams it
     asks for before it can decide (only on the first judging: `streams` None)."""
     rule = applied.rule.name
     if isinstance(need, (Pending, Skipped, Clear, NotJudged, Verdict)):
@@ -374,7 +374,7 @@ def _judge(applied: Applied, job: RunningJob, now: int, need: Any, series: Any, 
                                         tuple(trials or ()) if need.trials else (), cost if need.cost else None))
     except Exception as err:  # a rule that fails on one job's data is reported there; the others go on
         return Verdict(rule, "Error", f"the rule failed on this job's data ({type(err).__name__}: {err})")
-    if isinstance(found, Needs) and (streams is not None or not found.streams or found.logs or found.trials
+    if isinstance(found, Reads) and (streams is not None or not found.streams or found.logs or found.trials
                                      or found.cost):
         return Verdict(rule, "Error", "the rule asked for more reads after it was given them")
     return found
@@ -391,7 +391,7 @@ def _name(verdict: Any) -> str:
             NotJudged: "NotJudged"}[type(verdict)]
 
 
-def _streams(asked: Mapping[tuple[str, str], Needs], log_group: str,
+def _streams(asked: Mapping[tuple[str, str], Reads], log_group: str,
              time_left: Callable[[], bool]) -> Asking[tuple[dict[tuple[str, str], dict[str, Any]], int]]:
     """The stream windows rules asked for after a first judging (a silent host's rhythm), one FilterLogEvents each,
     while the run has time: (job, rule) -> prefix -> Heartbeat or Unread; and how many were read."""

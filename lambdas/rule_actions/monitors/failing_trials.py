@@ -15,7 +15,7 @@ from typing import Any
 
 from rule_actions.monitors.job import JUDGED, TRIALS, RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 ENDED = ("Completed", "Failed", "Stopped")
@@ -34,10 +34,10 @@ class FailingTrials(Monitor):
               Param("in_a_row", 3, "The latest trials that ended: when this many failed in a row, the rule holds (0: "
                     "off)", 0, 100, "trials", whole=True))
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
-        return Needs(trials=TRIALS)
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
+        return Reads(trials=TRIALS)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         listed = sorted(data.trials, key=lambda t: (t.created, t.name))  # oldest first
         ended = [t for t in listed if t.status in ENDED]
         found = []

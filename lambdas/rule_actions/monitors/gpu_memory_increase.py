@@ -10,7 +10,7 @@ from typing import Any
 
 from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import gpus, host_needs, pct, per_host, settle
 from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
@@ -28,10 +28,10 @@ class GPUMemoryIncrease(Monitor):
               PATIENCE._replace(doc="Minutes skipped after training starts (Debugger's code: 1000 samples of 500 ms, "
                                     "8 min 20 s; its documentation: 100 samples)"))
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, (METRIC,), p["patience"], 2 * p["window"], now)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         minutes = p["window"]
         series = per_host(job, p, data, METRIC, now, 2 * minutes)
         found = []

@@ -18,7 +18,7 @@ from typing import Any
 
 from rule_actions.monitors.job import JUDGED, RunningJob
 from rule_actions.monitors.params import PATIENCE, Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import STALE_AFTER, gpus, host_query, pct, per_host, percentile, settle_all, warmed_up
 from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
@@ -41,7 +41,7 @@ class IdleInstances(Monitor):
                     "instance that finished its share of the input idles while the others work)",
                     choices=("false", "true")))
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         if not job.hosts and job.family == "transform":
             return Pending("no instance of the transform job has published CPUUtilization yet (its instances are "
                            "found by their metrics' Host dimension)")
@@ -54,10 +54,10 @@ class IdleInstances(Monitor):
                            "table")
         queries = tuple(host_query(job, host, metric) for host in job.hosts
                         for metric in ((CPU, GPU) if host.gpus else (CPU,)))
-        return warmed_up(job, now, p["patience"], p["window"]) or Needs(
+        return warmed_up(job, now, p["patience"], p["window"]) or Reads(
             queries, now - p["window"] * 60 - STALE_AFTER)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         cpu = per_host(job, p, data, CPU, now)
         gpu = per_host(job._replace(hosts=tuple(h for h in job.hosts if h.gpus)), p, data, GPU, now)
         found = []

@@ -9,7 +9,7 @@ from typing import Any
 
 from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import LOSS_WINDOW, job_query, user_metric
 from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
@@ -27,15 +27,15 @@ class LossNotDecreasing(Monitor):
               Param("increase_threshold_percent", 5.0, "Largest increase over num_steps, in %", 0, 1000, "%"),
               LOSS_WINDOW)
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         metric = user_metric(job, p["metric"], LOSS, self.name, "metric")
         if isinstance(metric, Skipped):
             return metric
         if job.started is None:
             return NOT_STARTED
-        return Needs((job_query(job, metric),), now - p["window"] * 60)
+        return Reads((job_query(job, metric),), now - p["window"] * 60)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         metric = user_metric(job, p["metric"], LOSS, self.name, "metric")
         if isinstance(metric, Skipped):
             return metric

@@ -17,7 +17,7 @@ from typing import Any
 
 from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import PATIENCE, WINDOW, Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import gpus, host_needs, pct, per_host, percentile, settle
 from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 
@@ -35,10 +35,10 @@ class LowGPUUtilization(Monitor):
                     "save idles the GPUs for a few minutes: not a fluctuation)", 1, 180, "min", whole=True),
               WINDOW, PATIENCE)
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         return host_needs(job, self.name, (METRIC,), p["patience"], p["window"], now)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         series = per_host(job, p, data, METRIC, now)
         found = []
         for host, values in series.values.items():

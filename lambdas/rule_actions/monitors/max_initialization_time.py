@@ -9,7 +9,7 @@ from typing import Any
 
 from rule_actions.monitors.job import RunningJob, ago
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import job_query, user_metric
 from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
@@ -30,7 +30,7 @@ class MaxInitializationTime(Monitor):
             return user_metric(job, p["metric"], "", self.name, "metric")
         return job.metrics[0] if job.metrics else None
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         if job.started is None:
             return NOT_STARTED
         elapsed = now - job.started
@@ -42,10 +42,10 @@ class MaxInitializationTime(Monitor):
         if isinstance(metric, Skipped):
             return metric
         if metric:
-            return Needs((job_query(job, metric),), job.started - 60)
-        return Needs(logs=(job.started * 1000, now * 1000))
+            return Reads((job_query(job, metric),), job.started - 60)
+        return Reads(logs=(job.started * 1000, now * 1000))
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         metric, started = self._metric(job, p), job.started_at
         if isinstance(metric, Skipped):
             return metric

@@ -11,7 +11,7 @@ from typing import Any
 
 from rule_actions.monitors.job import JUDGED, TRIALS, RunningJob
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 
@@ -27,13 +27,13 @@ class NoImprovement(Monitor):
               Param("min_delta", 0.0, "How much better than the best before them a trial's objective must be to "
                     "count as an improvement", 0, 1e12))
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         if job.objective not in ("Minimize", "Maximize"):
             return Skipped(f"{self.name} needs the tuning job's objective type (Minimize or Maximize): its "
                            "HyperParameterTuningJobConfig names none")
-        return Needs(trials=TRIALS)
+        return Reads(trials=TRIALS)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         done = sorted(((t, t.objective) for t in data.trials if t.status == "Completed" and t.objective is not None),
                       key=lambda scored: (scored[0].ended or scored[0].created, scored[0].name))
         k = p["trials"]

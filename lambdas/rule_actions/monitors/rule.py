@@ -9,7 +9,7 @@ log streams). One module per rule (monitors/<rule>.py), listed in rule_actions/r
     needs                   what it must read for one running job: metric series, a log window (or why it cannot be
                             computed for this job: Skipped; or why not yet: Pending)
     judge                   pure: the job, its parameters, the time and what was read -> Finding | Clear | Pending |
-                            Skipped, each with a reason a person can act on; or Needs of some streams' windows (and
+                            Skipped, each with a reason a person can act on; or Reads of some streams' windows (and
                             series) to read before it can decide (StalledTraining: a silent host's rhythm and GPUs)
 
 Also here: a rule's parameters resolved (`params_of`, `parameters`), and the rules that cannot be computed without
@@ -54,9 +54,9 @@ def refusal(name: str) -> str:
     return f"cannot be computed without Debugger: {reason}" if reason else "is not a rule rule-actions evaluates"
 
 
-class Needs(NamedTuple):
+class Reads(NamedTuple):
     """What a rule reads for one job: metric series from `start` (epoch seconds) to now, and a log window
-    (epoch ms) of the job's streams, or None. A rule's `judge` may also return Needs of `streams`: windows of
+    (epoch ms) of the job's streams, or None. A rule's `judge` may also return Reads of `streams`: windows of
     some of the job's streams to read before it can decide (stream name prefix, start ms, end ms), with `queries`
     (from `start`) when it needs more series too, read in the same run, after which it judges again with them in
     `Data.streams` and `Data.series`."""
@@ -114,10 +114,10 @@ class Monitor:
         """What it checks of its configured parameters against the rest of the configuration (`where`: its path)."""
         return []
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         raise NotImplementedError
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         raise NotImplementedError
 
     def outside(self, job: RunningJob, words: str) -> Pending | NotJudged | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from rule_actions.monitors.job import JUDGED, RunningJob, ago
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
 EXPECTED = "expected_minutes"
@@ -29,14 +29,14 @@ class RuntimeOverrun(Monitor):
               Param("factor", 2.0, "How many times `expected_minutes` the job may run before the rule holds", 1, 100,
                     "x"))
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         if not p[EXPECTED]:
             limit = f"; its MaxRuntimeInSeconds is {ago(job.max_runtime)}" if job.max_runtime else ""
             return Skipped(f"{self.name} needs {EXPECTED}: declare it in the tag rule-actions:{self.name}:parameters "
                            f"({EXPECTED}=<minutes>) or in monitor.rules.{self.name}{limit}")
-        return Needs()
+        return Reads()
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         ran, allowed = now - job.started_at, p[EXPECTED] * 60 * p["factor"]
         words = f"ran {ago(ran)}; expected {ago(p[EXPECTED] * 60)}, allowed {p['factor']:g} times that"
         if ran > allowed:

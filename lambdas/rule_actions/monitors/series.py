@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from rule_actions.monitors.job import NAMESPACE, Host, RunningJob, ago, began
 from rule_actions.monitors.params import Param, num
-from rule_actions.monitors.rule import Data, Needs
+from rule_actions.monitors.rule import Data, Reads
 from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 from rule_actions.records import MetricQuery
 from rule_actions.text import quoted
@@ -128,7 +128,7 @@ def gpu_hosts(job: RunningJob, rule: str, metric: str = "GPUUtilization") -> tup
 
 
 def host_needs(job: RunningJob, rule: str, metrics: Sequence[str], patience: int, minutes: int, now: int,
-               vcpus: bool = False) -> Needs | Clear | Pending | Skipped | NotJudged:
+               vcpus: bool = False) -> Reads | Clear | Pending | Skipped | NotJudged:
     """What a rule over instance metrics reads: `metrics` of every host over its last `minutes` (after the warm-up);
     Skipped when a host's GPU count (or vCPU count, with `vcpus`) is not known or zero."""
     hosts = gpu_hosts(job, rule, " and ".join(m for m in metrics if m.startswith("GPU")))
@@ -137,7 +137,7 @@ def host_needs(job: RunningJob, rule: str, metrics: Sequence[str], patience: int
     unknown = [h.instance_type for h in hosts if vcpus and not h.vcpus]
     if unknown:
         return Skipped(f"{rule} needs the vCPU count of {unknown[0]}, which is not in the instance table")
-    return warmed_up(job, now, patience, minutes) or Needs(
+    return warmed_up(job, now, patience, minutes) or Reads(
         tuple(host_query(job, host, m) for host in hosts for m in metrics), now - minutes * 60 - STALE_AFTER)
 
 
@@ -183,12 +183,12 @@ def loss_pair(job: RunningJob, p: Mapping[str, Any], rule: str) -> tuple[str, st
     return validation if isinstance(validation, Skipped) else (train, validation)
 
 
-def loss_needs(job: RunningJob, p: Mapping[str, Any], rule: str, now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+def loss_needs(job: RunningJob, p: Mapping[str, Any], rule: str, now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
     """What a rule over the training and validation losses reads: both series over its `window`."""
     metrics = loss_pair(job, p, rule)
     if isinstance(metrics, Skipped):
         return metrics
     if job.started is None:
         return NOT_STARTED
-    return Needs(tuple(job_query(job, m) for m in metrics), now - p["window"] * 60)
+    return Reads(tuple(job_query(job, m) for m in metrics), now - p["window"] * 60)
 

@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 from rule_actions.monitors.job import RunningJob, ago, began
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Monitor, Needs
+from rule_actions.monitors.rule import Data, Monitor, Reads
 from rule_actions.monitors.series import STALE_AFTER, host_query, job_query, pct, percentile, user_metric, window
 from rule_actions.monitors.verdicts import NOT_STARTED, Clear, Finding, Judgement, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat, MetricQuery
@@ -88,7 +88,7 @@ class StalledTraining(Monitor):
         threshold: int = p["threshold"]  # (a whole number of seconds)
         return max(job.started_at, now - threshold - LOOKBACK * 60)
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
         if job.started is None:
             return NOT_STARTED
         if now - job.started < p["threshold"]:
@@ -101,10 +101,10 @@ class StalledTraining(Monitor):
                          "queried again before the threshold can pass")
         if p["metric"]:
             metric = user_metric(job, p["metric"], "", self.name, "metric")
-            return metric if not isinstance(metric, str) else Needs((job_query(job, metric),), start)
-        return Needs(logs=(start * 1000, now * 1000))
+            return metric if not isinstance(metric, str) else Reads((job_query(job, metric),), start)
+        return Reads(logs=(start * 1000, now * 1000))
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         threshold, start = p["threshold"], self._since(job, p, now)
         limit = f"(threshold {ago(threshold)})"
         if p["metric"]:
@@ -129,7 +129,7 @@ class StalledTraining(Monitor):
         windows = {host: self._history(job, host, last) for host, last in silent}
         unread = tuple(window for window in windows.values() if window[0] not in data.streams)
         if unread:  # the silent hosts' rhythms and GPUs, read in this run before the rule decides
-            return Needs(gpu_queries(job, [host for host, _last in silent]), now - GPU_MINUTES * 60 - STALE_AFTER,
+            return Reads(gpu_queries(job, [host for host, _last in silent]), now - GPU_MINUTES * 60 - STALE_AFTER,
                          streams=unread)
         alive = sorted(host for host, last in lasts.items() if last >= (now - threshold) * 1000)
         stalled: list[str] = []

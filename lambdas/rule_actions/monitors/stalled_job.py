@@ -23,7 +23,7 @@ from typing import Any
 
 from rule_actions.monitors.job import JUDGED, RunningJob, ago
 from rule_actions.monitors.params import Param
-from rule_actions.monitors.rule import Data, Needs
+from rule_actions.monitors.rule import Data, Reads
 from rule_actions.monitors.silence import StalledTraining
 from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged, Pending, Skipped
 
@@ -46,10 +46,10 @@ class StalledJob(StalledTraining):
                     "too (StalledTraining's test); false: only the whole job's silence (an instance that finished "
                     "its share of the input waits quietly)", choices=("false", "true")))
 
-    def needs(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Needs | Clear | Pending | Skipped | NotJudged:
-        return super().needs(job, {**p, "metric": ""}, now)
+    def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
+        return super().reads(job, {**p, "metric": ""}, now)
 
-    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Needs:
+    def judge(self, job: RunningJob, p: Mapping[str, Any], now: int, data: Data) -> Judgement | Reads:
         if p["per_host"] == "true":
             return super().judge(job, {**p, "metric": ""}, now, data)
         beat = data.logs

@@ -69,13 +69,13 @@ class TriggerFamily(Generic[T]):
         return None
 
     def entries(self, trigger: T, event: JobEvent, config: Configured,
-                facts: dict[Need, Any]) -> list[Entry] | Need:
+                answers: dict[Need, Any]) -> list[Entry] | Need:
         raise NotImplementedError
 
     def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
         return frozenset()
 
-    def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, answers: dict[Need, Any]) -> Planned:
         return item
 
     def watched(self, trigger: T) -> str | None:

@@ -157,8 +157,8 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
                 or _follows(outcome.outcome, event.job_family, config, event)]
 
     def entries(self, trigger: JobOutcome, event: JobEvent, config: Configured,
-                facts: dict[Need, Any]) -> list[Entry] | Need:
-        held = event.job_family.held_back(event, config, facts)
+                answers: dict[Need, Any]) -> list[Entry] | Need:
+        held = event.job_family.held_back(event, config, answers)
         if held is not None and not isinstance(held, str):  # a Need: its actions wait for it (check decides)
             return held
         found: list[Entry] = [(action, Origin.CONFIGURATION)
@@ -166,9 +166,9 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         if not _follows(trigger.outcome, event.job_family, config, event):
             return found
         need = StopRecord(event.job_arn)  # what this stack's stop asked to follow it, now that the job has stopped
-        if need not in facts:
+        if need not in answers:
             return need
-        note = facts[need]
+        note = answers[need]
         return [*following(note), *found] if isinstance(note, StopNote) else found
 
     def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
@@ -176,11 +176,11 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         stop = {StopRecord(event.job_arn)} if outcome == STOPPED and family.stoppable else set()
         return frozenset(stop) | family.outcome_needs(event, outcome)
 
-    def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
-        held = event.job_family.held_back(event, config, facts)
+    def check(self, item: Planned, event: JobEvent, config: Configured, answers: dict[Need, Any]) -> Planned:
+        held = event.job_family.held_back(event, config, answers)
         if isinstance(held, str):  # another report covers the job's outcomes: said on each action, never dropped
             return item.decided(Outcome.SKIPPED, held)
-        by = facts.get(StopRecord(event.job_arn)) if _outcome(item.trigger).outcome == STOPPED else None
+        by = answers.get(StopRecord(event.job_arn)) if _outcome(item.trigger).outcome == STOPPED else None
         # An Unread record lets the message go out (better twice than never); what the stop asked to follow it goes on,
         # and the outcome's own messages too when a follow-up is news (a restart: what became of it)
         if isinstance(by, StopNote) and (item.kind, item.target) not in [(a.kind, a.target) for a, _ in following(by)] \

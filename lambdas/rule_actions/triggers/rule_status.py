@@ -246,7 +246,7 @@ class RuleStatuses(TriggerFamily[RuleStatus]):
         return [rule for rule in found if rule.status in statuses(config)]
 
     def entries(self, trigger: RuleStatus, event: JobEvent, config: Configured,
-                facts: dict[Need, Any]) -> list[Entry] | Need:
+                answers: dict[Need, Any]) -> list[Entry] | Need:
         if trigger.status == RULE_ERROR:
             return [(Action("notify"), Origin.CONFIGURATION)]
         entries: list[Entry] = []
@@ -254,9 +254,9 @@ class RuleStatuses(TriggerFamily[RuleStatus]):
             params = trigger.parameters
             if params is NOT_GIVEN:  # the event lacks the rule's configuration: DescribeTrainingJob has it
                 need = Described(event.job_family.api, event.job_name)
-                if need not in facts:
+                if need not in answers:
                     return need
-                described = facts[need]
+                described = answers[need]
                 if isinstance(described, Unread):
                     entries.append((Unread(f"action_json unknown: {described.reason}"), Origin.ACTION_JSON))
                     params = {}
@@ -269,7 +269,7 @@ class RuleStatuses(TriggerFamily[RuleStatus]):
                 entries += [(item, Origin.ACTION_JSON) for item in declared]
         return entries + [(action, Origin.CONFIGURATION) for action in actions_for(config, trigger.name)]
 
-    def check(self, item: Planned, event: JobEvent, config: Configured, facts: dict[Need, Any]) -> Planned:
+    def check(self, item: Planned, event: JobEvent, config: Configured, answers: dict[Need, Any]) -> Planned:
         """A warning's stops are skipped (it notifies only; the rule's stop comes when its finding acts)."""
         rule = _rule(item.trigger)
         if rule.warning and item.jobs is not None:

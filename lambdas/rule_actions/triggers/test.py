@@ -92,7 +92,7 @@ class TestNotifications(TriggerFamily[TestNotification]):
         return event, TestNotification(request_id, tuple(entries))
 
     def entries(self, trigger: TestNotification, event: JobEvent, config: Configured,
-                facts: dict[Need, Any]) -> list[Entry] | Need:
+                answers: dict[Need, Any]) -> list[Entry] | Need:
         return [(entry, Origin.TEST_REQUEST) for entry in (*config.test_actions, *trigger.entries)]
 
     def words(self, occasion: Occasion) -> Message:
