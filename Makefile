@@ -50,6 +50,7 @@ $(DEMO_STAMP): pyproject.toml
 
 $(STAMP): $(DEMO_STAMP)
 	$(UV) pip install --quiet --python $(PY) -e '.[cdk,local,dev,docs]'
+	if [ -d .git ]; then git config core.hooksPath .githooks; fi
 	touch $(STAMP)
 
 # The CDK CLI, pinned in package-lock.json (aws-cdk 2.x: 3.x cannot read this aws-cdk-lib's assembly schema).
