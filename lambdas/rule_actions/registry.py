@@ -97,9 +97,9 @@ def monitors() -> dict[str, Monitor]:
 @cache
 def destinations() -> dict[str, Destination]:
     """The destinations a webhook's `format` names, imported on first use."""
-    from rule_actions.destinations import json, slack, teams
+    from rule_actions.destinations import json, pagerduty, slack, teams
 
-    return {d.name: d for d in (slack.DESTINATION, teams.DESTINATION, json.DESTINATION)}
+    return {d.name: d for d in (slack.DESTINATION, teams.DESTINATION, json.DESTINATION, pagerduty.DESTINATION)}
 
 
 MONITORED = "training"  # the job family the monitor rules evaluate whatever the configuration (monitored_families)
