@@ -190,7 +190,7 @@ class Webhook(Protocol):
 
     @property
     def secret(self) -> str:
-        """The Secrets Manager secret (name or ARN) holding {"url", "signing_key"}."""
+        """The Secrets Manager secret (name or ARN) holding what its destination reads ({"url", "signing_key"})."""
         ...
 
     @property
