@@ -1,5 +1,7 @@
 """A webhook receiver on a loopback address: checks each request's signature as a real receiver would
-(docs/destinations.md, "Webhooks"), records what arrived, and answers as told (status, Retry-After, Location, a delay).
+(docs/destinations.md, "Webhooks"), or for an unsigned destination its payload as the destination says its service
+checks it (PagerDuty: its routing key and its event's shape), records what arrived, and answers as told (status,
+Retry-After, Location, a delay).
 
 Used by `rule-actions replay --receiver` / `test-notify --receiver` (one receiver per loopback host and port that
 the --secrets webhook URLs name) and by the tests.
@@ -17,12 +19,23 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 from urllib.parse import urlsplit
 
+from rule_actions import registry
 from rule_actions_cli.terminal import TEXT, spaced
 
 REPLAY_WINDOW = 300  # seconds: an older (or future) timestamp is refused, so a captured request cannot be replayed
+SIGNED = ("signature ok ", "BAD SIGNATURE")  # what a line says of a request, checked or not
+CHECKED = ("payload ok   ", "BAD PAYLOAD  ")  # (an unsigned destination's: its payload checked)
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+class Expected(NamedTuple):
+    """What a path receives: a destination's requests, made with this secret."""
+
+    destination: str  # its name (registry.destinations())
+    secret: Mapping[str, Any]
 
 
 def verify(signing_key: str, timestamp: str | None, body: bytes, signature: str | None, now: float,
@@ -47,7 +60,9 @@ class Received:
     path: str
     headers: Mapping[str, str]
     body: bytes
-    valid: bool  # the signature checked against the path's signing key, within the replay window
+    valid: bool  # the signature checked against the path's signing key, within the replay window (an unsigned
+    # destination's: its payload checked)
+    words: tuple[str, str] = SIGNED  # what the report says of it, valid or not
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -55,10 +70,10 @@ class Received:
 
 class Receiver:
     """`with Receiver({"/hook": key}) as r: ... r.url("/hook") ... r.received`; `r.replies` is a queue of the
-    answers to give (then 200)."""
+    answers to give (then 200). A path's key is a signing key, or what it expects (a destination and its secret)."""
 
-    def __init__(self, keys: Mapping[str, str], host: str = "127.0.0.1", port: int = 0):
-        self.keys = dict(keys)  # path -> signing key
+    def __init__(self, keys: Mapping[str, str | Expected], host: str = "127.0.0.1", port: int = 0):
+        self.keys = dict(keys)  # path -> signing key, or Expected
         self.received: list[Received] = []
         self.replies: deque[Reply] = deque()
         receiver = self
@@ -67,10 +82,8 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 path = urlsplit(self.path).path
-                key = receiver.keys.get(path)
-                valid = key is not None and verify(key, self.headers.get("X-Rule-Actions-Timestamp"), body,
-                                                   self.headers.get("X-Rule-Actions-Signature"), time.time())
-                receiver.received.append(Received(path, dict(self.headers.items()), body, valid))
+                valid, words = checked(receiver.keys.get(path), self.headers, body)
+                receiver.received.append(Received(path, dict(self.headers.items()), body, valid, words))
                 reply = receiver.replies.popleft() if receiver.replies else Reply()
                 time.sleep(reply.delay)
                 status = reply.status if valid or reply.status != 200 else 401
@@ -116,27 +129,57 @@ class Receiver:
         self.server.server_close()
 
 
-def loopback_hooks(secrets: Mapping[str, str]) -> dict[tuple[str, int], dict[str, str]]:
-    """The loopback http webhook URLs in secret strings: (host, port) -> {path: signing key}."""
-    found: dict[tuple[str, int], dict[str, str]] = {}
+def checked(key: str | Expected | None, headers: Any, body: bytes) -> tuple[bool, tuple[str, str]]:
+    """Whether a request to a path is what it expects, and the words that say it: a signed destination's signature,
+    else the payload as its destination checks it."""
+    if isinstance(key, Expected):
+        destination = registry.destinations()[key.destination]
+        if not destination.signed:
+            try:
+                payload = json.loads(body)
+            except ValueError:
+                return False, CHECKED
+            return not destination.problems(key.secret, payload), CHECKED
+        key = key.secret.get("signing_key")
+    valid = isinstance(key, str) and verify(key, headers.get("X-Rule-Actions-Timestamp"), body,
+                                            headers.get("X-Rule-Actions-Signature"), time.time())
+    return valid, SIGNED
+
+
+def loopback_hooks(secrets: Mapping[str, str]) -> dict[tuple[str, int], dict[str, str | Expected]]:
+    """The loopback http webhook URLs in secret strings, each of the first destination whose secret it is:
+    (host, port) -> {path: Expected}."""
+    found: dict[tuple[str, int], dict[str, str | Expected]] = {}
     for value in secrets.values():
         try:
             secret = json.loads(value)
-            parts = urlsplit(secret["url"])
-            if parts.scheme == "http" and parts.hostname in ("127.0.0.1", "::1", "localhost") and parts.port:
-                found.setdefault((parts.hostname, parts.port), {})[parts.path or "/"] = secret["signing_key"]
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError):
             continue  # not a webhook secret: nothing to listen for
+        if not isinstance(secret, dict):
+            continue
+        for name, destination in registry.destinations().items():
+            url = destination.receives(secret)
+            if url is None:
+                continue
+            try:
+                parts = urlsplit(url)
+                if parts.scheme == "http" and parts.hostname in LOOPBACK and parts.port:
+                    found.setdefault((parts.hostname, parts.port), {})[parts.path or "/"] = Expected(name, secret)
+            except ValueError:
+                pass
+            break
     return found
 
 
 def add_options(parser: Any, where: str = "") -> None:
     """--secrets and --receiver, for the commands that run the function on the embedded account."""
     parser.add_argument("--secrets", metavar="FILE", help=f"{where}JSON of secret name -> secret string (a webhook's "
-                        '{"url", "signing_key"}), created in the embedded Secrets Manager')
+                        '{"url", "signing_key"}; a pagerduty one\'s {"routing_key", "url"}), created in the embedded '
+                        "Secrets Manager")
     parser.add_argument("--receiver", action="store_true", help=f"{where}receive the loopback webhook URLs of "
-                        "--secrets, check their signatures and print what arrived; then what each destination of "
-                        "the topics received (each message's subject, then its text as the destination shows it)")
+                        "--secrets, check their signatures (or an unsigned destination's payload) and print what "
+                        "arrived; then what each destination of the topics received (each message's subject, then "
+                        "its text as the destination shows it)")
 
 
 class ReceiverError(Exception):
@@ -164,10 +207,11 @@ def report(receivers: list[Receiver], out: TextIO) -> None:
     blocks, one indented line each, as the channel shows them (`blocks`)."""
     for receiver in receivers:
         valid = sum(r.valid for r in receiver.received)
+        signed = all(r.words == SIGNED for r in receiver.received)
         out.write(f"receiver {receiver.host}:{receiver.port}: {len(receiver.received)} request(s), {valid} "
-                  "correctly signed\n")
+                  f"{'correctly signed' if signed else 'valid'}\n")
         for item in receiver.received:
-            out.write(f"  {'signature ok ' if item.valid else 'BAD SIGNATURE'}  {describe(item)}\n")
+            out.write(f"  {item.words[0] if item.valid else item.words[1]}  {describe(item)}\n")
             for line in blocks(item):
                 out.write(f"{BLOCK_INDENT}{line}\n")
 
@@ -232,21 +276,9 @@ def _block(block: Any) -> list[str]:
     return [spaced(f"{kind if isinstance(kind, str) else json.dumps(kind)[:64]} block", TEXT)]
 
 
-def _cost(cost: Any) -> str:
-    """What a json body says the job cost, in a few words."""
-    if not isinstance(cost, dict):
-        return ""
-    if cost.get("usd") is None:
-        return "  cost unknown"
-    untils: dict[Any, str] = {"stop": " until the stop", "now": " so far", "end": " in all"}
-    until = untils.get(cost.get("until"), "")
-    saved = f", saved at most ${cost['saved_usd']:,.2f}" if cost.get("saved_usd") is not None else ""
-    return f"  cost ${cost['usd']:,.2f}{until}{saved}"
-
-
 def describe(item: Received) -> str:
-    """A request's payload in a few words: json (trigger and job), slack (its text), teams (its title), as one line
-    of inert text (terminal.shown)."""
+    """A request's payload in a few words, as its destination says it (json: trigger and job; slack: its text;
+    teams: its title; pagerduty: severity, class and summary), as one line of inert text (terminal.shown)."""
     return spaced(_described(item), TEXT)
 
 
@@ -255,17 +287,5 @@ def _described(item: Received) -> str:
         body = item.json()
     except ValueError:
         return "not JSON"
-    if isinstance(body, dict) and body.get("source") == "rule-actions":
-        job = body.get("job") or {}
-        family = job.get("family")
-        name = job.get("name") or "no job (test)"
-        name = f"{family}:{name}" if family and family != "training" else name  # as the table names other families
-        warning = body["trigger"].get("warning")
-        label = body["trigger"]["label"] + (f" (warning at {warning * 100:g}%)" if isinstance(warning, (int, float))
-                                            else "")
-        return f"json v{body.get('version')}  {label}  {name}{_cost(body.get('cost'))}"
-    if isinstance(body, dict) and "blocks" in body:
-        return f"slack  {body.get('text')}"
-    if isinstance(body, dict) and body.get("type") == "message":
-        return f"teams  {body['attachments'][0]['content']['body'][0]['inlines'][0]['text']}"
-    return "unknown payload"
+    said = (destination.describe(body) for destination in registry.destinations().values())
+    return next((words for words in said if words is not None), "unknown payload")

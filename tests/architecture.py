@@ -2,8 +2,9 @@
 and a planted violation can prove (it fails on one).
 
     ground floor      contract, records, text, privacy, fields, ports, cost: they import only one another
-    plug-ins          jobs/, triggers/, kinds/, readers/, monitors/: the ground floor and their own package's shared modules
-                      (base.py, helpers: the modules that define no plug-in); never another plug-in, never anything else
+    plug-ins          jobs/, triggers/, kinds/, readers/, monitors/, destinations/: the ground floor and their own
+                      package's shared modules (base.py, helpers: the modules that define no plug-in); never another
+                      plug-in, never anything else
     registry          rule_actions.registry: the only list of plug-ins; everything else reaches them through it
     rule_actions_cdk  the ground floor, the configuration, the organization block and the registry; never an
                       adapter, never a plug-in but through the registry
@@ -35,9 +36,10 @@ ROOT = Path(__file__).resolve().parents[1]
 FUNCTION = "rule_actions"
 GROUND = frozenset(f"{FUNCTION}.{name}" for name in ("contract", "records", "text", "privacy", "fields", "ports",
                                                            "cost"))
-PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers", "monitors"))
+PLUGIN_PACKAGES = tuple(f"{FUNCTION}.{name}" for name in ("jobs", "triggers", "kinds", "readers", "monitors",
+                                                          "destinations"))
 REGISTRY = f"{FUNCTION}.registry"
-PLUGINS = ("FAMILY", "KIND", "READER", "MONITOR")  # the name a plug-in module gives its plug-in
+PLUGINS = ("FAMILY", "KIND", "READER", "MONITOR", "DESTINATION")  # the name a plug-in module gives its plug-in
 INFRA_MAY_USE = GROUND | {f"{FUNCTION}.config", f"{FUNCTION}.organization", REGISTRY}
 OUTSIDE = ("rule_actions_cli", "rule_actions_cdk", "rule_actions_sdk")  # the packages around the function
 EMULATOR = "rule_actions_cli.emulator"
@@ -141,7 +143,8 @@ def plugin_package(name: str) -> str | None:
 
 
 def defines_plugin(path: Path) -> bool:
-    """The module defines a plug-in: a top-level FAMILY, KIND, READER or MONITOR (what its registry line names)."""
+    """The module defines a plug-in: a top-level FAMILY, KIND, READER, MONITOR or DESTINATION (what its registry
+    line names)."""
     return any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in PLUGINS for t in node.targets)
                for node in ast.parse(path.read_text(), str(path)).body)
 

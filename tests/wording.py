@@ -1,4 +1,4 @@
-"""The words of each trigger family as the kinds receive them (messages.Occasion, payloads.py), with the shapes
+"""The words of each trigger family as the kinds receive them (messages.Occasion, payloads.py, destinations/), with the shapes
 the tests write: a parsed event (planning.Parsed) or a JobEvent, a trigger, and the stops taken as the public
 result dicts."""
 
@@ -10,6 +10,7 @@ from typing import Any
 from rule_actions import payloads, registry
 from rule_actions.config import Config
 from rule_actions.contract import Outcome
+from rule_actions.destinations import json as json_format
 from rule_actions.jobs.training import FAMILY as TRAINING
 from rule_actions.messages import MessageOccasion
 from rule_actions.records import JobEvent, Message, Origin, Planned, Result, Trigger, TriggerFacts
@@ -78,11 +79,12 @@ def thread_id(parsed: Any, trigger: Trigger) -> str:
 
 def json_payload(message: Message, parsed: Any, trigger: Trigger, region: str, taken: Iterable[Any],
                  delivery: str) -> dict[str, Any]:
-    return payloads.json_payload(message, job_event(parsed), trigger, facts(parsed, trigger), region,
-                                 occasion(parsed, trigger, region, taken).stops, delivery)
+    return json_format.json_payload(message, job_event(parsed), trigger, facts(parsed, trigger), region,
+                                    occasion(parsed, trigger, region, taken).stops, delivery)
 
 
 def webhook_body(fmt: str, message: Message, parsed: Any, trigger: Trigger, region: str, taken: Iterable[Any],
                  delivery: str) -> bytes:
-    return payloads.webhook_body(fmt, message, job_event(parsed), trigger, facts(parsed, trigger), region,
-                                 occasion(parsed, trigger, region, taken).stops, delivery)
+    seen = occasion(parsed, trigger, region, taken)
+    seen.__dict__["message"] = message  # (the message the test gives: cached_property's slot)
+    return registry.destinations()[fmt].body(seen, delivery, {})

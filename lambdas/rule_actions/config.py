@@ -31,6 +31,7 @@ from rule_actions.contract import (
 from rule_actions.cost import PRICES, PriceSettings
 from rule_actions.fields import ActionMap, Field, Flag, Whole
 from rule_actions.organization import ORGANIZATION, Organization
+from rule_actions.ports import WebhookFormat
 from rule_actions.records import Action, Declared, Invalid, Place
 from rule_actions.text import quoted, unknown_keys
 
@@ -78,6 +79,9 @@ class _Context:
 
     def action_schema(self, place: Place) -> dict[str, Any]:
         return grammar.action_reference(place)
+
+    def destinations(self) -> dict[str, str]:
+        return {name: destination.doc for name, destination in registry.destinations().items()}
 
 
 CONTEXT = _Context()
@@ -169,6 +173,9 @@ class Config:
     @property
     def test_actions(self) -> tuple[Action, ...]:
         return tuple(action for kind in registry.KINDS.values() for action in kind.test_actions(self))
+
+    def destination(self, name: str) -> WebhookFormat:
+        return registry.destinations()[name]
 
     # The core's own values.
 

@@ -35,6 +35,10 @@ class Context(Protocol):
     def action_dict(self, action: Action) -> dict[str, str]: ...
     def action_schema(self, place: Place) -> dict[str, Any]: ...
 
+    def destinations(self) -> Mapping[str, str]:
+        """The destinations a webhook's `format` may name, each with its words in the schema."""
+        ...
+
 
 def anchored(pattern: str) -> str:
     """A Python full-match pattern as a JSON Schema pattern, which searches: anchored at both ends, and nothing

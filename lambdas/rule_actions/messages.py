@@ -2,8 +2,9 @@
 (ports.Occasion).
 
 The words come from the trigger family (triggers/<family>.py: subject, body, text message, links; the job family
-names the job and its links), the formats from payloads.py. Everything a person reads is plain text: untrusted
-names, details and reasons are made plain (control characters removed, capped), every value in a link encoded.
+names the job and its links), the chat notification from payloads.py (a webhook's body is its destination's:
+destinations/). Everything a person reads is plain text: untrusted names, details and reasons are made plain
+(control characters removed, capped), every value in a link encoded.
 """
 
 from __future__ import annotations
@@ -40,10 +41,6 @@ class MessageOccasion:
 
     def chat(self) -> dict[str, Any]:
         return payloads.chat(self.message, self.event, self.trigger, self.facts, self.region)
-
-    def webhook_body(self, fmt: str, delivery: str) -> bytes:
-        return payloads.webhook_body(fmt, self.message, self.event, self.trigger, self.facts, self.region, self.stops,
-                                     delivery, self.cost)
 
 
 def render(config: Configured, event: JobEvent, trigger: Trigger, region: str, stops: Sequence[Result] = (),

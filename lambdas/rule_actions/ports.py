@@ -2,11 +2,13 @@
 occasion a message is about. Interfaces only: the adapters are in effects/, the configuration in config.py, the
 occasion in messages.py; plug-ins are handed them and never import them.
 
-    Configured   config[FIELD] for a plug-in's own fields; what the configuration attaches; whether action_json
-                 is read
-    Ports        the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks,
-                 metrics (CloudWatch), logs (CloudWatch Logs), prices (the AWS Price List) and checkpoints (S3)
-    Occasion     one planned action's trigger and job, with its message and payloads rendered on demand
+    Configured     config[FIELD] for a plug-in's own fields; what the configuration attaches; whether action_json
+                   is read; the destination a webhook's format names
+    Ports          the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks,
+                   metrics (CloudWatch), logs (CloudWatch Logs), prices (the AWS Price List) and checkpoints (S3)
+    Occasion       one planned action's trigger and job, with its message and payloads rendered on demand
+    WebhookFormat  a webhook's destination (destinations/: its body, its secret's members, its URL), as
+                   config.destination(format) hands it to the webhook kind
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from rule_actions.records import (
     Result,
     StopNote,
     Trigger,
+    TriggerFacts,
 )
 
 T = TypeVar("T")
@@ -72,6 +75,10 @@ class Configured(Protocol):
     @property
     def test_actions(self) -> tuple[Action, ...]:
         """What a test notification reaches: each kind's destinations of this configuration."""
+        ...
+
+    def destination(self, name: str) -> WebhookFormat:
+        """The destination a webhook's `format` names (registry.destinations())."""
         ...
 
 
@@ -183,7 +190,7 @@ class Webhook(Protocol):
 
     @property
     def secret(self) -> str:
-        """The Secrets Manager secret (name or ARN) holding {"url", "signing_key"}."""
+        """The Secrets Manager secret (name or ARN) holding what its destination reads ({"url", "signing_key"})."""
         ...
 
     @property
@@ -193,7 +200,11 @@ class Webhook(Protocol):
 class Webhooks(Protocol):
     loopback_http: bool  # plain http to a loopback address is allowed (a local replay only)
 
-    def secret(self, hook: Webhook) -> tuple[Any, str]: ...
+    def secret(self, hook: Webhook, keys: tuple[str, ...], shape: str) -> Mapping[str, Any]:
+        """The webhook's secret, a JSON object whose `keys` are non-empty strings (`shape` says them in the error
+        when they are not)."""
+        ...
+
     def read_afresh(self, hook: Webhook) -> None: ...
     def post(self, hook: Webhook, url: str, body: bytes, headers: Mapping[str, str]) -> tuple[int, int]: ...
 
@@ -267,8 +278,27 @@ class Occasion(Protocol):
 
     @property
     def message(self) -> Message: ...
+    @property
+    def facts(self) -> TriggerFacts: ...
     def chat(self) -> dict[str, Any]: ...
-    def webhook_body(self, fmt: str, delivery: str) -> bytes: ...
+
+
+class WebhookFormat(Protocol):
+    """Where a webhook posts (destinations/base.py's Destination says each member)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def secret_keys(self) -> tuple[str, ...]: ...
+    @property
+    def secret_shape(self) -> str: ...
+    @property
+    def signed(self) -> bool: ...
+
+    def url(self, secret: Mapping[str, Any]) -> Any: ...
+    def refusal(self, url: str, loopback_http: bool) -> str | None: ...
+    def body(self, occasion: Occasion, delivery: str, secret: Mapping[str, Any]) -> bytes: ...
+    def stack_parts(self, secrets: tuple[Any, ...]) -> list[Any]: ...
 
 
 class InProgressElsewhere(Exception):

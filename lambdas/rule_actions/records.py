@@ -740,6 +740,12 @@ class Message(NamedTuple):
     short: str  # at most 140 printable ASCII characters, for SMS
     links: tuple[tuple[str, str], ...] = ()  # (label, URL), also written at the end of the body
 
+    @property
+    def text(self) -> str:
+        """The body without its link lines (each payload shows the links its own way)."""
+        urls = tuple(url for _, url in self.links)
+        return "\n".join(line for line in self.body.splitlines() if not (urls and line.endswith(urls))).strip()
+
 
 class TriggerFacts(NamedTuple):
     """What the payloads (chat, the json webhook format) say of a trigger besides its message."""

@@ -5,6 +5,8 @@ the plan and pipeline, messages, the stack, the CLI) reaches a plug-in through h
     TRIGGERS    trigger families (triggers/): what happened that actions can be attached to, and its words
     KINDS       action kinds (kinds/): what can be done, its grammar, policy and configuration
     READERS     readers (readers/): the answer to each kind of Need
+    destinations()  where webhooks post (destinations/): each `format`'s body, secret and URL (imported on first
+                use: a configuration without `webhooks` never imports them)
     monitors()  monitor rules (monitors/): the rules a scheduled evaluation computes from CloudWatch metrics and logs
                 (imported on first use: a configuration without `monitor` never imports them)
 
@@ -45,6 +47,7 @@ from rule_actions.triggers import job_outcome, rule_status, test
 from rule_actions.triggers.base import TriggerFamily
 
 if TYPE_CHECKING:
+    from rule_actions.destinations.base import Destination
     from rule_actions.monitors.block import MonitorSettings
     from rule_actions.monitors.evaluation import EvaluationReport
     from rule_actions.monitors.rule import Monitor
@@ -89,6 +92,14 @@ def monitors() -> dict[str, Monitor]:
         gpu_memory_increase.MONITOR, max_initialization_time.MONITOR, loss_not_decreasing.MONITOR, overfit.MONITOR,
         overtraining.MONITOR, stalled_job.MONITOR, idle_instances.MONITOR, runtime_overrun.MONITOR,
         failing_trials.MONITOR, no_improvement.MONITOR, budget.MONITOR)}
+
+
+@cache
+def destinations() -> dict[str, Destination]:
+    """The destinations a webhook's `format` names, imported on first use."""
+    from rule_actions.destinations import json, pagerduty, slack, teams
+
+    return {d.name: d for d in (slack.DESTINATION, teams.DESTINATION, json.DESTINATION, pagerduty.DESTINATION)}
 
 
 MONITORED = "training"  # the job family the monitor rules evaluate whatever the configuration (monitored_families)

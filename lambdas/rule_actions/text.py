@@ -34,6 +34,8 @@ SUBJECT_MAX = 100  # SNS: ASCII, no line breaks, at most 100 characters
 SMS_MAX = 140
 DETAILS_MAX = 1024
 NAME_MAX = 256  # SageMaker allows 63 for a job name, 256 for a rule name: a longer one is a hostile event
+ARN_MAX = 2048  # an ARN in a payload (a pipeline execution's may be longer: it is cut)
+URL_MAX = 4096  # a link in a payload
 # Control characters, and the bidirectional marks, overrides and isolates that can reorder a line on screen.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 

@@ -199,3 +199,15 @@ def test_each_action_kind_lives_in_the_module_named_after_it():
     shared = {"__init__", "base", "endpoint"}
     modules = {path.stem for path in (Path(registry.__file__).parent / "kinds").glob("*.py")}
     assert modules - shared == set(registry.KINDS)
+
+
+def test_each_destination_lives_in_the_module_named_after_it():
+    # Given the registry's destinations (a webhook's formats)
+    from rule_actions import registry
+
+    # When each destination's module is looked up
+    homes = {name: type(found).__module__ for name, found in registry.destinations().items()}
+    # Then each is destinations/<its name>.py, and every module there is a destination's or the shared base
+    assert homes == {name: f"rule_actions.destinations.{name}" for name in registry.destinations()}
+    modules = {path.stem for path in (Path(registry.__file__).parent / "destinations").glob("*.py")}
+    assert modules - {"__init__", "base"} == set(registry.destinations())

@@ -90,7 +90,8 @@ def test_a_planted_difference_is_caught(change, data):
 
 
 EXAMPLES = [ROOT / "examples" / name for name in ("demo-config.json", "demo-webhook-config.json",
-                                                  "organization-config.json", "monitor-config.json")]
+                                                  "organization-config.json", "monitor-config.json",
+                                                  "pagerduty-config.json")]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)

@@ -16,8 +16,10 @@ from builders import EVENTS, event
 from planning import find, parse_event
 from wording import occasion
 
-from rule_actions import payloads, registry
+from rule_actions import registry
 from rule_actions.config import Config
+from rule_actions.destinations import base as destinations
+from rule_actions.destinations.json import json_payload
 from rule_actions.jobs.common import essence
 from rule_actions.plan import Plan
 from rule_actions.records import (
@@ -111,8 +113,7 @@ def words(raw: Any, config: Mapping[str, Any], answer: Callable[[Any], Any] = la
     _, learned, _ = plan(raw, config, answer)
     outcome = parse_event(raw).outcome
     seen = occasion(learned, outcome)
-    body = json.loads(payloads.webhook_body("json", seen.message, learned, outcome, seen.facts, "us-east-1", (),
-                                            "0" * 32))
+    body = json_payload(seen.message, learned, outcome, seen.facts, "us-east-1", (), "0" * 32)
     return seen.message, seen.chat(), body
 
 
@@ -751,8 +752,8 @@ def test_a_huge_exit_message_is_bounded_in_the_json_webhook_body():
     # When the json webhook payload is built
     _, _, body = words(huge, config)
     # Then every text field is bounded, the exit message at 1,024 characters, and the payload still follows its schema
-    assert len(body["job"]["details"]["exit_message"]) <= payloads.TEXT_MAX
+    assert len(body["job"]["details"]["exit_message"]) <= destinations.TEXT_MAX
     assert body["job"]["details"]["exit_message"].startswith("Traceback: xxx")
-    assert max(len(s) for s in _strings(body)) <= payloads.BODY_MAX
+    assert max(len(s) for s in _strings(body)) <= destinations.BODY_MAX
     assert len(json.dumps(body)) < 32_000
     JSON_V1.validate(body)

@@ -15,8 +15,9 @@ from planning import parse_event
 from slack_sdk.models.blocks import Block
 from wording import chat, json_payload, render, thread_id, webhook_body
 
+from rule_actions.destinations.slack import slack
+from rule_actions.destinations.teams import teams
 from rule_actions.kinds.webhook import sign, url_problem
-from rule_actions.payloads import slack, teams
 from rule_actions.triggers.job_outcome import JobOutcome
 from rule_actions.triggers.test import TestNotification
 from rule_actions_cli.receiver import verify
@@ -230,6 +231,6 @@ def test_every_format_bounds_a_huge_message_body():
     bodies = {fmt: webhook_body(fmt, message, parsed, parsed.outcome, REGION, [], "b" * 32)
               for fmt in ("slack", "teams", "json")}
     # Then none carries it whole: the text is cut at its bound, and the json body still follows its schema
-    from rule_actions.payloads import BODY_MAX
+    from rule_actions.destinations.base import BODY_MAX
     assert all(len(body) < BODY_MAX + 4_000 for body in bodies.values()), {f: len(b) for f, b in bodies.items()}
     JSON_V1.validate(json.loads(bodies["json"]))

@@ -8,7 +8,7 @@ import io
 import json
 import re
 
-from rule_actions.payloads import slack
+from rule_actions.destinations.slack import slack
 from rule_actions.records import Message
 from rule_actions_cli import receiver
 from rule_actions_cli.replay_table import Delivery, sms_size, write_deliveries

@@ -88,8 +88,9 @@ class HttpsWebhooks:
         """The next read of this webhook's secret skips the cache: someone may be correcting it."""
         self._stale.add(hook.secret)
 
-    def secret(self, hook: Webhook) -> tuple[Any, str]:
-        """(url, signing_key) from the webhook's secret string, {"url": ..., "signing_key": ...}."""
+    def secret(self, hook: Webhook, keys: tuple[str, ...], shape: str) -> Mapping[str, Any]:
+        """The webhook's secret string as a JSON object whose `keys` are non-empty strings (a signed destination's
+        {"url": ..., "signing_key": ...}; `shape` says them when they are not)."""
         if self._provider is None:
             from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
@@ -106,11 +107,10 @@ class HttpsWebhooks:
             value = json.loads(raw)
         except (TypeError, ValueError):
             value = None
-        if not (isinstance(value, Mapping) and isinstance(value.get("signing_key"), str) and value["signing_key"]):
+        if not (isinstance(value, Mapping) and all(isinstance(value.get(key), str) and value[key] for key in keys)):
             self.read_afresh(hook)
-            raise WebhookFailed(f"webhook {hook.name}: the secret {hook.secret} is not a JSON object with a url "
-                                "and a non-empty signing_key")
-        return value.get("url"), str(value["signing_key"])
+            raise WebhookFailed(f"webhook {hook.name}: the secret {hook.secret} is not a JSON object with {shape}")
+        return value
 
     def post(self, hook: Webhook, url: str, body: bytes, headers: Mapping[str, str]) -> tuple[int, int]:
         """POST until a final answer: (2xx status, attempts). Raises WebhookFailed."""

@@ -1,14 +1,17 @@
-"""webhook endpoint=<name>: a signed HTTPS POST to a webhook declared in the configuration's `webhooks`.
+"""webhook endpoint=<name>: an HTTPS POST to a webhook declared in the configuration's `webhooks`.
 
-The secret (Secrets Manager, read through effects/webhook.py) holds {"url", "signing_key"}; the configuration
-names the secret and the payload format (slack, teams, json: payloads.py). Every request carries
+The configuration names the webhook's secret (Secrets Manager, read through effects/webhook.py) and its `format`,
+the destination it posts to (destinations/: slack, teams, json, pagerduty), which renders the body, says what the
+secret holds and where the request goes. A signed destination's secret holds {"url", "signing_key"}, and its
+requests carry
 
     X-Rule-Actions-Timestamp: <Unix seconds>
     X-Rule-Actions-Signature: sha256=<hex HMAC-SHA256 with signing_key over "<timestamp>.<raw body>">
-    X-Rule-Actions-Delivery:  <one id per job, trigger and webhook: the same on every retry>
+    X-Rule-Actions-Delivery:  <one id per job, trigger and webhook: the same on every retry> (every destination)
 
 Declared in `rules` and `job_outcomes` only: from `action_json`, anyone who starts a training job could make the
-function call out. The URL and the key never reach a reason, a log line or an error: reasons name the webhook.
+function call out. The URL and the secret's keys never reach a reason, a log line or an error: reasons name the
+webhook. Reading the configured secrets is the one grant, on exactly them, for every destination.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
 
 from rule_actions.contract import Arn, Grant, Outcome
-from rule_actions.fields import Custom, anchored
+from rule_actions.fields import Context, Field, anchored
 from rule_actions.kinds.base import Kind
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
@@ -38,7 +41,6 @@ from rule_actions.text import digest, quoted
 
 NAME = r"[A-Za-z0-9_.-]{1,64}"
 NAME_RE = re.compile(NAME)
-FORMATS = ("slack", "teams", "json")
 TIMESTAMP_HEADER = "X-Rule-Actions-Timestamp"
 SIGNATURE_HEADER = "X-Rule-Actions-Signature"
 DELIVERY_HEADER = "X-Rule-Actions-Delivery"
@@ -54,11 +56,11 @@ class DeclaredWebhook(NamedTuple):
 
     name: str
     secret: str  # a secret's name or ARN
-    format: str  # slack | teams | json
+    format: str  # a destination's name: slack | teams | json | pagerduty
 
 
-def _webhooks(value: Any, where: str, errors: list[str]) -> tuple[DeclaredWebhook, ...]:
-    """`webhooks`: name -> {"secret": a Secrets Manager secret name or ARN, "format": slack | teams | json}."""
+def _webhooks(value: Any, where: str, errors: list[str], formats: tuple[str, ...]) -> tuple[DeclaredWebhook, ...]:
+    """`webhooks`: name -> {"secret": a Secrets Manager secret name or ARN, "format": a destination's name}."""
     if not isinstance(value, Mapping):
         errors.append(f"{where}: {quoted(value)} must be an object of name -> {{secret, format}}")
         return ()
@@ -76,26 +78,39 @@ def _webhooks(value: Any, where: str, errors: list[str]) -> tuple[DeclaredWebhoo
             errors.append(f"{path}.secret: {quoted(secret)} is not a Secrets Manager secret name (letters, digits, "
                           "/_+=.@-; at most 512) or ARN")
             continue
-        if fmt not in FORMATS:
-            errors.append(f"{path}.format: {quoted(fmt)} is not one of {', '.join(FORMATS)}")
+        if fmt not in formats:
+            errors.append(f"{path}.format: {quoted(fmt)} is not one of {', '.join(formats)}")
             continue
         found.append(DeclaredWebhook(name, secret, fmt))
     return tuple(found)
 
 
-WEBHOOKS: Custom[tuple[DeclaredWebhook, ...]] = Custom(
+class WebhooksField(Field[tuple[DeclaredWebhook, ...]]):
+    """`webhooks`: its formats are the destinations the registry lists (the context lends them)."""
+
+    def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> tuple[DeclaredWebhook, ...]:
+        return _webhooks(value, where, errors, tuple(ctx.destinations()))
+
+    def dump(self, value: tuple[DeclaredWebhook, ...], ctx: Context) -> Any:
+        return {w.name: {"secret": w.secret, "format": w.format} for w in value}
+
+    def schema(self, ctx: Context) -> dict[str, Any]:
+        formats = ctx.destinations()
+        return {"type": "object", "propertyNames": {"pattern": anchored(NAME)},
+                "additionalProperties": {
+                    "type": "object", "additionalProperties": False, "required": ["secret", "format"],
+                    "properties": {
+                        "secret": {"type": "string", "pattern": anchored(SECRET),
+                                   "description": "The Secrets Manager secret (its name or ARN) holding "
+                                                  "{\"url\", \"signing_key\"}, or what its format says."},
+                        "format": {"enum": list(formats), "description": "The payload: " + ", ".join(
+                            f"{name} ({doc})" for name, doc in formats.items()) + "."}}}}
+
+
+WEBHOOKS = WebhooksField(
     "webhooks", (),
-    "Name -> {secret: a Secrets Manager secret name or ARN holding {\"url\", \"signing_key\"}, format: slack | "
-    "teams | json}; attach {name: webhook, endpoint: <name>} in rules or job_outcomes.",
-    _webhooks, lambda hooks: {w.name: {"secret": w.secret, "format": w.format} for w in hooks},
-    {"type": "object", "propertyNames": {"pattern": anchored(NAME)}, "additionalProperties": {
-        "type": "object", "additionalProperties": False, "required": ["secret", "format"],
-        "properties": {"secret": {"type": "string", "pattern": anchored(SECRET),
-                                  "description": "The Secrets Manager secret (its name or ARN) holding "
-                                                 "{\"url\", \"signing_key\"}."},
-                       "format": {"enum": list(FORMATS), "description": "The payload: slack (incoming webhooks), "
-                                  "teams (workflows), json (ours, version 1)."}}}},
-)
+    "Name -> {secret: a Secrets Manager secret name or ARN holding {\"url\", \"signing_key\"} (or what its format "
+    "says), format: the destination (its enum)}; attach {name: webhook, endpoint: <name>} in rules or job_outcomes.")
 
 
 def declared_webhook(config: Any, name: str) -> DeclaredWebhook | None:
@@ -163,15 +178,20 @@ class WebhookKind(Kind):
         hook = declared_webhook(occasion.config, item.target)
         if hook is None:  # (the configuration refuses an action naming a webhook it does not declare)
             raise LookupError(f"webhook {item.target} is not declared in webhooks")
-        url, key = hooks.secret(hook)
-        problem = url_problem(url, hooks.loopback_http)
+        destination = occasion.config.destination(hook.format)
+        secret = hooks.secret(hook, destination.secret_keys, destination.secret_shape)
+        url = destination.url(secret)
+        problem = url_problem(url, hooks.loopback_http) or destination.refusal(url, hooks.loopback_http)
         if problem:
             hooks.read_afresh(hook)
             return NothingDone(Outcome.FAILED, f"webhook {hook.name}: the secret {hook.secret} is unusable: {problem}")
         delivery = digest(f"{occasion.event.job_arn}\n{item.trigger.label}\n{hook.name}")[:32]
-        body = occasion.webhook_body(hook.format, delivery)
-        now = int(time.time())
-        headers = {TIMESTAMP_HEADER: str(now), SIGNATURE_HEADER: sign(key, now, body), DELIVERY_HEADER: delivery}
+        body = destination.body(occasion, delivery, secret)
+        headers = {DELIVERY_HEADER: delivery}
+        if destination.signed:
+            now = int(time.time())
+            headers = {TIMESTAMP_HEADER: str(now), SIGNATURE_HEADER: sign(str(secret["signing_key"]), now, body),
+                       DELIVERY_HEADER: delivery}
         status, attempts = hooks.post(hook, url, body, headers)
         tries = f", attempt {attempts}" if attempts > 1 else ""
         return Done(f"delivered to webhook {hook.name} ({hook.format}; HTTP {status}{tries})")
@@ -188,8 +208,11 @@ class WebhookKind(Kind):
         hooks = config[WEBHOOKS]
         if not hooks:
             return []
+        formats = dict.fromkeys(w.format for w in hooks)
         return [Grant("ReadWebhookSecrets", ("secretsmanager:GetSecretValue",),
-                      tuple(dict.fromkeys(secret_resource(w) for w in hooks)))]
+                      tuple(dict.fromkeys(secret_resource(w) for w in hooks))),
+                *(part for fmt in formats for part in config.destination(fmt).stack_parts(
+                    tuple(dict.fromkeys(secret_resource(w) for w in hooks if w.format == fmt))))]
 
 
 KIND = WebhookKind()
