@@ -15,10 +15,10 @@ import boto3
 import botocore.session
 import pytest
 from botocore.exceptions import ClientError
-from botocore.model import Shape
 from botocore.validate import ParamValidator
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
+from shapes import conforms
 
 from rule_actions.effects import client as function_client
 from rule_actions.effects.batch import BatchServiceJobs
@@ -30,45 +30,6 @@ MODEL = botocore.session.get_session().get_service_model("batch")
 REGION, ACCOUNT = "us-east-1", "123456789012"
 QUEUE = "gpu-training"
 QUEUE_ARN = f"arn:aws:batch:{REGION}:{ACCOUNT}:job-queue/{QUEUE}"
-# What the model marks required but a job that has not started cannot have (AWS does not say what it answers then).
-NOT_YET = {"startedAt"}
-TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "long": int, "boolean": bool,
-                                             "double": (int, float), "float": (int, float)}
-
-
-def conforms(value: Any, shape: Shape, where: str = "") -> list[str]:
-    """What in a raw (JSON) answer is not the model's `shape`: unknown members, wrong types, missing required
-    members (but NOT_YET), values outside an enum."""
-    problems: list[str] = []
-    if shape.type_name == "structure":
-        if not isinstance(value, dict):
-            return [f"{where}: not an object"]
-        members = shape.members
-        problems += [f"{where}.{key}: not in {shape.name}" for key in value if key not in members]
-        problems += [f"{where}.{key}: required by {shape.name}, missing" for key in shape.required_members
-                     if key not in value and key not in NOT_YET]
-        for key, item in value.items():
-            if key in members:
-                problems += conforms(item, members[key], f"{where}.{key}")
-    elif shape.type_name == "list":
-        if not isinstance(value, list):
-            return [f"{where}: not a list"]
-        for index, item in enumerate(value):
-            problems += conforms(item, shape.member, f"{where}[{index}]")  # type: ignore[attr-defined]
-    elif shape.type_name == "map":
-        if not isinstance(value, dict):
-            return [f"{where}: not a map"]
-        for key, item in value.items():
-            problems += conforms(key, shape.key, f"{where} key") + conforms(item, shape.value, f"{where}.{key}")  # type: ignore[attr-defined]
-    else:
-        wanted = TYPES[shape.type_name]
-        if not isinstance(value, wanted) or (shape.type_name != "boolean" and isinstance(value, bool)):
-            problems.append(f"{where}: {value!r} is not a {shape.type_name}")
-        elif getattr(shape, "enum", None) and value not in shape.enum:  # type: ignore[attr-defined]
-            problems.append(f"{where}: {value!r} is not one of {shape.enum}")
-    return problems
-
-
 class Batch:
     """A boto3 Batch client whose raw answers are kept, by operation, and each request checked against the model."""
 
