@@ -297,18 +297,19 @@ def service_job(job_id: str, account_id: str = DEFAULT_ACCOUNT_ID, region: str =
     return describe(_backend(account_id, region), job_id)
 
 
-def start_attempt(job_id: str, *, secondary_status: str = "Starting", account_id: str = DEFAULT_ACCOUNT_ID,
-                  region: str = "us-east-1") -> str:
+def start_attempt(job_id: str, *, secondary_status: str = "Starting", name: str | None = None,
+                  account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> str:
     """Batch creates the job's next attempt: a training job in moto's SageMaker named AWSBatch + the request's
     TrainingJobName + 32 hex (from the job id and the attempt's number: the same every replay), with the request's
     ResourceConfig, StoppingCondition, CheckpointConfig and Tags (the service job's tags added), InProgress; the
-    attempt listed (startedAt now) and the job SCHEDULED. Returns the training job's name."""
+    attempt listed (startedAt now) and the job SCHEDULED. `name`: the training job's name as a timeline gives it
+    (Batch-made: AWSBatch + the requested name + 32 hex). Returns the training job's name."""
     backend = _backend(account_id, region)
     job = _job(backend, job_id)
     payload = json.loads(job["serviceRequestPayload"])
     number = len(job["attempts"]) + 1
     suffix = hashlib.sha256(f"{job_id}|{number}".encode()).hexdigest()[:32]
-    name = f"{NAME_PREFIX}{payload['TrainingJobName'][:KEPT_MAX]}{suffix}"
+    name = name or f"{NAME_PREFIX}{payload['TrainingJobName'][:KEPT_MAX]}{suffix}"
     tags = {tag["Key"]: tag["Value"] for tag in payload.get("Tags") or [] if isinstance(tag, Mapping)}
     arn = moto_sagemaker.put_training_job(
         name, "InProgress", secondary_status=secondary_status, account_id=account_id, region=region,

@@ -173,6 +173,9 @@ def test_a_long_requested_name_is_cut_to_fit_sagemaker_s_63_characters(batch):
     assert len(name) == batch_facts.NAME_MAX and training_job(name)["TrainingJobName"] == name
     assert name == batch_facts.training_job_name(requested, name[-batch_facts.SUFFIX_LENGTH:])  # one naming, twice
     assert batch_facts.may_be_cut(name) and requested.startswith(batch_facts.requested_name(name) or "?")
+    # And a timeline may name the attempt's training job itself
+    given = batch_facts.training_job_name(requested, "0" * batch_facts.SUFFIX_LENGTH)
+    assert moto_batch.start_attempt(job_id, name=given) == given and training_job(given)["TrainingJobName"] == given
     # And a prefix past the kept part cannot be judged from the name alone
     assert batch_facts.prefix_match(name, "llm-pretrain-2026-11-24-08") is None
     assert batch_facts.prefix_match(name, "llm-") is True and batch_facts.prefix_match(name, "cv-") is False
