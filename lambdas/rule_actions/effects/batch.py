@@ -9,28 +9,19 @@ this adapter's caller's check (the job's jobQueue, from its event or `describe`)
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from rule_actions.contract import SERVICE_JOB_ENDED
+from rule_actions.effects import LazyClient
 from rule_actions.text import error_code
 
 REFUSED = "ClientException"  # what Batch answers a request it refuses (an unknown job, a bad argument)
 REASON_MAX = 1024  # a reason is kept short: Batch returns it in DescribeServiceJob's statusReason
 
 
-class BatchServiceJobs:
-    def __init__(self, make_client: Callable[[], Any]):
-        self._make, self._client = make_client, None
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = self._make()
-        return self._client
-
+class BatchServiceJobs(LazyClient):
     def describe(self, job_id: str) -> dict[str, Any]:
         """DescribeServiceJob's answer (its serviceRequestPayload holds the request it queued, verbatim)."""
         found = self.client.describe_service_job(jobId=job_id)
