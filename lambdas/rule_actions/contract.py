@@ -19,6 +19,10 @@ IN_PROGRESS = "InProgress"  # the status of a running job, in every SageMaker jo
 PROGRESS = {IN_PROGRESS: 0, "Executing": 0, "Stopping": 1, "Completed": 2, "Failed": 2, "Stopped": 2,
             "Succeeded": 2, "CompletedWithFailures": 2, "Deleting": 3, "DeleteFailed": 3}
 ENDED = 2  # the PROGRESS of a job that has ended
+# AWS Batch's service jobs (SageMaker training jobs Batch queues) send their state changes from this source; these
+# two statuses are final (a terminated job is FAILED, its statusReason the reason given).
+BATCH_SOURCE = "aws.batch"
+SERVICE_JOB_ENDED = ("SUCCEEDED", "FAILED")
 # A job name prefix (the name charset of SageMaker jobs; ListTrainingJobs' NameContains takes at most 63): it goes
 # into IAM resource ARNs, so nothing else (a `*`, say) may widen them.
 JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"

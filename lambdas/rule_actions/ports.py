@@ -6,6 +6,7 @@ occasion in messages.py; plug-ins are handed them and never import them.
                    is read; the destination a webhook's format names
     Ports          the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks,
                    metrics (CloudWatch), logs (CloudWatch Logs), prices (the AWS Price List) and checkpoints (S3)
+    ServiceJobs    AWS Batch's service jobs (not in Ports yet: the Batch family, issue 39, adds it)
     Occasion       one planned action's trigger and job, with its message and payloads rendered on demand
     WebhookFormat  a webhook's destination (destinations/: its body, its secret's members, its URL), as
                    config.destination(format) hands it to the webhook kind
@@ -130,6 +131,20 @@ class Jobs(Protocol):
     def create(self, api: JobApi, request: Mapping[str, Any]) -> str:
         """"created", or "exists" when a job of the request's name exists already (ResourceInUse: the name is the
         only idempotency key SageMaker has); raises on any other error."""
+        ...
+
+
+class ServiceJobs(Protocol):
+    """AWS Batch, for the SageMaker training jobs it queues (service jobs; effects/batch.py)."""
+
+    def describe(self, job_id: str) -> Mapping[str, Any]:
+        """DescribeServiceJob's answer: status, statusReason, jobQueue, attempts, preemptionSummary, tags and the
+        request it queued (serviceRequestPayload, verbatim)."""
+        ...
+
+    def terminate(self, job_id: str, reason: str) -> str:
+        """"terminated" (Batch stops its training job too), or "already SUCCEEDED" / "already FAILED" for a job
+        that had ended; raises on any other error."""
         ...
 
 

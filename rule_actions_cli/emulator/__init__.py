@@ -12,6 +12,9 @@ import this package (tests/architecture.py holds it).
     organization  STS's trust policies, a CloudFormation Ref to an event bus
     pricing       the AWS Price List (sample prices)
     dynamodb      conditional writes that are atomic (the ledger's exactly once under concurrent invocations)
+    batch         AWS Batch's service jobs (SubmitServiceJob, DescribeServiceJob, TerminateServiceJob, ListServiceJobs),
+                  and what Batch does on its own: an attempt's training job created (start_attempt), a job moved or
+                  preempted (put_service_job)
 
 Each module lists the gaps it fills (`GAPS`: the service, the API as botocore's model names it, what moto lacks, and
 the moto version it was found in); tests/unit/test_emulator.py checks each against botocore's model. Each module's
@@ -27,7 +30,7 @@ from typing import NamedTuple
 class Gap(NamedTuple):
     """What moto lacks, or does otherwise than AWS, that an extension of this package fills."""
 
-    service: str  # botocore's service name (sagemaker, cloudwatch, logs, sts, pricing, cloudformation)
+    service: str  # botocore's service name (sagemaker, cloudwatch, logs, sts, pricing, cloudformation, batch)
     api: str  # the operation, as botocore's service model names it
     lacks: str  # what moto does (or does not) that AWS does otherwise
     moto: str = "5.2.5"  # the moto version the gap was found in (and still is)

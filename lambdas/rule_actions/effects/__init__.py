@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import boto3
@@ -55,6 +55,20 @@ def begin_invocation(lambda_context: Any) -> None:
     """The invocation's remaining time bounds every AWS call from now on (see the module's doc)."""
     remaining = lambda_context.get_remaining_time_in_millis() / 1000 if lambda_context is not None else math.inf
     _invocation["ends"] = time.monotonic() + remaining - END_RESERVE
+
+
+class LazyClient:
+    """An adapter whose client is made on first use, by the factory it is given (an invocation that never calls the
+    service never makes one)."""
+
+    def __init__(self, make_client: Callable[[], Any]):
+        self._make, self._client = make_client, None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._make()
+        return self._client
 
 
 def client(service: str, region: str | None = None, credentials: Mapping[str, str] | None = None) -> Any:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from rule_actions.effects import begin_invocation, client
+from rule_actions.effects.batch import BatchServiceJobs
 from rule_actions.effects.ledger import DynamoLedger
 from rule_actions.effects.notify import SnsNotifier
 from rule_actions.effects.pricing import PriceListApi
@@ -42,6 +43,7 @@ class Adapters(NamedTuple):
     kept: Kept  # what the execution environment keeps (shared by every copy of these ports)
     prices: PriceListApi  # the AWS Price List: what a job's cost multiplies
     checkpoints: S3Checkpoints | None = None  # S3: a restart's loop guard lists its job's checkpoints
+    batch: BatchServiceJobs | None = None  # AWS Batch's service jobs (none until the Batch family makes it)
     members: MemberAccounts | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
     metrics: CloudWatchMetrics | None = None  # a scheduled evaluation's reads (`evaluation()`; None for an event)
     logs: CloudWatchLogs | None = None

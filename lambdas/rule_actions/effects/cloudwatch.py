@@ -4,27 +4,19 @@ are not used (Metrics Insights has none, and the embedded account's moto has non
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from rule_actions.effects import LazyClient
 from rule_actions.records import MetricQuery
 
 MAX_QUERIES = 500  # GetMetricData: metrics a call
 MAX_DATAPOINTS = 100_800  # GetMetricData: datapoints a call
 
 
-class CloudWatchMetrics:
+class CloudWatchMetrics(LazyClient):
     """`client`: a factory of the CloudWatch client, called on first use (an event invocation never makes one)."""
-
-    def __init__(self, client: Callable[[], Any]):
-        self._factory, self._client = client, None
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = self._factory()
-        return self._client
 
     def hosts(self, namespace: str, metric: str) -> tuple[str, ...]:
         """The Host dimension values of `metric` in `namespace` that published in the last 3 hours (ListMetrics,

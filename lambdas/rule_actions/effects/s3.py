@@ -3,25 +3,15 @@ which a restart's loop guard compares (ListObjectsV2, every page; the client is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
+from rule_actions.effects import LazyClient
 from rule_actions.text import s3_parts
 
 LIST_PAGE = 1000  # ListObjectsV2's largest MaxKeys
 
 
-class S3Checkpoints:
-    def __init__(self, make_client: Callable[[], Any]):
-        self._make, self._client = make_client, None
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = self._make()
-        return self._client
-
+class S3Checkpoints(LazyClient):
     def newest(self, s3_uri: str) -> datetime | None:
         """The LastModified of the newest object under `s3_uri`, None when there is none."""
         bucket, prefix = s3_parts(s3_uri)

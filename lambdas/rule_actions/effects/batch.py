@@ -1,0 +1,46 @@
+"""AWS Batch, for the SageMaker training jobs it queues (service jobs): describe one, terminate one (which also stops
+its training job: a StopTrainingJob behind Batch's back may be retried by Batch's retry strategy). The client is
+made on first use.
+
+IAM: batch:DescribeServiceJob takes no resource (Resource "*"); batch:TerminateServiceJob takes the service job's
+ARN, arn:<partition>:batch:<region>:<account>:service-job/<job id>, which names no queue: a stop scoped to queues is
+this adapter's caller's check (the job's jobQueue, from its event or `describe`), not IAM's (docs/batch.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from rule_actions.contract import SERVICE_JOB_ENDED
+from rule_actions.effects import LazyClient
+from rule_actions.text import error_code
+
+REFUSED = "ClientException"  # what Batch answers a request it refuses (an unknown job, a bad argument)
+REASON_MAX = 1024  # a reason is kept short: Batch returns it in DescribeServiceJob's statusReason
+
+
+class BatchServiceJobs(LazyClient):
+    def describe(self, job_id: str) -> dict[str, Any]:
+        """DescribeServiceJob's answer (its serviceRequestPayload holds the request it queued, verbatim)."""
+        found = self.client.describe_service_job(jobId=job_id)
+        return {key: value for key, value in found.items() if key != "ResponseMetadata"}
+
+    def terminate(self, job_id: str, reason: str) -> str:
+        """Terminate the service job with `reason` (naming who asks and why: Batch keeps it as the job's
+        statusReason). "terminated", or "already SUCCEEDED" / "already FAILED" when a refusal came for a job that
+        had ended (read back with `describe`); raises on any other error."""
+        try:
+            self.client.terminate_service_job(jobId=job_id, reason=reason[:REASON_MAX])
+        except ClientError as err:
+            if error_code(err) != REFUSED:
+                raise
+            try:
+                status = self.describe(job_id).get("status")
+            except ClientError:
+                raise err from None
+            if status not in SERVICE_JOB_ENDED:
+                raise
+            return f"already {status}"
+        return "terminated"
