@@ -37,7 +37,7 @@ from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.inputs import is_timeline, job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.replay_table import NOTABLE, Delivery
-from rule_actions_cli.seeding import SEEDING, JobPlace
+from rule_actions_cli.seeding import JobPlace, seeder
 from rule_actions_cli.synth import asset_bytes, file_assets
 
 ACCOUNT = "123456789012"  # moto's default account
@@ -737,7 +737,7 @@ class EmbeddedAccount:
     def seed_job(self, event: Any) -> list[str]:
         """The job the event names exists with the status it states (what its family keeps from the first sight,
         e.g. a training job's rule configurations: their readable entries); returns why it could not be, as
-        problems of the event (nothing raises). Each family seeds its own (rule_actions_cli.seeding.SEEDING): a
+        problems of the event (nothing raises). Each family is seeded as rule_actions_cli.seeding.seeder says: a
         pipeline's step events record the steps ListPipelineExecutionSteps lists."""
         family = registry.job_family(event)
         detail = event.get("detail") if family else None
@@ -745,13 +745,12 @@ class EmbeddedAccount:
             return []
         name = family.name_of(detail)
         first: dict[str, Any] = {}
-        seeding = SEEDING[family.name]
         place = self._job_place(event)
         if (family.name, name, *place.values()) not in self._seen:  # first sight (a name per account and region)
             self._seen.add((family.name, name, *place.values()))
             first = {xform_name(member): [item for item in detail[member] if isinstance(item, dict)]
-                     for member in seeding.kept if isinstance(detail.get(member), list)}
+                     for member in family.kept if isinstance(detail.get(member), list)}
         try:
-            return seeding.seed(event.get("detail-type"), detail, first, **place)
+            return seeder(family)(family, event.get("detail-type"), detail, first, **place)
         except Exception as err:  # e.g. a name SageMaker would refuse
             return [f"embedded account: the job could not be created ({type(err).__name__}: {quoted(str(err))})"]

@@ -1,9 +1,12 @@
-"""What the replay's embedded account is given of each job family (the CLI's side of a job family: the function's
-package knows nothing of it): the job an event names, created or updated with the status the event states, through
-the emulator's put_* (rule_actions_cli.emulator.sagemaker: moto cannot make a job in a given status through its API).
+"""What the replay's embedded account is given of each job family: the job an event names, created or updated with
+the status the event states. A family declares what this reads (rule_actions.jobs.base.JobFamily: its members, its
+API, its statuses, the members of a first event its job keeps); the families moto models are put into moto's
+backend through the emulator's put_* (rule_actions_cli.emulator.sagemaker: moto cannot make a job in a given status
+through its API), any other family's job is its event's detail, which emulator.described serves as the answer to
+its family's Describe, List and Stop calls.
 
-    SEEDING[family]   its seeder (detail-type, detail, what it keeps from the job's first event, account_id=, region=)
-                      -> problems, its jobs' statuses as the API names them, and what it keeps from a first event
+    seeder(family)    its seeder (family, detail-type, detail, what it keeps from the job's first event, account_id=,
+                      region=) -> problems; SEEDERS[family name] for the families moto models, else seed_described
 
 Training jobs: their status, rules, the tuning job that launched them and their FailureReason (and a completed
 trial's objective: its tuning job's best, as SageMaker keeps it); tuning, processing and transform jobs through
@@ -16,16 +19,13 @@ own history (rule_actions.contract.PROGRESS), as SageMaker's does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, NotRequired, TypedDict, Unpack
+from typing import Any, NotRequired, TypedDict, Unpack
 
 from rule_actions.contract import PROGRESS
 from rule_actions.text import quoted, timestamp
+from rule_actions_cli.emulator import described
 from rule_actions_cli.emulator.sagemaker import (
-    JOB_STATUSES,
-    PIPELINE_EXECUTION_STATUSES,
     STEP_STATUSES,
-    TRAINING_JOB_STATUSES,
-    TUNING_JOB_STATUSES,
     job_status,
     put_pipeline_execution,
     put_pipeline_step,
@@ -68,9 +68,9 @@ def _behind(family: str, name: str, status: str, place: JobPlace) -> bool:
     return now is not None and PROGRESS.get(status, 0) < PROGRESS.get(now, 0)
 
 
-def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+def seed_training(family: Any, detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
                   **place: Unpack[JobPlace]) -> list[str]:
-    problems = _status(detail, "TrainingJobStatus", TRAINING_JOB_STATUSES)
+    problems = _status(detail, family.members.status, family.statuses)
     if not problems and _behind("training", detail["TrainingJobName"], detail["TrainingJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached (its rows say it, as a stop's does)
     if not problems:
@@ -87,9 +87,9 @@ def seed_training(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
     return problems
 
 
-def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+def seed_tuning(family: Any, detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
                 **place: Unpack[JobPlace]) -> list[str]:
-    problems = _status(detail, "HyperParameterTuningJobStatus", TUNING_JOB_STATUSES)
+    problems = _status(detail, family.members.status, family.statuses)
     if not problems and _behind("tuning", detail["HyperParameterTuningJobName"],
                                 detail["HyperParameterTuningJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached
@@ -106,9 +106,9 @@ def seed_tuning(detail_type: str, detail: Mapping[str, Any], first: Mapping[str,
     return problems
 
 
-def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+def seed_processing(family: Any, detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
                     **place: Unpack[JobPlace]) -> list[str]:
-    problems = _status(detail, "ProcessingJobStatus", JOB_STATUSES)
+    problems = _status(detail, family.members.status, family.statuses)
     if not problems and _behind("processing", detail["ProcessingJobName"], detail["ProcessingJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached
     if not problems:
@@ -120,9 +120,9 @@ def seed_processing(detail_type: str, detail: Mapping[str, Any], first: Mapping[
     return problems
 
 
-def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+def seed_transform(family: Any, detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
                    **place: Unpack[JobPlace]) -> list[str]:
-    problems = _status(detail, "TransformJobStatus", JOB_STATUSES)
+    problems = _status(detail, family.members.status, family.statuses)
     if not problems and _behind("transform", detail["TransformJobName"], detail["TransformJobStatus"], place):
         return []  # a late event: the embedded job keeps the state it reached
     if not problems:
@@ -134,13 +134,13 @@ def seed_transform(detail_type: str, detail: Mapping[str, Any], first: Mapping[s
 STEP_EVENT = "SageMaker Model Building Pipeline Execution Step Status Change"
 
 
-def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+def seed_pipeline(family: Any, detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
                   **place: Unpack[JobPlace]) -> list[str]:
     """An execution event records the execution; a step event its step, its metadata as the API names it (the
     event writes {"trainingJob": {"arn": ...}}, ListPipelineExecutionSteps {"TrainingJob": {"Arn": ...}})."""
     arn = detail["pipelineExecutionArn"]
     if detail_type != STEP_EVENT:
-        problems = _status(detail, "currentPipelineExecutionStatus", PIPELINE_EXECUTION_STATUSES)
+        problems = _status(detail, family.members.status, family.statuses)
         if not problems and _behind("pipeline", arn, detail["currentPipelineExecutionStatus"], place):
             return []  # a late event: the embedded execution keeps the state it reached
         if not problems:
@@ -164,20 +164,36 @@ def seed_pipeline(detail_type: str, detail: Mapping[str, Any], first: Mapping[st
     return []
 
 
-class Seeding(NamedTuple):
-    """How the embedded account gives a job family's jobs the state its events state."""
+def seed_described(family: Any, detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+                   **place: Unpack[JobPlace]) -> list[str]:
+    """A job of a family moto has no backend for: its event's detail (its tags aside: an event carries them as a
+    map, Describe as none) becomes its description, over what earlier events said (its first event's members kept);
+    emulator.described answers its family's Describe, List and Stop from it."""
+    members = family.members
+    problems = _status(detail, members.status, family.statuses)
+    if problems:
+        return problems
+    described.serve(family.api, members.status)
+    name, status = detail[members.name], detail[members.status]
+    now = described.job_status(family.api, members.status, name, **place)
+    if now is not None and PROGRESS.get(status, 0) < PROGRESS.get(now, 0):
+        return []  # a late event: the embedded job keeps the state it reached
+    before = described.described(family.api, name, **place)
+    kept = {member: before[member] for member in family.kept if member in before}
+    described.put_job(family.api, name, {**{k: v for k, v in detail.items() if k != members.tags}, **kept}, **place)
+    return []
 
-    seed: Seeder
-    statuses: tuple[str, ...]  # the API's statuses of its jobs (what the embedded account takes)
-    kept: tuple[str, ...] = ()  # describe members kept from a job's first event (its rule configurations)
 
-
-# Each job family's (rule_actions.registry.JOBS, by name).
-SEEDING = {
-    "training": Seeding(seed_training, TRAINING_JOB_STATUSES,
-                        ("DebugRuleConfigurations", "ProfilerRuleConfigurations")),
-    "tuning": Seeding(seed_tuning, TUNING_JOB_STATUSES),
-    "processing": Seeding(seed_processing, JOB_STATUSES),
-    "pipeline": Seeding(seed_pipeline, PIPELINE_EXECUTION_STATUSES),
-    "transform": Seeding(seed_transform, JOB_STATUSES),
+# The seeders of the families moto models (rule_actions.registry.JOBS, by name); any other: seed_described.
+SEEDERS: dict[str, Seeder] = {
+    "training": seed_training,
+    "tuning": seed_tuning,
+    "processing": seed_processing,
+    "pipeline": seed_pipeline,
+    "transform": seed_transform,
 }
+
+
+def seeder(family: Any) -> Seeder:
+    """How the embedded account gives the family's jobs the state its events state."""
+    return SEEDERS.get(family.name, seed_described)

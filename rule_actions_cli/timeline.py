@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
+from rule_actions import registry
 from rule_actions.text import quoted, unknown
 
 T = TypeVar("T")
@@ -35,12 +36,9 @@ class Checker(Protocol):
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"
 LOG_GROUP = "/aws/sagemaker/TrainingJobs"
+# The families whose jobs a timeline plays (the embedded account puts each as SageMaker shows it: embedded.py); each
+# one's instance metrics' namespace and log group are its family's (rule_actions.registry.JOBS).
 FAMILIES = ("training", "processing", "transform", "tuning")
-# Each family's instance metrics' namespace and log group (docs/triggers.md, "Other job families"); a tuning job has
-# neither of its own (its trials are training jobs).
-NAMESPACES = {"training": NAMESPACE, "processing": "/aws/sagemaker/ProcessingJobs",
-              "transform": "/aws/sagemaker/TransformJobs", "tuning": NAMESPACE}
-LOG_GROUPS = NAMESPACES
 TRIAL_KEYS = ("name", "from", "to", "status", "reason", "objective", "instance_type", "instance_count")
 GROUP_KEYS = ("name", "instance_type", "instance_count")  # ResourceConfig.InstanceGroups (a heterogeneous cluster)
 TRIAL_ENDS = ("Completed", "Failed", "Stopped")
@@ -194,7 +192,7 @@ class Job:
 
     @property
     def log_group(self) -> str:
-        return LOG_GROUPS[self.family]
+        return str(_family(self.family).log_group)
 
     def started(self) -> int | None:
         """The minute it started (its first InProgress phase): a processing or transform job's start time."""
@@ -232,7 +230,7 @@ class Timeline:
                     if value is None:
                         continue
                     dimensions = {"Host": f"{job.name}/{host}"} if host else {"TrainingJobName": job.name}
-                    yield NAMESPACES[job.family], series.metric, dimensions, self.time(minute), value
+                    yield _family(job.family).metric_namespace, series.metric, dimensions, self.time(minute), value
 
     def checkpoints(self, job: Job, first: int, last: int) -> Iterator[tuple[str, int]]:
         """(its CheckpointConfig.S3Uri, epoch seconds) of each checkpoint the job writes in the minutes
@@ -326,6 +324,10 @@ def _span(need: Checker, spec: Mapping[str, Any], path: str) -> bool:
     if ok:
         ok &= need(spec["from"] < spec["to"], f"{path}.to", f"{spec['to']} must be after from ({spec['from']})")
     return ok & _minutes(need, spec.get("every", 1), f"{path}.every", 1, DAY)
+
+
+def _family(name: str) -> Any:  # (a rule_actions.jobs.base.JobFamily)
+    return next(family for family in registry.JOBS if family.name == name)
 
 
 def _hosts(need: Checker, chosen: Any, hosts: tuple[str, ...], family: str, path: str) -> tuple[str, ...] | None:

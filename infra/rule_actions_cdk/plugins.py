@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from rule_actions import registry
 from rule_actions.config import Config
-from rule_actions.contract import SOURCE, Arn, Grant, Schedule
+from rule_actions.contract import Arn, Grant, Schedule
 from rule_actions.cost import PRICES
 from rule_actions.fields import TextList
 from rule_actions.ports import Configured
@@ -42,6 +42,8 @@ class Family(EventFamily, Protocol):
 
     @property
     def detail_type(self) -> str: ...
+    @property
+    def source(self) -> str: ...
     @property
     def scope(self) -> TextList: ...
 
@@ -82,7 +84,7 @@ def family_pattern(family: Family, found: list[dict[str, Any]], config: Configur
     prefixes = config[family.scope]
     if prefixes:
         detail.update(family.scope_clause(prefixes))
-    return {"source": [SOURCE], "detail-type": [family.detail_type], "detail": detail}
+    return {"source": [family.source], "detail-type": [family.detail_type], "detail": detail}
 
 
 def event_pattern(config: Configured) -> dict[str, Any]:
@@ -91,8 +93,11 @@ def event_pattern(config: Configured) -> dict[str, Any]:
                 if enabled(config, family)]
     if len(patterns) == 1:
         return patterns[0]
-    # Several families: one source, and a $or of each family's detail-type and detail.
-    return {"source": [SOURCE], "$or": [{key: value for key, value in p.items() if key != "source"} for p in patterns]}
+    sources = list(dict.fromkeys(source for p in patterns for source in p["source"]))
+    if len(sources) > 1:  # families of several sources: a $or of each one's pattern
+        return {"$or": patterns}
+    # Several families of one source: that source, and a $or of each family's detail-type and detail.
+    return {"source": sources, "$or": [{key: value for key, value in p.items() if key != "source"} for p in patterns]}
 
 
 # ------------------------------------------------------------------------------------------------ IAM

@@ -63,9 +63,11 @@ class EventRule:
 def rule_pattern(pattern: dict[str, Any]) -> events.EventPattern:
     """The plug-ins' pattern as the rule's EventPattern (the central rule's, and the member stacks' forwarding rule).
     A pattern of several job families is a top-level $or, which EventPattern cannot state: the rule starts with its
-    source alone, and set_pattern gives it the whole pattern."""
+    source(s) alone (families of several sources: each alternative names its own), and set_pattern gives it the
+    whole pattern."""
     if "$or" in pattern:
-        return events.EventPattern(source=pattern["source"])
+        sources = pattern.get("source") or list(dict.fromkeys(s for p in pattern["$or"] for s in p["source"]))
+        return events.EventPattern(source=sources)
     return events.EventPattern(source=pattern["source"], detail_type=pattern["detail-type"], detail=pattern["detail"])
 
 

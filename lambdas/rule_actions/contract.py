@@ -94,6 +94,19 @@ TRAINING_PHASES = (TRAINING_PHASE, "Updating")
 STARTUP_PHASES = ("Starting", "Pending", "LaunchingMLInstances", "PreparingTrainingStack", "Downloading",
                   "DownloadingTrainingImage")
 
+
+class Offer(StrEnum):
+    """What a job family's running jobs give the monitor rules to judge (JobFamily.offers), and what a rule needs
+    (Monitor.needs): a rule judges the families that offer all it needs, so neither lists the other's names."""
+
+    TRAINING_PHASES = "training phases"  # SecondaryStatus phases, the user's MetricDefinitions (training jobs)
+    JOB_STATUS = "job status"  # judged by its status (InProgress) once it started, its clock its start
+    HOST_METRICS = "host metrics"  # CPU/GPU/memory per instance in its metric namespace (dimension Host)
+    HOST_LOGS = "host logs"  # a log stream per instance in its log group (<job>/<host>-<epoch>)
+    TRIALS = "trials"  # the training jobs it launched (a tuning job's)
+    COST = "cost"  # what it costs so far (its Billing)
+
+
 # The function's environment.
 ENV_CONFIG = "RULE_ACTIONS_CONFIG"
 # A configuration too large for Lambda's 4 KB environment ships in the code asset instead: this variable names the

@@ -22,7 +22,7 @@ from collections.abc import Generator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from rule_actions.contract import EVALUATION_KEY, SOURCE, Grant
+from rule_actions.contract import EVALUATION_KEY, Grant
 from rule_actions.fields import Context, Custom, Field
 from rule_actions.jobs import pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
@@ -87,11 +87,16 @@ def monitors() -> dict[str, Monitor]:
         stalled_training,
     )
 
-    return {rule.name: rule for rule in (
+    rules: dict[str, Monitor] = {rule.name: rule for rule in (
         stalled_training.MONITOR, low_gpu_utilization.MONITOR, batch_size.MONITOR, cpu_bottleneck.MONITOR,
         gpu_memory_increase.MONITOR, max_initialization_time.MONITOR, loss_not_decreasing.MONITOR, overfit.MONITOR,
         overtraining.MONITOR, stalled_job.MONITOR, idle_instances.MONITOR, runtime_overrun.MONITOR,
         failing_trials.MONITOR, no_improvement.MONITOR, budget.MONITOR)}
+    # Each rule judges the families that offer all it needs: training first, then by name.
+    ordered = sorted(JOBS, key=lambda family: (family.name != MONITORED, family.name))
+    for rule in rules.values():
+        rule.judging([(family.name, family.noun) for family in ordered if rule.needs <= family.offers])
+    return rules
 
 
 @cache
@@ -137,16 +142,17 @@ MONITOR: Custom[MonitorSettings | None] = Custom(
     "every training job (no Debugger): null (off) or {rules, every_minutes, job_tags, shards, regions}.",
     _monitor_read, _monitor_write, _monitor_schema)
 
-_BY_DETAIL_TYPE = {detail_type: family for family in JOBS for detail_type in family.detail_types}
+_BY_DETAIL_TYPE = {(family.source, detail_type): family for family in JOBS for detail_type in family.detail_types}
 _BY_TYPE = {family.type: family for family in TRIGGERS}
 
 
 def job_family(raw: Any) -> JobFamily | None:
     """The family whose state-change event `raw` is, by its source and detail-type; None for anything else."""
-    if not isinstance(raw, Mapping) or raw.get("source") != SOURCE:
+    if not isinstance(raw, Mapping):
         return None
-    detail_type = raw.get("detail-type")
-    return _BY_DETAIL_TYPE.get(detail_type) if isinstance(detail_type, str) else None
+    source, detail_type = raw.get("source"), raw.get("detail-type")
+    return _BY_DETAIL_TYPE.get((source, detail_type)) if isinstance(source, str) and isinstance(detail_type, str) \
+        else None
 
 
 def trigger_family(trigger: T) -> TriggerFamily[T]:

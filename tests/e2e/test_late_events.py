@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -103,12 +104,14 @@ def test_a_late_event_never_moves_an_embedded_job_of_any_family_back(family):
     # Given the embedded account, and a job of the family seeded from its event that it ended
     from moto import mock_aws
 
+    from rule_actions import registry
     from rule_actions_cli.emulator.sagemaker import job_status
-    from rule_actions_cli.seeding import SEEDING
+    from rule_actions_cli.seeding import seeder
 
     detail_type, member, name, status, running, ended = SEEDED[family]
     with mock_aws():
-        seed = SEEDING[family].seed
+        found = next(f for f in registry.JOBS if f.name == family)
+        seed = partial(seeder(found), found)
         assert seed(detail_type, {member: name, status: ended}, {}) == []
         # When an event sent while it ran arrives after it
         problems = seed(detail_type, {member: name, status: running}, {})

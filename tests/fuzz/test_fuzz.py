@@ -61,7 +61,7 @@ from rule_actions.records import Action, IgnoredEvent, JobEvent
 from rule_actions.triggers.rule_status import NOT_GIVEN, RULE_ERROR, actions_for
 from rule_actions_cli.embedded import LocalContext
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
-from rule_actions_cli.seeding import SEEDING
+from rule_actions_cli.seeding import seeder
 
 EMAIL, NOTIFY, SMS, STOP = "email", "notify", "sms", "stoptraining"
 
@@ -1014,7 +1014,7 @@ def check_family_event(account: Embedded, seeded: Any, raw: Any) -> None:
     sagemaker_backends[ACCOUNT][REGION].reset()
     account.reset()
     family = registry.job_family(seeded)
-    SEEDING[family.name].seed(seeded["detail-type"], seeded["detail"], {}, account_id=ACCOUNT, region=REGION)
+    seeder(family)(family, seeded["detail-type"], seeded["detail"], {}, account_id=ACCOUNT, region=REGION)
     account.settings = Settings(FAMILY_CONFIG, account.topic_arn, TABLE, REGION)
     account.deploy_team(FAMILY_CONFIG)
     try:

@@ -19,7 +19,7 @@ from rule_actions.handler import ActionsFailed
 from rule_actions_cdk import plugins
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 from rule_actions_cli.matcher import matches
-from rule_actions_cli.seeding import SEEDING
+from rule_actions_cli.seeding import seeder
 
 TEAM = "team@example.com"
 FAMILIES_CONFIG = {
@@ -43,8 +43,7 @@ def lifecycle(path: str) -> list[dict[str, Any]]:
 def seed(raw: dict[str, Any]) -> None:
     """The job the event names, as SageMaker holds it at that moment (the embedded account's seeding)."""
     family = registry.job_family(raw)
-    assert SEEDING[family.name].seed(raw["detail-type"], raw["detail"], {}, account_id=ACCOUNT,
-                                                region=REGION) == []
+    assert seeder(family)(family, raw["detail-type"], raw["detail"], {}, account_id=ACCOUNT, region=REGION) == []
 
 
 def deliver(aws, path: str, config: dict[str, Any] = FAMILIES_CONFIG) -> list[tuple[dict[str, Any], dict[str, Any], list[str]]]:

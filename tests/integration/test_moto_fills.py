@@ -15,9 +15,17 @@ from botocore.exceptions import ClientError
 from botocore.validate import ParamValidator
 from moto import mock_aws
 
+from rule_actions import registry
 from rule_actions.effects.sagemaker import SageMaker
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
-from rule_actions_cli.seeding import SEEDING
+from rule_actions_cli.seeding import seeder
+
+FAMILY = {family.name: family for family in registry.JOBS}
+
+
+def seed(family: Any, detail: dict[str, Any]) -> None:
+    """The job an event's detail names, as the replay's embedded account seeds it."""
+    seeder(family)(family, "", detail, {}, region=REGION)
 
 REGION = "us-east-1"
 MODEL = botocore.session.get_session().get_service_model("sagemaker")
@@ -299,19 +307,18 @@ def test_a_tuning_job_s_best_is_its_best_completed_trial_and_a_warm_start_s_over
               "ResourceLimits": {"MaxNumberOfTrainingJobs": 5, "MaxParallelTrainingJobs": 2}}
     warm = {"ParentHyperParameterTuningJobs": [{"HyperParameterTuningJobName": "bert-1117"}],
             "WarmStartType": "IdenticalDataAndAlgorithm"}
-    SEEDING["tuning"].seed("", {"HyperParameterTuningJobName": "bert-1117", "HyperParameterTuningJobStatus":
-                                    "InProgress", "HyperParameterTuningJobConfig": config}, {}, region=REGION)
+    seed(FAMILY["tuning"], {"HyperParameterTuningJobName": "bert-1117", "HyperParameterTuningJobStatus": "InProgress",
+                            "HyperParameterTuningJobConfig": config})
     child = moto_sagemaker.put_tuning_job("bert-1124", "InProgress", config=config, warm_start_config=warm)
     parent = moto_sagemaker.put_tuning_job("bert-1117", "InProgress")
 
     def trial(tuning_arn: str, name: str, value: float) -> None:
-        SEEDING["training"].seed("", {
+        seed(FAMILY["training"], {
             "TrainingJobName": name, "TrainingJobArn": f"arn:aws:sagemaker:{REGION}:123456789012:training-job/{name}",
             "TrainingJobStatus": "Completed", "TuningJobArn": tuning_arn, "CreationTime": "1795514660000",
             "TrainingStartTime": "1795514860000", "TrainingEndTime": "1795516500000",
             "HyperParameters": {"lr": "3e-05", "_tuning_objective_metric": "\"eval:f1\""},
-            "FinalMetricDataList": [{"MetricName": "eval:f1", "Value": value, "Timestamp": "1795516500000"}]},
-            {}, region=REGION)
+            "FinalMetricDataList": [{"MetricName": "eval:f1", "Value": value, "Timestamp": "1795516500000"}]})
 
     # When their trials complete
     trial(parent, "bert-1117-009-3c5e7a9b", 0.8802)

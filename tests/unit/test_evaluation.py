@@ -228,7 +228,7 @@ def test_a_silent_hosts_gpus_are_read_with_its_rhythm_and_weigh_in(gpus, verdict
     # while algo-1 logs; algo-2's GPUs at `gpus` (summed over its 4 GPUs)
     from rule_actions.monitors.job import RunningJob
 
-    seen = RunningJob.of(record("dist-3", count=2), "training")
+    seen = RunningJob.of(record("dist-3", count=2))
     gpu = host_query(seen, seen.hosts[1], "GPUUtilization")
     ports = Ports([record("dist-3", count=2, tags=HUNG)],
                   series={gpu: tuple((NOW - m * MIN, float(gpus)) for m in range(15, 0, -1))},

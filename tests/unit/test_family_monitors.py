@@ -24,6 +24,7 @@ from rule_actions_cdk import plugins
 NOW = 1_795_514_400  # 2026-11-24T10:00:00Z
 MIN = 60
 RULES = registry.monitors()
+FAMILY = {family.name: family for family in registry.JOBS}
 ACCOUNT = "arn:aws:sagemaker:us-east-1:123456789012"
 
 
@@ -91,7 +92,7 @@ def minutes(first: int, last: int, value: float) -> tuple[tuple[int, float], ...
 
 def test_a_processing_job_is_its_cluster_s_hosts_judged_in_progress_from_its_start():
     # Given a processing job's description on two ml.m5.xlarge instances, started 90 minutes ago
-    j = RunningJob.of(processing(), "processing")
+    j = RunningJob.of(processing(), FAMILY["processing"])
     # Then its hosts are algo-1 and algo-2 (Host <job>/algo-<n> in /aws/sagemaker/ProcessingJobs), its clock its start
     assert [(h.name, h.vcpus, h.gpus) for h in j.hosts] == [("algo-1", 4, 0), ("algo-2", 4, 0)]
     assert (j.family, j.status, j.started, j.max_runtime) == ("processing", "InProgress", NOW - 90 * MIN, 86400)
@@ -102,8 +103,8 @@ def test_a_processing_job_is_its_cluster_s_hosts_judged_in_progress_from_its_sta
 
 def test_a_job_of_another_family_not_started_is_pending_and_one_stopping_is_not_judged():
     # Given a processing job created but not started, and one stopping
-    created = RunningJob.of(processing(started=None), "processing")
-    stopping = RunningJob.of(processing(status="Stopping"), "processing")
+    created = RunningJob.of(processing(started=None), FAMILY["processing"])
+    stopping = RunningJob.of(processing(status="Stopping"), FAMILY["processing"])
     # Then the first is not judged yet, the second never, each saying why
     assert in_phase(created, RULES["StalledJob"], NOW) == Pending(
         "the processing job has not started yet (no start time)")
@@ -112,10 +113,10 @@ def test_a_job_of_another_family_not_started_is_pending_and_one_stopping_is_not_
 
 
 def test_a_transform_job_s_streams_name_its_instances_and_a_tuning_job_its_objective():
-    j = RunningJob.of(transform(), "transform")
+    j = RunningJob.of(transform(), FAMILY["transform"])
     assert j.host_of("score-1/i-0a1b2c3d4e5f60718-1795500000") == "i-0a1b2c3d4e5f60718"
     assert j.host_of("score-1/i-0a1b2c3d4e5f60718-1795500000/data-log") == "i-0a1b2c3d4e5f60718"
-    assert RunningJob.of(tuning(objective="Maximize"), "tuning").objective == "Maximize"
+    assert RunningJob.of(tuning(objective="Maximize"), FAMILY["tuning"]).objective == "Maximize"
 
 
 # ---------------------------------------------------------------- which rules a job of each family gets
@@ -124,7 +125,7 @@ def test_a_transform_job_s_streams_name_its_instances_and_a_tuning_job_its_objec
 def test_a_configured_rule_applies_to_the_families_it_judges_and_a_tag_of_another_family_s_rule_is_a_problem():
     # Given a configuration turning on StalledTraining and StalledJob, and a processing job tagged with LowGPUUtilization
     settings = MonitorSettings(rules=(("StalledTraining", ()), ("StalledJob", ())))
-    j = RunningJob.of(processing(tags={"rule-actions:LowGPUUtilization": "stop"}), "processing")
+    j = RunningJob.of(processing(tags={"rule-actions:LowGPUUtilization": "stop"}), FAMILY["processing"])
     applied, problems = rules_of(j, settings, RULES)
     # Then only StalledJob applies, and the tag is a problem naming what the rule judges
     assert [a.rule.name for a in applied] == ["StalledJob"]
@@ -155,7 +156,7 @@ def test_a_trial_carrying_its_tuning_job_s_rule_tag_is_no_problem_a_lone_trainin
 
 
 def test_stalled_job_holds_when_no_host_of_a_processing_job_logs_for_the_threshold():
-    j = RunningJob.of(processing(), "processing")
+    j = RunningJob.of(processing(), FAMILY["processing"])
     hb = beat(("prep-1/algo-1-1795500000", 44, 34), ("prep-1/algo-2-1795500000", 44, 36))
     assert judged("StalledJob", j, heartbeat=hb) == Finding("no log line from any host for 34 min (threshold 30 min)")
     assert judged("StalledJob", j, heartbeat=beat(("prep-1/algo-1-1795500000", 44, 1))) == Clear()
@@ -163,7 +164,7 @@ def test_stalled_job_holds_when_no_host_of_a_processing_job_logs_for_the_thresho
 
 def test_stalled_job_names_a_silent_instance_of_a_transform_job_only_when_asked_per_host():
     # Given a transform job on two instances, one silent for 40 minutes while the other logs
-    j = RunningJob.of(transform(started=180), "transform")
+    j = RunningJob.of(transform(started=180), FAMILY["transform"])
     a, b = "score-1/i-0aaaaaaaaaaaaaaa1-1795500000", "score-1/i-0bbbbbbbbbbbbbbb2-1795500000"
     hb = beat((a, 45, 1), (f"{a}/data-log", 45, 2), (b, 45, 40))
     # When its rhythm is read (a line a minute before it fell silent)
@@ -177,7 +178,7 @@ def test_stalled_job_names_a_silent_instance_of_a_transform_job_only_when_asked_
 
 
 def test_stalled_job_waits_for_the_threshold_after_the_job_started():
-    j = RunningJob.of(processing(started=12), "processing")
+    j = RunningJob.of(processing(started=12), FAMILY["processing"])
     assert judged("StalledJob", j) == Pending("the job started 12 min ago (threshold 30 min)")
 
 
@@ -191,7 +192,7 @@ def cpu(j: RunningJob, host: str, value: float) -> dict:
 
 def test_idle_instances_holds_when_the_processing_job_s_hosts_idle_for_the_window():
     # Given a processing job on two 4-vCPU instances: algo-1 busy (200% = 50% per vCPU), algo-2 at 8% (2% per vCPU)
-    j = RunningJob.of(processing(), "processing")
+    j = RunningJob.of(processing(), FAMILY["processing"])
     series = {**cpu(j, "algo-1", 200), **cpu(j, "algo-2", 8)}
     # Then, by default, the job is not idle: algo-2 may have finished its share of the input
     assert judged("IdleInstances", j, series) == Clear(
@@ -210,19 +211,19 @@ def test_idle_instances_holds_when_the_processing_job_s_hosts_idle_for_the_windo
 
 def test_idle_instances_reads_the_gpu_of_a_gpu_instance_and_skips_an_unknown_type():
     # Given a GPU processing job whose CPU idles while its GPU works
-    j = RunningJob.of(processing(instance_type="ml.g5.xlarge", count=1), "processing")
+    j = RunningJob.of(processing(instance_type="ml.g5.xlarge", count=1), FAMILY["processing"])
     [h] = j.hosts
     busy_gpu = {**cpu(j, "algo-1", 1), host_query(j, h, "GPUUtilization"): minutes(40, 2, 90)}
     assert judged("IdleInstances", j, busy_gpu) == Clear()
     idle_gpu = {**cpu(j, "algo-1", 1), host_query(j, h, "GPUUtilization"): minutes(40, 2, 0)}
     assert judged("IdleInstances", j, idle_gpu) == Finding(
         "algo-1 idles: CPU p95 0% < 5% per vCPU and GPU p95 0% < 5% (1 GPU) over the last 30 min")
-    odd = RunningJob.of(processing(instance_type="ml.x9.huge"), "processing")
+    odd = RunningJob.of(processing(instance_type="ml.x9.huge"), FAMILY["processing"])
     assert isinstance(judged("IdleInstances", odd), Skipped)
 
 
 def test_idle_instances_waits_for_its_warm_up_and_a_full_window():
-    j = RunningJob.of(processing(started=20), "processing")
+    j = RunningJob.of(processing(started=20), FAMILY["processing"])
     assert judged("IdleInstances", j) == Pending(
         "the job started 20 min ago: the rule waits 5 min, then judges 30-min windows")
 
@@ -231,7 +232,7 @@ def test_idle_instances_waits_for_its_warm_up_and_a_full_window():
 
 
 def test_runtime_overrun_is_skipped_without_a_declared_duration_naming_the_parameter():
-    j = RunningJob.of(processing(), "processing")
+    j = RunningJob.of(processing(), FAMILY["processing"])
     assert judged("RuntimeOverrun", j) == Skipped(
         "RuntimeOverrun needs expected_minutes: declare it in the tag rule-actions:RuntimeOverrun:parameters "
         "(expected_minutes=<minutes>) or in monitor.rules.RuntimeOverrun; its MaxRuntimeInSeconds is 24 h 00 min")
@@ -239,7 +240,7 @@ def test_runtime_overrun_is_skipped_without_a_declared_duration_naming_the_param
 
 def test_runtime_overrun_holds_past_factor_times_what_was_declared():
     # Given a job declared to take 40 minutes, running for 90
-    j = RunningJob.of(transform(started=90), "transform")
+    j = RunningJob.of(transform(started=90), FAMILY["transform"])
     assert judged("RuntimeOverrun", j, expected_minutes=40) == Finding(
         "the job ran 1 h 30 min; expected 40 min, allowed 2 times that (1 h 20 min)")
     assert judged("RuntimeOverrun", j, expected_minutes=50) == Clear(
@@ -260,7 +261,7 @@ BUG = "AlgorithmError: ExecuteUserScriptError: KeyError: 'label'"
 def test_failing_trials_holds_when_the_first_trials_failed_naming_their_one_reason():
     # Given a tuning job whose first three trials failed with the same bug, a fourth running
     trials = [trial(1, "Failed", BUG), trial(2, "Failed", BUG), trial(3, "Failed", BUG), trial(4, "InProgress")]
-    j = RunningJob.of(tuning(), "tuning")
+    j = RunningJob.of(tuning(), FAMILY["tuning"])
     # Then the rule holds, naming the one reason and the trials
     assert judged("FailingTrials", j, trials=trials) == Finding(
         f"its first 3 trials failed (hpo-1-001-abc, hpo-1-002-abc, hpo-1-003-abc): 1 distinct reason: {BUG} (3 "
@@ -273,11 +274,11 @@ def test_failing_trials_holds_when_the_first_trials_failed_naming_their_one_reas
 def test_failing_trials_holds_when_the_latest_trials_failed_in_a_row():
     trials = [trial(1, "Completed", objective=0.5), trial(2, "Completed", objective=0.4),
               trial(3, "Failed", "CapacityError: ml.p4d.24xlarge"), trial(4, "Failed", BUG), trial(5, "Failed", BUG)]
-    found = judged("FailingTrials", RunningJob.of(tuning(), "tuning"), trials=trials)
+    found = judged("FailingTrials", RunningJob.of(tuning(), FAMILY["tuning"]), trials=trials)
     assert found == Finding(
         "its latest 3 trials failed in a row (hpo-1-003-abc, hpo-1-004-abc, hpo-1-005-abc): 2 distinct reasons: "
         f"CapacityError: ml.p4d.24xlarge (1 trial); {BUG} (2 trials)")
-    assert judged("FailingTrials", RunningJob.of(tuning(), "tuning"), trials=[trial(1, "InProgress")]) == Pending(
+    assert judged("FailingTrials", RunningJob.of(tuning(), FAMILY["tuning"]), trials=[trial(1, "InProgress")]) == Pending(
         "no trial has ended yet")
 
 
@@ -286,14 +287,14 @@ def test_no_improvement_holds_when_the_last_trials_did_not_beat_the_best_before_
     trials = [trial(1, "Completed", objective=0.5), trial(2, "Completed", objective=0.3),
               trial(3, "Completed", objective=0.31), trial(4, "Failed", BUG), trial(5, "Completed", objective=0.4),
               trial(6, "Completed", objective=0.35)]
-    j = RunningJob.of(tuning(), "tuning")
+    j = RunningJob.of(tuning(), FAMILY["tuning"])
     p = defaults("NoImprovement", trials=3)
     data = Data({}, None, {}, tuple(trials))
     assert RULES["NoImprovement"].judge(j, p, NOW, data) == Finding(
         "none of the last 3 completed trials improved the objective (Minimize) by more than 0: their best 0.31 "
         "(hpo-1-003-abc), the best before them 0.3")
     # and a maximizing one whose trial among the last three beat the best before them is clear
-    up = RunningJob.of(tuning(objective="Maximize"), "tuning")
+    up = RunningJob.of(tuning(objective="Maximize"), FAMILY["tuning"])
     rising = Data({}, None, {}, (*trials[:5], trial(6, "Completed", objective=0.55)))
     assert RULES["NoImprovement"].judge(up, p, NOW, rising) == Clear(
         "hpo-1-006-abc improved the objective to 0.55 among the last 3 trials")
@@ -486,7 +487,7 @@ def test_a_transform_job_s_instances_are_found_once_per_run_by_their_metrics_and
     first, second = transform("score-1"), transform("score-2")
 
     def cpu_of(record, instance, value):
-        job = RunningJob.of(record, "transform")
+        job = RunningJob.of(record, FAMILY["transform"])
         return {host_query(job, Host(instance, "ml.m5.large", 0, 2), "CPUUtilization"): minutes(40, 2, value)}
 
     ports = Ports({"DescribeTransformJob": [first, second]},
@@ -502,7 +503,7 @@ def test_a_transform_job_s_instances_are_found_once_per_run_by_their_metrics_and
     assert rows["score-1"].verdicts[0].reason == "i-0aaa idles: CPU p95 0% < 5% per vCPU over the last 30 min"
     assert rows["score-2"].verdicts[0].verdict == "NoIssuesFound"
     # and a transform job no instance of which published yet waits
-    assert RULES["IdleInstances"].reads(RunningJob.of(first, "transform"), defaults("IdleInstances"), NOW) == Pending(
+    assert RULES["IdleInstances"].reads(RunningJob.of(first, FAMILY["transform"]), defaults("IdleInstances"), NOW) == Pending(
         "no instance of the transform job has published CPUUtilization yet (its instances are found by their "
         "metrics' Host dimension)")
 

@@ -16,6 +16,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from architecture import PACKAGES, graph, violations
 
 FUNCTION = PACKAGES["rule_actions"]
@@ -390,3 +391,196 @@ def test_a_job_action_is_one_module_and_a_registry_line_counted_as_its_effect(tm
     assert "hold" in seen["stop_kinds"]
     assert "Actions taken for this rule:\n  - hold demo-job-001: done (held demo-job-001)" in seen["sent"][0][2]
     assert any("sagemaker:StopTrainingJob" in grant for grant in seen["grants"])
+
+
+# A family of jobs SageMaker's own families do not cover, made up for the test: its own event source and API (the
+# Ground Truth labeling job calls, which moto has no backend for), its outcomes and scope, what its running jobs offer
+# the monitor rules (a status, a start), its API's statuses. Nothing else in the copy names it.
+LABELING = '''
+    """Labeling jobs (a made-up family): their state change from their own source, their API, outcomes and scope."""
+
+    from rule_actions.contract import Offer, OutcomeCondition
+    from rule_actions.fields import ActionMap
+    from rule_actions.jobs.base import JobFamily, Members, scope_field
+    from rule_actions.records import JobApi, Place
+
+    OUTCOMES = {"Failed": OutcomeCondition(("Failed",), (), (), "labeling job failed", "failed"),
+                "Completed": OutcomeCondition(("Completed",), (), (), "labeling job completed", "completed")}
+
+
+    class Labeling(JobFamily):
+        name = "labeling"
+        noun = "labeling job"
+        source = "example.labeling"
+        detail_type = "Labeling Job State Change"
+        members = Members(name="LabelingJobName", arn="LabelingJobArn", status="LabelingJobStatus", secondary=None,
+                          transitions=None, started="CreationTime")
+        api = JobApi(describe="DescribeLabelingJob", stop="StopLabelingJob", list="ListLabelingJobs",
+                     name="LabelingJobName", summaries="LabelingJobSummaryList")
+        resource = "labeling-job"
+        outcomes = OUTCOMES
+        console_path = "labeling-jobs"
+        log_group = "/aws/sagemaker/LabelingJobs"
+        scope = scope_field("labeling_job_prefixes", noun)
+        outcome_actions = ActionMap("labeling_job_outcomes", (), "Labeling job outcome -> actions.",
+                                    Place.JOB_OUTCOMES, "labeling job outcome", tuple(OUTCOMES))
+        stop_consequence = "its labels so far stay in its output"
+        offers = frozenset({Offer.JOB_STATUS})
+        statuses = ("Initializing", "InProgress", "Completed", "Failed", "Stopping", "Stopped")
+
+
+    FAMILY = Labeling()
+'''
+LABELING_LINE = {"import pipelines, processing, training, transform, tuning\n":
+                 "import labeling, pipelines, processing, training, transform, tuning\n",
+                 "pipelines.FAMILY, transform.FAMILY)": "pipelines.FAMILY, transform.FAMILY, labeling.FAMILY)"}
+
+# Runs in the copy: a scheduled evaluation over fake ports whose only running job is a labeling job; the stack's
+# pattern and grants for the configuration.
+EVALUATE = """
+import json, sys
+from datetime import UTC, datetime
+from rule_actions import pipeline, registry
+from rule_actions.config import Config
+from rule_actions.records import EvaluationRequest, Heartbeat
+from rule_actions_cdk import plugins
+
+NOW = 1_795_514_400
+ARN = "arn:aws:sagemaker:us-east-1:123456789012:labeling-job/label-7"
+JOB = {"LabelingJobName": "label-7", "LabelingJobArn": ARN, "LabelingJobStatus": "InProgress",
+       "CreationTime": datetime.fromtimestamp(NOW - 90 * 60, UTC),
+       "Tags": [{"Key": "rule-actions:RuntimeOverrun", "Value": "stop"},
+                {"Key": "rule-actions:RuntimeOverrun:parameters", "Value": "expected_minutes=30"}]}
+calls = []
+
+class Jobs:
+    def running(self, api): calls.append(["running", api.describe]); return [JOB] if api.list == "ListLabelingJobs" else []
+    def describe(self, api, name): calls.append([api.describe, name]); return dict(JOB)
+    def in_progress(self, api, prefix): return []
+    def tags(self, arn): return {}
+    def stop(self, api, key, token=None): calls.append([api.stop, key]); return "stopped"
+
+class Metrics:
+    def hosts(self, namespace, metric): return ()
+    def data(self, queries, start, end): return {q: () for q in queries}
+
+class Logs:
+    insights_from = 500
+    def heartbeat(self, group, prefix, start, end): return Heartbeat((), True)
+
+class Notifier:
+    PENDING = "pending"
+    def publish(self, to, message, chat=None): calls.append(["publish", message.subject]); return "m-1"
+    def publish_chat(self, notification): return "c-1"
+    def ensure_subscription(self, protocol, endpoint): return "confirmed"
+    def team_subscribed(self): return True
+
+class Ledger:
+    def once(self, key, work): return work()
+    def mark_stopped(self, job_arn, by, at=None): pass
+    def stopped_by(self, job_arn): return None
+
+class Ports:
+    jobs, metrics, logs, notifier, ledger, webhooks, region = Jobs(), Metrics(), Logs(), Notifier(), Ledger(), None, "us-east-1"
+    def in_account(self, account, region): return self
+
+config = Config.from_dict(json.loads(sys.argv[1]))
+handled = pipeline.evaluate(EvaluationRequest(NOW, None, None), config, Ports(), 60.0, {})
+print(json.dumps({"evaluated": handled.result, "calls": calls, "pattern": plugins.event_pattern(config),
+                  "grants": [[g.sid, list(g.actions)] for g in plugins.evaluation_grants(config)],
+                  "family": registry.job_family({"source": "example.labeling",
+                                                 "detail-type": "Labeling Job State Change"}).name},
+                 default=str))
+"""
+
+
+def test_a_job_family_of_its_own_source_is_matched_judged_and_stopped_from_its_module_alone(tmp_path):
+    # Given a labeling job family: its module and its registry line, nothing else
+    lambdas = with_plugin(tmp_path, "jobs/labeling.py", LABELING, LABELING_LINE)
+    config = {"monitor": {"rules": {}, "families": ["labeling"]}, "labeling_job_outcomes": {"Failed": ["notify"]},
+              "notify": {"emails": ["ml@example.com"]}}
+
+    # When the monitor rules run over a labeling job that has run 90 minutes, its tags asking RuntimeOverrun to stop it
+    # past 30 expected minutes
+    env = {**os.environ, "PYTHONPATH": str(lambdas), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", EVALUATE, json.dumps(config)], env=env, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])  # (after the function's log lines)
+
+    # Then its events are recognised by their own source, and the stack's pattern matches them beside SageMaker's
+    assert seen["family"] == "labeling"
+    assert {"source": ["example.labeling"], "detail-type": ["Labeling Job State Change"],
+            "detail": {"LabelingJobStatus": ["Failed"]}} in seen["pattern"]["$or"]
+    # and the rule its running jobs offer what it needs judged it, and the stop went through its family's own API
+    assert ["running", "DescribeLabelingJob"] in seen["calls"]
+    [job] = [j for j in seen["evaluated"]["jobs"] if j.get("job_family") == "labeling"]
+    assert [(r["rule"], r["verdict"]) for r in job["rules"]] == [("RuntimeOverrun", "IssuesFound")]
+    assert ("stop", "done") in [(a["kind"], a["outcome"]) for a in job["actions"]]
+    assert ["StopLabelingJob", "label-7"] in seen["calls"]
+    # and the evaluator may list and stop its jobs
+    assert any("sagemaker:StopLabelingJob" in actions for _sid, actions in seen["grants"])
+
+
+def labeling_event(status: str) -> dict:
+    arn = "arn:aws:sagemaker:us-east-1:123456789012:labeling-job/label-7"
+    return {**state_change("Labeling Job State Change", {"LabelingJobName": "label-7", "LabelingJobArn": arn,
+                                                          "LabelingJobStatus": status, "FailureReason": "no workers"}),
+            "source": "example.labeling"}
+
+
+def test_a_job_family_of_its_own_source_is_replayed_from_its_module_alone(tmp_path):
+    # Given the labeling job family (its module and registry line), its Failed outcome notifying the team
+    lambdas = with_plugin(tmp_path, "jobs/labeling.py", LABELING, LABELING_LINE)
+    (tmp_path / "config.json").write_text(json.dumps({"labeling_job_outcomes": {"Failed": ["notify"]},
+                                                      "notify": {"emails": ["ml@example.com"]}}))
+    events = [labeling_event("InProgress"), labeling_event("Failed"), labeling_event("Labelling")]
+    (tmp_path / "events.json").write_text(json.dumps(events))
+
+    # When the replay plays its events on the embedded AWS (the stack synthesized from the copy)
+    env = {**os.environ, "PYTHONPATH": str(lambdas), "PYTHONDONTWRITEBYTECODE": "1",
+           "RULE_ACTIONS_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", "import sys; from rule_actions_cli.main import main; "
+                           "sys.exit(main(sys.argv[1:]))", "replay", "--json", "--config",
+                           str(tmp_path / "config.json"), str(tmp_path / "events.json")],
+                          env=env, capture_output=True, text=True, check=False, cwd=tmp_path)
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+    # Then each event reached the function through the stack's pattern, its job seeded from the event (a status its
+    # family's API does not have is said so), and its Failed outcome notified the team
+    assert len(rows) == 3, done.stdout + done.stderr
+    assert [(row["job_family"], row["job"], row["matched"]) for row in rows] == [
+        ("labeling", "label-7", False), ("labeling", "label-7", True), ("labeling", "label-7", False)]
+    assert [(a["trigger"], a["kind"], a["outcome"]) for a in rows[1]["actions"]] == [("job:Failed", "notify", "done")]
+    assert "problems" not in rows[0] and "problems" not in rows[1]
+    assert rows[2]["problems"] == ['embedded account: LabelingJobStatus "Labelling" is not a SageMaker status '
+                                   "(Initializing, InProgress, Completed, Failed, Stopping, Stopped): the job was not "
+                                   "created or updated"]
+
+
+def test_the_embedded_account_serves_a_new_family_s_jobs_from_their_events():
+    # Given the labeling family (its module's source, run here against the real package) and moto
+    import boto3
+    from moto import mock_aws
+
+    from rule_actions_cli.seeding import seeder
+
+    namespace: dict = {}
+    exec(textwrap.dedent(LABELING), namespace)
+    family = namespace["FAMILY"]
+    with mock_aws():
+        # When the replay seeds its running job from its event
+        event = labeling_event("InProgress")
+        assert seeder(family)(family, event["detail-type"], event["detail"], {}, region="us-east-1") == []
+        client = boto3.client("sagemaker", region_name="us-east-1")
+        # Then its family's own calls find it, list it running, and stop it once
+        assert client.describe_labeling_job(LabelingJobName="label-7")["LabelingJobStatus"] == "InProgress"
+        listed = client.list_labeling_jobs(StatusEquals="InProgress")["LabelingJobSummaryList"]
+        assert [job["LabelingJobName"] for job in listed] == ["label-7"]
+        client.stop_labeling_job(LabelingJobName="label-7")
+        assert client.describe_labeling_job(LabelingJobName="label-7")["LabelingJobStatus"] == "Stopping"
+        with pytest.raises(client.exceptions.ClientError, match="in status Stopping"):
+            client.stop_labeling_job(LabelingJobName="label-7")
+        # and a late event never moves it back
+        assert seeder(family)(family, event["detail-type"], event["detail"], {}, region="us-east-1") == []
+        assert client.describe_labeling_job(LabelingJobName="label-7")["LabelingJobStatus"] == "Stopping"

@@ -1,6 +1,6 @@
 """What a SageMaker job family is: one object per family (jobs/<family>.py), holding everything about its jobs.
 
-    name, noun, detail_type   who it is ("training", "training job") and its EventBridge detail-type(s)
+    name, noun, detail_type   who it is ("training", "training job"), its EventBridge detail-type(s) and source
     members                   the detail's members naming its job, status, reason, times, parent (Members)
     api, resource             how its jobs are described, listed and stopped; its ARN resource type
     outcomes                  its job outcomes: conditions on status and secondary status, and their words
@@ -22,10 +22,15 @@
     own_capabilities, read_grants, resources  what its IAM statements derive from: what it needs of its own jobs,
                               the statements of its own reads, its jobs in scope as IAM resources
     event_of                  a state change of one of its jobs, from its description (a scheduled evaluation's), read
+    offers, metric_namespace, instances_listed  what the monitor rules may judge of its running jobs (contract.Offer:
+                              a rule judges the families that offer all it needs), where its instances' metrics are
+    statuses, kept            how the local replay seeds its jobs (rule_actions_cli.seeding): its API's statuses, the
+                              members of a job's first event its embedded job keeps
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
 IAM statements derive from it on the stack's side (rule_actions_cdk.plugins); the trigger families that apply to it
-say so themselves; the local replay seeds its jobs on the CLI's side (rule_actions_cli.seeding).
+say so themselves, the monitor rules by what it offers; the local replay seeds its jobs from its event's detail
+(rule_actions_cli.seeding; the families moto models have a seeder of their own there).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, Arn, Grant, OutcomeCondition
+from rule_actions.contract import IN_PROGRESS, JOB_NAME, JOB_NAME_PREFIX, SOURCE, Arn, Grant, Offer, OutcomeCondition
 from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap, Field, TextList
 from rule_actions.jobs.common import (
@@ -126,6 +131,16 @@ class JobFamily:
     name_pattern: ClassVar[re.Pattern[str]] = NAME_RE  # the names SageMaker gives its jobs (botocore's model)
     name_hint: ClassVar[str] = "letters, digits and '-', at most 63"
     billing: ClassVar[Billing | None] = None  # where its description says what a job costs (cost.py); None: no cost
+    source: ClassVar[str] = SOURCE  # the source of its events
+    # What the monitor rules may judge of its running jobs (none: never evaluated), the CloudWatch namespace of its
+    # instances' metrics, and whether its instances are named only by those metrics' Host dimension (ListMetrics).
+    offers: ClassVar[frozenset[Offer]] = frozenset()
+    metric_namespace: ClassVar[str] = ""
+    instances_listed: ClassVar[bool] = False
+    # The local replay: its API's job statuses (an event of another seeds nothing), and the members of a job's first
+    # event that its embedded job keeps.
+    statuses: ClassVar[tuple[str, ...]] = (IN_PROGRESS, "Completed", "Failed", "Stopping", "Stopped")
+    kept: ClassVar[tuple[str, ...]] = ()
 
     @property
     def label(self) -> str:

@@ -108,6 +108,7 @@ class Pipeline(JobFamily):
     outcome_actions = PIPELINE_OUTCOMES
     running = PIPELINE_RUNNING
     owner_key = PIPELINE_OWNER
+    statuses = ("Executing", "Stopping", "Stopped", "Failed", "Succeeded", "CompletedWithFailures")  # an execution's
 
     def own_ref(self, event: JobEvent) -> JobRef:
         """The execution, named by its ARN (StopPipelineExecution and DescribePipelineExecution take the ARN)."""

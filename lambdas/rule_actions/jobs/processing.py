@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from rule_actions.contract import Grant, OutcomeCondition
+from rule_actions.contract import Grant, Offer, OutcomeCondition
 from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
@@ -54,6 +54,8 @@ class Processing(JobFamily):
         Place.JOB_OUTCOMES, "processing job outcome", tuple(OUTCOMES))
     billing = Billing("Processing", ("ProcessingResources", "ClusterConfig"), "ProcessingStartTime",
                       "ProcessingEndTime", ("StoppingCondition", "MaxRuntimeInSeconds"))
+    offers = frozenset({Offer.JOB_STATUS, Offer.HOST_METRICS, Offer.HOST_LOGS, Offer.COST})
+    metric_namespace = LOG_GROUPS[PROCESSING_JOB]  # dimension Host: <job>/algo-<n>
 
     def held_back(self, event: JobEvent, config: Configured, answers: Mapping[Any, Any]) -> str | Need | None:
         image = event.detail.get("AppSpecification")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rule_actions.contract import PHASES, OutcomeCondition
+from rule_actions.contract import PHASES, Offer, OutcomeCondition
 from rule_actions.cost import TRAINING as TRAINING_BILLING
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
@@ -82,6 +82,10 @@ class Training(JobFamily):
     settings = (TUNING_TRIALS_ALERT,)
     stoppable = True
     billing = TRAINING_BILLING  # its billed time: cost.py (a spot wait or a cluster repair not billed; warm pools)
+    offers = frozenset({Offer.TRAINING_PHASES, Offer.HOST_METRICS, Offer.HOST_LOGS, Offer.COST})
+    metric_namespace = LOG_GROUPS[TRAINING_JOB]  # instance metrics (dimension Host) and the user's (TrainingJobName)
+    statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
+    kept = ("DebugRuleConfigurations", "ProfilerRuleConfigurations")  # its rules: only its first event carries them
 
     def held_back(self, event: JobEvent, config: Configured, answers: Mapping[Any, Any]) -> str | Need | None:
         """A trial of a tuning job, while its tuning job reports for it (unless tuning_trials_alert); a pipeline

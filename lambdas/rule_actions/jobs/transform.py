@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from rule_actions.contract import OutcomeCondition
+from rule_actions.contract import Offer, OutcomeCondition
 from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
@@ -37,6 +37,9 @@ class Transform(JobFamily):
         Place.JOB_OUTCOMES, "transform job outcome", tuple(OUTCOMES))
     # A transform job sets no MaxRuntimeInSeconds: what the rest of it would cost has no bound.
     billing = Billing("BatchTransform", ("TransformResources",), "TransformStartTime", "TransformEndTime")
+    offers = frozenset({Offer.JOB_STATUS, Offer.HOST_METRICS, Offer.HOST_LOGS, Offer.COST})
+    metric_namespace = LOG_GROUPS[TRANSFORM_JOB]  # dimension Host: <job>/<instance-id>
+    instances_listed = True  # no API names its instances: only its metrics' Host dimension does
 
 
 FAMILY = Transform()

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from rule_actions.contract import Grant, OutcomeCondition
+from rule_actions.contract import Grant, Offer, OutcomeCondition
 from rule_actions.cost import PRICES, Billing
 from rule_actions.jobs.base import NAME_RE, JobFamily, Members
 from rule_actions.jobs.common import (
@@ -78,6 +78,9 @@ class Tuning(JobFamily):
     # The sum of its trials (each on its training job definition's instances), bounded by its own ResourceLimits.
     billing = Billing("Training", started="CreationTime", ended="HyperParameterTuningEndTime",
                       runtime=("HyperParameterTuningJobConfig", "ResourceLimits", "MaxRuntimeInSeconds"), trials=True)
+    offers = frozenset({Offer.JOB_STATUS, Offer.TRIALS, Offer.COST})
+    metric_namespace = LOG_GROUPS[TUNING_JOB]  # its trials' (training jobs')
+    statuses = ("Completed", "InProgress", "Failed", "Stopped", "Stopping", "Deleting", "DeleteFailed")
 
     def logs(self, region: str, job_name: str) -> tuple[str, str]:
         return "Its training jobs' logs", log_link(region, self.log_group, job_name)

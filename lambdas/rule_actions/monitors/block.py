@@ -32,7 +32,6 @@ EVERY_MINUTES = (1, 60)
 SHARDS = (1, 20)
 REGION_RE = re.compile(REGION_NAME, re.ASCII)
 KEYS = ("rules", "every_minutes", "job_tags", "shards", "regions", "families")
-OTHER_FAMILIES = ("processing", "transform", "tuning")
 
 
 
@@ -58,15 +57,20 @@ def read_settings(value: Any, where: str, errors: list[str], monitors: Mapping[s
     if not isinstance(regions, list) or not all(isinstance(r, str) and REGION_RE.fullmatch(r) for r in regions):
         found.append(f"{where}.regions: {quoted(regions)} is not a list of AWS region names (us-east-1)")
         regions = []
-    families = value.get("families", [])
-    if not isinstance(families, list) or not all(isinstance(f, str) and f in OTHER_FAMILIES for f in families):
+    families, others = value.get("families", []), other_families(monitors)
+    if not isinstance(families, list) or not all(isinstance(f, str) and f in others for f in families):
         found.append(f"{where}.families: {quoted(families)} is not a list of job families from "
-                     f"{', '.join(OTHER_FAMILIES)}")
+                     f"{', '.join(others)}")
         families = []
     errors += found
     if found:
         return None
     return MonitorSettings(rules, every, job_tags, shards, tuple(dict.fromkeys(regions)), tuple(dict.fromkeys(families)))
+
+
+def other_families(monitors: Mapping[str, Monitor]) -> tuple[str, ...]:
+    """The families besides training that some rule judges (what `families` may name), by name."""
+    return tuple(sorted({family for rule in monitors.values() for family in rule.families} - {TRAINING}))
 
 
 def evaluated_families(settings: MonitorSettings, monitors: Mapping[str, Monitor]) -> tuple[str, ...]:
@@ -108,7 +112,7 @@ def settings_schema(monitors: Mapping[str, Monitor]) -> dict[str, Any]:
             "regions": {"type": "array", "items": {"type": "string", "pattern": anchored(REGION_RE.pattern)},
                         "description": "Organization mode: the regions evaluated in each member account (default: "
                                        "the central region).", "default": []},
-            "families": {"type": "array", "items": {"type": "string", "enum": list(OTHER_FAMILIES)},
+            "families": {"type": "array", "items": {"type": "string", "enum": list(other_families(monitors))},
                          "description": "Other job families whose running jobs are evaluated for the rules their "
                                         "tags attach (rule-actions:<Rule>), besides training jobs and the families "
                                         "a rule in `rules` judges (none by default).", "default": []},

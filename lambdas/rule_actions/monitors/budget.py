@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rule_actions.contract import PHASES, TRAINING_PHASES, WARNING_KEY
+from rule_actions.contract import PHASES, TRAINING_PHASES, WARNING_KEY, Offer
 from rule_actions.cost import PRICES, UNBILLED, WAITING, Cost, Unknown, money
 from rule_actions.monitors.job import JUDGED, TRAINING, RunningJob
 from rule_actions.monitors.params import Param
@@ -39,7 +39,7 @@ class Budget(Monitor):
     name = "Budget"
     summary = ("A job's cost passes its budget (`usd`, or `by_prefix`): a warning at each of the `warn_at` fractions "
                "passed (notify only), then the rule acts at 100% (a tuning job's budget covers all its trials).")
-    families = ("training", "processing", "transform", "tuning")
+    needs = frozenset({Offer.COST})
     # Every phase a running training job is billed in and may be stopped in (never one waiting for capacity or in a
     # cluster repair: cost.UNBILLED; never one uploading its model: its family refuses the stop), and the other
     # families' InProgress.

@@ -38,7 +38,7 @@ from rule_actions import cost as costs
 from rule_actions.contract import EVALUATION_KEY, IN_PROGRESS, MODE_KEY, MONITOR_RULE_FAMILY
 from rule_actions.cost import PRICES
 from rule_actions.monitors.block import MonitorSettings
-from rule_actions.monitors.job import NAMESPACES, Evaluated, RunningJob, transform_hosts
+from rule_actions.monitors.job import Evaluated, RunningJob, listed_hosts
 from rule_actions.monitors.rule import Data, Monitor, Reads, in_phase
 from rule_actions.monitors.series import LOOKBACK_MAX, STALE_AFTER
 from rule_actions.monitors.tags import OPTED_OUT, Applied, is_opted_out, rules_of
@@ -145,7 +145,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
                 unread.append(JobReport(record.name, (Verdict("*", "Error", f"not evaluated: {record.reason}"),),
                                         (), family=family.name))
             continue
-        job = RunningJob.of(record, family.name)
+        job = RunningJob.of(record, family)
         job = job._replace(heard=heard.get(heard_key(family.name, job.name), {}))
         if job.status != IN_PROGRESS or not family.in_scope(config, job.name) \
                 or shard_of(job.name, req.shards) != req.shard:
@@ -201,7 +201,7 @@ def evaluate(run: EvaluationRun, settings: MonitorSettings, monitors: Mapping[st
     for index, job, record, applied in confirm:
         answer = described[Described(family.api, job.name)]
         report = reports[index]
-        now_job = RunningJob.of({**record, **answer}, family.name) if not isinstance(answer, Unread) else job
+        now_job = RunningJob.of({**record, **answer}, family) if not isinstance(answer, Unread) else job
         rules = {item.rule.name: item.rule for item in applied}
         reports[index] = report = report._replace(verdicts=tuple(
             _confirmed(v, answer, family, now_job, rules[v.rule], now) if v.verdict == ISSUES_FOUND else v
@@ -301,15 +301,16 @@ def merged(reports: list[EvaluationReport]) -> EvaluationReport:
 
 
 def _instances(family: Evaluated, chosen: list[Chosen]) -> Asking[tuple[list[Chosen], Unread | None]]:
-    """A transform job's instances, for the rules that judge them: one ListMetrics read per run for every such job
-    (its Host values <job>/<instance-id>); the jobs unchanged otherwise, and the read's failure when it failed."""
-    if family.name != "transform" or not any(a.rule.instances for _j, _r, applied, _p in chosen for a in applied):
+    """The instances of a family whose metrics alone name them (a transform job's), for the rules that judge them: one
+    ListMetrics read per run for every such job (its Host values <job>/<instance-id>); the jobs unchanged otherwise,
+    and the read's failure when it failed."""
+    if not family.instances_listed or not any(a.rule.instances for _j, _r, applied, _p in chosen for a in applied):
         return chosen, None
-    need = MetricHosts(NAMESPACES["transform"], "CPUUtilization")
+    need = MetricHosts(family.metric_namespace, "CPUUtilization")
     found = (yield frozenset({need}))[need]
     if isinstance(found, Unread):
         return chosen, found
-    return [(transform_hosts(job, record, found), record, applied, problems)
+    return [(listed_hosts(job, record, found, family), record, applied, problems)
             for job, record, applied, problems in chosen], None
 
 

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from rule_actions.contract import Offer
 from rule_actions.monitors.job import JUDGED, TRIALS, RunningJob
 from rule_actions.monitors.params import Param
 from rule_actions.monitors.rule import Data, Monitor, Reads
@@ -25,7 +26,7 @@ REASON_MAX = 200
 class FailingTrials(Monitor):
     name = "FailingTrials"
     summary = "A tuning job's first `first` trials failed, or its latest `in_a_row` trials failed one after another."
-    families = ("tuning",)
+    needs = frozenset({Offer.TRIALS})
     phases = (JUDGED,)
     metrics = False
     trials = True

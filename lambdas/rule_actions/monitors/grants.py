@@ -57,10 +57,11 @@ def family_read_grants(family: Any, config: Any, configured: Sequence[Monitor], 
                             f"The tags of the running {family.noun}s under the configured {family.scope.key} "
                             "(ListProcessingJobs and ListTransformJobs do not return them; Search does not support "
                             "these families), read once per job and execution environment."))
-    if any(rule.instances for rule in rules) and family.name == "transform":
-        grants.append(Grant("ListTransformJobInstances", ("cloudwatch:ListMetrics",), ("*",),
+    if any(rule.instances for rule in rules) and family.instances_listed:
+        grants.append(Grant("List" + "".join(w.capitalize() for w in family.label.split()) + "Instances",
+                            ("cloudwatch:ListMetrics",), ("*",),
                             "cloudwatch:ListMetrics supports no resource-level permissions; IAM requires Resource "
-                            "\"*\" for it (the only action in that statement): a transform job's instances are "
+                            f"\"*\" for it (the only action in that statement): a {family.noun}'s instances are "
                             "named only by its metrics' Host dimension."))
     summed = getattr(family.billing, "trials", False)  # a tuning job's cost sums its trials
     if any(rule.trials or (rule.prices and summed) for rule in rules):

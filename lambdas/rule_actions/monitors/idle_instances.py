@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rule_actions.contract import Offer
 from rule_actions.monitors.job import JUDGED, RunningJob
 from rule_actions.monitors.params import PATIENCE, Param
 from rule_actions.monitors.rule import Data, Monitor, Reads
@@ -29,7 +30,7 @@ class IdleInstances(Monitor):
     name = "IdleInstances"
     summary = "A processing or transform job's host idles: p95 CPU (per vCPU) below cpu_threshold and, on a GPU " \
               "instance, p95 GPU (per GPU) below gpu_threshold over the window."
-    families = ("processing", "transform")
+    needs = frozenset({Offer.JOB_STATUS, Offer.HOST_METRICS})
     instances = True
     phases = (JUDGED,)
     params = (Param("cpu_threshold", 5.0, "p95 of per-vCPU CPU utilization below which a host idles", 0, 100, "%"),
@@ -42,8 +43,8 @@ class IdleInstances(Monitor):
                     choices=("false", "true")))
 
     def reads(self, job: RunningJob, p: Mapping[str, Any], now: int) -> Reads | Clear | Pending | Skipped | NotJudged:
-        if not job.hosts and job.family == "transform":
-            return Pending("no instance of the transform job has published CPUUtilization yet (its instances are "
+        if not job.hosts and job.instances_listed:
+            return Pending(f"no instance of the {job.noun} has published CPUUtilization yet (its instances are "
                            "found by their metrics' Host dimension)")
         if not job.hosts:
             return Skipped(f"{self.name} needs the job's instances: its ProcessingResources.ClusterConfig names no "

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol
 
-from rule_actions.contract import TRAINING_PHASE, TRAINING_PHASES
+from rule_actions.contract import TRAINING_PHASE, TRAINING_PHASES, Offer
 from rule_actions.cost import Billing
 from rule_actions.monitors.instances import counts
 from rule_actions.ports import Configured
@@ -16,15 +16,9 @@ from rule_actions.records import JobApi, JobEvent, Span
 from rule_actions.text import list_at, mapping_at, text_at
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"  # instance metrics (dimension Host) and the user's (TrainingJobName)
-# The other families' instance metrics (dimension Host: <job>/algo-<n> for processing, <job>/<instance-id> for
-# transform) and log groups: docs/triggers.md, "Monitor rules of other job families", with their sources.
-NAMESPACES = {"training": NAMESPACE, "processing": "/aws/sagemaker/ProcessingJobs",
-              "transform": "/aws/sagemaker/TransformJobs", "tuning": NAMESPACE}
 TRAINING = "training"
 TRIALS = 100  # a tuning job's latest trials its rules read per run (ListTrainingJobsForHyperParameterTuningJob's largest page)
 JUDGED = "InProgress"  # the status other families are judged in, once they started (they have no SecondaryStatus)
-FAMILY_NOUNS = {"training": "training job", "processing": "processing job", "transform": "transform job",
-                "tuning": "hyperparameter tuning job"}
 
 
 class Evaluated(Protocol):
@@ -33,13 +27,21 @@ class Evaluated(Protocol):
     @property
     def name(self) -> str: ...
     @property
+    def noun(self) -> str: ...
+    @property
     def api(self) -> JobApi: ...
+    @property
+    def offers(self) -> frozenset[Offer]: ...
+    @property
+    def metric_namespace(self) -> str: ...
+    @property
+    def instances_listed(self) -> bool: ...
     @property
     def log_group(self) -> str: ...
     @property
     def billing(self) -> Billing | None: ...
     @property
-    def members(self) -> StatusMember: ...
+    def members(self) -> Named: ...
 
     def in_scope(self, config: Configured, job_name: str) -> bool: ...
 
@@ -47,11 +49,17 @@ class Evaluated(Protocol):
                  extra: Mapping[str, Any]) -> JobEvent: ...
 
 
-class StatusMember(Protocol):
+class Named(Protocol):
+    """The members of a job's description that name it, hold its status and its start (jobs/base.py's Members)."""
+
     @property
-    def status(self) -> str:
-        """The member of a job's description that holds its status (TrainingJobStatus...)."""
-        ...
+    def name(self) -> str: ...
+    @property
+    def arn(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def started(self) -> str | None: ...
 
 
 class Host(NamedTuple):
@@ -90,21 +98,25 @@ class RunningJob(NamedTuple):
     # L cannot have been silent for the threshold before L + threshold, so no log query is needed until then.
     heard: Mapping[str, int] = {}
     transitions: tuple[tuple[str, int], ...] = ()  # (SecondaryStatus, its start in epoch seconds), in order
-    family: str = TRAINING  # its job family: training | processing | transform | tuning
-    namespace: str = NAMESPACE  # where its instance metrics are (per family)
+    family: str = TRAINING  # its job family's name (training, processing...)
+    namespace: str = NAMESPACE  # where its instance metrics are (its family's)
+    noun: str = "training job"  # its family's
+    phased: bool = True  # it moves through SecondaryStatus phases (a training job); else judged by its status
+    instances_listed: bool = False  # its instances are named by its metrics' Host dimension only (a transform job)
     max_runtime: int | None = None  # StoppingCondition.MaxRuntimeInSeconds, when it declares one
     objective: str = ""  # a tuning job's objective type: Minimize | Maximize ("" unknown)
     billed_from: int | None = None  # a training job's TrainingStartTime (billing starts; None: not yet)
     parent: str = ""  # a training job's TuningJobArn: the tuning job that launched it (a trial)
 
     @classmethod
-    def of(cls, record: Mapping[str, Any], family: str = TRAINING) -> RunningJob:
-        """The job of a Search (or Describe) record of `family`; members that are missing or malformed are left
-        empty. Families without a SecondaryStatus (processing, transform, tuning) have their status as their phase
-        (InProgress), and their clock starts when they started (ProcessingStartTime, TransformStartTime; a tuning
-        job's CreationTime): judged while InProgress after they started."""
+    def of(cls, record: Mapping[str, Any], family: Evaluated | None = None) -> RunningJob:
+        """The job of a Search (or Describe) record of `family` (None: a training job's); members that are missing
+        or malformed are left empty. Families without SecondaryStatus phases (processing, transform, tuning) have
+        their status as their phase (InProgress), and their clock starts when they started (their members' start:
+        ProcessingStartTime, TransformStartTime; a tuning job's CreationTime): judged while InProgress after they
+        started."""
         tags = _tags(record)
-        if family != TRAINING:
+        if family is not None and Offer.TRAINING_PHASES not in family.offers:
             return _other(record, family, tags)
         algorithm = mapping_at(record, "AlgorithmSpecification")
         definitions = list_at(algorithm, "MetricDefinitions")
@@ -143,7 +155,7 @@ class RunningJob(NamedTuple):
         found = re.match(r"(algo-\d+)", rest)
         if found:
             return found.group(1)
-        if self.family == "transform":
+        if self.instances_listed:
             return re.sub(r"-\d{10,13}$", "", rest.split("/")[0])
         return rest
 
@@ -156,10 +168,12 @@ class RunningJob(NamedTuple):
         return latest
 
 
-def transform_hosts(job: RunningJob, record: Mapping[str, Any], found: Sequence[str]) -> RunningJob:
-    """A transform job with its instances: the Host values `<job>/<instance-id>` ListMetrics found, each of the type
-    its TransformResources names."""
-    resources = mapping_at(record, "TransformResources")
+def listed_hosts(job: RunningJob, record: Mapping[str, Any], found: Sequence[str], family: Evaluated) -> RunningJob:
+    """A job whose metrics alone name its instances (a transform job), with them: the Host values
+    `<job>/<instance-id>` ListMetrics found, each of the type its resources (its billing's path) name."""
+    resources: Any = record
+    for key in family.billing.resources if family.billing is not None else ():
+        resources = mapping_at(resources, key)
     instance_type = text_at(resources, "InstanceType")
     gpus, vcpus = counts(instance_type)
     names = sorted(value[len(job.name) + 1:] for value in found if value.startswith(f"{job.name}/"))
@@ -168,7 +182,7 @@ def transform_hosts(job: RunningJob, record: Mapping[str, Any], found: Sequence[
 
 def began(job: RunningJob) -> str:
     """What started when the job's clock did: training (a training job), the job (the others)."""
-    return "training" if job.family == TRAINING else "the job"
+    return "training" if job.phased else "the job"
 
 
 def _tags(record: Mapping[str, Any]) -> dict[str, str]:
@@ -179,32 +193,28 @@ def _tags(record: Mapping[str, Any]) -> dict[str, str]:
         if isinstance(tags, Mapping) else {}
 
 
-# Each other family's members: name, ARN, status, start, and where its instances are declared.
-_MEMBERS = {
-    "processing": ("ProcessingJobName", "ProcessingJobArn", "ProcessingJobStatus", "ProcessingStartTime"),
-    "transform": ("TransformJobName", "TransformJobArn", "TransformJobStatus", "TransformStartTime"),
-    "tuning": ("HyperParameterTuningJobName", "HyperParameterTuningJobArn", "HyperParameterTuningJobStatus",
-               "CreationTime"),
-}
-
-
-def _other(record: Mapping[str, Any], family: str, tags: dict[str, str]) -> RunningJob:
-    """A processing, transform or tuning job: its status is its phase, its clock its start."""
-    name, arn, status, start = _MEMBERS[family]
-    started = _epoch(record.get(start))
-    state = str(record.get(status, ""))
+def _other(record: Mapping[str, Any], family: Evaluated, tags: dict[str, str]) -> RunningJob:
+    """A job judged by its status (processing, transform, tuning): its status is its phase, its clock its start
+    (its members'), its hosts those its description declares (where its billing finds its instances; none when only
+    its metrics name them)."""
+    m = family.members
+    started = _epoch(record.get(m.started)) if m.started else None
+    state = str(record.get(m.status, ""))
     hosts: tuple[Host, ...] = ()
-    if family == "processing":
-        cluster = record.get("ProcessingResources", {}).get("ClusterConfig") \
-            if isinstance(record.get("ProcessingResources"), Mapping) else None
-        hosts = _hosts({"ResourceConfig": cluster}) if isinstance(cluster, Mapping) else ()
+    resources = family.billing.resources if family.billing is not None else ()
+    if resources and not family.instances_listed:
+        found: Any = record
+        for key in resources:
+            found = found.get(key) if isinstance(found, Mapping) else None
+        hosts = _hosts({"ResourceConfig": found}) if isinstance(found, Mapping) else ()
     stopping = mapping_at(record, "StoppingCondition")
     runtime = stopping.get("MaxRuntimeInSeconds")
     objective = mapping_at(mapping_at(record, "HyperParameterTuningJobConfig"), "HyperParameterTuningJobObjective")
-    return RunningJob(name=str(record.get(name, "")), arn=str(record.get(arn, "")), status=state,
+    return RunningJob(name=str(record.get(m.name, "")), arn=str(record.get(m.arn, "")), status=state,
                       secondary=state if started is not None else "", started=started, hosts=hosts, metrics=(),
-                      tags=tags, transitions=((state, started),) if started is not None else (), family=family,
-                      namespace=NAMESPACES[family],
+                      tags=tags, transitions=((state, started),) if started is not None else (), family=family.name,
+                      namespace=family.metric_namespace, noun=family.noun, phased=False,
+                      instances_listed=family.instances_listed,
                       max_runtime=runtime if isinstance(runtime, int) and not isinstance(runtime, bool) else None,
                       objective=str(objective.get("Type", "")))
 

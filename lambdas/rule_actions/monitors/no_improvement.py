@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rule_actions.contract import Offer
 from rule_actions.monitors.job import JUDGED, TRIALS, RunningJob
 from rule_actions.monitors.params import Param
 from rule_actions.monitors.rule import Data, Monitor, Reads
@@ -18,7 +19,7 @@ from rule_actions.monitors.verdicts import Clear, Finding, Judgement, NotJudged,
 class NoImprovement(Monitor):
     name = "NoImprovement"
     summary = "None of a tuning job's last `trials` completed trials improved its objective by more than `min_delta`."
-    families = ("tuning",)
+    needs = frozenset({Offer.TRIALS})
     phases = (JUDGED,)
     metrics = False
     trials = True

@@ -18,12 +18,12 @@ Debugger (`REFUSED`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from rule_actions.contract import PHASES, STARTUP_PHASES, TRAINING_PHASES
+from rule_actions.contract import PHASES, STARTUP_PHASES, TRAINING_PHASES, Offer
 from rule_actions.cost import JobCost
-from rule_actions.monitors.job import FAMILY_NOUNS, TRAINING, RunningJob, ago
+from rule_actions.monitors.job import RunningJob, ago
 from rule_actions.monitors.params import MODE, Param
 from rule_actions.monitors.verdicts import Clear, Judgement, NotJudged, Pending, Skipped
 from rule_actions.records import Heartbeat, MetricQuery, Trial, Unread
@@ -105,10 +105,18 @@ class Monitor:
     # The phases (SecondaryStatus) it judges: in any other the job is never acted on by it, and its clock (the job's
     # `started`) starts again when one of them does.
     phases: ClassVar[tuple[str, ...]] = TRAINING_PHASES
-    # The job families it judges (training, processing, transform, tuning): a configuration's rule applies to the
-    # jobs of these families only, and the stack evaluates (and grants the reads of) each family a rule judges.
-    families: ClassVar[tuple[str, ...]] = (TRAINING,)
+    # What it needs of a job family's running jobs (contract.Offer): it judges the families that offer all of it
+    # (JobFamily.offers). A configuration's rule applies to the jobs of these families only, and the stack evaluates
+    # (and grants the reads of) each family a rule judges.
+    needs: ClassVar[frozenset[Offer]] = frozenset({Offer.TRAINING_PHASES})
+    # The families it judges, by name and noun, in the order they are evaluated (bound by the registry: `judging`).
+    families: tuple[str, ...] = ()
+    nouns: tuple[str, ...] = ()
     prices: ClassVar[bool] = False  # it judges a job's cost (cost.py): the stack grants the Price List's reads
+
+    def judging(self, families: Sequence[tuple[str, str]]) -> None:
+        """Bind the families it judges: (name, noun) of each family that offers all it needs."""
+        self.families, self.nouns = tuple(name for name, _ in families), tuple(noun for _, noun in families)
 
     def check_config(self, params: Mapping[str, Any], config: Any, where: str) -> list[str]:
         """What it checks of its configured parameters against the rest of the configuration (`where`: its path)."""
@@ -154,8 +162,8 @@ def parameters(rule: Monitor, given: Mapping[str, Any], where: str, base: Mappin
 def in_phase(job: RunningJob, rule: Monitor, now: int) -> Pending | NotJudged | None:
     """None when `rule` judges the job's phase. Before training (re)starts, not yet (Pending); in any other phase
     (Uploading, Restarting, Interrupted...), NotJudged, saying which and for how long."""
-    if job.family != TRAINING:
-        noun = FAMILY_NOUNS.get(job.family, f"{job.family} job")
+    if not job.phased:
+        noun = job.noun
         if job.status in rule.phases and job.started is not None:
             return None
         if job.started is None:

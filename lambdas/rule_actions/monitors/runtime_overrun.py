@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rule_actions.contract import Offer
 from rule_actions.monitors.job import JUDGED, RunningJob, ago
 from rule_actions.monitors.params import Param
 from rule_actions.monitors.rule import Data, Monitor, Reads
@@ -21,7 +22,7 @@ EXPECTED = "expected_minutes"
 class RuntimeOverrun(Monitor):
     name = "RuntimeOverrun"
     summary = "A processing, transform or tuning job has run `factor` times the `expected_minutes` its owner declared."
-    families = ("processing", "transform", "tuning")
+    needs = frozenset({Offer.JOB_STATUS})
     phases = (JUDGED,)
     metrics = False
     params = (Param(EXPECTED, 0, "How long the job should run, in minutes (0: not declared; the rule is skipped)", 0,

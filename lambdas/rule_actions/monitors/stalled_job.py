@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rule_actions.contract import Offer
 from rule_actions.monitors.job import JUDGED, RunningJob, ago
 from rule_actions.monitors.params import Param
 from rule_actions.monitors.rule import Data, Reads
@@ -32,7 +33,7 @@ class StalledJob(StalledTraining):
     name = "StalledJob"
     summary = "No log line for `threshold` seconds after a processing or transform job started, from the whole job " \
               "or from one host that was logging."
-    families = ("processing", "transform")
+    needs = frozenset({Offer.JOB_STATUS, Offer.HOST_LOGS})
     phases = (JUDGED,)
     params = (Param("threshold", 1800, "Seconds without a log line after which the job is stalled", 60, 86400, "s",
                     whole=True),
@@ -65,7 +66,7 @@ class StalledJob(StalledTraining):
     @staticmethod
     def _history(job: RunningJob, host: str, last: int) -> tuple[str, int, int]:
         window = StalledTraining._history(job, host, last)
-        if job.family == "transform":  # <job>/<instance-id>-<epoch>: the instance's streams, its data-log too
+        if job.instances_listed:  # a transform job's <job>/<instance-id>-<epoch>: the instance's streams, its data-log too
             return f"{job.name}/{host}", window[1], window[2]
         return window
 

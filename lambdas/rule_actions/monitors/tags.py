@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from rule_actions.contract import ACT, RESTART_TAGS, WATCH
 from rule_actions.monitors.block import MonitorSettings
-from rule_actions.monitors.job import FAMILY_NOUNS, RunningJob
+from rule_actions.monitors.job import RunningJob
 from rule_actions.monitors.params import MODE, num
 from rule_actions.monitors.rule import REFUSED, Monitor, parameters, refusal
 from rule_actions.text import closest, quoted
@@ -85,8 +85,8 @@ def rules_of(job: RunningJob, settings: MonitorSettings, monitors: Mapping[str, 
         if job.family not in monitors[name].families:
             if job.parent and "tuning" in monitors[name].families:
                 continue  # SageMaker copies a tuning job's tags to its trials: the rule judges the tuning job
-            nouns = " and ".join(f"{FAMILY_NOUNS[f]}s" for f in monitors[name].families)
-            problems.append(f"tag {key}: {name} judges {nouns} only, not a {FAMILY_NOUNS.get(job.family, job.family)}"
+            nouns = " and ".join(f"{noun}s" for noun in monitors[name].nouns)
+            problems.append(f"tag {key}: {name} judges {nouns} only, not a {job.noun}"
                             "; the job's other rules go on")
             continue
         if len(value) > TAG_VALUE_MAX or not TAG_VALUE_RE.fullmatch(value):
