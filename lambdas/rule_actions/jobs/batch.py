@@ -43,7 +43,7 @@ from rule_actions.jobs.batch_facts import (
 from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING_JOB
 from rule_actions.ports import Configured
 from rule_actions.records import JobApi, JobEvent, Need, Place, Transition
-from rule_actions.text import arn_name, console_link, duration, encoded, indented, log_link, plain
+from rule_actions.text import arn_name, console_link, duration, encoded, log_link, plain
 
 RUNNABLE, FAILED, SUCCEEDED = "RUNNABLE", "FAILED", "SUCCEEDED"
 # The phase this family reads in a service job's event (its JobEvent.secondary_status): Batch sends none.
@@ -70,6 +70,7 @@ SERVICE_JOB = JobApi(describe="DescribeServiceJob", stop="TerminateServiceJob", 
                      summaries="jobSummaryList")
 TYPE = "SAGEMAKER_TRAINING"  # serviceJobType of a SageMaker training job's service job
 REASONS_SHOWN = 10  # the attempts an outcome's message lists (the newest)
+REASON_MAX = 300  # an attempt's reason, on its line
 
 
 class Batch(JobFamily):
@@ -156,8 +157,8 @@ class Batch(JobFamily):
         if tried:
             lines.append(f"Attempts ({len(tried)}):")
             for index, attempt in enumerate(tried[-REASONS_SHOWN:], start=max(1, len(tried) - REASONS_SHOWN + 1)):
-                why = "preempted" if attempt.preempted else attempt.status_reason or "running"
-                lines.append(indented(f"{index}. {arn_name(attempt.training_job_arn)}: {why}"))
+                why = "preempted" if attempt.preempted else plain(attempt.status_reason, REASON_MAX) or "running"
+                lines.append(f"  {index}. {arn_name(attempt.training_job_arn)}: {why}")
         return lines
 
     def json_details(self, event: JobEvent) -> dict[str, Any] | None:

@@ -94,7 +94,7 @@ class StopKind(Kind):
         if event.family is not None and event.job_family.name != TRAINING:
             return (f"stoptraining stops training jobs, and this is a {event.job_family.noun}: use stop (the job the "
                     "trigger is about, whatever its family)")
-        if event.job_name.startswith(target) or config[ALLOW_CROSS_JOB_STOP]:
+        if event.job_family.own_prefix(config, event.job_name, target) or config[ALLOW_CROSS_JOB_STOP]:
             return None
         return (f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
                 "jobs (set allow_cross_job_stop to permit)")
