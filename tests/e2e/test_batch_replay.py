@@ -71,7 +71,8 @@ def test_the_timeline_tells_the_wait_and_the_preemption_and_stops_the_hung_attem
     _, rows, service_job, stops = replayed
     told = [(r["source"].rsplit("#+", 1)[1], a["trigger"]) for r in rows for a in r["actions"]
             if a["kind"] == "notify" and a["outcome"] == "done"]
-    assert told == [("10m", "job:WaitingForCapacity"), ("200m", "job:Preempted"), ("310m", "job:Terminated")]
+    assert told == [("10m", "job:WaitingForCapacity"), ("200m", "job:Preempted"), ("310m", "StalledTraining"),
+                    ("310m", "job:Terminated")]
     [stop] = [(r["source"].rsplit("#+", 1)[1], r["job"], a) for r in rows for a in r["actions"]
               if a["kind"] == "stoptraining" and a["outcome"] == "done"]
     assert stop[:2] == ("310m", HUNG)
