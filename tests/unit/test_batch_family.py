@@ -153,6 +153,7 @@ def test_the_family_off_matches_no_batch_event_and_grants_nothing_on_batch():
     # Then no aws.batch event is matched and nothing is granted on Batch
     assert "aws.batch" not in json.dumps(pattern)
     assert not [a for g in grants for a in g.actions if a.startswith("batch:")]
+    assert not [g for g in grants if "Batch" in g.sid]
     # and a Batch event that reaches the function is ignored, naming why
     result = acted(batch_event(PREEMPTED_LIFECYCLE, "RUNNABLE", "Preempted"), config.to_dict(), Ports())
     assert "the Batch family is off (batch_queues is empty)" in json.dumps(result)
@@ -173,6 +174,9 @@ def test_the_family_on_matches_its_queues_events_and_grants_batch():
     by_action = {a: g.resources for g in grants for a in g.actions if a.startswith("batch:")}
     assert by_action == {"batch:TerminateServiceJob": (Arn("batch", "service-job", "*"),),
                          "batch:DescribeServiceJob": ("*",), "batch:ListServiceJobs": ("*",)}
+    # and its cost reads the training jobs Batch names, only those
+    [describe] = [g for g in grants if g.sid == "DescribeBatchTrainingJobs"]
+    assert describe.resources == (Arn("sagemaker", "training-job", "awsbatch*"),)
 
 
 def test_a_job_of_another_queue_is_ignored():
@@ -327,3 +331,45 @@ def test_with_the_family_off_a_batch_made_job_is_stopped_as_any_training_job():
     ports = Ports()
     acted(stalled(), {"rules": {"StalledTraining": ["stoptraining"]}}, ports)
     assert ("StopTrainingJob", ATTEMPT) in ports.jobs.calls
+
+
+# --- cost: the sum of its attempts' billed time -------------------------------------------------------------------
+
+
+class Described(Jobs):
+    """SageMaker answering DescribeTrainingJob with each attempt's own description (its last event's detail)."""
+
+    def __init__(self, lifecycle: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.found = {raw["detail"]["TrainingJobName"]: raw["detail"] for raw in lifecycle
+                      if raw["source"] == "aws.sagemaker"}
+
+    def describe(self, api, job_name):
+        self.calls.append((api.describe, job_name))
+        if job_name not in self.found:
+            raise RuntimeError(f"ValidationException: {job_name} not found")
+        return self.found[job_name]
+
+
+def test_a_batch_job_costs_the_sum_of_its_attempts_billed_time():
+    # Given the job that failed after three attempts, each attempt's training job described, a price of $1/h
+    ports = Ports()
+    ports.jobs = Described(FAILED_LIFECYCLE)
+    # When its failure is told
+    acted(batch_event(FAILED_LIFECYCLE, "FAILED"), {**TOLD, "prices": {"price_list": False,
+                                                                      "usd_per_hour": {"ml.g5.12xlarge": 1.0}}}, ports)
+    # Then its cost is the three attempts' billed time at that rate (each read by its Batch-made name)
+    billed = [d["BillableTimeInSeconds"] * d["ResourceConfig"]["InstanceCount"] for d in ports.jobs.found.values()]
+    [(_, body)] = ports.notifier.sent
+    assert f"${sum(billed) / 3600:,.2f}" in body
+    assert sorted(name for call, name in ports.jobs.calls if call == "DescribeTrainingJob") == sorted(ports.jobs.found)
+
+
+def test_an_attempt_that_cannot_be_read_is_left_out_of_the_cost_and_said():
+    ports = Ports()
+    ports.jobs = Described([raw for raw in FAILED_LIFECYCLE
+                            if raw["detail"].get("TrainingJobName") != "AWSBatchsft-llama-nov24b2eccc712c66d7cf3232cdcea89d6c53"])
+    acted(batch_event(FAILED_LIFECYCLE, "FAILED"), {**TOLD, "prices": {"price_list": False,
+                                                                      "usd_per_hour": {"ml.g5.12xlarge": 1.0}}}, ports)
+    [(_, body)] = ports.notifier.sent
+    assert "attempt AWSBatchsft-llama-nov24b2eccc712c66d7cf3232cdcea89d6c53 not counted" in body

@@ -27,20 +27,23 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rule_actions.contract import BATCH_SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import Envelope, JobFamily, Members
 from rule_actions.jobs.batch_facts import (
     BATCH_QUEUES,
     BATCH_WAIT_ALERT_MINUTES,
     CAPACITY,
+    PREFIX,
     QUEUE_NAME,
     attempts,
     preemptions,
     queue_followed,
     queue_name,
     queues,
+    training_job_arns,
 )
-from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING_JOB
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB
 from rule_actions.ports import Configured
 from rule_actions.records import JobApi, JobEvent, Need, Place, Transition
 from rule_actions.text import arn_name, console_link, duration, encoded, log_link, plain
@@ -94,6 +97,9 @@ class Batch(JobFamily):
     stoppable = False  # its own events are never stopped: a stop of one of its training jobs goes through Batch
     name_pattern = re.compile(QUEUE_NAME, re.ASCII)  # SubmitServiceJob's jobName: the same charset as a queue's
     name_hint = "letters, digits, '-' and '_', at most 128"
+    # Its cost: the sum of its attempts' billed time, each read from its training job's description.
+    billing = Billing("Training", started="startedAt", ended="stoppedAt",
+                      attempts=(TRAINING, lambda detail: attempt_names(detail)))
     statuses = ("SUBMITTED", "PENDING", RUNNABLE, "SCHEDULED", "STARTING", "RUNNING", SUCCEEDED, FAILED)
 
     def on(self, config: Configured) -> bool:
@@ -192,11 +198,23 @@ class Batch(JobFamily):
                   reason="a stop of a Batch-made training job goes through Batch; a service job's ARN names its id, "
                          "not its queue: the function reads the job's queue first and stops only those of "
                          "batch_queues"),
+            Grant(sid="DescribeBatchTrainingJobs", actions=("sagemaker:DescribeTrainingJob",),
+                  resources=(Arn("sagemaker", TRAINING_JOB, f"{PREFIX.lower()}*"),),
+                  reason="a Batch job's cost sums its attempts' billed time: the function may describe the training "
+                         "jobs Batch names (AWSBatch<requested name><32 hex>)"),
             Grant(sid="ReadBatchServiceJobs", actions=("batch:DescribeServiceJob", "batch:ListServiceJobs"),
                   resources=("*",),
                   reason="batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permissions; "
                          "IAM requires Resource \"*\" for them (the function lists only the queues of batch_queues)"),
         ]
+
+
+def attempt_names(detail: Mapping[str, Any]) -> tuple[str, ...]:
+    """Its attempts' training jobs, by name: their ARNs lower-case the name; Batch begins it with `AWSBatch`, so
+    that much is given back (a requested name with capitals is described under its lower-cased form: not found,
+    that attempt is left out of the cost, said)."""
+    names = (arn_name(arn) for arn in training_job_arns(detail))
+    return tuple(PREFIX + name[len(PREFIX):] if name.lower().startswith(PREFIX.lower()) else name for name in names)
 
 
 def phase(detail: Mapping[str, Any]) -> str | None:
