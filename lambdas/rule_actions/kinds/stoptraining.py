@@ -67,6 +67,13 @@ def prefix_problem(prefix: Any) -> str | None:
     return None
 
 
+def _batch_own(item: Planned, event: JobEvent, config: Configured) -> bool:
+    """The prefix covers the event's job, one AWS Batch made, by its requested name: it stops that job alone, through
+    Batch (never a listing of other jobs under the prefix: a Batch-made job's own name does not start with it)."""
+    return bool(item.target and event.job_family.stopped_through(config, event.job_name)
+                and event.job_family.own_prefix(config, event.job_name, item.target))
+
+
 class StopKind(Kind):
     name = "stoptraining"
     keys = ("training_job_prefix",)
@@ -100,8 +107,7 @@ class StopKind(Kind):
                 "jobs (set allow_cross_job_stop to permit)")
 
     def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
-        own = item.target == event.job_name or event.job_status != IN_PROGRESS or \
-            event.job_family.own_prefix(config, event.job_name, item.target)
+        own = item.target == event.job_name or event.job_status != IN_PROGRESS or _batch_own(item, event, config)
         return frozenset() if own else frozenset({InProgress(event.job_family.api, item.target)})
 
     def check(self, item: Planned, event: JobEvent, config: Configured, answers: Mapping[Need, Any]) -> Planned:
@@ -114,8 +120,7 @@ class StopKind(Kind):
         prefix = item.target
         if prefix == event.job_name:
             return replace(item, jobs=(prefix,))
-        if event.job_family.own_prefix(config, event.job_name, prefix) and event.job_family.stopped_through(
-                config, event.job_name):  # a Batch-made job, by the name its owner asked for: that job alone
+        if _batch_own(item, event, config):  # a Batch-made job, by the name its owner asked for: that job alone
             return replace(item, jobs=(event.job_name,))
         listed = answers.get(InProgress(event.job_family.api, prefix), Unread(f"{event.job_family.api.list} was not read"))
         if isinstance(listed, Unread):
