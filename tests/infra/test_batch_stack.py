@@ -33,6 +33,12 @@ def off(tmp_path_factory) -> Template:
     return synthesize(context(OFF), tmp_path_factory.mktemp("cdk.out"))
 
 
+def rule_of(template: Template) -> dict[str, Any]:
+    """The stack's rule (the monitor's schedule is a rule of its own, without a pattern)."""
+    [rule] = [r for r in template.find_resources("AWS::Events::Rule").values() if "EventPattern" in r["Properties"]]
+    return rule
+
+
 def batch_statements(template: Template) -> list[dict[str, Any]]:
     return [s for policy in template.find_resources("AWS::IAM::Policy").values()
             for s in policy["Properties"]["PolicyDocument"]["Statement"] if "batch:" in json.dumps(s["Action"])]
@@ -40,14 +46,15 @@ def batch_statements(template: Template) -> list[dict[str, Any]]:
 
 def test_the_family_off_matches_no_batch_event_and_grants_no_batch_call(off):
     # Given the example's batch_job_outcomes without batch_queues
-    [rule] = off.find_resources("AWS::Events::Rule").values()
+    rule = rule_of(off)
     # Then no aws.batch pattern, no Batch statement
     assert "aws.batch" not in json.dumps(rule["Properties"]["EventPattern"])
     assert batch_statements(off) == []
+    assert "DescribeBatchTrainingJobs" not in json.dumps(off.find_resources("AWS::IAM::Policy"))
 
 
 def test_the_family_on_matches_its_queues_and_grants_terminate_and_reads(on):
-    [rule] = on.find_resources("AWS::Events::Rule").values()
+    rule = rule_of(on)
     pattern = rule["Properties"]["EventPattern"]
     assert pattern["$or"] == event_pattern(Config.from_dict(CONFIG))["$or"]
     assert pattern["source"] == ["aws.sagemaker", "aws.batch"]  # the rule's own, beside each alternative's
@@ -59,3 +66,7 @@ def test_the_family_on_matches_its_queues_and_grants_terminate_and_reads(on):
     assert ":batch:" in resource and "service-job/*" in resource
     assert found["ReadBatchServiceJobs"]["Action"] == ["batch:DescribeServiceJob", "batch:ListServiceJobs"]
     assert found["ReadBatchServiceJobs"]["Resource"] == "*"
+    [describe] = [s for policy in on.find_resources("AWS::IAM::Policy").values()
+                  for s in policy["Properties"]["PolicyDocument"]["Statement"] if s.get("Sid") == "DescribeBatchTrainingJobs"]
+    assert describe["Action"] == "sagemaker:DescribeTrainingJob"
+    assert "training-job/awsbatch*" in json.dumps(describe["Resource"])
