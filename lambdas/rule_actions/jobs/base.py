@@ -26,6 +26,12 @@
                               a rule judges the families that offer all it needs), where its instances' metrics are
     statuses, kept            how the local replay seeds its jobs (rule_actions_cli.seeding): its API's statuses, the
                               members of a job's first event its embedded job keeps
+    on, scope_refusal         whether the configuration turns it on at all (Batch's: batch_queues), and why an event's
+                              job is outside its scope (a queue, not a name prefix)
+    pattern_scope             its pattern's scope clause from the configuration (training: Batch-made names too)
+    stopped_through, own_prefix  a job stopped through another service (a Batch-made training job: its service job's
+                              queues), and a stop's prefix covering a job by the name its owner asked for
+    service_grants            another service's IAM statements it needs whenever it is on (AWS Batch's)
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
 IAM statements derive from it on the stack's side (rule_actions_cdk.plugins); the trigger families that apply to it
