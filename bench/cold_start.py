@@ -353,6 +353,15 @@ def target_met(cold_ratio: float, compiled_shipped: int) -> bool:
     return cold_ratio <= TARGET_RATIO and compiled_shipped == 0
 
 
+def judged_ratio(counted: dict[str, int] | None, cpu_ms: dict[str, float]) -> tuple[float, str]:
+    """The ratio the target judges, and what it counts: the instructions callgrind counted when valgrind is installed
+    (within 0.3% from run to run, whatever the load), else the CPU time of the imports. Never the wall time, which
+    grows with the wait for a core on a shared machine and flipped the verdict from run to run (1.18 to 1.34)."""
+    if counted is not None:
+        return ratio(counted["shipped"], counted["boto3"]), "counted instructions"
+    return ratio(cpu_ms["shipped"], cpu_ms["boto3"]), "CPU time"
+
+
 def run() -> list[str]:
     loads = measure_asset_loads()
     breakdown = asset_breakdown()
@@ -361,8 +370,9 @@ def run() -> list[str]:
     sizes, unzip, imported, compiled = loads["sizes"], loads["unzip_ms"], loads["import_ms"], loads["compiled"]
     boto3_ms = imported["boto3"]
     cold = ratio(imported["shipped"], boto3_ms)
-    ok = target_met(cold, compiled["shipped"])  # the asset as synth writes it compiles nothing
     used = loads["import_cpu_ms"]
+    judged, measure = judged_ratio(loads["instructions"], used)
+    ok = target_met(judged, compiled["shipped"])  # the asset as synth writes it compiles nothing
 
     def described(kind: str) -> str:
         size = sizes[kind]
@@ -412,8 +422,9 @@ def run() -> list[str]:
         "collector; botocore modules moto imported are already in memory, so a real cold start pays somewhat more, "
         "plus AWS's network latency)",
     ]
-    verdicts = [verdict(ok, f"handler import as Lambda loads the shipped asset / boto3 import = {cold:.2f} "
-                            f"(target <= {TARGET_RATIO}), {compiled['shipped']} modules compiled at import")]
+    verdicts = [verdict(ok, f"handler import as Lambda loads the shipped asset / boto3 import = {judged:.3f} by "
+                            f"{measure} (wall time {cold:.2f}; target <= {TARGET_RATIO}), {compiled['shipped']} "
+                            "modules compiled at import")]
     print(block("[3] Cold start as Lambda loads the code: the asset unzipped, its handler imported, vs bare boto3",
                 lines + verdicts))
     return [f"[3] {v}" for v in verdicts]

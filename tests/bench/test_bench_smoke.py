@@ -258,3 +258,16 @@ def test_each_family_s_every_change_rule_matches_its_events_and_ours_a_subset():
         assert invocations.count_invocations(events, [invocations.every_change(f) for f in JOBS]) == len(events)
         assert invocations.count_invocations(events, [ours]) <= len(own), path
     assert "webhooks" not in invocations.families_context()["rule_actions"]
+
+
+@pytest.mark.parametrize(("counted", "measure", "expected"), [
+    ({"shipped": 1293, "boto3": 1000}, "counted instructions", 1.293),  # valgrind: the count, not the times
+    (None, "CPU time", 1.25),  # without it: CPU time, never the wall time a busy machine inflates
+])
+def test_the_cold_start_is_judged_by_a_measure_the_machine_s_load_does_not_move(counted, measure, expected):
+    # Given the counted instructions (or none) and the imports' CPU times
+    cpu_ms = {"shipped": 250.0, "boto3": 200.0}
+    # When the judged ratio is chosen
+    judged, said = cold_start.judged_ratio(counted, cpu_ms)
+    # Then it is the count when there is one, else CPU time
+    assert (round(judged, 3), said) == (expected, measure)
