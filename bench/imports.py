@@ -39,7 +39,10 @@ def run_the_function() -> None:
     from rule_actions_cli.main import main
 
     webhook_config = json.loads((ROOT / "examples" / "demo-webhook-config.json").read_text())
-    [(secret_name, secret)] = json.loads((ROOT / "examples" / "demo-secrets.json").read_text()).items()
+    hooked = {hook["secret"] for hook in webhook_config["webhooks"].values()}  # the demo secrets hold others too
+    [(secret_name, secret)] = [(name, secret) for name, secret in
+                               json.loads((ROOT / "examples" / "demo-secrets.json").read_text()).items()
+                               if name in hooked]
     with tempfile.TemporaryDirectory() as tmp:
         secrets, config = Path(tmp) / "secrets.json", Path(tmp) / "config.json"
         secret["url"] = f"http://127.0.0.1:{_free_port()}/hooks/ml-alerts"

@@ -14,24 +14,19 @@ and what is to follow once the job has stopped (`follow_stop`, read back by `sto
 `restart_quota(account, limit)`: a conditional counter per account and hour (restarts_per_hour).
 `saw(job_arn, progress)`: the order of what it saw of a job, a plain item per job (same table, same TTL) keeping the
 furthest Progress of its events (a conditional write: only further along replaces it); a late event is told by it.
+
+Powertools' idempotency is imported and set up on the first `once` of the execution environment, not at its cold
+start: an invocation that claims no action (an event nothing acts on, a scheduled evaluation that finds nothing)
+never imports it (about 3 ms of the handler's import, docs/performance.md).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
-
-from aws_lambda_powertools.utilities.idempotency import (
-    DynamoDBPersistenceLayer,
-    IdempotencyConfig,
-    idempotent_function,
-)
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyPersistenceLayerError,
-)
+from typing import TYPE_CHECKING, Any
 
 from rule_actions.contract import (
     LEDGER_COST_ATTRIBUTE,
@@ -42,6 +37,9 @@ from rule_actions.contract import (
 from rule_actions.ports import InProgressElsewhere, LedgerUnavailable
 from rule_actions.records import Progress, StopNote
 from rule_actions.text import error_text
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
 
 KEY_PREFIX = "rule-actions"
 # Done records are also kept in the execution environment's memory (Powertools' local cache, an LRU of
@@ -61,33 +59,60 @@ THEN = "follow_ups"  # the stop record's attribute: what follows the stop once t
 
 class DynamoLedger:
     def __init__(self, table_name: str, ttl_hours: int, dynamodb_client: Any):
-        self.config = IdempotencyConfig(
-            expires_after_seconds=ttl_hours * 3600,
-            raise_on_no_idempotency_key=True,
-            response_hook=_mark_duplicate,
-            use_local_cache=LOCAL_CACHE,
-            local_cache_max_items=LOCAL_CACHE_ITEMS,
-        )
         self.client = dynamodb_client
         self.table_name = table_name
         self.ttl_seconds = ttl_hours * 3600
-        store = DynamoDBPersistenceLayer(
-            table_name=table_name, boto3_client=dynamodb_client,
-            key_attr=LEDGER_KEY_ATTRIBUTE, expiry_attr=LEDGER_EXPIRY_ATTRIBUTE,
-        )
-        self._once = idempotent_function(
-            _run, data_keyword_argument="key", persistence_store=store, config=self.config, key_prefix=KEY_PREFIX
-        )
+        self._context: Any = None  # the invocation's Lambda context (the in-progress records' expiry)
+        self._idempotency: tuple[IdempotencyConfig, Callable[..., dict[str, Any]]] | None = None
+        self._making = threading.Lock()  # one idempotency per ledger, whatever threads claim first (tests)
+
+    def _claims(self) -> tuple[IdempotencyConfig, Callable[..., dict[str, Any]]]:
+        """Powertools' idempotency over the table: its configuration, and `_run` made idempotent; made on the
+        first claim (see the module's doc)."""
+        with self._making:
+            if self._idempotency is None:
+                from aws_lambda_powertools.utilities.idempotency import (
+                    DynamoDBPersistenceLayer,
+                    IdempotencyConfig,
+                    idempotent_function,
+                )
+
+                config = IdempotencyConfig(
+                    expires_after_seconds=self.ttl_seconds,
+                    raise_on_no_idempotency_key=True,
+                    response_hook=_mark_duplicate,
+                    use_local_cache=LOCAL_CACHE,
+                    local_cache_max_items=LOCAL_CACHE_ITEMS,
+                )
+                if self._context is not None:
+                    config.register_lambda_context(self._context)
+                store = DynamoDBPersistenceLayer(
+                    table_name=self.table_name, boto3_client=self.client,
+                    key_attr=LEDGER_KEY_ATTRIBUTE, expiry_attr=LEDGER_EXPIRY_ATTRIBUTE,
+                )
+                self._idempotency = config, idempotent_function(
+                    _run, data_keyword_argument="key", persistence_store=store, config=config, key_prefix=KEY_PREFIX
+                )
+            return self._idempotency
 
     def register(self, lambda_context: Any) -> None:
         """Lets an in-progress record expire with the invocation's remaining time."""
         if lambda_context is not None:
-            self.config.register_lambda_context(lambda_context)
+            with self._making:
+                self._context = lambda_context
+                if self._idempotency is not None:  # else it is registered when the idempotency is made
+                    self._idempotency[0].register_lambda_context(lambda_context)
 
     def once(self, key: dict[str, str], work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """`work()` once per key (ports.Ledger): Powertools' errors become the port's."""
+        _, once = self._claims()
+        from aws_lambda_powertools.utilities.idempotency.exceptions import (
+            IdempotencyAlreadyInProgressError,
+            IdempotencyPersistenceLayerError,
+        )
+
         try:
-            found: dict[str, Any] = self._once(work, key=key)
+            found: dict[str, Any] = once(work, key=key)
             return found
         except IdempotencyAlreadyInProgressError:
             raise InProgressElsewhere() from None
