@@ -20,7 +20,6 @@ kinds/base.py `through_batch`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -37,6 +36,7 @@ from rule_actions.jobs.batch_facts import (
     PREFIX,
     QUEUE_NAME,
     attempts,
+    compiled,
     preemptions,
     queue_followed,
     queue_name,
@@ -45,8 +45,8 @@ from rule_actions.jobs.batch_facts import (
 )
 from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB
 from rule_actions.ports import Configured
-from rule_actions.records import JobApi, JobEvent, Need, Place, Transition
-from rule_actions.text import arn_name, console_link, duration, encoded, log_link, plain
+from rule_actions.records import IgnoredEvent, JobApi, JobEvent, Need, Place, Transition
+from rule_actions.text import arn_name, console_link, duration, encoded, log_link, plain, quoted
 
 RUNNABLE, FAILED, SUCCEEDED = "RUNNABLE", "FAILED", "SUCCEEDED"
 # The phase this family reads in a service job's event (its JobEvent.secondary_status): Batch sends none.
@@ -95,8 +95,7 @@ class Batch(JobFamily):
         "attempts with each attempt's reason, a wait for capacity past batch_wait_alert_minutes. None by default.",
         Place.JOB_OUTCOMES, "Batch service job outcome", tuple(OUTCOMES))
     stoppable = False  # its own events are never stopped: a stop of one of its training jobs goes through Batch
-    name_pattern = re.compile(QUEUE_NAME, re.ASCII)  # SubmitServiceJob's jobName: the same charset as a queue's
-    name_hint = "letters, digits, '-' and '_', at most 128"
+    name_hint = "letters, digits, '-' and '_', at most 128"  # SubmitServiceJob's jobName: a queue's charset
     # Its cost: the sum of its attempts' billed time, each read from its training job's description.
     billing = Billing("Training", started="startedAt", ended="stoppedAt",
                       attempts=(TRAINING, lambda detail: attempt_names(detail)))
@@ -104,6 +103,13 @@ class Batch(JobFamily):
 
     def on(self, config: Configured) -> bool:
         return bool(queues(config))
+
+    def named(self, event: JobEvent) -> JobEvent:
+        """A job name as SubmitServiceJob takes it (its pattern compiled on its first use: cold starts)."""
+        if not compiled(QUEUE_NAME).fullmatch(event.job_name):
+            raise IgnoredEvent(f"detail.{self.members.name}: {quoted(event.job_name)} is not an AWS Batch job name "
+                               f"({self.name_hint})")
+        return event
 
     def read(self, detail: Mapping[str, Any], envelope: Envelope, m: Members) -> JobEvent:
         """Batch's event, with the phase this family reads in it and its attempts as its transitions (a later
