@@ -35,7 +35,7 @@ BYTECODE := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.cache/pycach
 #          has a GetAtt on the role: redundant, harmless, and not ours to remove.
 CFN_LINT_IGNORE := W3005
 
-.PHONY: setup demo demo-families demo-restarts test docs dist bench stress synth lint typecheck lint-template checkov chromium bootstrap deploy destroy deploy-local clean
+.PHONY: setup demo demo-families demo-batch demo-restarts test docs dist bench stress synth lint typecheck lint-template checkov chromium bootstrap deploy destroy deploy-local clean
 
 setup: $(STAMP) $(NPM_STAMP)
 
@@ -113,6 +113,12 @@ demo-families: $(DEMO_STAMP)
 	$(BYTECODE) $(VENV)/bin/rule-actions replay --config examples/families-config.json \
 		--secrets examples/demo-secrets.json --receiver events/tuning events/processing events/pipelines events/transform
 	$(BYTECODE) $(VENV)/bin/rule-actions replay --config examples/monitor-families-config.json events/timelines/families/
+
+# AWS Batch service jobs (events/batch/, events/timelines/batch/) with examples/batch-config.json: the family on for
+# the queue gpu-training; a wait for capacity, a preemption, a failure after three attempts told as Batch means them,
+# and a hung attempt stopped through Batch (TerminateServiceJob).
+demo-batch: $(DEMO_STAMP)
+	$(BYTECODE) $(VENV)/bin/rule-actions replay --config examples/batch-config.json events/batch events/timelines/batch
 
 # Restarts (events/timelines/restarts/) with examples/restart-config.json: a hung job stopped and restarted from its
 # checkpoint, its copy resuming and completing; a copy that hangs again, stopped and not restarted (no progress); a

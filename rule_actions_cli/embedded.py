@@ -207,6 +207,78 @@ def _state_change(name: str, status: str, secondary: str, when: int, account: st
                        **(described or {})}}
 
 
+class _ServiceJob:
+    """A timeline's AWS Batch service job (its `batch` section) in the embedded Batch: submitted at minute 0, each
+    of its states played at its minute (an attempt starts one of the timeline's jobs as its training job) and told
+    by the state change Batch sends (aws.batch, DescribeServiceJob's answer less its tags and request); a change
+    another made (the function's TerminateServiceJob) told at the tick that follows it."""
+
+    def __init__(self, timeline: Any, place: JobPlace) -> None:
+        from rule_actions_cli.emulator import batch as moto_batch
+
+        self.emulator, self.timeline, self.spec, self.place = moto_batch, timeline, timeline.batch, place
+        self.minute: int = 0
+        self.running: int | None = None  # the running attempt: its index in the jobs
+        self.told: tuple[Any, ...] | None = None  # what its last state change told
+        moto_batch.set_clock(lambda: self.timeline.time(self.minute) * 1000)
+        first = timeline.jobs[0]
+        payload = {"TrainingJobName": self.spec.requested_name, "ResourceConfig": first.resources(100),
+                   "StoppingCondition": {"MaxRuntimeInSeconds": first.max_runtime_minutes * 60},
+                   "Tags": [{"Key": key, "Value": value} for key, value in (first.tags or {}).items()]}
+        request = {"jobName": self.spec.job_name, "jobQueue": self.spec.queue, "serviceJobType": "SAGEMAKER_TRAINING",
+                   "serviceRequestPayload": json.dumps(payload),
+                   "retryStrategy": {"attempts": self.spec.retry_attempts},
+                   **({"shareIdentifier": self.spec.share} if self.spec.share else {})}
+        self.job_id = moto_batch.submit_service_job(request, **self.place)["jobId"]
+
+    def states(self, after: int, tick: int) -> list[dict[str, Any]]:
+        """The state changes of the states after minute `after` up to `tick`, each played at its minute."""
+        found = []
+        for state in self.spec.states:
+            if not after < state.at <= tick:
+                continue
+            self.minute = state.at
+            if state.attempt is not None:  # Batch creates the attempt's training job (SCHEDULED)
+                job = self.timeline.jobs[state.attempt]
+                self.emulator.start_attempt(self.job_id, name=job.name, **self.place)
+                self.running = state.attempt
+                if state.status != "SCHEDULED":
+                    self.emulator.put_service_job(self.job_id, state.status, status_reason=state.reason, **self.place)
+            else:
+                ended = self.running is not None and state.status in ("RUNNABLE", "SUCCEEDED", "FAILED")
+                why = "Training job stopped (preempted)" if state.preempted else \
+                    (self.timeline.jobs[self.running].failure_reason or "Training job ended") if ended else None
+                self.emulator.put_service_job(
+                    self.job_id, state.status, status_reason=state.reason, preempted=state.preempted,
+                    attempt_reason=f"Received status from SageMaker: {why}" if why else None, **self.place)
+                self.running = None if ended else self.running
+            found.append(self.event())
+        return found
+
+    def changed(self, tick: int) -> dict[str, Any] | None:
+        """The state change of what another did to the job since it was last told (the function's terminate)."""
+        self.minute = tick
+        job = self.emulator.service_job(self.job_id, **self.place)
+        return self.event() if self._key(job) != self.told else None
+
+    def event(self) -> dict[str, Any]:
+        job = self.emulator.service_job(self.job_id, **self.place)
+        self.told = self._key(job)
+        when = self.timeline.time(self.minute)
+        detail = {key: value for key, value in job.items() if key not in ("tags", "serviceRequestPayload")}
+        return {"version": "0", "id": hashlib.sha256(f"{job['jobName']}{when}{self.told}".encode()).hexdigest()[:32],
+                "detail-type": "Batch Service Job State Change", "source": "aws.batch",
+                "account": self.place.get("account_id", ACCOUNT), "time": iso_z(when), "region": self.place["region"],
+                "resources": [job["jobArn"]], "detail": detail}
+
+    def close(self) -> None:
+        self.emulator.set_clock(None)
+
+    @staticmethod
+    def _key(job: Mapping[str, Any]) -> tuple[Any, ...]:
+        return job["status"], len(job.get("attempts") or ()), job.get("statusReason"), job.get("isTerminated")
+
+
 def _copies(found: Mapping[str, Any]) -> list[str]:
     """The jobs a row's restarts created (a restart done, naming its copy)."""
     return [job for action in found.get("actions", []) if action.get("kind") == "restart"
@@ -286,6 +358,10 @@ class EmbeddedAccount:
     def _deploy(self) -> None:
         self.template = template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
         self.client("ssm").put_parameter(Name=BOOTSTRAP_VERSION, Value="30", Type="String")
+        if "batch:TerminateServiceJob" in json.dumps(template):  # the Batch family is on: AWS Batch's service jobs
+            from rule_actions_cli.emulator import batch as moto_batch  # (moto's Batch costs ~2 s to import)
+
+            moto_batch.install()
         self._upload_assets()
         cloudformation = self.client("cloudformation")
         # moto skips the types it does not emulate (alarms, topic/queue policies, EventInvokeConfig, CDK
@@ -464,7 +540,6 @@ class EmbeddedAccount:
         this stack stopped goes Stopped at the next tick), what SageMaker published since the previous tick seeded
         in CloudWatch and CloudWatch Logs, then every scheduled run of the evaluator at the tick's time; a job's
         terminal state change goes through the stack's rule and the function, as any event."""
-        from rule_actions.contract import EVALUATION_KEY
         from rule_actions_cli.replay_table import NO_MONITOR, row
         from rule_actions_cli.timeline import read
 
@@ -479,10 +554,6 @@ class EmbeddedAccount:
         assert self.evaluator_name is not None and self.evaluator_arn is not None  # (evaluations are its)
         evaluator = LocalContext(self.evaluator_name, self.evaluator_arn, remaining_millis=every * 60_000)
         main = LocalContext(self.function_name, self.function_arn)
-        ours: dict[str, int] = {}  # job -> the tick at which this stack stopped it
-        seen = self._evaluated  # job -> what its previous evaluation showed (rule verdicts, problems), for the run
-        phases: dict[str, tuple[str, str]] = {}  # job -> its status and phase at the previous tick
-        rows: list[dict[str, Any]] = []
         # The jobs this timeline runs (a tuning job's trials, a step's pipeline execution too) -> their family: its
         # rows name them as every other row does, and only them (timelines replayed together share the account).
         families: dict[str, str] = {}
@@ -494,11 +565,29 @@ class EmbeddedAccount:
                     families.setdefault(parent, family)
                     families.setdefault(parent.rsplit("/", 1)[-1], family)
         jobs = list(timeline.jobs)  # and the copies the function creates of them (restarts), as they are created
+        service = _ServiceJob(timeline, self._timeline_place(timeline.jobs[0])) if timeline.batch else None
+        try:
+            return self._ticks(handler, source, timeline, every, evaluator, main, families, jobs, service, keep)
+        finally:
+            if service is not None:
+                service.close()
+
+    def _ticks(self, handler: Any, source: str, timeline: Any, every: int, evaluator: Any, main: Any,
+               families: dict[str, str], jobs: list[Any], service: _ServiceJob | None,
+               keep: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        """The timeline's ticks (see _timeline), its service job's state changes among its jobs'."""
+        from rule_actions.contract import EVALUATION_KEY
+        from rule_actions_cli.replay_table import row
+
+        ours: dict[str, int] = {}  # job -> the tick at which this stack stopped it
+        seen = self._evaluated  # job -> what its previous evaluation showed (rule verdicts, problems), for the run
+        phases: dict[str, tuple[str, str]] = {}  # job -> its status and phase at the previous tick
+        rows: list[dict[str, Any]] = []
         previous = 0
         for tick in timeline.ticks(every):
             label = f"{source}#+{tick}m"
             self.progress(f"{self._doing or source}: minute {tick} of {timeline.minutes}")
-            changes = []
+            changes = service.states(-1 if previous == 0 else previous, tick) if service is not None else []
             for job in jobs:
                 place = self._timeline_place(job)
                 change = self._advance(timeline, job, tick, ours, phases, place)
@@ -543,6 +632,8 @@ class EmbeddedAccount:
                 failed = result.get("error") or result.get("ignored") or result.get("evaluation", {}).get("error")
                 if failed and not result.get("jobs"):
                     rows.append(row(label, None, True, {"error": failed}))
+            told = service.changed(tick) if service is not None else None
+            changes += [told] if told else []
             for event in changes:  # a state change the stack's rule does not match invokes nothing: no row
                 replayed = self._replay_one(handler, main, label, event)
                 if replayed["matched"] or replayed.get("problems"):

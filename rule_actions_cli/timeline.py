@@ -20,7 +20,7 @@ import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from rule_actions import registry
 from rule_actions.text import quoted, unknown
@@ -44,7 +44,13 @@ GROUP_KEYS = ("name", "instance_type", "instance_count")  # ResourceConfig.Insta
 TRIAL_ENDS = ("Completed", "Failed", "Stopped")
 STATUSES = ("InProgress", "Stopping", "Completed", "Failed", "Stopped")
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
-TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs")
+TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs", "batch")
+# An AWS Batch service job that runs the timeline's jobs as its attempts (its `batch` section): its queue, the name
+# its request gives the training job, its retries, and its status at each minute (an attempt number starts one of
+# the jobs; `preempted` ends the running one as Batch's preemption does; `reason` is the job's statusReason).
+BATCH_KEYS = ("job_name", "queue", "share", "requested_name", "retry_attempts", "states", "expect")
+BATCH_STATE_KEYS = ("at", "status", "attempt", "reason", "preempted")
+BATCH_STATUSES = ("RUNNABLE", "SCHEDULED", "STARTING", "RUNNING", "SUCCEEDED", "FAILED")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
             "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective", "max_runtime_minutes",
             "checkpoint", "restarts", "instance_groups", "spot")
@@ -204,6 +210,26 @@ class Job:
         return found[-1] if found else None
 
 
+class BatchState(NamedTuple):
+    at: int
+    status: str
+    attempt: int | None = None  # the index in `jobs` of the attempt this state starts (SCHEDULED)
+    reason: str | None = None
+    preempted: bool = False
+
+
+class BatchJob(NamedTuple):
+    """The service job of a timeline's `batch` section."""
+
+    job_name: str
+    queue: str
+    requested_name: str
+    retry_attempts: int
+    states: tuple[BatchState, ...]
+    share: str | None = None
+    expect: Mapping[str, Any] = {}
+
+
 @dataclass
 class Timeline:
     title: str
@@ -213,6 +239,7 @@ class Timeline:
     jobs: tuple[Job, ...]
     description: str = ""
     source: str = field(default="")
+    batch: BatchJob | None = None
 
     def time(self, minute: int) -> int:
         return self.start + minute * 60
@@ -284,10 +311,53 @@ def read(data: Any, source: str) -> tuple[Timeline | None, list[str]]:
             job = _job(item, f"jobs[{index}]", need)
             if job:
                 jobs.append(job)
+    batch = _batch(need, data["batch"], minutes, len(jobs)) if "batch" in data else None
     if problems or start is None:  # (a start that cannot be read is a problem)
         return None, problems
     return Timeline(str(data.get("timeline", "")), start, minutes, every, tuple(jobs),
-                    str(data.get("description", "")), source), []
+                    str(data.get("description", "")), source, batch), []
+
+
+def _batch(need: Checker, spec: Any, minutes: Any, jobs: int) -> BatchJob | None:
+    """The `batch` section: its names, queue and retries; its states in time order, each attempt one of the jobs."""
+    if not _object(need, spec, BATCH_KEYS, "batch"):
+        return None
+    for key in ("job_name", "queue", "requested_name"):
+        need(isinstance(spec.get(key), str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}", spec[key]),
+             f"batch.{key}", f"{quoted(spec.get(key))} is not a name (letters, digits, '-', '_'; at most 128)")
+    need(spec.get("share") is None or isinstance(spec["share"], str), "batch.share", f"{quoted(spec.get('share'))} "
+         "is not text")
+    need(_whole(spec.get("retry_attempts", 1), 1, 10), "batch.retry_attempts",
+         f"{quoted(spec.get('retry_attempts'))} is not a whole number from 1 to 10")
+    need(isinstance(spec.get("expect", {}), Mapping), "batch.expect", f"{quoted(spec.get('expect'))} is not an object")
+    states: list[BatchState] = []
+    items = spec.get("states")
+    if not need(isinstance(items, list) and items, "batch.states", f"{quoted(items)} is not a non-empty list"):
+        return None
+    high = minutes if isinstance(minutes, int) else DAY
+    for index, item in enumerate(items):
+        path = f"batch.states[{index}]"
+        if not _object(need, item, BATCH_STATE_KEYS, path):
+            continue
+        ok = all([
+            _minutes(need, item.get("at"), f"{path}.at", 0, high),
+            need(item.get("status") in BATCH_STATUSES, f"{path}.status",
+                 f"{quoted(item.get('status'))} is not one of {', '.join(BATCH_STATUSES)}"),
+            need(item.get("attempt") is None or _whole(item["attempt"], 0, jobs - 1), f"{path}.attempt",
+                 f"{quoted(item.get('attempt'))} is not the index of one of the timeline's {jobs} jobs"),
+            need(item.get("reason") is None or isinstance(item["reason"], str), f"{path}.reason",
+                 f"{quoted(item.get('reason'))} is not text"),
+            need(isinstance(item.get("preempted", False), bool), f"{path}.preempted",
+                 f"{quoted(item.get('preempted'))} is not true or false"),
+        ])
+        if ok:
+            states.append(BatchState(item["at"], item["status"], item.get("attempt"), item.get("reason"),
+                                     item.get("preempted", False)))
+    need([s.at for s in states] == sorted(s.at for s in states), "batch.states", "are not in time order")
+    if not states:
+        return None
+    return BatchJob(spec.get("job_name", ""), spec.get("queue", ""), spec.get("requested_name", ""),
+                    spec.get("retry_attempts", 1), tuple(states), spec.get("share"), dict(spec.get("expect", {})))
 
 
 def _whole(value: Any, low: int, high: int) -> bool:

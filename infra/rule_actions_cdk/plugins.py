@@ -48,6 +48,9 @@ class Family(EventFamily, Protocol):
     def scope(self) -> TextList: ...
 
     def scope_clause(self, prefixes: tuple[str, ...]) -> dict[str, Any]: ...
+    def pattern_scope(self, config: Configured) -> dict[str, Any]: ...
+    def on(self, config: Configured) -> bool: ...
+    def service_grants(self, config: Configured) -> list[Grant]: ...
     def own_capabilities(self, config: Configured) -> frozenset[Capability]: ...
     def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]: ...
     def read_grants(self, config: Configured) -> list[Grant]: ...
@@ -73,17 +76,16 @@ def clauses(config: Configured, family: Family) -> list[dict[str, Any]]:
 
 
 def enabled(config: Configured, family: Family) -> bool:
-    """A family is on when some trigger can fire on its events: it is matched and granted, else neither."""
-    return bool(clauses(config, family))
+    """A family is on when the configuration turns it on and some trigger can fire on its events: it is matched and
+    granted, else neither."""
+    return family.on(config) and bool(clauses(config, family))
 
 
 def family_pattern(family: Family, found: list[dict[str, Any]], config: Configured) -> dict[str, Any]:
     """The family's events that can have a trigger: one of the clauses `found` holds, on a job in scope (one clause
     stands alone: EventBridge's $or takes two alternatives or more)."""
     detail: dict[str, Any] = {"$or": found} if len(found) > 1 else dict(found[0])
-    prefixes = config[family.scope]
-    if prefixes:
-        detail.update(family.scope_clause(prefixes))
+    detail.update(family.pattern_scope(config))
     return {"source": [family.source], "detail-type": [family.detail_type], "detail": detail}
 
 
@@ -189,8 +191,9 @@ def family_grants(family: Family, config: Configured, needed: frozenset[Capabili
 
 def job_grants(config: Configured) -> list[Grant]:
     """The job families' IAM statements (the function's role; in organization mode, each member's executor role)."""
-    return [grant for family in registry.JOBS if enabled(config, family) or owner_capabilities(config, family)
-            for grant in family_grants(family, config, capabilities(config, family))]
+    found = [grant for family in registry.JOBS if enabled(config, family) or owner_capabilities(config, family)
+             for grant in family_grants(family, config, capabilities(config, family))]
+    return found + [grant for family in registry.JOBS for grant in family.service_grants(config)]
 
 
 def evaluation_grants(config: Configured) -> list[Grant]:

@@ -17,7 +17,10 @@ IN_PROGRESS = "InProgress"  # the status of a running job, in every SageMaker jo
 # pipeline execution's Executing), stopping, ended, then deleted. A job never moves back: an event whose status is
 # behind what is known of its job is late (EventBridge keeps no order), and nothing acts on a job that has ENDED.
 PROGRESS = {IN_PROGRESS: 0, "Executing": 0, "Stopping": 1, "Completed": 2, "Failed": 2, "Stopped": 2,
-            "Succeeded": 2, "CompletedWithFailures": 2, "Deleting": 3, "DeleteFailed": 3}
+            "Succeeded": 2, "CompletedWithFailures": 2, "Deleting": 3, "DeleteFailed": 3,
+            # AWS Batch's service jobs: every status before the end ranks 0 (RUNNABLE follows RUNNING when Batch
+            # requeues a preempted job), and a later attempt is further along (jobs/batch.py counts them as phases)
+            "SUCCEEDED": 2, "FAILED": 2}
 ENDED = 2  # the PROGRESS of a job that has ended
 # AWS Batch's service jobs (SageMaker training jobs Batch queues) send their state changes from this source; these
 # two statuses are final (a terminated job is FAILED, its statusReason the reason given).

@@ -26,12 +26,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from rule_actions.contract import REGION_NAME
 from rule_actions.fields import Custom, anchored
-from rule_actions.records import PriceList, TrialRun, TrialRuns, Unread
+from rule_actions.records import Described, JobApi, PriceList, TrialRun, TrialRuns, Unread
 from rule_actions.text import line, quoted, timestamp
 
 HOUR = 3600
@@ -172,6 +172,9 @@ class Billing(NamedTuple):
     trials: bool = False  # a tuning job: the sum of its trials (TrialRuns), each of a training job definition
     transitions: str = ""  # SecondaryStatusTransitions: the stretches not billed (UNBILLED)
     retained: tuple[str, ...] = ()  # a warm pool's billed time once the job ended (ResourceRetainedBillable...)
+    # A job that runs attempts (an AWS Batch service job): the sum of its attempts' training jobs, each read with
+    # this API's describe (its names, from the job's record, by this function)
+    attempts: tuple[JobApi, Callable[[Mapping[str, Any]], tuple[str, ...]]] | None = None
 
 
 class Run(NamedTuple):
@@ -390,6 +393,14 @@ def needs(billing: Billing | None, record: Mapping[str, Any], region: str, price
     trials' own descriptions name (a caller reads again what this adds)."""
     if billing is None:
         return frozenset()
+    if billing.attempts is not None:  # its attempts' descriptions, then the prices of the types they name
+        api, names_of = billing.attempts
+        described = [Described(api, name) for name in names_of(record)]
+        read_ones = [(read or {}).get(need) for need in described]
+        kinds = [t for found in read_ones if isinstance(found, Mapping) and not isinstance(found, Unread)
+                 for t in instance_types(TRAINING, found)]
+        return frozenset({*described, *(PriceList(t, region) for t in dict.fromkeys(kinds)
+                                        if prices.price_list and prices.override(t, region) is None)})
     kinds = list(instance_types(billing, record))
     listed = (read or {}).get(TrialRuns(job_name)) if billing.trials else None
     if isinstance(listed, (list, tuple)):
@@ -429,7 +440,11 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
     if billing is None:
         return None
     running = _epoch(record.get(billing.ended)) is None
-    if billing.trials:
+    skipped: list[str] = []
+    runs: tuple[Run, ...] | Unknown
+    if billing.attempts is not None:
+        runs, limit = _attempts(billing.attempts, record, found, skipped), None
+    elif billing.trials:
         runs = _trials(record, found.get(TrialRuns(job_name)))
         limit = _limit(billing, record)
     else:
@@ -447,15 +462,36 @@ def of(billing: Billing | None, record: Mapping[str, Any], region: str, prices: 
                 rates.setdefault(instance_type, rate(prices, instance_type, region, billing.component, found))
     unknown = next((r for r in rates.values() if isinstance(r, Unknown)), None)
     sources = sorted({r.source for r in rates.values() if isinstance(r, Rate)})
-    notes = tuple(_notes(runs, running))
-    spot = _spot(runs[0]) if not billing.trials and runs else None
+    notes = tuple(_notes(runs, running) + skipped)
+    spot = _spot(runs[0]) if not billing.trials and billing.attempts is None and runs else None
     if unknown is not None:
         return JobCost(unknown, unknown if running else None, running, " and ".join(sources), spot, notes)
     known = {t: r.usd_per_hour for t, r in rates.items() if isinstance(r, Rate)}
     pools = [(run, float(run.retained)) for run in runs if run.retained and run.ended is not None and at >= run.ended]
     so_far = _sum([(run, _billed(run, at)) for run in runs] + pools, known, billing.trials)
-    rest = _rest(billing, record, runs, known, at, limit) if running else None
+    if running and billing.attempts is not None:
+        rest: Figure | None = Unknown("the attempts it may still run have no bound here")
+    else:
+        rest = _rest(billing, record, runs, known, at, limit) if running else None
     return JobCost(so_far, rest, running, " and ".join(sources), spot, notes)
+
+
+def _attempts(attempts: tuple[JobApi, Callable[[Mapping[str, Any]], tuple[str, ...]]], record: Mapping[str, Any],
+              found: Mapping[Any, Any], skipped: list[str]) -> tuple[Run, ...]:
+    """A service job's attempts as runs, each from its training job's description (its billed time as a training
+    job's); one that could not be read (Batch deletes a capacity-failed attempt's training job) is left out, said
+    in `skipped`."""
+    api, names_of = attempts
+    runs = []
+    for name in names_of(record):
+        answer = found.get(Described(api, name))
+        one = _run(TRAINING, answer) if isinstance(answer, Mapping) and not isinstance(answer, Unread) else None
+        if isinstance(one, Run):
+            runs.append(one)
+            continue
+        why = answer.reason if isinstance(answer, Unread) else one.reason if isinstance(one, Unknown) else "not read"
+        skipped.append(f"attempt {name} not counted ({why})")
+    return tuple(runs)
 
 
 def _billed(run: Run, at: int) -> float:

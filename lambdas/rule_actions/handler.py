@@ -28,6 +28,7 @@ from rule_actions import pipeline, registry
 from rule_actions.config import Settings
 from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters, Kept
+from rule_actions.effects.batch import BatchServiceJobs
 from rule_actions.effects.ledger import DynamoLedger
 from rule_actions.effects.notify import SnsNotifier
 from rule_actions.effects.pricing import PriceListApi
@@ -68,6 +69,8 @@ def runtime() -> tuple[Settings, Adapters]:
         kept=Kept(),  # what the evaluations of this environment heard, and their ports
         prices=PriceListApi(lambda endpoint: client("pricing", endpoint)),  # each answer kept for the environment
         checkpoints=S3Checkpoints(lambda: client("s3", settings.region)),  # made on a restart's first listing
+        # AWS Batch, when the Batch family is on (its client made on a stop's first call)
+        batch=BatchServiceJobs(lambda: client("batch", settings.region)) if registry.batch_on(config) else None,
     )
     return settings, adapters
 

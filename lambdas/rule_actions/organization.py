@@ -35,7 +35,7 @@ REGION_MAX = 14
 ROLE_MAX = 64 - 1 - REGION_MAX  # IAM allows 64 characters in a role name
 ROLE_RE = re.compile(rf"[A-Za-z0-9+=,.@_-]{{1,{ROLE_MAX}}}", re.ASCII)
 ALIAS_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,49}", re.ASCII)  # printable in a subject and an SMS
-_JOB_ARN = re.compile(r"arn:[a-z-]+:sagemaker:([^:]*):([^:]*):([a-z-]+)/.+")
+_JOB_ARN = re.compile(r"arn:[a-z-]+:(?:sagemaker|batch):([^:]*):([^:]*):([a-z-]+)/.+")  # Batch's: service-job/<id>
 
 
 class Organization(NamedTuple):

@@ -227,9 +227,9 @@ def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environmen
             metrics.add_metric(name=REFUSED_ACCOUNT_METRIC, unit="Count", value=1)
             return _ignored(event.job_name, refused, event.problems, event.job_family.name, _account(event))
     family = event.job_family
-    if not family.in_scope(config, event.job_name):
-        return _ignored(event.job_name, f"{family.noun} is not under {family.scope.key}", event.problems, family.name,
-                        _account(event))
+    outside = family.scope_refusal(config, event)
+    if outside:
+        return _ignored(event.job_name, outside, event.problems, family.name, _account(event))
     actions = _acted(event, select(event, found, config), config, ports)
     return _with_problems({**_job(event.job_name, family.name), **_account(event), "actions": actions}, event.problems)
 

@@ -6,7 +6,7 @@ occasion in messages.py; plug-ins are handed them and never import them.
                    is read; the destination a webhook's format names
     Ports          the adapters for one account and region: jobs (SageMaker), notifier (SNS), ledger, webhooks,
                    metrics (CloudWatch), logs (CloudWatch Logs), prices (the AWS Price List) and checkpoints (S3)
-    ServiceJobs    AWS Batch's service jobs (not in Ports yet: the Batch family, issue 39, adds it)
+    ServiceJobs    AWS Batch's service jobs (Ports.batch: made when the Batch family is on)
     Occasion       one planned action's trigger and job, with its message and payloads rendered on demand
     WebhookFormat  a webhook's destination (destinations/: its body, its secret's members, its URL), as
                    config.destination(format) hands it to the webhook kind
@@ -140,6 +140,11 @@ class ServiceJobs(Protocol):
     def describe(self, job_id: str) -> Mapping[str, Any]:
         """DescribeServiceJob's answer: status, statusReason, jobQueue, attempts, preemptionSummary, tags and the
         request it queued (serviceRequestPayload, verbatim)."""
+        ...
+
+    def running_job(self, training_job_arn: str, queues: tuple[str, ...]) -> tuple[str, Mapping[str, Any]] | None:
+        """The service job of one of `queues` running the training job, as (its queue, its summary: jobId,
+        jobName, status, latestAttempt), or None."""
         ...
 
     def terminate(self, job_id: str, reason: str) -> str:
@@ -281,6 +286,8 @@ class Ports(Protocol):
     def metrics(self) -> Metrics | None: ...  # a scheduled evaluation's reads: None for an event's invocation
     @property
     def logs(self) -> Logs | None: ...
+    @property
+    def batch(self) -> ServiceJobs | None: ...  # AWS Batch's service jobs (None: the Batch family is off)
 
 
 class Occasion(Protocol):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rule_actions.contract import EVALUATION_KEY, Grant
 from rule_actions.fields import Context, Custom, Field
-from rule_actions.jobs import pipelines, processing, training, transform, tuning
+from rule_actions.jobs import batch, pipelines, processing, training, transform, tuning
 from rule_actions.jobs.base import JobFamily
 from rule_actions.kinds import email, notify, release_warm_pool, restart, sms, stop, stoptraining, webhook
 from rule_actions.kinds.base import Kind
@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 T = TypeVar("T", bound=Trigger)
 N = TypeVar("N", bound=Need)
 
-JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipelines.FAMILY, transform.FAMILY)
+JOBS: tuple[JobFamily, ...] = (training.FAMILY, tuning.FAMILY, processing.FAMILY, pipelines.FAMILY, transform.FAMILY,
+                                batch.FAMILY)
 # (a family's records, a reader's needs: each of its own type, paired with them by the functions below)
 TRIGGERS: tuple[TriggerFamily[Any], ...] = (rule_status.FAMILY, job_outcome.FAMILY, test.FAMILY)
 FINDINGS: TriggerFamily[Any] = rule_status.FAMILY  # the trigger family a monitor rule's finding is handed to
@@ -153,6 +154,12 @@ def job_family(raw: Any) -> JobFamily | None:
     source, detail_type = raw.get("source"), raw.get("detail-type")
     return _BY_DETAIL_TYPE.get((source, detail_type)) if isinstance(source, str) and isinstance(detail_type, str) \
         else None
+
+
+def batch_on(config: Configured) -> bool:
+    """Whether the AWS Batch family is on (batch_queues): the function's Batch port is made, the replay's emulated
+    Batch installed, only then."""
+    return batch.FAMILY.on(config)
 
 
 def trigger_family(trigger: T) -> TriggerFamily[T]:

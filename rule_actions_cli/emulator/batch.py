@@ -57,7 +57,8 @@ from rule_actions.contract import SERVICE_JOB_ENDED
 from rule_actions_cli.emulator import Gap
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
-__all__ = ["GAPS", "STATUSES", "install", "put_service_job", "service_job", "start_attempt"]
+__all__ = ["GAPS", "STATUSES", "install", "put_service_job", "service_job", "set_clock", "start_attempt",
+           "submit_service_job"]
 
 GAPS = (
     Gap("batch", "SubmitServiceJob", "not implemented (no service jobs at all): a SageMaker training job queued"),
@@ -90,8 +91,16 @@ TRAINING_JOB_ARN = "TrainingJobArn"  # an attempt's serviceResourceId.name
 NAME_PREFIX, KEPT_MAX = "AWSBatch", 23
 
 
+_CLOCK: list[Any] = []  # a replay's clock (epoch ms): the timeline's minute, not the machine's
+
+
+def set_clock(clock: Any) -> None:
+    """Time the jobs' changes by `clock()` (epoch milliseconds; None: the machine's clock again)."""
+    _CLOCK[:] = [clock] if clock is not None else []
+
+
 def _now() -> int:
-    return int(utcnow().timestamp() * 1000)
+    return int(_CLOCK[0]()) if _CLOCK else int(utcnow().timestamp() * 1000)
 
 
 def _backend(account_id: str, region: str) -> Any:
@@ -156,7 +165,8 @@ def submit(backend: Any, request: Mapping[str, Any]) -> dict[str, Any]:
         if tokens.get(token) == given:
             raise ClientException(f"A service job was submitted already with clientToken {token}")
         tokens[token] = given
-    job_id = str(uuid.uuid4())
+    # A replay's clock makes the id its own (the same every replay); else a random one, as AWS's
+    job_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{given['jobName']}|{_now()}")) if _CLOCK else str(uuid.uuid4())
     job: dict[str, Any] = {
         "attempts": [], "createdAt": _now(), "isTerminated": False,
         "jobArn": f"arn:aws:batch:{backend.region_name}:{backend.account_id}:service-job/{job_id}",
@@ -295,6 +305,12 @@ def install() -> None:
 def service_job(job_id: str, account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> dict[str, Any]:
     """The job as DescribeServiceJob answers it (ClientException when there is none)."""
     return describe(_backend(account_id, region), job_id)
+
+
+def submit_service_job(request: Mapping[str, Any], account_id: str = DEFAULT_ACCOUNT_ID,
+                       region: str = "us-east-1") -> dict[str, Any]:
+    """SubmitServiceJob, as a replay submits a timeline's job (its answer: jobArn, jobName, jobId)."""
+    return submit(_backend(account_id, region), request)
 
 
 def start_attempt(job_id: str, *, secondary_status: str = "Starting", name: str | None = None,

@@ -72,7 +72,8 @@ def test_the_page_is_the_recipes_the_issue_asks_for_each_ending_with_a_deploy():
     assert titles == ["Trying and deploying a recipe", "Stop a hung job and tell Slack",
                       "Stop a hung job, restart it from its checkpoint, tell Slack",
                       "Tell the team once when a job fails or times out", "Stop idle GPUs",
-                      "Watch a rule before it may stop", "Cap what a job may cost", "One stack for an organization"]
+                      "Watch a rule before it may stop", "Cap what a job may cost",
+                      "Follow training jobs queued in AWS Batch", "One stack for an organization"]
     for title in titles[1:]:
         text = sections()[title]
         assert "**Deploy it**" in text and "make " not in text, title  # the pip-installed package, not a checkout
@@ -183,3 +184,18 @@ def test_stop_a_hung_job_restart_it_from_its_checkpoint_tell_slack(tmp_path, cap
     # And the copy that hangs again with no newer checkpoint is stopped, not restarted, said once
     guard = [a for a in acted(rows, "restart-no-progress") if a[2] == "restart checkpoint" and a[3] == "skipped"]
     assert len(guard) == 1, acted(rows, "restart-no-progress")
+
+
+def test_follow_training_jobs_queued_in_aws_batch(tmp_path, capsys):
+    rows = replay("Follow training jobs queued in AWS Batch", tmp_path, capsys)
+    hung = "AWSBatchllm-pretrain-nov240a4f78472239f9c5987e8bd5ddee3397"
+    # the early wait held back, the preemption told, the hung attempt stopped through Batch, the end told once;
+    # the other job's failure after its attempts told once
+    done = [(a["trigger"], a["kind"], a["reason"]) for r in rows for a in r["actions"] if a["outcome"] == "done"]
+    assert [(t, k) for t, k, _ in done] == [("job:Preempted", "notify"), ("StalledTraining", "stoptraining"),
+                                           ("StalledTraining", "notify"), ("job:Terminated", "notify"),
+                                           ("job:Failed", "notify")]
+    [stop] = [reason for _, kind, reason in done if kind == "stoptraining"]
+    assert f"stopped {hung}" in stop and "TerminateServiceJob of service job llm-pretrain-nov24" in stop
+    [early] = [a["reason"] for r in rows for a in r["actions"] if a["trigger"] == "job:WaitingForCapacity"]
+    assert "less than batch_wait_alert_minutes (30 min)" in early

@@ -54,6 +54,10 @@ SPEC_KEYS = (
     "pipeline_prefixes",
     "transform_job_outcomes",
     "transform_job_prefixes",
+    # AWS Batch service jobs (jobs/batch.py): the queues followed (empty: off), their outcomes, the wait told
+    "batch_job_outcomes",
+    "batch_queues",
+    "batch_wait_alert_minutes",
     "monitor",
     # what a job costs (cost.py): the Price List on or off, and rates over it
     "prices",

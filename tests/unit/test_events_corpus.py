@@ -568,9 +568,7 @@ def test_readme_lists_every_file_and_only_files_that_exist():
     mentioned = {m for m in re.findall(r"[\w./-]+\.json", text) if not m.startswith("examples/")}
     examples = {m for m in re.findall(r"[\w./-]+\.json", text) if m.startswith("examples/")}
     assert all((EVENTS.parent / m).is_file() for m in examples), examples  # the configurations it replays with
-    present = {path.relative_to(EVENTS).as_posix() for path in EVENTS.rglob("*") if path.is_file()
-               and "batch" not in path.relative_to(EVENTS).parts} - {"README.md"}  # batch/: wired in part 2
-    # (events/batch and timelines/batch are listed on the page once the Batch family reads them: issue 39)
+    present = {path.relative_to(EVENTS).as_posix() for path in EVENTS.rglob("*") if path.is_file()} - {"README.md"}
 
     # When they are compared; Then each file has exactly one line, and the page names no other file
     assert set(listed) == present, f"listed only: {set(listed) - present}; not listed: {present - set(listed)}"

@@ -133,10 +133,12 @@ def test_a_job_family_is_one_module_and_a_registry_line(tmp_path):
     # Given a transform job family: its module, and its line in the registry (the sketch replaces the real
     # jobs/transform.py in the copy, whose registry is first taken back to what it was before that module came in)
     lambdas = with_plugin(tmp_path, "jobs/transform.py", TRANSFORM, {
-        "import pipelines, processing, training, tuning\n": "import pipelines, processing, training, transform, tuning\n",
-        "pipelines.FAMILY)": "pipelines.FAMILY, transform.FAMILY)",
-    }, before={"import pipelines, processing, training, transform, tuning\n": "import pipelines, processing, training, tuning\n",
-               "pipelines.FAMILY, transform.FAMILY)": "pipelines.FAMILY)"})
+        "import batch, pipelines, processing, training, tuning\n":
+            "import batch, pipelines, processing, training, transform, tuning\n",
+        "pipelines.FAMILY,\n": "pipelines.FAMILY, transform.FAMILY,\n",
+    }, before={"import batch, pipelines, processing, training, transform, tuning\n":
+                   "import batch, pipelines, processing, training, tuning\n",
+               "pipelines.FAMILY, transform.FAMILY,\n": "pipelines.FAMILY,\n"})
     arn = "arn:aws:sagemaker:us-east-1:123456789012:transform-job/batch-01"
     event = state_change("SageMaker Transform Job State Change", {
         "TransformJobName": "batch-01", "TransformJobArn": arn, "TransformJobStatus": "Failed",
@@ -431,9 +433,9 @@ LABELING = '''
 
     FAMILY = Labeling()
 '''
-LABELING_LINE = {"import pipelines, processing, training, transform, tuning\n":
-                 "import labeling, pipelines, processing, training, transform, tuning\n",
-                 "pipelines.FAMILY, transform.FAMILY)": "pipelines.FAMILY, transform.FAMILY, labeling.FAMILY)"}
+LABELING_LINE = {"import batch, pipelines, processing, training, transform, tuning\n":
+                 "import batch, labeling, pipelines, processing, training, transform, tuning\n",
+                 "batch.FAMILY)": "batch.FAMILY, labeling.FAMILY)"}
 
 # Runs in the copy: a scheduled evaluation over fake ports whose only running job is a labeling job; the stack's
 # pattern and grants for the configuration.

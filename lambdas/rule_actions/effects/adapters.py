@@ -43,7 +43,7 @@ class Adapters(NamedTuple):
     kept: Kept  # what the execution environment keeps (shared by every copy of these ports)
     prices: PriceListApi  # the AWS Price List: what a job's cost multiplies
     checkpoints: S3Checkpoints | None = None  # S3: a restart's loop guard lists its job's checkpoints
-    batch: BatchServiceJobs | None = None  # AWS Batch's service jobs (none until the Batch family makes it)
+    batch: BatchServiceJobs | None = None  # AWS Batch's service jobs (None: the Batch family is off)
     members: MemberAccounts | None = None  # organization mode: SageMaker in each event's account (effects/members.py)
     metrics: CloudWatchMetrics | None = None  # a scheduled evaluation's reads (`evaluation()`; None for an event)
     logs: CloudWatchLogs | None = None
@@ -72,7 +72,9 @@ class Adapters(NamedTuple):
             return self
         members = self.members
         found = self._replace(jobs=members.sagemaker(account, region), region=region,
-                              checkpoints=S3Checkpoints(lambda: members.client("s3", account, region)))
+                              checkpoints=S3Checkpoints(lambda: members.client("s3", account, region)),
+                              batch=BatchServiceJobs(lambda: members.client("batch", account, region))
+                              if self.batch is not None else None)
         if self.metrics is None:  # an event's ports: no evaluation's reads
             return found
         from rule_actions.effects.cloudwatch import CloudWatchMetrics

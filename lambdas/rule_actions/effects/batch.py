@@ -9,6 +9,7 @@ this adapter's caller's check (the job's jobQueue, from its event or `describe`)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -19,6 +20,9 @@ from rule_actions.text import error_code
 
 REFUSED = "ClientException"  # what Batch answers a request it refuses (an unknown job, a bad argument)
 REASON_MAX = 1024  # a reason is kept short: Batch returns it in DescribeServiceJob's statusReason
+# The statuses of a service job whose training job may be running (SCHEDULED: created, Pending; STARTING:
+# Downloading; RUNNING: Training or Uploading).
+RUNNING_STATUSES = ("RUNNING", "STARTING", "SCHEDULED")
 
 
 class BatchServiceJobs(LazyClient):
@@ -26,6 +30,21 @@ class BatchServiceJobs(LazyClient):
         """DescribeServiceJob's answer (its serviceRequestPayload holds the request it queued, verbatim)."""
         found = self.client.describe_service_job(jobId=job_id)
         return {key: value for key, value in found.items() if key != "ResponseMetadata"}
+
+    def running_job(self, training_job_arn: str, queues: tuple[str, ...]) -> tuple[str, Mapping[str, Any]] | None:
+        """The service job of one of `queues` whose latest attempt is the training job (its ARN, compared without
+        case: SageMaker lower-cases names in ARNs), as (its queue, its ListServiceJobs summary); None when none of
+        those queues runs it. Lists each queue's RUNNING, STARTING and SCHEDULED jobs, every page."""
+        wanted = training_job_arn.lower()
+        pages = self.client.get_paginator("list_service_jobs")
+        for queue in queues:
+            for status in RUNNING_STATUSES:
+                for page in pages.paginate(jobQueue=queue, jobStatus=status):
+                    for summary in page.get("jobSummaryList", []):
+                        resource = (summary.get("latestAttempt") or {}).get("serviceResourceId") or {}
+                        if str(resource.get("value", "")).lower() == wanted:
+                            return queue, summary
+        return None
 
     def terminate(self, job_id: str, reason: str) -> str:
         """Terminate the service job with `reason` (naming who asks and why: Batch keeps it as the job's

@@ -26,6 +26,12 @@
                               a rule judges the families that offer all it needs), where its instances' metrics are
     statuses, kept            how the local replay seeds its jobs (rule_actions_cli.seeding): its API's statuses, the
                               members of a job's first event its embedded job keeps
+    on, scope_refusal         whether the configuration turns it on at all (Batch's: batch_queues), and why an event's
+                              job is outside its scope (a queue, not a name prefix)
+    pattern_scope             its pattern's scope clause from the configuration (training: Batch-made names too)
+    stopped_through, own_prefix  a job stopped through another service (a Batch-made training job: its service job's
+                              queues), and a stop's prefix covering a job by the name its owner asked for
+    service_grants            another service's IAM statements it needs whenever it is on (AWS Batch's)
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
 IAM statements derive from it on the stack's side (rule_actions_cdk.plugins); the trigger families that apply to it
@@ -239,6 +245,25 @@ class JobFamily:
         prefixes = config[self.scope]
         return not prefixes or job_name.startswith(prefixes)
 
+    def on(self, config: Configured) -> bool:
+        """Whether the configuration turns the family on at all (a family off is neither matched nor granted
+        whatever its outcomes attach; every family is on but one a setting must name the scope of: Batch's)."""
+        return True
+
+    def scope_refusal(self, config: Configured, event: JobEvent) -> str | None:
+        """Why the event's job is outside the stack's scope (ignored), or None: its name under the prefixes."""
+        return None if self.in_scope(config, event.job_name) else f"{self.noun} is not under {self.scope.key}"
+
+    def stopped_through(self, config: Configured, job_name: str) -> tuple[str, ...]:
+        """The AWS Batch job queues one of its jobs is stopped through (TerminateServiceJob of the service job that
+        runs it, in one of them), or () when its own stop call stops it."""
+        return ()
+
+    def own_prefix(self, config: Configured, job_name: str, prefix: str) -> bool:
+        """Whether a prefix a stop names (stoptraining's) covers the job by its name (or the name its owner asked
+        for, when a service made it)."""
+        return job_name.startswith(prefix)
+
     def outcome_of(self, event: JobEvent) -> str | None:
         """The outcome the event shows: the first condition that holds (a family's conditions exclude one another)."""
         return next((name for name, condition in self.outcomes.items()
@@ -316,6 +341,11 @@ class JobFamily:
         """The detail clause matching its jobs under the prefixes."""
         return {self.members.name: [{"prefix": prefix} for prefix in prefixes]}
 
+    def pattern_scope(self, config: Configured) -> dict[str, Any]:
+        """The detail clause of its jobs in the configuration's scope ({}: every job)."""
+        prefixes = config[self.scope]
+        return self.scope_clause(prefixes) if prefixes else {}
+
     def outcome_clause(self, outcome: str) -> dict[str, Any]:
         """The detail clause matching exactly the events of this outcome."""
         return self.outcomes[outcome].pattern(self.members.status, self.members.secondary or "")
@@ -335,6 +365,11 @@ class JobFamily:
 
     def read_grants(self, config: Configured) -> list[Grant]:
         """The IAM statements of its own reads (its outcome_needs), when the configuration can make them."""
+        return []
+
+    def service_grants(self, config: Configured) -> list[Grant]:
+        """The IAM statements of another service's calls it needs whenever it is on, whatever triggers fire on its
+        own events (AWS Batch's: a stop of a Batch-made training job goes through it)."""
         return []
 
     def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]:

@@ -1,6 +1,11 @@
 """What AWS Batch's service jobs say about the SageMaker training jobs they run, read from names and event details
-alone (no call): the module the Batch job family builds on (it is not a family itself: rule_actions.registry lists
-none for Batch yet).
+alone (no call), and the configuration that turns the Batch family on: the module the Batch job family (jobs/batch.py)
+and the training family (a Batch-made training job is one of a service job's attempts) build on.
+
+    BATCH_QUEUES, BATCH_WAIT_ALERT_MINUTES  the queues followed (empty: the family is off), the wait told
+    queues(config)                         the queues followed
+    managed(config, name)                  whether a training job is an attempt of a followed service job
+    queue_followed(queues, queue)          whether a job queue (its ARN) is one of them
 
     training_job_name(requested, suffix)   the name Batch gives an attempt's training job
     requested_name(name)                   the name its owner asked for, from a Batch-made training job's name
@@ -27,9 +32,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from functools import cache
+from typing import Any
 
 from rule_actions.contract import SERVICE_JOB_ENDED
+from rule_actions.fields import TextList, Whole
+from rule_actions.ports import Configured
 
 PREFIX = "AWSBatch"
 SUFFIX_LENGTH = 32  # hexadecimal characters after the requested name
@@ -37,24 +45,50 @@ NAME_MAX = 63  # a training job's name, at most (SageMaker's TrainingJobName)
 KEPT_MAX = NAME_MAX - len(PREFIX) - SUFFIX_LENGTH  # 23: the longest requested name kept whole
 TRAINING_JOB_ARN = "TrainingJobArn"  # serviceResourceId.name of an attempt that ran a training job
 CAPACITY = "CAPACITY:"  # statusReason of a job RUNNABLE for want of capacity (CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY)
-_MADE = re.compile(rf"(?i:{PREFIX})(?P<requested>[a-zA-Z0-9-]+?)(?P<suffix>[0-9a-f]{{{SUFFIX_LENGTH}}})")
-_HEX = re.compile(rf"[0-9a-f]{{{SUFFIX_LENGTH}}}")
+_MADE = rf"(?i:{PREFIX})(?P<requested>[a-zA-Z0-9-]+?)(?P<suffix>[0-9a-f]{{{SUFFIX_LENGTH}}})"
+_HEX = rf"[0-9a-f]{{{SUFFIX_LENGTH}}}"
+@cache
+def compiled(pattern: str) -> re.Pattern[str]:
+    """A pattern compiled on its first use (ASCII): a cold start that never reads a Batch name compiles none."""
+    return re.compile(pattern, re.ASCII)
 
 
-class Attempt(NamedTuple):
+# A job queue's name (CreateJobQueue: up to 128 letters, digits, hyphens and underscores) or its ARN.
+QUEUE_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
+QUEUE = rf"{QUEUE_NAME}|arn:aws[a-z-]*:batch:[a-z0-9-]+:[0-9]{{12}}:job-queue/{QUEUE_NAME}"
+BATCH_QUEUES = TextList(
+    "batch_queues", "AWS Batch job queues (names or ARNs) whose SageMaker training jobs (service jobs) this stack "
+    "follows: their Batch state changes are matched (batch_job_outcomes), their training jobs matched by the name "
+    "their owner asked for and stopped through Batch (TerminateServiceJob, never StopTrainingJob). Empty (the "
+    "default): the Batch family is off: no aws.batch event is matched and nothing is granted on Batch.",
+    pattern=QUEUE, hint="a job queue's name or ARN (letters, digits, '-', '_'; at most 128)",
+    check=lambda value: compiled(QUEUE).fullmatch(value))
+BATCH_WAIT_ALERT_MINUTES = Whole(
+    "batch_wait_alert_minutes", 60, "How long a Batch service job may wait in its queue for capacity (RUNNABLE, "
+    "CAPACITY:...) before batch_job_outcomes.WaitingForCapacity tells it, in minutes since it was submitted (0: "
+    "at its first wait).", 0, 10080, "minutes")
+
+
+class Attempt:
     """One attempt of a service job: the training job it ran, when (epoch ms; None: not known yet), why it stopped,
-    and whether Batch preempted it (listed in preemptionSummary.recentPreemptedAttempts)."""
+    and whether Batch preempted it (listed in preemptionSummary.recentPreemptedAttempts). A plain class with slots:
+    a NamedTuple's definition costs every cold start of the function."""
 
-    training_job_arn: str
-    started_at: int | None
-    stopped_at: int | None
-    status_reason: str
-    preempted: bool
+    __slots__ = ("preempted", "started_at", "status_reason", "stopped_at", "training_job_arn")
+
+    def __init__(self, training_job_arn: str, started_at: int | None, stopped_at: int | None, status_reason: str,
+                 preempted: bool):
+        self.training_job_arn, self.started_at, self.stopped_at = training_job_arn, started_at, stopped_at
+        self.status_reason, self.preempted = status_reason, preempted
+
+    def __repr__(self) -> str:
+        return (f"Attempt({self.training_job_arn!r}, {self.started_at!r}, {self.stopped_at!r}, "
+                f"{self.status_reason!r}, {self.preempted!r})")
 
 
 def training_job_name(requested: str, suffix: str) -> str:
     """The name Batch gives an attempt's training job (the cut is ASSUMED: see the module's doc)."""
-    if not _HEX.fullmatch(suffix):
+    if not compiled(_HEX).fullmatch(suffix):
         raise ValueError(f"the suffix must be {SUFFIX_LENGTH} lower-case hexadecimal characters, not {suffix!r}")
     return f"{PREFIX}{requested[:KEPT_MAX]}{suffix}"
 
@@ -62,7 +96,7 @@ def training_job_name(requested: str, suffix: str) -> str:
 def requested_name(name: str) -> str | None:
     """The requested name kept in a Batch-made training job's name (or its lower-cased form from an ARN); None when
     the name is not Batch-made. May be cut (`may_be_cut`)."""
-    found = _MADE.fullmatch(name) if len(name) <= NAME_MAX else None
+    found = compiled(_MADE).fullmatch(name) if len(name) <= NAME_MAX else None
     return found.group("requested") if found else None
 
 
@@ -160,3 +194,20 @@ def job_id(job_arn: str) -> str:
 def queue_name(queue: str) -> str:
     """A job queue's name from its ARN (arn:aws:batch:<region>:<account>:job-queue/<name>) or its name."""
     return queue.rpartition("job-queue/")[2] if queue.startswith("arn:") else queue
+
+
+def queues(config: Configured) -> tuple[str, ...]:
+    """The job queues the Batch family follows (empty: it is off)."""
+    return config[BATCH_QUEUES]
+
+
+def managed(config: Configured, name: str) -> bool:
+    """Whether the training job `name` is an attempt of a service job this stack follows: the Batch family is on
+    and Batch made the name (its queue is checked before a stop: the name does not say it)."""
+    return bool(queues(config)) and requested_name(name) is not None
+
+
+def queue_followed(followed: tuple[str, ...], queue: str) -> bool:
+    """Whether the job queue `queue` (an ARN, as Batch's events and answers name it) is one of `followed` (names
+    or ARNs)."""
+    return any(queue == q if q.startswith("arn:") else queue_name(queue) == q for q in followed)

@@ -19,6 +19,7 @@ from rule_actions.contract import PHASES, Offer, OutcomeCondition
 from rule_actions.cost import TRAINING as TRAINING_BILLING
 from rule_actions.fields import ActionMap
 from rule_actions.jobs.base import JobFamily, Members, scope_field
+from rule_actions.jobs.batch_facts import KEPT_MAX, PREFIX, managed, prefix_match, queues
 from rule_actions.jobs.common import (
     LOG_GROUPS,
     TRAINING,
@@ -87,9 +88,35 @@ class Training(JobFamily):
     statuses = ("InProgress", "Completed", "Failed", "Stopping", "Stopped", "Deleting")
     kept = ("DebugRuleConfigurations", "ProfilerRuleConfigurations")  # its rules: only its first event carries them
 
+    def in_scope(self, config: Configured, job_name: str) -> bool:
+        """Under a prefix by its name, or (the Batch family on) by the name its owner asked Batch for."""
+        return super().in_scope(config, job_name) or (managed(config, job_name) and any(
+            prefix_match(job_name, prefix) is not False for prefix in config[self.scope]))
+
+    def own_prefix(self, config: Configured, job_name: str, prefix: str) -> bool:
+        return job_name.startswith(prefix) or (managed(config, job_name) and prefix_match(job_name, prefix) is True)
+
+    def pattern_scope(self, config: Configured) -> dict[str, Any]:
+        """Its prefixes, and (the Batch family on) the names Batch makes of them (the requested name's first
+        KEPT_MAX characters are kept)."""
+        prefixes = config[self.scope]
+        if prefixes and queues(config):
+            prefixes = tuple(dict.fromkeys((*prefixes, *(PREFIX + p[:KEPT_MAX] for p in prefixes))))
+        return self.scope_clause(prefixes) if prefixes else {}
+
+    def stopped_through(self, config: Configured, job_name: str) -> tuple[str, ...]:
+        """A training job Batch made, while the Batch family is on: through its service job, in one of its
+        queues."""
+        return queues(config) if managed(config, job_name) else ()
+
     def held_back(self, event: JobEvent, config: Configured, answers: Mapping[Any, Any]) -> str | Need | None:
-        """A trial of a tuning job, while its tuning job reports for it (unless tuning_trials_alert); a pipeline
-        step's job, while the execution reports for it (unless pipeline_step_jobs_alert)."""
+        """An attempt of an AWS Batch service job, while the Batch family is on (it reports for its service job: a
+        preempted attempt's Stopped is no stop by someone); a trial of a tuning job, while its tuning job reports for
+        it (unless tuning_trials_alert); a pipeline step's job, while the execution reports for it (unless
+        pipeline_step_jobs_alert)."""
+        if managed(config, event.job_name):
+            return ("an attempt of an AWS Batch service job (Batch made its name): the Batch family reports for its "
+                    "service job (batch_job_outcomes)")
         step = super().held_back(event, config, answers)
         if step is not None or not trials_held_back(config):
             return step

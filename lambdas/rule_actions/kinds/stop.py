@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import Outcome
 from rule_actions.fields import TextList
-from rule_actions.kinds.base import Kind, already, own_stop, record_stop
+from rule_actions.kinds.base import Kind, already, own_stop, record_stop, through_batch
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
     Action,
@@ -127,10 +127,13 @@ class StopJobKind(Kind):
         if ref is None:  # check() has refused it already
             return NothingDone(Outcome.SKIPPED, "nothing to stop")
         token = digest(f"{ref.arn}|{item.trigger.label}")[:64] if ref.key == ref.arn else None
-        status = ports.jobs.stop(ref.api, ref.key, token)
+        queues = event.job_family.stopped_through(occasion.config, ref.name) if ref.name == event.job_name else ()
+        status, words = through_batch(item, occasion, ports, ref.name, ref.arn, queues) if queues else \
+            (ports.jobs.stop(ref.api, ref.key, token), "")
         if status == "stopped":
             found, note = own_stop(occasion, ref.name)
             notes = [f"stopped {ref.name}" + note + (f" ({ref.consequence})" if ref.consequence else "")]
+            notes += [words] if words else []
             notes += record_stop(item, occasion, ports, ref.name, ref.arn, found)
             return Done("; ".join(notes), (ref.name,))
         if status.startswith("already"):  # another stop's (SageMaker's "already Stopping/Stopped"), not this one

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
 from rule_actions.fields import Flag, anchored
-from rule_actions.kinds.base import Kind, own_stop, record_stop
+from rule_actions.kinds.base import Kind, own_stop, record_stop, through_batch
 from rule_actions.kinds.base import already as base_already
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
@@ -67,6 +67,13 @@ def prefix_problem(prefix: Any) -> str | None:
     return None
 
 
+def _batch_own(item: Planned, event: JobEvent, config: Configured) -> bool:
+    """The prefix covers the event's job, one AWS Batch made, by its requested name: it stops that job alone, through
+    Batch (never a listing of other jobs under the prefix: a Batch-made job's own name does not start with it)."""
+    return bool(item.target and event.job_family.stopped_through(config, event.job_name)
+                and event.job_family.own_prefix(config, event.job_name, item.target))
+
+
 class StopKind(Kind):
     name = "stoptraining"
     keys = ("training_job_prefix",)
@@ -94,13 +101,13 @@ class StopKind(Kind):
         if event.family is not None and event.job_family.name != TRAINING:
             return (f"stoptraining stops training jobs, and this is a {event.job_family.noun}: use stop (the job the "
                     "trigger is about, whatever its family)")
-        if event.job_name.startswith(target) or config[ALLOW_CROSS_JOB_STOP]:
+        if event.job_family.own_prefix(config, event.job_name, target) or config[ALLOW_CROSS_JOB_STOP]:
             return None
         return (f"prefix {target!r} does not cover this event's job {event.job_name!r}: it could stop other teams' "
                 "jobs (set allow_cross_job_stop to permit)")
 
     def needs(self, item: Planned, event: JobEvent, config: Configured) -> frozenset[Need]:
-        own = item.target == event.job_name or event.job_status != IN_PROGRESS
+        own = item.target == event.job_name or event.job_status != IN_PROGRESS or _batch_own(item, event, config)
         return frozenset() if own else frozenset({InProgress(event.job_family.api, item.target)})
 
     def check(self, item: Planned, event: JobEvent, config: Configured, answers: Mapping[Need, Any]) -> Planned:
@@ -113,6 +120,8 @@ class StopKind(Kind):
         prefix = item.target
         if prefix == event.job_name:
             return replace(item, jobs=(prefix,))
+        if _batch_own(item, event, config):  # a Batch-made job, by the name its owner asked for: that job alone
+            return replace(item, jobs=(event.job_name,))
         listed = answers.get(InProgress(event.job_family.api, prefix), Unread(f"{event.job_family.api.list} was not read"))
         if isinstance(listed, Unread):
             return item.decided(Outcome.FAILED, listed.reason)
@@ -133,10 +142,14 @@ class StopKind(Kind):
     def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         event = occasion.event
         stopped, already, not_running, noted = [], [], [], ""
+        through: list[str] = []
         for job in item.jobs or ():
-            status = ports.jobs.stop(event.job_family.api, job)
+            queues = event.job_family.stopped_through(occasion.config, job)
+            status, words = through_batch(item, occasion, ports, job, event.arn_of(job), queues) if queues else \
+                (ports.jobs.stop(event.job_family.api, job), "")
             if status == "stopped":
                 stopped.append(job)
+                through += [words] if words else []
                 found, note = own_stop(occasion, job)
                 noted = noted or note
                 not_running += record_stop(item, occasion, ports, job, event.arn_of(job), found)
@@ -147,7 +160,7 @@ class StopKind(Kind):
         if not stopped:
             return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(already + not_running)}",
                                once=bool(already) and not not_running)
-        notes = [f"stopped {names(stopped)}{noted}", *already, *not_running]
+        notes = [f"stopped {names(stopped)}{noted}", *through, *already, *not_running]
         return Done("; ".join(notes), tuple(stopped))
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:

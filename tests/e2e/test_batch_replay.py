@@ -1,0 +1,84 @@
+"""`make demo-batch`: the AWS Batch samples (events/batch/) and timeline (events/timelines/batch/) replayed with
+examples/batch-config.json on the embedded account (the stack deployed into moto, the emulated Batch installed: the
+stack grants Batch): a wait for capacity, a preemption and a failure after three attempts told as Batch means them,
+the attempts' own outcomes held back, and the hung attempt stopped through TerminateServiceJob (never
+StopTrainingJob), its service job then FAILED, terminated with a reason naming the rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "examples" / "batch-config.json"
+SAMPLES = ROOT / "events" / "batch"
+TIMELINE = ROOT / "events" / "timelines" / "batch" / "preempted-then-hung.json"
+HUNG = "AWSBatchllm-pretrain-nov240a4f78472239f9c5987e8bd5ddee3397"
+
+
+@pytest.fixture(scope="module")
+def replayed():
+    """The samples' rows, the timeline's rows, and what the embedded account holds at the end: the timeline's
+    service job, and the SageMaker calls made on the hung training job (StopTrainingJob counted)."""
+    from moto.sagemaker.models import SageMakerModelBackend
+
+    from rule_actions_cdk.app import project_context, quiet_node
+    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.inputs import load
+    from rule_actions_cli.synth import synthesize
+
+    quiet_node()
+    assembly, stack = synthesize({**project_context(), "rule_actions": json.loads(CONFIG.read_text())})
+    stops: list[str] = []
+    with EmbeddedAccount(assembly, stack) as account:
+        original = SageMakerModelBackend.stop_training_job  # type: ignore[attr-defined]  # (the emulator's)
+
+        def counted(self, training_job_name):
+            stops.append(training_job_name)
+            return original(self, training_job_name)
+
+        SageMakerModelBackend.stop_training_job = counted  # type: ignore[attr-defined]
+        try:
+            samples = account.replay(load([str(SAMPLES)], as_rows=True)[0])
+            rows = account.replay_timeline(str(TIMELINE), json.loads(TIMELINE.read_text()))
+        finally:
+            SageMakerModelBackend.stop_training_job = original  # type: ignore[attr-defined]
+        from rule_actions_cli.emulator import batch as moto_batch
+
+        listed = account.client("batch").list_service_jobs(jobQueue="gpu-training", jobStatus="FAILED")
+        [summary] = listed["jobSummaryList"]
+        service_job = moto_batch.service_job(summary["jobId"])
+    return samples, rows, service_job, stops
+
+
+def done(rows):
+    return [(r["job"], a["trigger"], a["kind"]) for r in rows for a in r["actions"] if a["outcome"] == "done"]
+
+
+def test_the_samples_are_told_as_batch_means_them_and_the_attempts_held_back(replayed):
+    samples, _, _, _ = replayed
+    assert sorted(done(samples)) == [
+        ("llm-pretrain-nov24", "job:Preempted", "notify"), ("llm-pretrain-nov24", "job:Terminated", "notify"),
+        ("llm-pretrain-nov24", "job:WaitingForCapacity", "notify"), ("sft-llama-nov24", "job:Failed", "notify")]
+    attempts = [a for r in samples if r["job"].startswith("AWSBatch") for a in r["actions"]]
+    assert attempts and all(a["outcome"] == "skipped" and "an attempt of an AWS Batch service job" in a["reason"]
+                            for a in attempts)
+
+
+def test_the_timeline_tells_the_wait_and_the_preemption_and_stops_the_hung_attempt_through_batch(replayed):
+    _, rows, service_job, stops = replayed
+    told = [(r["source"].rsplit("#+", 1)[1], a["trigger"]) for r in rows for a in r["actions"]
+            if a["kind"] == "notify" and a["outcome"] == "done"]
+    assert told == [("10m", "job:WaitingForCapacity"), ("200m", "job:Preempted"), ("310m", "StalledTraining"),
+                    ("310m", "job:Terminated")]
+    [stop] = [(r["source"].rsplit("#+", 1)[1], r["job"], a) for r in rows for a in r["actions"]
+              if a["kind"] == "stoptraining" and a["outcome"] == "done"]
+    assert stop[:2] == ("310m", HUNG)
+    assert "TerminateServiceJob of service job llm-pretrain-nov24" in stop[2]["reason"]
+    # Then Batch holds the job terminated with the rule's reason, and StopTrainingJob was never called
+    assert service_job["status"] == "FAILED" and service_job["isTerminated"] is True
+    assert "StalledTraining" in service_job["statusReason"]
+    assert len(service_job["attempts"]) == 3 and service_job["preemptionSummary"]["preemptedAttemptCount"] == 1
+    assert stops == []

@@ -1,0 +1,72 @@
+"""The stack with the AWS Batch family off and on (issue 39): off, no aws.batch pattern and no Batch grant whatever
+batch_job_outcomes says; on, the rule matches the configured queues' service jobs beside SageMaker's events (a $or
+of each source's pattern), and the function may terminate service jobs and read them, cdk-nag clean."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Template
+from stack_helpers import ROOT, synthesize
+
+from rule_actions.config import Config
+from rule_actions_cdk.app import project_context
+from rule_actions_cdk.plugins import event_pattern
+
+CONFIG = json.loads((ROOT / "examples" / "batch-config.json").read_text())
+OFF = {key: value for key, value in CONFIG.items() if key != "batch_queues"}
+
+
+def context(config: dict[str, Any]) -> dict[str, Any]:
+    return {**project_context(), "rule_actions": config}
+
+
+@pytest.fixture(scope="module")
+def on(tmp_path_factory) -> Template:
+    return synthesize(context(CONFIG), tmp_path_factory.mktemp("cdk.out"))  # cdk-nag raises on a finding
+
+
+@pytest.fixture(scope="module")
+def off(tmp_path_factory) -> Template:
+    return synthesize(context(OFF), tmp_path_factory.mktemp("cdk.out"))
+
+
+def rule_of(template: Template) -> dict[str, Any]:
+    """The stack's rule (the monitor's schedule is a rule of its own, without a pattern)."""
+    [rule] = [r for r in template.find_resources("AWS::Events::Rule").values() if "EventPattern" in r["Properties"]]
+    return rule
+
+
+def batch_statements(template: Template) -> list[dict[str, Any]]:
+    return [s for policy in template.find_resources("AWS::IAM::Policy").values()
+            for s in policy["Properties"]["PolicyDocument"]["Statement"] if "batch:" in json.dumps(s["Action"])]
+
+
+def test_the_family_off_matches_no_batch_event_and_grants_no_batch_call(off):
+    # Given the example's batch_job_outcomes without batch_queues
+    rule = rule_of(off)
+    # Then no aws.batch pattern, no Batch statement
+    assert "aws.batch" not in json.dumps(rule["Properties"]["EventPattern"])
+    assert batch_statements(off) == []
+    assert "DescribeBatchTrainingJobs" not in json.dumps(off.find_resources("AWS::IAM::Policy"))
+
+
+def test_the_family_on_matches_its_queues_and_grants_terminate_and_reads(on):
+    rule = rule_of(on)
+    pattern = rule["Properties"]["EventPattern"]
+    assert pattern["$or"] == event_pattern(Config.from_dict(CONFIG))["$or"]
+    assert pattern["source"] == ["aws.sagemaker", "aws.batch"]  # the rule's own, beside each alternative's
+    [batch] = [branch for branch in pattern["$or"] if branch["source"] == ["aws.batch"]]
+    assert batch["detail"]["jobQueue"] == [{"suffix": ":job-queue/gpu-training"}]
+    found = {s["Sid"]: s for s in batch_statements(on)}
+    assert found["TerminateBatchServiceJobs"]["Action"] == "batch:TerminateServiceJob"
+    resource = json.dumps(found["TerminateBatchServiceJobs"]["Resource"])
+    assert ":batch:" in resource and "service-job/*" in resource
+    assert found["ReadBatchServiceJobs"]["Action"] == ["batch:DescribeServiceJob", "batch:ListServiceJobs"]
+    assert found["ReadBatchServiceJobs"]["Resource"] == "*"
+    [describe] = [s for policy in on.find_resources("AWS::IAM::Policy").values()
+                  for s in policy["Properties"]["PolicyDocument"]["Statement"] if s.get("Sid") == "DescribeBatchTrainingJobs"]
+    assert describe["Action"] == "sagemaker:DescribeTrainingJob"
+    assert "training-job/awsbatch*" in json.dumps(describe["Resource"])
