@@ -28,7 +28,6 @@ from rule_actions import pipeline, registry
 from rule_actions.config import Settings
 from rule_actions.effects import client, partition
 from rule_actions.effects.adapters import Adapters, Kept
-from rule_actions.effects.batch import BatchServiceJobs
 from rule_actions.effects.ledger import DynamoLedger
 from rule_actions.effects.notify import SnsNotifier
 from rule_actions.effects.pricing import PriceListApi
@@ -69,9 +68,11 @@ def runtime() -> tuple[Settings, Adapters]:
         kept=Kept(),  # what the evaluations of this environment heard, and their ports
         prices=PriceListApi(lambda endpoint: client("pricing", endpoint)),  # each answer kept for the environment
         checkpoints=S3Checkpoints(lambda: client("s3", settings.region)),  # made on a restart's first listing
-        # AWS Batch, when the Batch family is on (its client made on a stop's first call)
-        batch=BatchServiceJobs(lambda: client("batch", settings.region)) if registry.batch_on(config) else None,
     )
+    if registry.batch_on(config):  # AWS Batch, when the Batch family is on (its client made on a stop's first call)
+        from rule_actions.effects.batch import BatchServiceJobs
+
+        adapters = adapters._replace(batch=BatchServiceJobs(lambda: client("batch", settings.region)))
     return settings, adapters
 
 

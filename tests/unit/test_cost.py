@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from planning import parse_event
 
-from rule_actions import cost
+from rule_actions import cost, registry
 from rule_actions.config import Config, ConfigError
 from rule_actions.contract import ENV_SERVICE, SERVICE, SERVICE_DIMENSION, WARNING_KEY, Outcome
 from rule_actions.cost import PriceSettings, Unknown
@@ -451,7 +451,7 @@ def test_the_json_payload_carries_the_cost_object_and_a_warning_s_level_as_its_s
     schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "webhook-json-v1.schema.json").read_text())
     for occasion, warning, until in ((stopped_occasion(), None, "stop"),
                                      (stopped_occasion(warning="0.5"), 0.5, "now")):
-        body = json.loads(occasion.webhook_body("json", "f" * 32))
+        body = json.loads(registry.destinations()["json"].body(occasion, "f" * 32, {}))
         jsonschema.Draft202012Validator(schema).validate(body)
         assert body["trigger"]["warning"] == warning and body["cost"]["until"] == until
         assert body["cost"]["usd"] == 241.2

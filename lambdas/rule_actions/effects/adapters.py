@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from rule_actions.effects import begin_invocation, client
-from rule_actions.effects.batch import BatchServiceJobs
 from rule_actions.effects.ledger import DynamoLedger
 from rule_actions.effects.notify import SnsNotifier
 from rule_actions.effects.pricing import PriceListApi
@@ -18,6 +17,7 @@ from rule_actions.effects.sagemaker import SageMaker
 from rule_actions.effects.webhook import HttpsWebhooks
 
 if TYPE_CHECKING:  # organization mode only: the handler imports it when the configuration has an organization
+    from rule_actions.effects.batch import BatchServiceJobs  # the Batch family's, imported only when it is on
     from rule_actions.effects.cloudwatch import CloudWatchMetrics
     from rule_actions.effects.logs import CloudWatchLogs
     from rule_actions.effects.members import MemberAccounts
@@ -72,9 +72,11 @@ class Adapters(NamedTuple):
             return self
         members = self.members
         found = self._replace(jobs=members.sagemaker(account, region), region=region,
-                              checkpoints=S3Checkpoints(lambda: members.client("s3", account, region)),
-                              batch=BatchServiceJobs(lambda: members.client("batch", account, region))
-                              if self.batch is not None else None)
+                              checkpoints=S3Checkpoints(lambda: members.client("s3", account, region)))
+        if self.batch is not None:  # the Batch family is on: its adapter imported then
+            from rule_actions.effects.batch import BatchServiceJobs
+
+            found = found._replace(batch=BatchServiceJobs(lambda: members.client("batch", account, region)))
         if self.metrics is None:  # an event's ports: no evaluation's reads
             return found
         from rule_actions.effects.cloudwatch import CloudWatchMetrics
