@@ -37,6 +37,10 @@ BEFORE = {
 }
 
 
+# `rule-actions ARGV` as its console script runs it (rule_actions_cli.main:cli; a checkout from before it has main()).
+ENTRY = "import sys; from rule_actions_cli import main as command; sys.exit(getattr(command, 'cli', command.main)())"
+
+
 def checkout() -> Path:
     return Path(os.environ.get("BENCH_REPLAY_ROOT") or ROOT).resolve()
 
@@ -56,8 +60,7 @@ def timed(argv: list[str], root: Path) -> tuple[float, float]:
     failed run ends the bench."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "import sys; from rule_actions_cli.main import main; "
-                           "sys.exit(main(sys.argv[1:]))", *argv], cwd=root, env=environment(root),
+    done = subprocess.run([sys.executable, "-c", ENTRY, *argv], cwd=root, env=environment(root),
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

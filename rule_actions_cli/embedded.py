@@ -34,6 +34,7 @@ from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
 from rule_actions_cli.emulator import s3 as moto_s3
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
+from rule_actions_cli.emulator import speed as moto_speed
 from rule_actions_cli.inputs import is_timeline, job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.report import NOTABLE, Delivery
@@ -257,6 +258,7 @@ class EmbeddedAccount:
             os.environ.pop(key, None)
         self.progress(f"deploying stack {self.stack_name} on the embedded AWS")
         _botocore_data_once()
+        moto_speed.install()
         self._mock.start()
         try:
             moto_sagemaker.install()
@@ -296,6 +298,7 @@ class EmbeddedAccount:
         template["Resources"] = {name: r for name, r in template["Resources"].items()
                                  if not r["Type"].startswith("Custom::")}
         warnings.filterwarnings("ignore", message="Tried to parse AWS::", category=UserWarning)
+        moto_speed.install_templates()
         cloudformation.create_stack(
             StackName=self.stack_name,
             TemplateBody=json.dumps(template),
