@@ -298,7 +298,9 @@ def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: 
 
     status = terminal.StatusLine(sys.stderr)
     try:
-        with embedded_from(context, secrets, status.show if progress and not verbose else None) as world:
+        # No command reads the replay's stack back from CloudFormation: its resources are created without it.
+        with embedded_from(context, secrets, status.show if progress and not verbose else None,
+                           cloudformation=False) as world:
             rows = world.replay(events, log=sys.stderr if verbose else None)
             if deliveries is not None:
                 deliveries += world.deliveries()
