@@ -107,13 +107,14 @@ class _Writers:
     def _structure(self, shape: Any, name: Callable[[str], Any]) -> Writer:
         if shape.is_document_type:
             return lambda serializer, into, value, key: into.__setitem__(key, value)
-        members: list[_Member] = []
+        made: list[list[_Member]] = []  # its members, made at the first value (a shape may contain itself)
 
         def structure(serializer: Any, into: dict[str, Any], value: Any, key: str) -> None:
             if value is None:
                 return
-            if not members:
-                members.extend(_Member(self, shape, k, s) for k, s in shape.members.items())
+            if not made:  # (a list made whole, then added: a concurrent request sees it whole or not at all)
+                made.append([_Member(self, shape, k, s) for k, s in shape.members.items()])
+            members = made[0]
             wrapper: dict[str, Any] = {} if key else into
             if type(value) is dict:  # most of moto's answers: its names looked up with dict.get
                 for member in members:

@@ -11,8 +11,9 @@ resolves to nothing). tests/integration/test_moto_stacks.py deploys the example 
 and compares what each created, call by call.
 
 A template this cannot deploy so (a type not listed in TYPES, a condition, a mapping, a transform, an output's export,
-a parameter a resource or an output reads, another intrinsic function) is left alone: deploy() answers None before
-creating anything, and the caller creates the stack with moto's CloudFormation.
+a parameter a resource or an output reads, another intrinsic function) or that moto's CloudFormation would refuse (a
+Ref to nothing, a GetAtt of a resource it skips...) is left alone: deploy() answers None before creating anything,
+and the caller creates the stack with moto's CloudFormation, which creates it or refuses it its own way.
 """
 
 from __future__ import annotations
@@ -76,8 +77,15 @@ class TemplateError(Exception):
     """What moto's CloudFormation would refuse the template for (the stack would not be created)."""
 
 
+PSEUDO = ("AWS::AccountId", "AWS::Region", "AWS::StackId", "AWS::StackName", "AWS::URLSuffix", "AWS::NoValue",
+          "AWS::Partition")
+
+
 def deployable(template: dict[str, Any]) -> bool:
-    """Whether deploy() deploys `template` as moto's CloudFormation would (else moto's CloudFormation is to)."""
+    """Whether deploy() deploys `template` as moto's CloudFormation would, none of its checks failing (else moto's
+    CloudFormation is to, and to refuse it its own way): known types and keys only, every parameter with a default
+    and read by nothing, every Ref and Fn::Sub variable naming a resource or a pseudo parameter, every Fn::GetAtt a
+    resource moto creates, an output's one an attribute its model has."""
     resources = template.get("Resources")
     if not isinstance(resources, dict) or not resources or set(template) - TOP_LEVEL:
         return False
@@ -87,15 +95,35 @@ def deployable(template: dict[str, Any]) -> bool:
     if not isinstance(outputs, dict) or any(not isinstance(o, dict) or set(o) - {"Value", "Description"}
                                             for o in outputs.values()):
         return False
-    parameters = set(template.get("Parameters") or {})
+    parameters = template.get("Parameters") or {}
+    if not isinstance(parameters, dict) or any(not isinstance(p, dict) or p.get("Default") is None
+                                               for p in parameters.values()):
+        return False
+    named = set(resources) | set(PSEUDO)
     for key, value in _keys(resources, outputs):
         if key.startswith("Fn::") and key not in FUNCTIONS:
             return False
-        if key == "Ref" and value in parameters:
+        if key == "Ref" and value not in named:
             return False
-        if key == "Fn::Sub" and any(name.split(".")[0] in parameters for name in _substituted(value)):
+        if key == "Fn::Sub" and any(name.split(".")[0] not in named for name in _substituted(value)):
             return False
+        if key == "Fn::GetAtt" and not (isinstance(value, list) and len(value) == 2 and value[0] in resources
+                                        and TYPES[resources[value[0]]["Type"]] is not None):
+            return False
+    for output in outputs.values():  # moto checks them before creating anything
+        value = output.get("Value")
+        if isinstance(value, dict) and "Fn::GetAtt" in value:
+            name, attribute = value["Fn::GetAtt"]
+            if not _model(resources[name]["Type"]).has_cfn_attr(attribute):
+                return False
     return True
+
+
+def _model(resource_type: str) -> Any:
+    """moto's model class of a type TYPES lists as created."""
+    found = TYPES[resource_type]
+    assert found is not None
+    return getattr(importlib.import_module(found[0]), found[1])
 
 
 EXCEPTIONS = "moto.cloudformation.exceptions"
@@ -176,10 +204,8 @@ class _Resources:
 
     def __init__(self, resources: dict[str, Any], stack_id: str, stack_name: str, account_id: str, region: str):
         self.resources, self.stack_id, self.account_id, self.region = resources, stack_id, account_id, region
-        self.parsed: dict[str, Any] = {
-            "AWS::AccountId": account_id, "AWS::Region": region, "AWS::StackId": stack_id,
-            "AWS::StackName": stack_name, "AWS::URLSuffix": "amazonaws.com", "AWS::NoValue": None,
-            "AWS::Partition": "aws"}
+        self.parsed: dict[str, Any] = dict(zip(PSEUDO, (account_id, region, stack_id, stack_name, "amazonaws.com",
+                                                        None, "aws"), strict=True))
         self.created: dict[str, Any] = {}
 
     def __getitem__(self, logical_id: str) -> Any:
@@ -207,7 +233,7 @@ class _Resources:
             warnings.warn(f"Tried to parse {resource_type} but it's not supported by moto's CloudFormation "
                           "implementation", stacklevel=2)
             return None
-        model = getattr(importlib.import_module(found[0]), found[1])
+        model = _model(resource_type)
         resource.setdefault("Properties", {})
         cleaned = _clean(resource, self)
         name = resource_name(resource_type, self.parsed["AWS::StackName"], logical_id)

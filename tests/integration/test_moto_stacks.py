@@ -156,9 +156,14 @@ def test_the_types_names_and_ids_are_moto_s_cloudformation_s():
      "Parameters": {"Name": {"Type": "String", "Default": "q"}}},
     {"Resources": {"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": {"Fn::ImportValue": "x"}}}}},
     {"Outputs": {"Url": {"Value": {"Ref": "Queue"}, "Export": {"Name": "url"}}}},
+    {"Parameters": {"Name": {"Type": "String"}}},  # no default: moto refuses the stack without the parameter
+    {"Resources": {"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": {"Ref": "Nothing"}}}}},
+    {"Resources": {"Policy": {"Type": "AWS::SQS::QueuePolicy"}, "Queue": {"Type": "AWS::SQS::Queue", "Properties": {
+        "QueueName": {"Fn::GetAtt": ["Policy", "Id"]}}}}},  # a GetAtt of a resource moto skips: refused
+    {"Outputs": {"Colour": {"Value": {"Fn::GetAtt": ["Queue", "Colour"]}}}},  # an attribute its model has not
 ])
 def test_a_template_it_does_not_deploy_as_moto_is_left_to_moto_s_cloudformation(change):
-    # Given a template holding something deploy() does not do as moto's CloudFormation does
+    # Given a template holding something deploy() does not do as moto's CloudFormation does, or that moto refuses
     template = {"Resources": {"Queue": {"Type": "AWS::SQS::Queue"}}}
     template = {**template, **change, "Resources": {**template["Resources"], **change.get("Resources", {})}}
     from moto import mock_aws
