@@ -3,7 +3,8 @@
 The stack's template is deployed into moto's CloudFormation (with the bootstrap parameter and the Lambda asset
 in the assets bucket), or for the replay its resources created as moto's CloudFormation creates them without importing
 it (emulator.stacks), so the handler runs with the environment the stack really gives it, and events are matched
-against the EventBridge rules the stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions) lives for the whole run.
+against the EventBridge rules the stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions)
+lives for the whole run.
 Secrets given as {name: secret string} (webhooks' URLs and keys) are created in its Secrets Manager.
 """
 
@@ -360,7 +361,8 @@ class EmbeddedAccount:
         status = cloudformation.describe_stacks(StackName=self.stack_name)["Stacks"][0]["StackStatus"]
         if status != "CREATE_COMPLETE":
             raise RuntimeError(f"the embedded stack did not deploy: {status}")
-        found: list[dict[str, Any]] = cloudformation.describe_stack_resources(StackName=self.stack_name)["StackResources"]
+        described = cloudformation.describe_stack_resources(StackName=self.stack_name)
+        found: list[dict[str, Any]] = described["StackResources"]
         return found
 
     def deliveries(self) -> list[Delivery]:

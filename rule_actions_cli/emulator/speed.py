@@ -374,7 +374,8 @@ def install() -> None:
         (JSONSerializer, "_serialize_result", _serialize_result(JSONSerializer._serialize_result)),
         (botocore.session.Session, "get_available_regions",
          _get_available_regions(botocore.session.Session.get_available_regions)),
-        (sagemaker_models, "camelcase_to_underscores", functools.cache(vars(sagemaker_models)["camelcase_to_underscores"])),
+        (sagemaker_models, "camelcase_to_underscores",
+         functools.cache(vars(sagemaker_models)["camelcase_to_underscores"])),
     ]
     for owner, name, patched in patches:
         setattr(patched, _MARK, True)

@@ -28,6 +28,7 @@ from rule_actions_cli.emulator import speed
 
 REGION = "us-east-1"
 T0 = datetime(2026, 11, 24, 8, 0, 0, 123456, tzinfo=UTC)
+TUNING_JOB = f"arn:aws:sagemaker:{REGION}:123456789012:hyper-parameter-tuning-job/hpo"
 
 
 class Compared:
@@ -79,11 +80,12 @@ def _jobs() -> None:
         moto_sagemaker.put_training_job(
             f"job-{i}", status, debug_rule_configurations=rules, debug_rule_evaluation_statuses=statuses,
             resource_config={"InstanceType": "ml.p3.2xlarge", "InstanceCount": 2, "VolumeSizeInGB": 100},
-            tags={"team": "ml", "rule-actions:monitor": "true"}, metric_definitions=[{"Name": "loss", "Regex": "l=(.*)"}],
+            tags={"team": "ml", "rule-actions:monitor": "true"},
+            metric_definitions=[{"Name": "loss", "Regex": "l=(.*)"}],
             transitions=[{"Status": "Starting", "StartTime": T0, "StatusMessage": "launching"},
                          {"Status": "Training", "StartTime": T0 + timedelta(minutes=3)}],
             training_start_time=T0, stopping_condition={"MaxRuntimeInSeconds": 3600}, creation_time=T0,
-            tuning_job_arn="arn:aws:sagemaker:us-east-1:123456789012:hyper-parameter-tuning-job/hpo" if i == 1 else None,
+            tuning_job_arn=TUNING_JOB if i == 1 else None,
             failure_reason="AlgorithmError: out of memory" if status == "Failed" else None,
             final_objective=("validation:loss", 0.25) if status == "Completed" else None,
             checkpoint_config={"S3Uri": "s3://bucket/checkpoints", "LocalPath": "/opt/ml/checkpoints"},
