@@ -1,7 +1,8 @@
 """How long a person waits for a replay: the warm `make demo` (every sample event and timeline, the demo's webhook
 configuration, its stack already synthesized) and a one-event replay (its start-up: imports, the embedded deploy,
 one event), each as a user runs it, in a fresh process, timed from its start to its exit (wall time and the CPU
-time of the process), beside the same commands measured before issue 37's speed work (commit 648488c).
+time of the process), beside the same commands measured before issue 37's speed work (commit 648488c) and after its
+first step (commit 4a38460).
 
 `BENCH_REPLAY_ROOT=/path/to/another/checkout python -m bench 11` times that checkout's code instead (its packages
 first on PYTHONPATH, this environment's installed packages): how the numbers "before" below were measured.
@@ -35,6 +36,19 @@ BEFORE = {
     ("demo", "cached"): (44.1, 30.5),
     ("one event", "cached"): (11.7, 5.6),
 }
+# Measured the same way on commit 4a38460 (after the first step: the CloudWatch index, botocore's data once, the
+# bytecode kept; before the second: moto's JSON serializer, the collector, the stack created without moto's
+# CloudFormation), 2026-11-28, load average 3 to 5.
+STEP_1 = {
+    ("demo", "compiled at each start"): (24.4, 18.0),
+    ("one event", "compiled at each start"): (7.1, 5.0),
+    ("demo", "cached"): (17.6, 12.9),
+    ("one event", "cached"): (6.0, 4.0),
+}
+
+
+# `rule-actions ARGV` as its console script runs it (rule_actions_cli.main:cli; a checkout from before it has main()).
+ENTRY = "import sys; from rule_actions_cli import main as command; sys.exit(getattr(command, 'cli', command.main)())"
 
 
 def checkout() -> Path:
@@ -56,8 +70,7 @@ def timed(argv: list[str], root: Path) -> tuple[float, float]:
     failed run ends the bench."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "import sys; from rule_actions_cli.main import main; "
-                           "sys.exit(main(sys.argv[1:]))", *argv], cwd=root, env=environment(root),
+    done = subprocess.run([sys.executable, "-c", ENTRY, *argv], cwd=root, env=environment(root),
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -87,9 +100,11 @@ def run() -> list[str]:
         runs = [timed(argv, root) for _ in range(RUNS)]
         wall, cpu = median([w for w, _ in runs]), median([c for _, c in runs])
         was_wall, was_cpu = BEFORE[(name, mode)]
+        step_wall, step_cpu = STEP_1[(name, mode)]
         lines.append(f"{name:<10} rule-actions {' '.join(argv)}")
         lines.append(f"{'':<10} now:    {wall:5.1f} s wall, {cpu:5.1f} s CPU (median of {RUNS}: "
                      f"{', '.join(f'{w:.1f}' for w, _ in runs)} s wall)")
+        lines.append(f"{'':<10} step 1: {step_wall:5.1f} s wall, {step_cpu:5.1f} s CPU (commit 4a38460)")
         lines.append(f"{'':<10} before: {was_wall:5.1f} s wall, {was_cpu:5.1f} s CPU (commit 648488c)")
         ok = ok and cpu <= TARGETS[name] * (1.5 if name == "one event" else 1)
         summary.append(f"replay speed, {name} (bytecode {mode}): {wall:.1f} s wall, {cpu:.1f} s CPU; before "

@@ -1,8 +1,10 @@
 """The embedded account: moto, built from the synthesized stack, with the real handler run in-process.
 
 The stack's template is deployed into moto's CloudFormation (with the bootstrap parameter and the Lambda asset
-in the assets bucket), so the handler runs with the environment the stack really gives it, and events are matched against the EventBridge rules the
-stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions) lives for the whole run.
+in the assets bucket), or for the replay its resources created as moto's CloudFormation creates them without importing
+it (emulator.stacks), so the handler runs with the environment the stack really gives it, and events are matched
+against the EventBridge rules the stack really creates. State (jobs, the exactly-once ledger, SNS subscriptions)
+lives for the whole run.
 Secrets given as {name: secret string} (webhooks' URLs and keys) are created in its Secrets Manager.
 """
 
@@ -34,6 +36,8 @@ from rule_actions_cli.emulator import monitoring as moto_monitoring
 from rule_actions_cli.emulator import pricing as moto_pricing
 from rule_actions_cli.emulator import s3 as moto_s3
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
+from rule_actions_cli.emulator import speed as moto_speed
+from rule_actions_cli.emulator import stacks as moto_stacks
 from rule_actions_cli.inputs import is_timeline, job_of
 from rule_actions_cli.matcher import matches
 from rule_actions_cli.replay_table import NOTABLE, Delivery
@@ -310,8 +314,12 @@ class EmbeddedAccount:
     """`with EmbeddedAccount(assembly_dir, stack_name) as account: account.process(event)`."""
 
     def __init__(self, assembly_dir: Path, stack_name: str, region: str = "us-east-1",
-                 secrets: Mapping[str, str] | None = None):
+                 secrets: Mapping[str, str] | None = None, cloudformation: bool = True):
         self.assembly_dir, self.stack_name, self.region = Path(assembly_dir), stack_name, region
+        # The stack created by moto's CloudFormation (DescribeStacks finds it: the commands that read a deployed
+        # stack, run against this account), or only its resources, as moto's CloudFormation creates them, without
+        # importing it (emulator.stacks: a third of a one-event replay's start-up): the replay reads nothing else.
+        self.cloudformation = cloudformation
         self.secrets = dict(secrets or {})
         self._mock = mock_aws()
         self.patterns: list[dict[str, Any]] = []
@@ -329,6 +337,7 @@ class EmbeddedAccount:
             os.environ.pop(key, None)
         self.progress(f"deploying stack {self.stack_name} on the embedded AWS")
         _botocore_data_once()
+        moto_speed.install()
         self._mock.start()
         try:
             moto_sagemaker.install()
@@ -357,13 +366,11 @@ class EmbeddedAccount:
 
     def _deploy(self) -> None:
         self.template = template = json.loads((self.assembly_dir / f"{self.stack_name}.template.json").read_text())
-        self.client("ssm").put_parameter(Name=BOOTSTRAP_VERSION, Value="30", Type="String")
         if "batch:TerminateServiceJob" in json.dumps(template):  # the Batch family is on: AWS Batch's service jobs
             from rule_actions_cli.emulator import batch as moto_batch  # (moto's Batch costs ~2 s to import)
 
             moto_batch.install()
         self._upload_assets()
-        cloudformation = self.client("cloudformation")
         # moto skips the types it does not emulate (alarms, topic/queue policies, EventInvokeConfig, CDK
         # metadata) with a warning each: they do not change what the handler does, so the run stays quiet.
         logging.getLogger("moto").setLevel(logging.ERROR)
@@ -372,15 +379,7 @@ class EmbeddedAccount:
         template["Resources"] = {name: r for name, r in template["Resources"].items()
                                  if not r["Type"].startswith("Custom::")}
         warnings.filterwarnings("ignore", message="Tried to parse AWS::", category=UserWarning)
-        cloudformation.create_stack(
-            StackName=self.stack_name,
-            TemplateBody=json.dumps(template),
-            Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"],
-        )
-        status = cloudformation.describe_stacks(StackName=self.stack_name)["Stacks"][0]["StackStatus"]
-        if status != "CREATE_COMPLETE":
-            raise RuntimeError(f"the embedded stack did not deploy: {status}")
-        resources = cloudformation.describe_stack_resources(StackName=self.stack_name)["StackResources"]
+        resources = self._create_stack(template)
         handlers = {name for name, r in template["Resources"].items()
                     if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == HANDLER}
         # The evaluator (the monitor rules) is the function the stack's schedule rules target; the other is the one.
@@ -414,6 +413,33 @@ class EmbeddedAccount:
         self._subscriptions(template, resources)
         for name, value in self.secrets.items():
             self.client("secretsmanager").create_secret(Name=name, SecretString=value)
+
+    def _create_stack(self, template: dict[str, Any]) -> list[dict[str, Any]]:
+        """The stack created in the embedded account, as its StackResources (logical and physical ids): by moto's
+        CloudFormation, or (`cloudformation` false) each resource as it creates them without it (emulator.stacks),
+        unless the template holds what emulator.stacks does not deploy so."""
+        if not self.cloudformation:
+            from moto.iam.models import get_account_id_from
+
+            account = get_account_id_from(os.environ["AWS_ACCESS_KEY_ID"])  # as moto answers these credentials
+            deployed = moto_stacks.deploy(template, self.stack_name, account, self.region)
+            if deployed is not None:
+                return [{"LogicalResourceId": logical, "PhysicalResourceId": physical}
+                        for logical, physical in deployed.physical.items()]
+        self.client("ssm").put_parameter(Name=BOOTSTRAP_VERSION, Value="30", Type="String")
+        moto_speed.install_templates()
+        cloudformation = self.client("cloudformation")
+        cloudformation.create_stack(
+            StackName=self.stack_name,
+            TemplateBody=json.dumps(template),
+            Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"],
+        )
+        status = cloudformation.describe_stacks(StackName=self.stack_name)["Stacks"][0]["StackStatus"]
+        if status != "CREATE_COMPLETE":
+            raise RuntimeError(f"the embedded stack did not deploy: {status}")
+        described = cloudformation.describe_stack_resources(StackName=self.stack_name)
+        found: list[dict[str, Any]] = described["StackResources"]
+        return found
 
     def deliveries(self) -> list[Delivery]:
         """What the stack's topics delivered, in order: each message's audience (`to`: team, or the address or

@@ -155,18 +155,21 @@ class EmbeddedOrganization(EmbeddedAccount):
 
 
 def embedded(assembly_dir: Path, stack_name: str, organization: Organization | None,
-             secrets: Mapping[str, str] | None = None) -> EmbeddedAccount:
-    """The embedded world a configuration deploys: one account, or the central stack and its members."""
+             secrets: Mapping[str, str] | None = None, cloudformation: bool = True) -> EmbeddedAccount:
+    """The embedded world a configuration deploys: one account (its stack created by moto's CloudFormation, or with
+    `cloudformation` false its resources alone: EmbeddedAccount), or the central stack and its members (always by
+    moto's CloudFormation: their outputs are read back from it)."""
     if organization is None:
-        return EmbeddedAccount(assembly_dir, stack_name, secrets=secrets)
+        return EmbeddedAccount(assembly_dir, stack_name, secrets=secrets, cloudformation=cloudformation)
     return EmbeddedOrganization(assembly_dir, stack_name, organization, secrets=secrets)
 
 
 def embedded_from(context: Mapping[str, Any], secrets: Mapping[str, str] | None = None,
-                  progress: Callable[[str], None] | None = None) -> EmbeddedAccount:
+                  progress: Callable[[str], None] | None = None, cloudformation: bool = True) -> EmbeddedAccount:
     """The embedded world a replay's context deploys: its stack synthesized (rule_actions_cli.synth, cached), then
     one account, or (organization mode) the central stack and a member stack in every account the events name.
-    `progress`, when given, is told each slow step (synthesis, the deploy, each event and timeline's minute)."""
+    `progress`, when given, is told each slow step (synthesis, the deploy, each event and timeline's minute);
+    `cloudformation` false: the stack's resources created without moto's CloudFormation (embedded())."""
     from rule_actions_cdk.app import read_context
     from rule_actions_cli.synth import synthesize
 
@@ -174,7 +177,7 @@ def embedded_from(context: Mapping[str, Any], secrets: Mapping[str, str] | None 
     if progress:
         progress(f"synthesizing stack {settings.stack_name} (kept in a cache once done)")
     assembly, stack = synthesize(context)
-    world = embedded(assembly, stack, config.organization, secrets)
+    world = embedded(assembly, stack, config.organization, secrets, cloudformation)
     if progress:
         world.progress = progress
     return world

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from rule_actions_cli import check as check_command
@@ -202,10 +204,38 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+# The cyclic garbage collector's thresholds while a command runs (Python's are 700, 10, 10): see fewer_collections.
+COLLECTOR_THRESHOLDS = (50_000, 20, 100)
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """The garbage collector run less often while the command runs, as before after. A replay builds millions of
+    objects it keeps to the end (moto and its backends, botocore's service models, the embedded account's state) and
+    makes little cyclic garbage: at Python's thresholds the collector walked them all again and again, a fifth of a
+    one-event replay's CPU and a tenth of `make demo`'s (docs/performance.md). Garbage is still collected, in fewer,
+    larger rounds; the peak memory stays within a few MB."""
+    before = gc.get_threshold()
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command's run, every line it prints guarded (terminal.py): no value it shows can drive the terminal."""
-    with terminal.guarded():
+    with terminal.guarded(), fewer_collections():
         return _main(argv)
+
+
+def cli() -> int:
+    """The `rule-actions` console script: main(), then the process ends. What it built is frozen (gc.freeze) first:
+    the interpreter's last collection, as it exits, would otherwise walk every object a replay kept only to free
+    them all (0.15 s of a one-event replay); the memory is the process's to give back anyway."""
+    status = main()
+    gc.freeze()
+    return status
 
 
 def _main(argv: list[str] | None) -> int:
@@ -278,7 +308,9 @@ def run_replay(events: list[tuple[str, Any]], context: dict[str, Any], verbose: 
 
     status = terminal.StatusLine(sys.stderr)
     try:
-        with embedded_from(context, secrets, status.show if progress and not verbose else None) as world:
+        # No command reads the replay's stack back from CloudFormation: its resources are created without it.
+        with embedded_from(context, secrets, status.show if progress and not verbose else None,
+                           cloudformation=False) as world:
             rows = world.replay(events, log=sys.stderr if verbose else None)
             if deliveries is not None:
                 deliveries += world.deliveries()
@@ -304,4 +336,4 @@ def run_invoke(events: list[tuple[str, Any]], args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())

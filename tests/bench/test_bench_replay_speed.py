@@ -36,6 +36,7 @@ def test_the_bytecode_mode_is_the_environment_s(monkeypatch, value, mode):
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", value)
     assert replay_speed.bytecode() == mode
     assert all(key[1] in ("compiled at each start", "cached") for key in replay_speed.BEFORE)
+    assert set(replay_speed.STEP_1) == set(replay_speed.BEFORE)
 
 
 def test_a_failed_run_ends_the_bench_naming_the_command():

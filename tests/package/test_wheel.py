@@ -49,7 +49,7 @@ def test_the_wheel_holds_the_four_packages_and_nothing_else(built):
                for path in folder.rglob("*.py") if "__pycache__" not in path.parts}
     assert len(SAMPLES) > 30 and shipped == sources | PACKAGE_DATA | SAMPLES
     entry_points = zipfile.ZipFile(built).read(f"rule_actions-{VERSION}.dist-info/entry_points.txt").decode()
-    assert "rule-actions = rule_actions_cli.main:main" in entry_points
+    assert "rule-actions = rule_actions_cli.main:cli" in entry_points
 
 
 def test_a_users_app_synthesizes_from_the_installed_wheel(installed):

@@ -106,3 +106,31 @@ def test_the_key_does_not_start_the_jsii_runtime():
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def _assembly(root: Path) -> tuple[Path, dict]:
+    """An assembly with a code directory asset, as a synthesis leaves it."""
+    assembly = root / "0123456789abcdef"
+    code = assembly / "asset.c0de"
+    (code / "rule_actions").mkdir(parents=True)
+    (code / "rule_actions" / "handler.py").write_text("def lambda_handler(event, context):\n    return {}\n")
+    (code / "index.py").write_text("x = 1\n")
+    return assembly, {"source": {"path": "asset.c0de", "packaging": "zip"}}
+
+
+def test_an_asset_s_zip_is_kept_in_a_cached_assembly_and_made_anew_elsewhere(tmp_path, monkeypatch):
+    # Given an assembly in the replay's cache, and one elsewhere (cdk.out)
+    monkeypatch.setenv("RULE_ACTIONS_CACHE", str(tmp_path / "cache"))
+    cached, asset = _assembly(tmp_path / "cache")
+    elsewhere, _ = _assembly(tmp_path / "cdk.out")
+    # When its code is uploaded twice
+    first, again = synth.asset_bytes(cached, asset), synth.asset_bytes(cached, asset)
+    # Then it is the directory's zip each time, kept beside it after the first, byte for byte
+    kept = cached / synth.ZIPPED.format("asset.c0de")
+    assert first == again == synth.zip_directory(cached / "asset.c0de") == kept.read_bytes()
+    # and the kept zip is what is read then (the directory is not zipped again)
+    kept.write_bytes(b"kept")
+    assert synth.asset_bytes(cached, asset) == b"kept"
+    # while an assembly outside the cache keeps nothing: zipped at each upload
+    assert synth.asset_bytes(elsewhere, asset) == synth.zip_directory(elsewhere / "asset.c0de")
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["asset.c0de"]
