@@ -87,7 +87,7 @@ $(CHECKOV_STAMP): $(STAMP)
 # each process that synthesizes starts the jsii runtime and CDK's template validation first (about 13 s of CPU), the
 # syntheses themselves take about 3 s each (four processes: 74 s of CPU, one: 21 s).
 checkov-templates: setup
-	rm -rf $(CHECKOV_DIR) $(CHECKOV_DIR).log
+	rm -rf $(CHECKOV_DIR) $(CHECKOV_DIR).log && mkdir -p $(CHECKOV_DIR)
 	$(BYTECODE) $(PY) -c 'import sys; from rule_actions_cli.main import main; sys.exit(any([main(["template", "--config", \
 		f"examples/{name}.json", "--out", f"$(CHECKOV_DIR)/{name}"]) for name in sys.argv[1:]]))' $(CHECKOV_CONFIGS) \
 		>/dev/null 2>$(CHECKOV_DIR).log || { cat $(CHECKOV_DIR).log; exit 1; }
