@@ -1,9 +1,10 @@
 """Shared test set-up: never real AWS. Fake credentials and a fixed region for every test; botocore's JSON files
-parsed once per process."""
+parsed once per process; the slowest tiers run first."""
 
 import functools
 import os
 import sys
+from pathlib import Path
 
 import pytest
 from botocore import loaders
@@ -36,6 +37,21 @@ def _parsed(full_path: str, open_method):
 
 
 loaders.JSONFileLoader._load_file = lambda self, full_path, open_method: _parsed(full_path, open_method)
+
+# The tiers, slowest module first: `make test` hands the modules to pytest-xdist's workers in this order (--dist
+# loadscope --no-loadscope-reorder: a module to the first worker free), so that the run ends with the unit tests'
+# short modules on both workers, not one worker finishing a long module alone. (xdist's own order, the modules with
+# the most tests first, put the package tier, whose four modules take minutes, at the end.)
+TESTS = Path(__file__).resolve().parent
+TIERS = ("package", "e2e", "bench", "artifact", "fuzz", "infra", "integration", "unit")
+
+
+def pytest_collection_modifyitems(items):
+    def tier(item: pytest.Item) -> int:
+        folder = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        return TIERS.index(folder) if folder in TIERS else len(TIERS)
+
+    items.sort(key=tier)  # stable: each module's tests stay together, in their order
 
 
 @pytest.fixture(autouse=True)

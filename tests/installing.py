@@ -4,12 +4,14 @@ sources a clone holds, and installing the wheel with its `cdk` and `local` extra
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,26 @@ def copy_sources(dest: Path) -> Path:
     return dest
 
 
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """A folder `name` that `make` fills once for the whole run: under pytest-xdist, in the folder the workers' own
+    share (the run's), made by the first worker that asks while the others wait on a lock, then used by all; in one
+    process, a folder of its own. A `make` that failed leaves nothing made: the next to ask tries again."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    run_folder = tmp_path_factory.getbasetemp().parent  # .../pytest-N, above popen-gw0, popen-gw1...
+    folder, made = run_folder / name, run_folder / f"{name}.made"
+    with (run_folder / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            made.touch()
+    return folder
+
+
 def uv() -> str:
     found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     if not found:
@@ -47,9 +69,11 @@ def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
 
 
 def user_env(home: Path) -> dict[str, str]:
-    """A user's shell: no PYTHONPATH or venv of ours, a cache of their own, fake credentials."""
+    """A user's shell: no PYTHONPATH or venv of ours, a cache of their own, fake credentials. (Nor the folder `make
+    test` keeps the checkout's bytecode in: the user's venv keeps its own, where PYTHONDONTWRITEBYTECODE allows.)"""
     env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "RULE_ACTIONS_CACHE") and not key.startswith("PYTEST")}
+           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "RULE_ACTIONS_CACHE", "PYTHONPYCACHEPREFIX")
+           and not key.startswith("PYTEST")}
     return {**env, "XDG_CACHE_HOME": str(home / "cache")}
 
 
