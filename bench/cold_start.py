@@ -124,9 +124,11 @@ def runtime_with_bytecode(target: Path, python_version: str) -> Path:
     # compileall skips linked folders: compile the folders the links name (their caches are there), and the linked
     # single-file modules (six.py) where they are imported from (their cache is beside the link)
     folders = sorted(str(link.resolve()) for link in runtime.iterdir() if link.is_dir())
+    # (beside the sources, where the clean interpreter looks: not where PYTHONPYCACHEPREFIX sends this machine's)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPYCACHEPREFIX"}
     for args in (folders, ["-l", str(runtime)]):
         subprocess.run([runtime_interpreter(), "-m", "compileall", "-q", "-j", "0", *args], check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, env=env)
     return runtime
 
 

@@ -1094,7 +1094,7 @@ def check_tags(family: str, tags: dict[str, str], stack_wide: dict[str, Any]) ->
     assert not errors, errors
     record = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()], "TrainingJobName": "j",
               "ProcessingJobName": "j", "TransformJobName": "j", "HyperParameterTuningJobName": "j"}
-    job = RunningJob.of(record, family)
+    job = RunningJob.of(record, {f.name: f for f in registry.JOBS}[family])
     # When the rules that apply to it are read from its tags
     applied, problems = rules_of(job, settings, monitors)
     statistic(f"applied {min(len(applied), 2)}, refused {min(len(problems), 2)}, "
