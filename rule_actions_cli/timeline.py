@@ -85,7 +85,7 @@ class Series:
         span = max(1, self.end - 1 - self.start)
         base = self.value[0] + (self.value[1] - self.value[0]) * (minute - self.start) / span
         if self.jitter:
-            seed = hashlib.sha256(f"{job}|{self.metric}|{host}|{minute}".encode()).digest()
+            seed = hashlib.sha256(f"{job}|{self.metric}|{host}|{minute}".encode("utf-8", "surrogatepass")).digest()
             base += self.jitter * (int.from_bytes(seed[:4], "big") / 2**32 * 2 - 1)
         return max(0.0, base)
 
