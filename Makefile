@@ -157,6 +157,7 @@ typecheck: setup
 # every process (each worker, each command a test runs, each synthesis) compiled aws-cdk-lib, moto and botocore again.
 TEST_STEPS := lint typecheck lint-template checkov docs dist pytest
 test: setup chromium
+	@rm -rf .cache/pycache$${TMPDIR:-/tmp}  # the bytecode of the last run's temporary folders (builds, tests' copies)
 	@$(BYTECODE) $(MAKE) --no-print-directory -j -Otarget $(TEST_STEPS)
 
 # pytest on every core (pytest-xdist), each test module on one worker (its synthesized stack or deployed account is

@@ -63,6 +63,9 @@ def uv() -> str:
 
 
 def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
+    """`args` run in `cwd` (by default in this environment, but for the checkout's bytecode folder: what uv builds and
+    installs for the tier keeps its own); its output, or a failure naming it."""
+    env = env if env is not None else {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
     done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{args}:\n{done.stdout}\n{done.stderr}"
     return done.stdout

@@ -12,7 +12,6 @@ import pytest
 os.environ.setdefault("SAGEMAKER_SUPPRESS_V2_WARNING", "1")  # before the import: it warns at import time
 
 import smdebug_rulesconfig.actions.actions as sdk
-from sagemaker.debugger import Rule, rule_configs
 from smdebug_rulesconfig.actions import utils as sdk_utils
 
 import rule_actions_sdk as client
@@ -55,16 +54,25 @@ PREPARABLE = [pytest.param(build, after, id=name) for name, build, _, after in C
               if name not in ("email", "email-mixed-case-domain", "sms")]
 
 
+def sdk_rule(**given):
+    """sagemaker v2's Debugger rule VanishingGradient (Rule.sagemaker), with `given` (actions, rule_parameters).
+    sagemaker.debugger is imported here, by this module's tests: at the top, every pytest-xdist worker imported it
+    when collecting (2 s each)."""
+    from sagemaker.debugger import Rule, rule_configs
+
+    return Rule.sagemaker(rule_configs.vanishing_gradient(), **given)
+
+
 def sdk_prepared(sdk_actions):
     """What sagemaker v2 sends for VanishingGradient with these actions at fit() for JOB."""
-    rule = Rule.sagemaker(rule_configs.vanishing_gradient(), actions=sdk_actions)
+    rule = sdk_rule(actions=sdk_actions)
     rule.prepare_actions(JOB)
     return rule.to_debugger_rule_config_dict()
 
 
 def seed_rule():
     """The same rule without actions, as a user of the raw CreateTrainingJob API would write it."""
-    return Rule.sagemaker(rule_configs.vanishing_gradient()).to_debugger_rule_config_dict()
+    return sdk_rule().to_debugger_rule_config_dict()
 
 
 def fill(obj):
@@ -195,7 +203,7 @@ def test_prepare_actions_from_a_seeded_action_json_equals_sagemaker_v2(build, af
 def test_prepare_actions_takes_a_lone_email_or_sms_where_the_sdk_crashes(factory, value):
     # Given a lone Email/SMS in both
     sdk_factory = getattr(sdk, factory.__name__)
-    rule = Rule.sagemaker(rule_configs.vanishing_gradient(), actions=sdk_factory(value))
+    rule = sdk_rule(actions=sdk_factory(value))
     # When / Then: the SDK fails at fit() time
     with pytest.raises(AttributeError, match="update_training_job_prefix_if_not_specified"):
         rule.prepare_actions(JOB)
@@ -235,7 +243,7 @@ def test_prepare_actions_keeps_a_seed_without_actions_unchanged():
 def test_sdk_drops_a_hand_written_action_json_where_ours_validates_it():
     # Given a hand-written action_json in the rule parameters of both
     text = '[{"name": "StopTraining"}, {"name": "email", "endpoint": "first.last@mail.example.co.uk"}]'
-    rule = Rule.sagemaker(rule_configs.vanishing_gradient(), rule_parameters={"action_json": text})
+    rule = sdk_rule(rule_parameters={"action_json": text})
     seed = seed_rule()
     seed["RuleParameters"]["action_json"] = text
     # When
