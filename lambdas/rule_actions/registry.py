@@ -35,6 +35,7 @@ from rule_actions.readers import (
     failed_trials,
     in_progress,
     price_list,
+    queued,
     restart_source,
     seen,
     stop_record,
@@ -64,7 +65,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (stoptraining.KIND, stop.K
                                                        webhook.KIND, restart.KIND, release_warm_pool.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
-    price_list.READER, trial_runs.READER, restart_source.READER, seen.READER)}
+    price_list.READER, trial_runs.READER, restart_source.READER, seen.READER, queued.READER)}
 
 
 @cache
@@ -300,18 +301,36 @@ def evaluation_request(raw: Any) -> EvaluationRequest | None:
     return evaluation.request(raw)
 
 
+def sweeping(config: Configured) -> list[JobFamily]:
+    """The job families that sweep their jobs on the stack's schedule (JobFamily.sweeps): the schedule exists for
+    them even without `monitor`."""
+    return [family for family in JOBS if family.sweeps(config)]
+
+
+def scheduled(config: Configured) -> bool:
+    """Whether the stack runs a schedule: the monitor rules, or a family's sweep."""
+    return monitoring(config) is not None or bool(sweeping(config))
+
+
 def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], EvaluationReport]:
-    """The monitor rules over the running jobs of the run's account and region, family by family (training first):
-    what they ask to be read (each set of needs yielded, its answers sent back), then their report."""
+    """The monitor rules over the running jobs of the run's account and region, family by family (training first),
+    then the sweeps of the families that sweep (on the run's first shard only): what they ask to be read (each set of
+    needs yielded, its answers sent back), then their report."""
     from rule_actions.monitors import evaluation
 
     settings = monitoring(config)
-    if settings is None:
-        raise ValueError("a scheduled evaluation runs the monitor rules: the configuration's monitor block is null")
+    sweeps = sweeping(config)
+    if settings is None and not sweeps:
+        raise ValueError("a scheduled evaluation runs the monitor rules or a job family's sweep: the configuration "
+                         "has neither (its monitor block is null)")
     reports = []
-    for family in monitored_families(config):
-        reports.append((yield from evaluation.evaluate(run, settings, monitors(), family, config)))
-    return evaluation.merged(reports)
+    if settings is not None:
+        for family in monitored_families(config):
+            reports.append((yield from evaluation.evaluate(run, settings, monitors(), family, config)))
+    if run.request.shard == 0:  # a sweep lists whole queues: once per account and region, never per shard
+        for family in sweeps:
+            reports.append(evaluation.swept(run.now, family.name, (yield from family.sweep(run.now, config))))
+    return evaluation.merged(reports) if reports else evaluation.EvaluationReport(run.now, 0, ())
 
 
 def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:

@@ -6,6 +6,7 @@ and the training family (a Batch-made training job is one of a service job's att
     queues(config)                         the queues followed
     managed(config, name)                  whether a training job is an attempt of a followed service job
     queue_followed(queues, queue)          whether a job queue (its ARN) is one of them
+    queue_arn(queue, job_arn)              a followed queue's ARN, from a job's ARN (ListServiceJobs names none)
 
     training_job_name(requested, suffix)   the name Batch gives an attempt's training job
     requested_name(name)                   the name its owner asked for, from a Batch-made training job's name
@@ -194,6 +195,17 @@ def job_id(job_arn: str) -> str:
 def queue_name(queue: str) -> str:
     """A job queue's name from its ARN (arn:aws:batch:<region>:<account>:job-queue/<name>) or its name."""
     return queue.rpartition("job-queue/")[2] if queue.startswith("arn:") else queue
+
+
+def queue_arn(queue: str, job_arn: str) -> str:
+    """The ARN of the job queue `queue` (a name or an ARN) that runs the service job `job_arn`: a name completed
+    with the partition, region and account the job's ARN names (the queue's name when it names none)."""
+    if queue.startswith("arn:"):
+        return queue
+    parts = job_arn.split(":")
+    if len(parts) < 6 or parts[2] != "batch" or not job_id(job_arn):
+        return queue
+    return f"{':'.join(parts[:5])}:job-queue/{queue}"
 
 
 def queues(config: Configured) -> tuple[str, ...]:
