@@ -1,4 +1,5 @@
-"""With `monitor`: the evaluator and its schedule, built into RuleActions' own scope (their construct ids, logical
+"""With `monitor`, or a job family that sweeps its jobs (registry.sweeping: the Batch family telling waits): the
+evaluator and its schedule, built into RuleActions' own scope (their construct ids, logical
 ids and names those of its first releases; its alarms are alarms.py's).
 
     <name>-evaluate[-<n>]  scheduled rules (rule_actions_cdk.plugins.schedule: every `every_minutes`, one target per
@@ -58,13 +59,14 @@ class Evaluator:
             retry_attempts=0)
         runs = schedule.runs
         every = Duration.minutes(schedule.every_minutes)
+        what = plugins.scheduled_work(config)
         self.rules: list[events.Rule] = []
         for index in range(0, len(runs), TARGETS_PER_RULE):
             part = index // TARGETS_PER_RULE
             rule_name = f"{name}-evaluate" + (f"-{part + 1}" if len(runs) > TARGETS_PER_RULE else "")
             self.rules.append(events.Rule(
                 scope, f"Schedule{part + 1}" if part else "Schedule", rule_name=rule_name,
-                description=f"Runs the monitor rules every {schedule.every_minutes} minute(s)",
+                description=f"Runs the {what} every {schedule.every_minutes} minute(s)",
                 schedule=events.Schedule.rate(Duration.minutes(schedule.every_minutes)),
                 # EventBridge retries an invocation it could not make (throttling) within one interval: a later
                 # attempt would overlap the next run.

@@ -259,6 +259,13 @@ def schedule(config: Configured) -> Schedule | None:
         {**target, "shard": shard, "shards": shards} for target in targets for shard in range(shards)))
 
 
+def scheduled_work(config: Configured) -> str:
+    """What a scheduled run does, in words (its schedule rules' description): the monitor rules, the job families'
+    sweeps (a Batch queue's waiting jobs), or both."""
+    sweeps = [f"sweep of waiting {family.noun}s" for family in registry.sweeping(config)]
+    return " and ".join([*(["monitor rules"] if registry.monitoring(config) is not None else []), *sweeps])
+
+
 def warnings(config: Config, where: str) -> list[str]:
     """What is valid but probably not meant (printed at synth): the configuration's own (Config.warnings), then what
     the stack adds: a rule pattern over EventBridge's default quota."""
