@@ -238,6 +238,12 @@ def config_checks(config: Configured, where: str) -> list[str]:
     found = [*(e for trigger in TRIGGERS for e in trigger.check_config(config, where)),
              *(e for kind in KINDS.values() for e in kind.check_config(config, where)),
              *rule_status.rule_names(config, where, monitors)[0]]
+    org = getattr(config, "organization", None)
+    if org is not None and not org.accounts:  # a sweep runs in each listed account: an organization id names none
+        found += [f"{where}.{family.outcome_actions.key}: organization mode sweeps the {family.noun}s of "
+                  "organization.accounts on the schedule, which lists none (an organization id alone names no "
+                  "account to sweep): list the accounts, or remove the outcome the sweep tells"
+                  for family in sweeping(config)]
     settings = config[MONITOR]
     if settings is None:
         return found

@@ -339,7 +339,7 @@ def seed_service_job(detail: Mapping[str, Any], account_id: str = DEFAULT_ACCOUN
         return ["embedded Batch: jobQueue is not a string: the service job was not seeded"]
     store = _store(_backend(account_id, region))
     before = store.get(job_id)
-    if before is not None and (before["status"] in SERVICE_JOB_ENDED and status not in SERVICE_JOB_ENDED
+    if before is not None and ((before["status"] in SERVICE_JOB_ENDED and status not in SERVICE_JOB_ENDED)
                                or len(detail.get("attempts") or ()) < len(before.get("attempts") or ())):
         return []  # a late event: the embedded job keeps the state it reached
     said = {key: copy.deepcopy(detail[key]) for key in EVENT_MEMBERS if key in detail}

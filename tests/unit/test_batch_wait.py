@@ -301,3 +301,48 @@ def test_the_sweep_s_event_says_when_it_was_seen():
     assert event.detail["jobQueue"] == CAPACITY_EVENT["detail"]["jobQueue"]
     assert event.time == datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
     assert event.live and event.secondary_status == "WaitingForCapacity" and event.transitions == ()
+
+
+# --- organization mode: the sweep in each member account ---------------------------------------------------------
+
+ORGANIZATION = {"org_id": "o-a1b2c3d4e5", "accounts": ["111122223333", "444455556666"],
+                "central_account": "123456789012", "central_region": "us-east-1"}
+
+
+def test_in_organization_mode_each_member_account_is_swept_through_its_ports():
+    # Given the sweep in organization mode, no monitor rules
+    config = Config.from_dict({**CONFIG, "organization": ORGANIZATION})
+    # Then the schedule runs once per member account, in the central region
+    schedule = plugins.schedule(config)
+    assert schedule is not None
+    assert [(run["account"], run["region"]) for run in schedule.runs] == [
+        ("111122223333", "us-east-1"), ("444455556666", "us-east-1")]
+    # And a run lists that account's queues through its ports (its executor role)
+    listed = json.loads(json.dumps(summary()).replace("123456789012", "111122223333"))  # a job of that account
+    member = Ports(ServiceJobs({(QUEUE, "RUNNABLE"): [listed]}))
+    central = Ports(ServiceJobs())
+    asked: list[tuple[str, str]] = []
+
+    def in_account(account, region):
+        asked.append((account, region))
+        return member
+
+    central.in_account = in_account  # type: ignore[method-assign]
+    request = EvaluationRequest(minutes_after_submission(45), "111122223333", "us-east-1")
+    result = pipeline.evaluate(request, config, central, 60.0, {}).result  # type: ignore[arg-type]
+    assert asked and set(asked) == {("111122223333", "us-east-1")}
+    assert central.batch.calls == [] and member.batch.calls == [(QUEUE, "RUNNABLE")]
+    # And the waiting job is told under its account
+    [row] = sweep_rows(result)
+    assert row["account"] == "111122223333"
+    assert [a["outcome"] for a in row["actions"]] == ["done"] and len(member.notifier.sent) == 1
+
+
+def test_an_organization_without_accounts_cannot_sweep_and_says_which_field():
+    from rule_actions.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"batch_job_outcomes: organization mode sweeps"):
+        Config.from_dict({**CONFIG, "organization": {**ORGANIZATION, "accounts": []}})
+    # without WaitingForCapacity actions nothing is swept: valid
+    Config.from_dict({**CONFIG, "batch_job_outcomes": {"Failed": ["notify"]},
+                      "organization": {**ORGANIZATION, "accounts": []}})
