@@ -216,6 +216,14 @@ def evaluation_grants(config: Configured) -> list[Grant]:
     return list(dict.fromkeys(grants))
 
 
+def executor_grants(config: Configured) -> list[Grant]:
+    """Organization mode: a member's executor role, which the function and (with a schedule) the evaluator assume:
+    the evaluator's statements with `monitor` (they hold the function's for the families evaluated), else the
+    function's (job_grants; a family's sweep alone on the schedule reads through its service_grants, which they
+    hold)."""
+    return evaluation_grants(config) if registry.monitoring(config) is not None else job_grants(config)
+
+
 PRICE_GRANT = Grant(
     "ReadPrices", ("pricing:GetProducts",), ("*",),
     "pricing:GetProducts supports no resource-level permissions; IAM requires Resource \"*\" for it (the only action "

@@ -98,3 +98,6 @@ def test_the_member_template_forwards_batch_events_and_grants_its_executor_role_
                   for s in r["Properties"]["PolicyDocument"]["Statement"]]
     actions = json.dumps([s["Action"] for s in statements])
     assert "batch:TerminateServiceJob" in actions and "batch:ListServiceJobs" in actions
+    # and, the schedule on for the sweep alone, what the function needs there as before (a rule's stop of a training
+    # job no queue runs: StopTrainingJob under the configuration's scope)
+    assert "sagemaker:StopTrainingJob" in actions and "sagemaker:Search" not in actions
