@@ -65,7 +65,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (stoptraining.KIND, stop.K
                                                        webhook.KIND, restart.KIND, release_warm_pool.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
-    price_list.READER, trial_runs.READER, restart_source.READER, seen.READER, queued.READER)}
+    price_list.READER, trial_runs.READER, restart_source.READER, queued.READER, seen.READER)}
 
 
 @cache

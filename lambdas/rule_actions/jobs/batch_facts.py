@@ -65,9 +65,11 @@ BATCH_QUEUES = TextList(
     pattern=QUEUE, hint="a job queue's name or ARN (letters, digits, '-', '_'; at most 128)",
     check=lambda value: compiled(QUEUE).fullmatch(value))
 BATCH_WAIT_ALERT_MINUTES = Whole(
-    "batch_wait_alert_minutes", 60, "How long a Batch service job may wait in its queue for capacity (RUNNABLE, "
-    "CAPACITY:...) before batch_job_outcomes.WaitingForCapacity tells it, in minutes since it was submitted (0: "
-    "at its first wait).", 0, 10080, "minutes")
+    "batch_wait_alert_minutes", 60, "How long a Batch service job may wait in its queue (RUNNABLE) before "
+    "batch_job_outcomes.WaitingForCapacity tells it, once, in minutes since it was submitted: at its first "
+    "capacity event past it (CAPACITY:...), or by the sweep of the followed queues on the stack's schedule, every "
+    "5 minutes (monitor.every_minutes with monitor), when it waits without a new event (0: at its first wait).",
+    0, 10080, "minutes")
 
 
 class Attempt:
