@@ -44,6 +44,7 @@ class Evaluator:
         self.schedule = schedule
         self.timeout = min(schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT)
         function_name = f"{name}-evaluator"
+        what = plugins.scheduled_work(config)  # the monitor rules, a family's sweep, or both
         self.log_group = logs.LogGroup(
             scope, "EvaluatorLogGroup", log_group_name=f"/aws/lambda/{function_name}",
             retention=retention(settings.log_retention_days), removal_policy=RemovalPolicy.DESTROY)
@@ -54,12 +55,12 @@ class Evaluator:
         grant_function(self.role, self.log_group, backing, [] if org else plugins.evaluation_grants(config))
         self.function = new_function(
             scope, "Evaluator", function_name,
-            "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them",
+            "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them"
+            if what.startswith("monitor rules") else f"Runs the {what} on a schedule, and acts on what it finds",
             code, self.role, self.log_group, EVALUATOR_MEMORY_MB, Duration.seconds(self.timeout), environment,
             retry_attempts=0)
         runs = schedule.runs
         every = Duration.minutes(schedule.every_minutes)
-        what = plugins.scheduled_work(config)
         self.rules: list[events.Rule] = []
         for index in range(0, len(runs), TARGETS_PER_RULE):
             part = index // TARGETS_PER_RULE

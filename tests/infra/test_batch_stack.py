@@ -109,6 +109,7 @@ def test_waits_told_without_monitor_rules_have_the_schedule_and_the_evaluator_li
     # Then the schedule runs every 5 minutes, its evaluator may list (and stop through) Batch, nothing of SageMaker's
     # evaluation (no Search, no metrics, no logs)
     assert rule["Properties"]["ScheduleExpression"] == "rate(5 minutes)"
+    assert rule["Properties"]["Description"] == "Runs the sweep of waiting Batch service jobs every 5 minute(s)"
     [target] = rule["Properties"]["Targets"]
     assert "rule_actions_evaluation" in json.dumps(target)
     statements = role_statements(sweep_only, "Evaluator")
