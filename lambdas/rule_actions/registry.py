@@ -35,7 +35,6 @@ from rule_actions.readers import (
     failed_trials,
     in_progress,
     price_list,
-    queued,
     restart_source,
     seen,
     stop_record,
@@ -65,7 +64,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (stoptraining.KIND, stop.K
                                                        webhook.KIND, restart.KIND, release_warm_pool.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
-    price_list.READER, trial_runs.READER, restart_source.READER, queued.READER, seen.READER)}
+    price_list.READER, trial_runs.READER, restart_source.READER, seen.READER)}
 
 
 @cache
@@ -181,10 +180,10 @@ def reader(need: N) -> Reader[N]:
 @cache
 def evaluation_readers() -> dict[type, Reader[Any]]:
     """The readers only a scheduled evaluation asks (imported on its first read)."""
-    from rule_actions.readers import heartbeat, latest, metric_hosts, metrics, running, trials
+    from rule_actions.readers import heartbeat, latest, metric_hosts, metrics, queued, running, trials
 
     return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER, latest.READER, trials.READER,
-                                metric_hosts.READER)}
+                                metric_hosts.READER, queued.READER)}
 
 
 def allowed_in(place: Place) -> tuple[str, ...]:
