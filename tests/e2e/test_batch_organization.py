@@ -66,11 +66,33 @@ def replayed(tmp_path_factory):
         rows = world.replay(load([str(events)], as_rows=True)[0])
         job_id = lifecycle[0]["detail"]["jobId"]
         jobs = {account: moto_batch.service_job(job_id, account_id=account) for account in (TEAM_A, TEAM_B)}
-    return rows, jobs, member
+        sweeps = {run["account"]: sweep(world, run) for run in world.evaluations}
+    return rows, jobs, member, sweeps
+
+
+def sweep(world: Any, run: dict[str, Any]) -> dict[str, Any]:
+    """One scheduled run of the central evaluator (its role, which assumes the member's executor role), an hour
+    after the sample job was submitted."""
+    from rule_actions.contract import EVALUATION_KEY
+    from rule_actions_cli.embedded import LocalContext
+
+    world._evaluated_place(run)  # the member stack of the run's account (its executor role trusts the evaluator)
+
+    def call(handler: Any) -> dict[str, Any]:
+        world._credentials_of(handler, evaluator=True)
+        try:
+            result: dict[str, Any] = handler.lambda_handler(
+                {EVALUATION_KEY: {**run, "time": "2026-11-24T09:00:00Z"}},
+                LocalContext(world.evaluator_name, world.evaluator_arn, remaining_millis=300_000))
+            return result
+        finally:
+            world._credentials_of(handler, evaluator=False)
+
+    return world._as_function(call, None, evaluator=True)
 
 
 def test_a_member_s_batch_events_are_forwarded_and_told_under_its_account(replayed):
-    rows, _, _ = replayed
+    rows, _, _, _ = replayed
     told = [(r.get("account"), a["trigger"]) for r in rows for a in r["actions"]
             if a["kind"] == "notify" and a["outcome"] == "done"]
     assert (TEAM_A, "job:WaitingForCapacity") in told
@@ -79,7 +101,7 @@ def test_a_member_s_batch_events_are_forwarded_and_told_under_its_account(replay
 
 
 def test_a_stop_goes_through_the_member_s_batch_and_leaves_the_other_member_s_job(replayed):
-    rows, jobs, _ = replayed
+    rows, jobs, _, _ = replayed
     [stop] = [(r.get("account"), a) for r in rows for a in r["actions"] if a["kind"] == "stoptraining"]
     assert stop[0] == TEAM_A and stop[1]["outcome"] == "done", stop
     assert "TerminateServiceJob of service job llm-pretrain-nov24" in stop[1]["reason"]
@@ -90,7 +112,7 @@ def test_a_stop_goes_through_the_member_s_batch_and_leaves_the_other_member_s_jo
 
 
 def test_the_member_template_forwards_batch_events_and_grants_its_executor_role_batch(replayed):
-    _, _, member = replayed
+    _, _, member, _ = replayed
     resources = member["Resources"].values()
     [forward] = [r for r in resources if r["Type"] == "AWS::Events::Rule"]
     assert "aws.batch" in json.dumps(forward["Properties"]["EventPattern"])
@@ -101,3 +123,16 @@ def test_the_member_template_forwards_batch_events_and_grants_its_executor_role_
     # and, the schedule on for the sweep alone, what the function needs there as before (a rule's stop of a training
     # job no queue runs: StopTrainingJob under the configuration's scope)
     assert "sagemaker:StopTrainingJob" in actions and "sagemaker:Search" not in actions
+
+
+def test_the_evaluator_sweeps_each_member_s_queue_through_its_executor_role(replayed):
+    # Given the schedule, one run per listed member account (no monitor rules: the sweep alone)
+    _, _, _, sweeps = replayed
+    assert set(sweeps) == {TEAM_A, TEAM_B}
+    # Then team B's job, waiting RUNNABLE without a new event since it was submitted an hour before, is told once,
+    # under its account; team A's (terminated) is not listed
+    [row] = [job for job in sweeps[TEAM_B]["jobs"] if job.get("job_family") == "batch"]
+    assert row["account"] == TEAM_B and [(a["trigger"], a["outcome"]) for a in row["actions"]] == [
+        ("job:WaitingForCapacity", "done")]
+    assert not [job for job in sweeps[TEAM_A]["jobs"] if job.get("job_family") == "batch"]
+    assert "error" not in sweeps[TEAM_A]["evaluation"] and "error" not in sweeps[TEAM_B]["evaluation"]
