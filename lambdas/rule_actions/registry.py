@@ -312,11 +312,6 @@ def sweeping(config: Configured) -> list[JobFamily]:
     return [family for family in JOBS if family.sweeps(config)]
 
 
-def scheduled(config: Configured) -> bool:
-    """Whether the stack runs a schedule: the monitor rules, or a family's sweep."""
-    return monitoring(config) is not None or bool(sweeping(config))
-
-
 def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], EvaluationReport]:
     """The monitor rules over the running jobs of the run's account and region, family by family (training first),
     then the sweeps of the families that sweep (on the run's first shard only): what they ask to be read (each set of
