@@ -57,22 +57,45 @@ class Origin(StrEnum):
     TEST_REQUEST = "test"  # a test notification request
 
 
-@dataclass(frozen=True)
-class Action:
+class _Value:
+    """A value record: a plain class with slots (a fraction of a NamedTuple's cost to define at every cold start),
+    equal only to one of its own type with the same fields, hashable, immutable by convention, its repr a
+    dataclass's."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple[object, ...]:
+        fields: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, name) for name in fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._key()))
+
+    def __repr__(self) -> str:
+        fields: tuple[str, ...] = self.__slots__
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields)})"
+
+
+class Action(_Value):
     """A valid action. `target` is the prefix (None: the job's own name), the endpoint, or None for notify."""
 
-    kind: str
-    target: str | None = None
+    __slots__ = ("kind", "target")
+
+    def __init__(self, kind: str, target: str | None = None):
+        self.kind, self.target = kind, target
 
 
-@dataclass(frozen=True)
-class Invalid:
-    """An entry that cannot run: `field` is the path of the offending field, `reason` says why."""
+class Invalid(_Value):
+    """An entry that cannot run: `field` is the path of the offending field, `reason` says why; `kind` is the entry's
+    kind when its name was understood."""
 
-    field: str
-    reason: str
-    kind: str = ACTION_JSON  # the entry's kind when its name was understood
-    target: str = ""
+    __slots__ = ("field", "kind", "reason", "target")
+
+    def __init__(self, field: str, reason: str, kind: str = ACTION_JSON, target: str = ""):
+        self.field, self.reason, self.kind, self.target = field, reason, kind, target
 
 
 class Declared(NamedTuple):
@@ -255,28 +278,6 @@ class JobEvent:
     def arn_of(self, job_name: str) -> str:
         """The ARN of another job of the same family, account and region."""
         return self.job_family.arn_of(self.job_arn, job_name)
-
-
-class _Value:
-    """A value record: a plain class with slots (a fraction of a NamedTuple's cost to define at every cold start),
-    equal only to one of its own type with the same fields, hashable, immutable by convention, its repr a
-    dataclass's."""
-
-    __slots__ = ()
-
-    def _key(self) -> tuple[object, ...]:
-        fields: tuple[str, ...] = self.__slots__
-        return tuple(getattr(self, name) for name in fields)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, *self._key()))
-
-    def __repr__(self) -> str:
-        fields: tuple[str, ...] = self.__slots__
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields)})"
 
 
 class EvaluationRequest(_Value):
@@ -702,14 +703,13 @@ class NothingDone(NamedTuple):
     once: bool = False
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(_Value):
     """What became of one planned action."""
 
-    planned: Planned
-    outcome: Outcome
-    reason: str
-    jobs: tuple[str, ...] | None = None
+    __slots__ = ("jobs", "outcome", "planned", "reason")
+
+    def __init__(self, planned: Planned, outcome: Outcome, reason: str, jobs: tuple[str, ...] | None = None):
+        self.planned, self.outcome, self.reason, self.jobs = planned, outcome, reason, jobs
 
     @property
     def stopped(self) -> tuple[str, ...]:
