@@ -465,6 +465,17 @@ class Source(_Value):
         return (self.checkpoint, self.listed, self.newest, repr(self.description), repr(self.tags))
 
 
+class ServiceJobOf(_Question):
+    """The AWS Batch service job of one of `queues` whose latest attempt is the training job (its ARN): its queue and
+    DescribeServiceJob's answer (its request, verbatim), as a tuple; None when no service job of those queues ran it
+    (a restart through Batch resubmits it)."""
+
+    __slots__ = ("queues", "training_job_arn")
+
+    def __init__(self, training_job_arn: str, queues: tuple[str, ...]):
+        self.training_job_arn, self.queues = training_job_arn, queues
+
+
 class RunningJobs(_Question):
     """The family's InProgress jobs, each with its description and tags (Search, every page)."""
 
@@ -675,7 +686,7 @@ class StepFailures(tuple[StepFailure, ...]):
         return found
 
 
-Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | FailedTrials | FailedSteps | RunningJobs | MetricData
+Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | ServiceJobOf | FailedTrials | FailedSteps | RunningJobs | MetricData
         | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts)
 
 
