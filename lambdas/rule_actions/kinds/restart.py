@@ -233,7 +233,7 @@ class RestartKind(Kind):
             if event.job_name not in stopped:
                 return NothingDone(Outcome.SKIPPED, f"{event.job_name} was not stopped by this rule's stop (a restart "
                                                     "follows its own rule's stop: declare a stop before it)")
-            ports.ledger.follow_stop(event.job_arn, f"{self.name}|{item.target}|{item.origin}|tell")
+            ports.ledger.follow_stop(event.arn_of(event.job_name), f"{self.name}|{item.target}|{item.origin}|tell")
             return Done(f"will restart {copy.says}, once {event.job_name} has stopped", ())
         account = event.account or arn_place(event.job_arn)[0]
         if not ports.ledger.restart_quota(account, occasion.config[RESTARTS_PER_HOUR]):
