@@ -265,3 +265,49 @@ def test_submit_service_job_is_not_granted_with_the_family_or_restarts_off(confi
     found = grants(config)
     assert "ResubmitBatchServiceJobs" not in found and "TagResubmittedBatchServiceJobs" not in found
     assert "batch:SubmitServiceJob" not in json.dumps([g.actions for g in found.values()])
+
+
+# --- the requested name past the 23 characters a Batch-made name keeps ---------------------------------------------
+
+LONG = "llm-pretrain-2026-11-24-a-long-run-nam-1"  # 40 characters: Batch keeps its first 23 (assumed)
+LONG_ATTEMPT = "AWSBatch" + LONG[:23] + "9f0e1d2c3b4a59687766554433221100"
+
+
+class LongBatch(Batch):
+    """The service job of LONG_ATTEMPT, its request naming LONG."""
+
+    def job(self) -> dict[str, Any]:
+        return {**super().job(), "serviceRequestPayload": json.dumps({"TrainingJobName": LONG}),
+                "latestAttempt": {"serviceResourceId": {"name": "TrainingJobArn", "value": LONG_ATTEMPT.lower()}}}
+
+
+@pytest.mark.parametrize(("prefix", "matched"), [
+    ("llm-pretrain-2026-11-24-a-long", True),  # agrees past character 23
+    ("llm-pretrain-2026-11-24-b-other", False),  # agrees with the kept 23, differs past them
+])
+def test_a_prefix_longer_than_the_kept_name_is_judged_on_the_whole_requested_name(prefix, matched):
+    # Given a Batch-made job of a 40-character requested name, its name keeping 23, and a longer prefix
+    assert len(LONG) == 40 and len(LONG_ATTEMPT) == 63 and prefix[:23] == LONG[:23]
+    batch = LongBatch()
+    ports = Ports(batch)
+    config = {"batch_queues": [QUEUE], "training_job_prefixes": [prefix], "rules": {"StalledTraining": ["stoptraining"]}}
+    # When a rule's finding on it arrives
+    result = acted(training_event(job=LONG_ATTEMPT, debug=[rule_status("StalledTraining", job=LONG_ATTEMPT)]), config,
+                   ports)
+    # Then its request is read (DescribeServiceJob) and the whole requested name decides
+    assert ("DescribeServiceJob", SERVICE_JOB_ID) in batch.calls
+    if matched:
+        assert "ignored" not in result and [r["outcome"] for r in rows(result, "stoptraining")] == ["done"]
+    else:
+        assert "training_job_prefixes" in result["ignored"] and LONG in result["ignored"]
+        assert not [c for c in batch.calls if c[0] == "TerminateServiceJob"]
+
+
+def test_a_prefix_the_kept_name_decides_reads_nothing():
+    batch = LongBatch()
+    ports = Ports(batch)
+    for prefix in ("llm-pretrain", "sft-"):  # covered, or not, by the kept 23 characters alone
+        acted(training_event(job=LONG_ATTEMPT, status="Completed", secondary="Completed"),
+              {"batch_queues": [QUEUE], "training_job_prefixes": [prefix], "job_outcomes": {"Completed": ["notify"]}},
+              ports)
+    assert not [c for c in batch.calls if c[0] == "DescribeServiceJob"]

@@ -119,7 +119,8 @@ class Batch(JobFamily):
         steps = tuple(Transition("Attempt", _at(a.started_at), a.status_reason) for a in attempts(detail))
         return replace(event, secondary_status=phase(detail), transitions=steps)
 
-    def scope_refusal(self, config: Configured, event: JobEvent) -> str | None:
+    def scope_refusal(self, config: Configured, event: JobEvent,
+                      answers: Mapping[Any, Any] | None = None) -> str | Need | None:
         followed = queues(config)
         if not followed:
             return f"the Batch family is off ({self.scope.key} is empty)"
