@@ -192,7 +192,8 @@ class EventFamily(Protocol):
     def billing(self) -> Any: ...  # its cost.Billing: where its description says what its job costs; None: no cost
 
     def in_scope(self, config: Any, job_name: str) -> bool: ...
-    def scope_refusal(self, config: Any, event: JobEvent) -> str | None: ...
+    def scope_refusal(self, config: Any, event: JobEvent,
+                      answers: Mapping[Any, Any] | None = None) -> str | Need | None: ...
     def stopped_through(self, config: Any, job_name: str) -> tuple[str, ...]: ...
     def own_prefix(self, config: Any, job_name: str, prefix: str) -> bool: ...
 
@@ -466,6 +467,17 @@ class Source(_Value):
         return (self.checkpoint, self.listed, self.newest, repr(self.description), repr(self.tags))
 
 
+class ServiceJobOf(_Question):
+    """The AWS Batch service job of one of `queues` whose latest attempt is the training job (its ARN): its queue and
+    DescribeServiceJob's answer (its request, verbatim), as a tuple; None when no service job of those queues ran it
+    (a restart through Batch resubmits it)."""
+
+    __slots__ = ("queues", "training_job_arn")
+
+    def __init__(self, training_job_arn: str, queues: tuple[str, ...]):
+        self.training_job_arn, self.queues = training_job_arn, queues
+
+
 class RunningJobs(_Question):
     """The family's InProgress jobs, each with its description and tags (Search, every page)."""
 
@@ -676,7 +688,7 @@ class StepFailures(tuple[StepFailure, ...]):
         return found
 
 
-Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | FailedTrials | FailedSteps | RunningJobs | MetricData
+Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | ServiceJobOf | FailedTrials | FailedSteps | RunningJobs | MetricData
         | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts)
 
 
