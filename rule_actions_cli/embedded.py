@@ -215,49 +215,65 @@ class _ServiceJob:
     """A timeline's AWS Batch service job (its `batch` section) in the embedded Batch: submitted at minute 0, each
     of its states played at its minute (an attempt starts one of the timeline's jobs as its training job) and told
     by the state change Batch sends (aws.batch, DescribeServiceJob's answer less its tags and request); a change
-    another made (the function's TerminateServiceJob) told at the tick that follows it."""
+    another made (the function's TerminateServiceJob) told at the tick that follows it. The service job the function
+    submits again (a restart through Batch: its tag rule-actions:chain names the job) plays the `resubmitted`
+    states, once it exists."""
 
     def __init__(self, timeline: Any, place: JobPlace) -> None:
         from rule_actions_cli.emulator import batch as moto_batch
 
         self.emulator, self.timeline, self.spec, self.place = moto_batch, timeline, timeline.batch, place
         self.minute: int = 0
-        self.running: int | None = None  # the running attempt: its index in the jobs
+        self.running: dict[str, int | None] = {}  # job id -> its running attempt: its index in the jobs
         self.told: tuple[Any, ...] | None = None  # what its last state change told
         moto_batch.set_clock(lambda: self.timeline.time(self.minute) * 1000)
         first = timeline.jobs[0]
         payload = {"TrainingJobName": self.spec.requested_name, "ResourceConfig": first.resources(100),
                    "StoppingCondition": {"MaxRuntimeInSeconds": first.max_runtime_minutes * 60},
+                   **({"CheckpointConfig": {"S3Uri": self.spec.checkpoint}} if self.spec.checkpoint else {}),
                    "Tags": [{"Key": key, "Value": value} for key, value in (first.tags or {}).items()]}
         request = {"jobName": self.spec.job_name, "jobQueue": self.spec.queue, "serviceJobType": "SAGEMAKER_TRAINING",
                    "serviceRequestPayload": json.dumps(payload),
                    "retryStrategy": {"attempts": self.spec.retry_attempts},
                    **({"shareIdentifier": self.spec.share} if self.spec.share else {})}
         self.job_id = moto_batch.submit_service_job(request, **self.place)["jobId"]
+        self.again: str | None = None  # the service job the function submitted again, once it has
 
     def states(self, after: int, tick: int) -> list[dict[str, Any]]:
-        """The state changes of the states after minute `after` up to `tick`, each played at its minute."""
+        """The state changes of the states after minute `after` up to `tick`, each played at its minute (the
+        resubmitted job's once the function has submitted it)."""
+        from rule_actions.contract import RESTART_CHAIN_TAG
+
+        if self.again is None and self.spec.resubmitted:
+            self.again = next((job["jobId"] for job in self.emulator.service_jobs(**self.place)
+                               if job["tags"].get(RESTART_CHAIN_TAG) == self.spec.job_name), None)
+        played = [(self.job_id, state) for state in self.spec.states if after < state.at <= tick]
+        if self.again is not None:
+            played += [(self.again, state) for state in self.spec.resubmitted if after < state.at <= tick]
         found = []
-        for state in self.spec.states:
-            if not after < state.at <= tick:
-                continue
+        for job_id, state in sorted(played, key=lambda pair: pair[1].at):
             self.minute = state.at
-            if state.attempt is not None:  # Batch creates the attempt's training job (SCHEDULED)
-                job = self.timeline.jobs[state.attempt]
-                self.emulator.start_attempt(self.job_id, name=job.name, **self.place)
-                self.running = state.attempt
-                if state.status != "SCHEDULED":
-                    self.emulator.put_service_job(self.job_id, state.status, status_reason=state.reason, **self.place)
-            else:
-                ended = self.running is not None and state.status in ("RUNNABLE", "SUCCEEDED", "FAILED")
-                why = "Training job stopped (preempted)" if state.preempted else \
-                    (self.timeline.jobs[self.running].failure_reason or "Training job ended") if ended else None
-                self.emulator.put_service_job(
-                    self.job_id, state.status, status_reason=state.reason, preempted=state.preempted,
-                    attempt_reason=f"Received status from SageMaker: {why}" if why else None, **self.place)
-                self.running = None if ended else self.running
-            found.append(self.event())
+            self._play(job_id, state)
+            found.append(self.event(job_id))
         return found
+
+    def _play(self, job_id: str, state: Any) -> None:
+        running = self.running.get(job_id)
+        if state.attempt is not None:  # Batch creates the attempt's training job (SCHEDULED)
+            job = self.timeline.jobs[state.attempt]
+            self.emulator.start_attempt(job_id, name=job.name, **self.place)
+            self.running[job_id] = state.attempt
+            if state.status != "SCHEDULED":
+                self.emulator.put_service_job(job_id, state.status, status_reason=state.reason, **self.place)
+            return
+        ended = running is not None and state.status in ("RUNNABLE", "SUCCEEDED", "FAILED")
+        why = "Training job stopped (preempted)" if state.preempted else \
+            (self.timeline.jobs[running].failure_reason or "Training job ended") if ended and running is not None \
+            else None
+        self.emulator.put_service_job(
+            job_id, state.status, status_reason=state.reason, preempted=state.preempted,
+            attempt_reason=f"Received status from SageMaker: {why}" if why else None, **self.place)
+        self.running[job_id] = None if ended else running
 
     def changed(self, tick: int) -> dict[str, Any] | None:
         """The state change of what another did to the job since it was last told (the function's terminate)."""
@@ -265,12 +281,14 @@ class _ServiceJob:
         job = self.emulator.service_job(self.job_id, **self.place)
         return self.event() if self._key(job) != self.told else None
 
-    def event(self) -> dict[str, Any]:
-        job = self.emulator.service_job(self.job_id, **self.place)
-        self.told = self._key(job)
+    def event(self, job_id: str | None = None) -> dict[str, Any]:
+        job = self.emulator.service_job(job_id or self.job_id, **self.place)
+        if job_id in (None, self.job_id):
+            self.told = self._key(job)
         when = self.timeline.time(self.minute)
         detail = {key: value for key, value in job.items() if key not in ("tags", "serviceRequestPayload")}
-        return {"version": "0", "id": hashlib.sha256(f"{job['jobName']}{when}{self.told}".encode()).hexdigest()[:32],
+        return {"version": "0",
+                "id": hashlib.sha256(f"{job['jobName']}{when}{self._key(job)}".encode()).hexdigest()[:32],
                 "detail-type": "Batch Service Job State Change", "source": "aws.batch",
                 "account": self.place.get("account_id", ACCOUNT), "time": iso_z(when), "region": self.place["region"],
                 "resources": [job["jobArn"]], "detail": detail}

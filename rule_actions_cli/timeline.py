@@ -47,8 +47,11 @@ JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 TIMELINE_KEYS = ("timeline", "description", "start", "minutes", "every", "jobs", "batch")
 # An AWS Batch service job that runs the timeline's jobs as its attempts (its `batch` section): its queue, the name
 # its request gives the training job, its retries, and its status at each minute (an attempt number starts one of
-# the jobs; `preempted` ends the running one as Batch's preemption does; `reason` is the job's statusReason).
-BATCH_KEYS = ("job_name", "queue", "share", "requested_name", "retry_attempts", "states", "expect")
+# the jobs; `preempted` ends the running one as Batch's preemption does; `reason` is the job's statusReason);
+# `resubmitted`: the states of the service job the function submits again (a restart through Batch), played once
+# it exists, at their minutes; `checkpoint`: the request's CheckpointConfig.S3Uri.
+BATCH_KEYS = ("job_name", "queue", "share", "requested_name", "retry_attempts", "states", "expect", "resubmitted",
+              "checkpoint")
 BATCH_STATE_KEYS = ("at", "status", "attempt", "reason", "preempted")
 BATCH_STATUSES = ("RUNNABLE", "SCHEDULED", "STARTING", "RUNNING", "SUCCEEDED", "FAILED")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
@@ -228,6 +231,8 @@ class BatchJob(NamedTuple):
     states: tuple[BatchState, ...]
     share: str | None = None
     expect: Mapping[str, Any] = {}
+    resubmitted: tuple[BatchState, ...] = ()  # the states of the service job a restart submits again
+    checkpoint: str | None = None  # the request's CheckpointConfig.S3Uri
 
 
 @dataclass
@@ -330,13 +335,29 @@ def _batch(need: Checker, spec: Any, minutes: Any, jobs: int) -> BatchJob | None
     need(_whole(spec.get("retry_attempts", 1), 1, 10), "batch.retry_attempts",
          f"{quoted(spec.get('retry_attempts'))} is not a whole number from 1 to 10")
     need(isinstance(spec.get("expect", {}), Mapping), "batch.expect", f"{quoted(spec.get('expect'))} is not an object")
-    states: list[BatchState] = []
+    need(spec.get("checkpoint") is None or (isinstance(spec["checkpoint"], str)
+                                             and spec["checkpoint"].startswith("s3://")), "batch.checkpoint",
+         f"{quoted(spec.get('checkpoint'))} is not an S3 URI")
     items = spec.get("states")
     if not need(isinstance(items, list) and items, "batch.states", f"{quoted(items)} is not a non-empty list"):
         return None
+    states = _batch_states(need, items, "batch.states", minutes, jobs)
+    again = spec.get("resubmitted", [])
+    resubmitted = _batch_states(need, again, "batch.resubmitted", minutes, jobs) if need(
+        isinstance(again, list), "batch.resubmitted", f"{quoted(again)} is not a list") else []
+    if not states:
+        return None
+    return BatchJob(spec.get("job_name", ""), spec.get("queue", ""), spec.get("requested_name", ""),
+                    spec.get("retry_attempts", 1), tuple(states), spec.get("share"), dict(spec.get("expect", {})),
+                    tuple(resubmitted), spec.get("checkpoint"))
+
+
+def _batch_states(need: Checker, items: list[Any], where: str, minutes: Any, jobs: int) -> list[BatchState]:
+    """A service job's states, in time order, each attempt one of the jobs."""
+    states: list[BatchState] = []
     high = minutes if isinstance(minutes, int) else DAY
     for index, item in enumerate(items):
-        path = f"batch.states[{index}]"
+        path = f"{where}[{index}]"
         if not _object(need, item, BATCH_STATE_KEYS, path):
             continue
         ok = all([
@@ -353,11 +374,8 @@ def _batch(need: Checker, spec: Any, minutes: Any, jobs: int) -> BatchJob | None
         if ok:
             states.append(BatchState(item["at"], item["status"], item.get("attempt"), item.get("reason"),
                                      item.get("preempted", False)))
-    need([s.at for s in states] == sorted(s.at for s in states), "batch.states", "are not in time order")
-    if not states:
-        return None
-    return BatchJob(spec.get("job_name", ""), spec.get("queue", ""), spec.get("requested_name", ""),
-                    spec.get("retry_attempts", 1), tuple(states), spec.get("share"), dict(spec.get("expect", {})))
+    need([s.at for s in states] == sorted(s.at for s in states), where, "are not in time order")
+    return states
 
 
 def _whole(value: Any, low: int, high: int) -> bool:

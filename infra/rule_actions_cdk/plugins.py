@@ -150,6 +150,8 @@ def family_grants(family: Family, config: Configured, needed: frozenset[Capabili
     the stack's account and region), and the listing when a stop may name a prefix; then the family's own reads
     (unless `reads` is false: a role that never words its outcomes)."""
     needed = needed | family.own_capabilities(config)
+    if not family.resources(config):  # a family whose calls are its service's (AWS Batch's: service_grants)
+        return family.read_grants(config) if reads else []
     verbs = [str(verb) for verb in (Capability.STOP, Capability.DESCRIBE) if verb in needed]
     plural = f"{family.label}s"
     grants = []

@@ -229,7 +229,9 @@ def act(event: JobEvent, found: list[Trigger], config: Config, ports: Environmen
             return _ignored(event.job_name, refused, event.problems, event.job_family.name, _account(event))
     family = event.job_family
     outside = family.scope_refusal(config, event)
-    if outside:
+    if outside is not None and not isinstance(outside, str):  # the family reads before it knows (a Batch-made
+        outside = family.scope_refusal(config, event, read(frozenset({outside}), ports))  # job's requested name)
+    if isinstance(outside, str):
         return _ignored(event.job_name, outside, event.problems, family.name, _account(event))
     actions = _acted(event, select(event, found, config), config, ports)
     return _with_problems({**_job(event.job_name, family.name), **_account(event), "actions": actions}, event.problems)

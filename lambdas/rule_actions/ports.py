@@ -157,6 +157,16 @@ class ServiceJobs(Protocol):
         that had ended; raises on any other error."""
         ...
 
+    def job_of(self, training_job_arn: str, queues: tuple[str, ...]) -> tuple[str, Mapping[str, Any]] | None:
+        """The service job of one of `queues` whose latest attempt is the training job, whatever its status (running
+        first, then requeued, then ended), as (its queue, its summary), or None."""
+        ...
+
+    def submit(self, request: Mapping[str, Any]) -> tuple[str, str]:
+        """SubmitServiceJob of `request` (its clientToken makes a repeat the same request): ("submitted", its job id),
+        or ("exists", the id of the job of that name in that queue) when Batch refused a repeat; raises otherwise."""
+        ...
+
 
 class Checkpoints(Protocol):
     """Amazon S3, where jobs keep their checkpoints."""

@@ -59,22 +59,45 @@ class Origin(StrEnum):
     TEST_REQUEST = "test"  # a test notification request
 
 
-@dataclass(frozen=True)
-class Action:
+class _Value:
+    """A value record: a plain class with slots (a fraction of a NamedTuple's cost to define at every cold start),
+    equal only to one of its own type with the same fields, hashable, immutable by convention, its repr a
+    dataclass's."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple[object, ...]:
+        fields: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, name) for name in fields)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._key()))
+
+    def __repr__(self) -> str:
+        fields: tuple[str, ...] = self.__slots__
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields)})"
+
+
+class Action(_Value):
     """A valid action. `target` is the prefix (None: the job's own name), the endpoint, or None for notify."""
 
-    kind: str
-    target: str | None = None
+    __slots__ = ("kind", "target")
+
+    def __init__(self, kind: str, target: str | None = None):
+        self.kind, self.target = kind, target
 
 
-@dataclass(frozen=True)
-class Invalid:
-    """An entry that cannot run: `field` is the path of the offending field, `reason` says why."""
+class Invalid(_Value):
+    """An entry that cannot run: `field` is the path of the offending field, `reason` says why; `kind` is the entry's
+    kind when its name was understood."""
 
-    field: str
-    reason: str
-    kind: str = ACTION_JSON  # the entry's kind when its name was understood
-    target: str = ""
+    __slots__ = ("field", "kind", "reason", "target")
+
+    def __init__(self, field: str, reason: str, kind: str = ACTION_JSON, target: str = ""):
+        self.field, self.reason, self.kind, self.target = field, reason, kind, target
 
 
 class Declared(NamedTuple):
@@ -171,7 +194,8 @@ class EventFamily(Protocol):
     def billing(self) -> Any: ...  # its cost.Billing: where its description says what its job costs; None: no cost
 
     def in_scope(self, config: Any, job_name: str) -> bool: ...
-    def scope_refusal(self, config: Any, event: JobEvent) -> str | None: ...
+    def scope_refusal(self, config: Any, event: JobEvent,
+                      answers: Mapping[Any, Any] | None = None) -> str | Need | None: ...
     def stopped_through(self, config: Any, job_name: str) -> tuple[str, ...]: ...
     def own_prefix(self, config: Any, job_name: str, prefix: str) -> bool: ...
 
@@ -257,28 +281,6 @@ class JobEvent:
     def arn_of(self, job_name: str) -> str:
         """The ARN of another job of the same family, account and region."""
         return self.job_family.arn_of(self.job_arn, job_name)
-
-
-class _Value:
-    """A value record: a plain class with slots (a fraction of a NamedTuple's cost to define at every cold start),
-    equal only to one of its own type with the same fields, hashable, immutable by convention, its repr a
-    dataclass's."""
-
-    __slots__ = ()
-
-    def _key(self) -> tuple[object, ...]:
-        fields: tuple[str, ...] = self.__slots__
-        return tuple(getattr(self, name) for name in fields)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, *self._key()))
-
-    def __repr__(self) -> str:
-        fields: tuple[str, ...] = self.__slots__
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in fields)})"
 
 
 class EvaluationRequest(_Value):
@@ -465,6 +467,17 @@ class Source(_Value):
 
     def _key(self) -> tuple[object, ...]:
         return (self.checkpoint, self.listed, self.newest, repr(self.description), repr(self.tags))
+
+
+class ServiceJobOf(_Question):
+    """The AWS Batch service job of one of `queues` whose latest attempt is the training job (its ARN): its queue and
+    DescribeServiceJob's answer (its request, verbatim), as a tuple; None when no service job of those queues ran it
+    (a restart through Batch resubmits it)."""
+
+    __slots__ = ("queues", "training_job_arn")
+
+    def __init__(self, training_job_arn: str, queues: tuple[str, ...]):
+        self.training_job_arn, self.queues = training_job_arn, queues
 
 
 class RunningJobs(_Question):
@@ -698,7 +711,7 @@ class StepFailures(tuple[StepFailure, ...]):
         return found
 
 
-Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | FailedTrials | FailedSteps | RunningJobs | MetricData
+Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | ServiceJobOf | FailedTrials | FailedSteps | RunningJobs | MetricData
         | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts | QueuedServiceJobs)
 
 
@@ -725,14 +738,13 @@ class NothingDone(NamedTuple):
     once: bool = False
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(_Value):
     """What became of one planned action."""
 
-    planned: Planned
-    outcome: Outcome
-    reason: str
-    jobs: tuple[str, ...] | None = None
+    __slots__ = ("jobs", "outcome", "planned", "reason")
+
+    def __init__(self, planned: Planned, outcome: Outcome, reason: str, jobs: tuple[str, ...] | None = None):
+        self.planned, self.outcome, self.reason, self.jobs = planned, outcome, reason, jobs
 
     @property
     def stopped(self) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ from rule_actions.readers import (
     price_list,
     restart_source,
     seen,
+    service_job,
     stop_record,
     team,
     trial_runs,
@@ -64,7 +65,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (stoptraining.KIND, stop.K
                                                        webhook.KIND, restart.KIND, release_warm_pool.KIND)}
 READERS: dict[type, Reader[Any]] = {reader.need: reader for reader in (
     describe.READER, in_progress.READER, team.READER, stop_record.READER, failed_trials.READER, failed_steps.READER,
-    price_list.READER, trial_runs.READER, restart_source.READER, seen.READER)}
+    price_list.READER, trial_runs.READER, restart_source.READER, seen.READER, service_job.READER)}
 
 
 @cache

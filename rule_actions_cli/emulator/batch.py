@@ -11,6 +11,7 @@ what Batch itself does later is played by this module's functions:
     service_job(job_id)          what DescribeServiceJob answers, read from the store
     seed_service_job(detail)     a plain replay's service job, as a Batch event's detail says it (its seeder:
                                  rule_actions_cli.seeding): no request, no tags, nothing invented
+    service_jobs()               every job, so (a replay finds the job the function submitted again: a restart)
 
 A service job holds jobArn (arn:aws:batch:<region>:<account>:service-job/<id>), jobId, jobName, jobQueue (an ARN,
 whether the request named the queue or gave its ARN), status, statusReason, attempts (serviceResourceId
@@ -59,7 +60,8 @@ from rule_actions.contract import SERVICE_JOB_ENDED
 from rule_actions_cli.emulator import Gap
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
-__all__ = ["GAPS", "STATUSES", "install", "put_service_job", "seed_service_job", "service_job", "set_clock",
+__all__ = ["GAPS", "STATUSES", "install", "put_service_job", "seed_service_job", "service_job", "service_jobs",
+           "set_clock",
            "start_attempt", "submit_service_job"]
 
 GAPS = (
@@ -307,6 +309,12 @@ def install() -> None:
 def service_job(job_id: str, account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> dict[str, Any]:
     """The job as DescribeServiceJob answers it (ClientException when there is none)."""
     return describe(_backend(account_id, region), job_id)
+
+
+def service_jobs(account_id: str = DEFAULT_ACCOUNT_ID, region: str = "us-east-1") -> list[dict[str, Any]]:
+    """Every service job of the account and region, as DescribeServiceJob answers, oldest first."""
+    backend = _backend(account_id, region)
+    return sorted((describe(backend, job_id) for job_id in _store(backend)), key=lambda job: job["createdAt"])
 
 
 def submit_service_job(request: Mapping[str, Any], account_id: str = DEFAULT_ACCOUNT_ID,

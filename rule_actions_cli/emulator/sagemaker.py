@@ -87,6 +87,8 @@ GAPS = (
                                           "install() fills these, and DescribeTrainingJob returns every member; "
                                           "nothing sets DebugRuleEvaluationStatuses or ProfilerRuleEvaluationStatuses:"
                                           " put_training_job sets them on moto's job"),
+    Gap("sagemaker", "ListTags", "finds a training job by the name in its ARN as written (AWS: SageMaker lower-cases "
+                                 "names in ARNs, so a job named with capitals, AWSBatch..., is found by its ARN)"),
     Gap("sagemaker", "UpdateTrainingJob", "not implemented (the warm pool's ResourceConfig.KeepAlivePeriodInSeconds, "
                                           "ProfilerConfig, ProfilerRuleConfigurations, RemoteDebugConfig)"),
 )
@@ -484,6 +486,19 @@ def _response_update_training_job(self: SageMakerResponse) -> Any:
         resource_config=self._get_param("ResourceConfig"), remote_debug_config=self._get_param("RemoteDebugConfig")))
 
 
+_MOTO_LIST_TAGS = SageMakerModelBackend.list_tags
+
+
+def _backend_list_tags(self: SageMakerModelBackend, arn: str, **more: Any) -> Any:
+    """moto's ListTags, a training job found by the name in its ARN whatever its case: SageMaker lower-cases names in
+    ARNs, so a job named with capitals (AWS Batch's AWSBatch...) is tagged under an ARN that names it lower-cased."""
+    kind, _, name = arn.rpartition(":")[2].partition("/")
+    if kind == "training-job" and name not in self.training_jobs:
+        found = next((key for key in self.training_jobs if key.lower() == name.lower()), None)
+        arn = f"{arn.rpartition('/')[0]}/{found}" if found else arn
+    return _MOTO_LIST_TAGS(self, arn, **more)
+
+
 # The calls added (name, backend method, response method): each installed on both classes.
 ADDED = (
     ("stop_training_job", _backend_stop_training_job, _response_stop_training_job),
@@ -499,6 +514,7 @@ ADDED = (
     ("search", _backend_search, _response_search),
     ("create_training_job", _backend_create_training_job, _response_create_training_job),
     ("update_training_job", _backend_update_training_job, _response_update_training_job),
+    ("list_tags", _backend_list_tags, SageMakerResponse.list_tags),
 )
 
 

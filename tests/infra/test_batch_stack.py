@@ -17,6 +17,8 @@ from rule_actions_cdk.plugins import event_pattern
 
 CONFIG = json.loads((ROOT / "examples" / "batch-config.json").read_text())
 OFF = {key: value for key, value in CONFIG.items() if key != "batch_queues"}
+NO_RESTART = {**{key: value for key, value in CONFIG.items() if key != "restart_checkpoints"},
+              "rules": {"StalledTraining": ["stoptraining", "notify"]}}
 
 
 def context(config: dict[str, Any]) -> dict[str, Any]:
@@ -31,6 +33,11 @@ def on(tmp_path_factory) -> Template:
 @pytest.fixture(scope="module")
 def off(tmp_path_factory) -> Template:
     return synthesize(context(OFF), tmp_path_factory.mktemp("cdk.out"))
+
+
+@pytest.fixture(scope="module")
+def no_restart(tmp_path_factory) -> Template:
+    return synthesize(context(NO_RESTART), tmp_path_factory.mktemp("cdk.out"))
 
 
 def rule_of(template: Template) -> dict[str, Any]:
@@ -72,6 +79,31 @@ def test_the_family_on_matches_its_queues_and_grants_terminate_and_reads(on):
     for describe in describes:
         assert describe["Action"] == "sagemaker:DescribeTrainingJob"
         assert "training-job/awsbatch*" in json.dumps(describe["Resource"])
+
+
+def test_the_family_on_with_restarts_grants_submit_service_job_on_its_queues_only(on):
+    # Given the example: the family on, StalledTraining's hung jobs restarted
+    found = {s["Sid"]: s for s in batch_statements(on)}
+    # Then SubmitServiceJob on the queue gpu-training (its quota shares) and a new service job, nothing broader
+    submit = found["ResubmitBatchServiceJobs"]
+    assert submit["Action"] == "batch:SubmitServiceJob"
+    resources = json.dumps(submit["Resource"])
+    assert ":job-queue/gpu-training\"" in resources and ":job-queue/gpu-training/quota-share/*" in resources
+    assert ":service-job/*" in resources and "job-queue/*" not in resources
+    assert found["TagResubmittedBatchServiceJobs"]["Action"] == "batch:TagResource"
+    assert ":service-job/*" in json.dumps(found["TagResubmittedBatchServiceJobs"]["Resource"])
+    # And PassRole for the request's role goes to SageMaker only
+    passroles = [s for policy in on.find_resources("AWS::IAM::Policy").values()
+                 for s in policy["Properties"]["PolicyDocument"]["Statement"] if s.get("Sid") == "PassRoleToRestartedJobs"]
+    assert passroles and all(s["Condition"] == {"StringEquals": {"iam:PassedToService": ["sagemaker.amazonaws.com"]}}
+                             for s in passroles)
+
+
+def test_without_restarts_or_without_the_family_submit_service_job_is_not_granted(off, no_restart):
+    for template in (off, no_restart):
+        statements = json.dumps(template.find_resources("AWS::IAM::Policy"))
+        assert "batch:SubmitServiceJob" not in statements and "batch:TagResource" not in statements
+    assert {s["Sid"] for s in batch_statements(no_restart)} == {"TerminateBatchServiceJobs", "ReadBatchServiceJobs"}
 
 
 # --- the sweep of waiting jobs: the schedule without `monitor`, and the evaluator's Batch reads ----------------------

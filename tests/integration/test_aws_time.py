@@ -123,17 +123,17 @@ def test_with_sns_stalled_every_action_is_attempted_within_the_invocation(aws, e
     handler.runtime.cache_clear()  # the clients are made anew, SNS's pointed at the stalled endpoint
 
     # When the IssuesFound event arrives
-    started = time.monotonic()
     with pytest.raises(ActionsFailed) as failure:
         aws.invoke(event(job="demo-job-001", debug=[rule_status("VanishingGradient", job="demo-job-001")],
                          debug_configs=[rule_config("VanishingGradient", SDK_ACTIONS)]))
 
-    # Then the stop is done, each message was attempted and failed on its own timeout, and all within seconds
+    # Then the stop is done, and each message was attempted once and failed on its own timeout: no retries past the
+    # calls' budgets (counted, not timed: a busy machine stretches the seconds, not the attempts)
     outcomes = {a["kind"]: (a["outcome"], a["reason"]) for a in failure.value.result["actions"]}
     assert outcomes["stoptraining"][0] == "done" and aws.status("demo-job-001") == "Stopping"
     assert outcomes["email"][0] == outcomes["notify"][0] == "failed"
     assert "ReadTimeoutError" in outcomes["email"][1] and "ReadTimeoutError" in outcomes["notify"][1]
-    assert time.monotonic() - started < 4  # team check, subscribe, publish: ~0.5 s each, no retries past budgets
+    assert stalled.requests == 3  # the team's subscriptions read, the email's subscribe, the team's publish
 
 
 # --- a send whose answer is lost ------------------------------------------------------------------------------

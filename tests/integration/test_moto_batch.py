@@ -203,6 +203,40 @@ def test_terminate_fails_the_job_with_its_reason_and_stops_its_training_job(batc
         jobs.terminate("no-such-job", "r")
 
 
+def test_a_terminated_job_is_found_by_its_attempt_and_resubmitted_once_with_its_request_verbatim(batch):
+    # Given a job whose attempt was terminated (as a stop through Batch leaves it)
+    job_id = submit(batch, shareIdentifier="llm", schedulingPriority=10)
+    name = moto_batch.start_attempt(job_id)
+    moto_batch.put_service_job(job_id, "RUNNING")
+    jobs = BatchServiceJobs(lambda: function_client("batch", REGION))
+    jobs.terminate(job_id, "rule-actions: StalledTraining stopped it")
+    arn = training_job(name)["TrainingJobArn"]
+    # When the function looks for its service job by the attempt: not running, but found whatever its status
+    assert jobs.running_job(arn, (QUEUE,)) is None
+    found = jobs.job_of(arn, (QUEUE,))
+    assert found is not None and found[1]["jobId"] == job_id
+    old = jobs.describe(job_id)
+    # And submits it again, twice (a repeated event), with the same clientToken
+    request = {"jobName": "llm-pretrain-job-r1", "jobQueue": old["jobQueue"], "serviceJobType": old["serviceJobType"],
+               "serviceRequestPayload": old["serviceRequestPayload"], "retryStrategy": old["retryStrategy"],
+               "shareIdentifier": old["shareIdentifier"], "schedulingPriority": old["schedulingPriority"],
+               "timeoutConfig": old["timeoutConfig"], "tags": {"rule-actions:attempt": "1"},
+               "clientToken": "restart-of-" + job_id[:20]}
+    first, second = jobs.submit(request), jobs.submit(request)
+    # Then one job is submitted: the repeat is refused by Batch and read as the job submitted before
+    assert first[0] == "submitted" and second == ("exists", first[1])
+    listed = batch.client.list_service_jobs(jobQueue=QUEUE, filters=[{"name": "JOB_NAME", "values": ["llm-*"]}])
+    assert sorted(j["jobName"] for j in listed["jobSummaryList"]) == ["llm-pretrain-job", "llm-pretrain-job-r1"]
+    # And the new job holds the request verbatim (its checkpoint the same) in the same queue, its settings kept
+    new = jobs.describe(first[1])
+    assert new["serviceRequestPayload"] == old["serviceRequestPayload"] == payload()
+    assert {k: new[k] for k in ("jobQueue", "retryStrategy", "shareIdentifier", "schedulingPriority",
+                                 "timeoutConfig")} == {k: old[k] for k in ("jobQueue", "retryStrategy",
+                                                                           "shareIdentifier", "schedulingPriority",
+                                                                           "timeoutConfig")}
+    assert new["status"] == "SUBMITTED" and new["tags"] == {"rule-actions:attempt": "1"}
+
+
 def test_a_preempted_attempt_is_counted_stopped_and_its_job_requeued(batch):
     # Given a job running its first attempt
     job_id = submit(batch)

@@ -320,7 +320,7 @@ def test_an_action_kind_and_a_reader_are_each_one_module_and_a_registry_line(tmp
             "from rule_actions.kinds import email, notify, page, release_warm_pool, restart, sms, stop, stoptraining, webhook\n",
         "restart.KIND, release_warm_pool.KIND)}": "restart.KIND, release_warm_pool.KIND, page.KIND)}",
         "    stop_record,\n    team,\n": "    stop_record,\n    tags,\n    team,\n",
-        "seen.READER)}": "seen.READER, tags.READER)}",
+        "service_job.READER)}": "service_job.READER, tags.READER)}",
     }, records_addition=JOB_TAGS_NEED)
     (lambdas / "rule_actions" / "readers" / "tags.py").write_text(textwrap.dedent(TAGS_READER))
     assert violations(graph({**PACKAGES, "rule_actions": lambdas / "rule_actions"})) == []

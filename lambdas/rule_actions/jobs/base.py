@@ -253,8 +253,10 @@ class JobFamily:
         whatever its outcomes attach; every family is on but one a setting must name the scope of: Batch's)."""
         return True
 
-    def scope_refusal(self, config: Configured, event: JobEvent) -> str | None:
-        """Why the event's job is outside the stack's scope (ignored), or None: its name under the prefixes."""
+    def scope_refusal(self, config: Configured, event: JobEvent,
+                      answers: Mapping[Any, Any] | None = None) -> str | Need | None:
+        """Why the event's job is outside the stack's scope (ignored), or None: its name under the prefixes; a Need
+        when the family must read before it knows (asked again with `answers`)."""
         return None if self.in_scope(config, event.job_name) else f"{self.noun} is not under {self.scope.key}"
 
     def stopped_through(self, config: Configured, job_name: str) -> tuple[str, ...]:

@@ -44,6 +44,7 @@ from rule_actions.jobs.batch_facts import (
     queue_followed,
     queue_name,
     queues,
+    restarts,
     training_job_arns,
 )
 from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB
@@ -131,7 +132,8 @@ class Batch(JobFamily):
         steps = tuple(Transition("Attempt", _at(a.started_at), a.status_reason) for a in attempts(detail))
         return replace(event, secondary_status=phase(detail), transitions=steps)
 
-    def scope_refusal(self, config: Configured, event: JobEvent) -> str | None:
+    def scope_refusal(self, config: Configured, event: JobEvent,
+                      answers: Mapping[Any, Any] | None = None) -> str | Need | None:
         followed = queues(config)
         if not followed:
             return f"the Batch family is off ({self.scope.key} is empty)"
@@ -269,7 +271,30 @@ class Batch(JobFamily):
                   resources=("*",),
                   reason="batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permissions; "
                          "IAM requires Resource \"*\" for them (the function lists only the queues of batch_queues)"),
+            *resubmit_grants(config),
         ]
+
+
+def resubmit_grants(config: Configured) -> list[Grant]:
+    """When restarts are allowed too: submit a service job again (a restart through Batch) to the configured queues
+    only (SubmitServiceJob takes the queue's ARN, its quota shares', and the new job's, whose id is not known
+    before), and tag it (the chain's tags). iam:PassRole for its request's RoleArn is the restart's own grant
+    (PassRoleToRestartedJobs: to sagemaker.amazonaws.com only)."""
+    if not restarts(config):
+        return []
+    named = tuple(q if q.startswith("arn:") else Arn("batch", "job-queue", q) for q in queues(config))
+    shares = tuple(f"{q}/quota-share/*" if q.startswith("arn:") else Arn("batch", "job-queue", f"{q}/quota-share/*")
+                   for q in queues(config))
+    return [
+        Grant(sid="ResubmitBatchServiceJobs", actions=("batch:SubmitServiceJob",),
+              resources=(*named, *shares, Arn("batch", "service-job", "*")),
+              reason="a restart of a Batch-made training job submits its service job again to its queue, one of "
+                     "batch_queues (and its quota share); the new service job's id is Batch's, unknown before"),
+        Grant(sid="TagResubmittedBatchServiceJobs", actions=("batch:TagResource",),
+              resources=(Arn("batch", "service-job", "*"),),
+              reason="SubmitServiceJob with tags needs batch:TagResource on the new service job, whose id is "
+                     "Batch's, unknown before (the chain's tags follow the restarts)"),
+    ]
 
 
 def attempt_names(detail: Mapping[str, Any]) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ and the training family (a Batch-made training job is one of a service job's att
     BATCH_QUEUES, BATCH_WAIT_ALERT_MINUTES  the queues followed (empty: the family is off), the wait told
     queues(config)                         the queues followed
     managed(config, name)                  whether a training job is an attempt of a followed service job
+    restarts(config)                       whether restarts are allowed (one of a Batch job goes through Batch)
     queue_followed(queues, queue)          whether a job queue (its ARN) is one of them
     queue_arn(queue, job_arn)              a followed queue's ARN, from a job's ARN (ListServiceJobs names none)
 
@@ -213,6 +214,12 @@ def queue_arn(queue: str, job_arn: str) -> str:
 def queues(config: Configured) -> tuple[str, ...]:
     """The job queues the Batch family follows (empty: it is off)."""
     return config[BATCH_QUEUES]
+
+
+def restarts(config: Configured) -> bool:
+    """Whether the configuration may restart jobs: a restart follows any stop of this stack (its follow clause, {},
+    matches every Stopped event: kinds/restart.py follows_stops), so a Batch job's restart goes through Batch."""
+    return {} in config.follows_stops
 
 
 def managed(config: Configured, name: str) -> bool:

@@ -12,6 +12,7 @@ on as any training job's.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,7 +36,7 @@ from rule_actions.jobs.common import (
     tuning_ref,
 )
 from rule_actions.ports import Configured
-from rule_actions.records import Capability, Described, JobEvent, JobRef, Need, Place, Unread
+from rule_actions.records import Capability, Described, JobEvent, JobRef, Need, Place, ServiceJobOf, Unread
 from rule_actions.text import arn_name
 
 COMPLETED, FAILED, STOPPED = "Completed", "Failed", "Stopped"
@@ -61,6 +62,20 @@ OUTCOMES = {
     "Completed": OutcomeCondition((COMPLETED,), (), _ENDED_OTHERWISE, "training job completed", "completed"),
 }
 PARENT = "TuningJobArn"
+NAME_SHOWN = 63  # a requested name, at most, in a refusal
+
+
+def requested_of(service: Any) -> str | None:
+    """The TrainingJobName of a service job's request (a ServiceJobOf answer: its queue and DescribeServiceJob's
+    answer); None when it was not read or holds none."""
+    job = service[1] if isinstance(service, tuple) and len(service) == 2 else None
+    payload = job.get("serviceRequestPayload") if isinstance(job, Mapping) else None
+    try:
+        request = json.loads(payload) if isinstance(payload, str) else None
+    except ValueError:
+        return None
+    name = request.get("TrainingJobName") if isinstance(request, dict) else None
+    return name if isinstance(name, str) else None
 
 
 class Training(JobFamily):
@@ -92,6 +107,26 @@ class Training(JobFamily):
         """Under a prefix by its name, or (the Batch family on) by the name its owner asked Batch for."""
         return super().in_scope(config, job_name) or (managed(config, job_name) and any(
             prefix_match(job_name, prefix) is not False for prefix in config[self.scope]))
+
+    def scope_refusal(self, config: Configured, event: JobEvent,
+                      answers: Mapping[Any, Any] | None = None) -> str | Need | None:
+        """As any family's; but a Batch-made job whose kept requested name (its first KEPT_MAX characters) agrees
+        with a longer prefix is judged on its whole requested name: its service job's serviceRequestPayload
+        (DescribeServiceJob), asked for first. When that cannot be read, the kept part decides (in scope)."""
+        name, prefixes = event.job_name, config[self.scope]
+        if not prefixes or name.startswith(prefixes) or not managed(config, name):
+            return super().scope_refusal(config, event, answers)
+        verdicts = [prefix_match(name, prefix) for prefix in prefixes]
+        if True in verdicts or None not in verdicts:
+            return None if True in verdicts else f"{self.noun} is not under {self.scope.key}"
+        need = ServiceJobOf(event.job_arn, queues(config))
+        if answers is None:
+            return need
+        requested = requested_of(answers.get(need))
+        if requested is None or requested.startswith(prefixes):
+            return None
+        return (f"{self.noun} is not under {self.scope.key}: the name its owner asked AWS Batch for, "
+                f"{requested[:NAME_SHOWN]}, starts with none of them")
 
     def own_prefix(self, config: Configured, job_name: str, prefix: str) -> bool:
         return job_name.startswith(prefix) or (managed(config, job_name) and prefix_match(job_name, prefix) is True)

@@ -10,9 +10,17 @@ When (each only where a rule, a job outcome or a job's tag asks for it):
     job_outcomes Failed                                only a CapacityError at start (it never ran): made at once;
                                                        any other failure is the job's own: never restarted
 
+A training job AWS Batch made (the Batch family on: batch_queues names its queue) is restarted through Batch, never
+by a CreateTrainingJob behind it, and only after this stack's stop of it (a finding): its service job
+(DescribeServiceJob) is submitted again to the same queue (SubmitServiceJob), its serviceRequestPayload verbatim (the
+same CheckpointConfig: the new attempt resumes), its type, retry strategy, priority, share, preemption and timeout
+kept, its tags with the chain's own; its name `<first service job, cut>-r<attempt>`, its clientToken derived from
+the stopped training job (a repeated event submits once). The chain follows the service jobs (their tags): Batch
+names their training jobs itself. A Batch job Batch is retrying (preempted and requeued) is not restarted.
+
 Never: a training job of a tuning job (its tuning job retries its trials), a pipeline step's job (the pipeline's
-RetryPolicies and RetryPipelineExecution do), a job AWS Batch submitted (Batch owns its retries), a job stopped by
-someone outside this stack, a serverless job; without CheckpointConfig.S3Uri (or with nothing under it) only
+RetryPolicies and RetryPipelineExecution do), a job AWS Batch submitted while the Batch family is off (Batch owns
+its retries), a job stopped by someone outside this stack, a serverless job; without CheckpointConfig.S3Uri (or with nothing under it) only
 `from=scratch` restarts. A job's own actions (action_json, its tags) may ask only when `restart_checkpoints` is set.
 
 The copy (a new job: SageMaker cannot restart one) is the job's DescribeTrainingJob, each member CreateTrainingJob
@@ -30,6 +38,7 @@ restarted (both times said). Every refusal is the row's reason.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -64,6 +73,7 @@ from rule_actions.records import (
     Place,
     Planned,
     RestartSource,
+    ServiceJobOf,
     Source,
     StopNote,
     StopRecord,
@@ -121,6 +131,13 @@ RESTART_ROLES = TextList(
 BATCH_NAME = re.compile(r"AWSBatch.*[0-9a-f]{32}")  # the training jobs AWS Batch creates for its service jobs
 PIPELINE_TAG = "sagemaker:pipeline-execution-arn"
 OUTCOMES = ("MaxRuntimeExceeded", "MaxWaitTimeExceeded", "Failed")  # where job_outcomes may ask for a restart
+# A restart through AWS Batch: what SubmitServiceJob is given of the stopped job's service job (DescribeServiceJob),
+# beside its serviceRequestPayload (verbatim), and its limits (botocore 1.44.8's batch model).
+RESUBMITTED = ("serviceJobType", "retryStrategy", "schedulingPriority", "shareIdentifier", "quotaShareName",
+               "preemptionConfiguration", "timeoutConfig")
+SERVICE_JOB_NAME_MAX = 128  # SubmitServiceJob's jobName
+TOKEN_MAX = 64  # its clientToken
+RUNNING = ("RUNNING", "STARTING", "SCHEDULED")  # a service job whose attempt runs
 
 
 class Copy(NamedTuple):
@@ -132,6 +149,7 @@ class Copy(NamedTuple):
     request: dict[str, Any] | None
     says: str  # "as X from its checkpoint of T (s3://...); at most N min of work lost"
     notes: tuple[str, ...]  # what the copy does not keep (a mutable image tag...)
+    queue: str = ""  # a restart through AWS Batch: the queue its SubmitServiceJob request goes to ("" a copy)
 
 
 class RestartKind(Kind):
@@ -167,6 +185,9 @@ class RestartKind(Kind):
                                           config[RESTART_CHECKPOINTS])}
         if _cause(event) == "stopped":
             found.add(StopRecord(event.job_arn))
+        queues = event.job_family.stopped_through(config, event.job_name)
+        if queues:
+            found.add(ServiceJobOf(event.job_arn, queues))
         return frozenset(found)
 
     def check(self, item: Planned, event: JobEvent, config: Configured, answers: Mapping[Need, Any]) -> Planned:
@@ -187,7 +208,12 @@ class RestartKind(Kind):
             return item.decided(Outcome.FAILED, source.reason)
         if not isinstance(source, Source):
             return item.decided(Outcome.FAILED, "the job was not read")
-        prepared = _prepare(item, event, config, source, cause)
+        queues = event.job_family.stopped_through(config, event.job_name)
+        if queues:  # a job AWS Batch made: through Batch, its service job submitted again
+            service = answers.get(ServiceJobOf(event.job_arn, queues), Unread("its service job was not read"))
+            prepared = _through_batch(item, event, config, source, cause, service, queues)
+        else:
+            prepared = _prepare(item, event, config, source, cause)
         if not isinstance(prepared, Copy):
             return item.decided(*prepared)
         return replace(item, jobs=(prepared.name,), prepared=prepared)
@@ -207,12 +233,20 @@ class RestartKind(Kind):
             if event.job_name not in stopped:
                 return NothingDone(Outcome.SKIPPED, f"{event.job_name} was not stopped by this rule's stop (a restart "
                                                     "follows its own rule's stop: declare a stop before it)")
-            ports.ledger.follow_stop(event.job_arn, f"{self.name}|{item.target}|{item.origin}|tell")
+            ports.ledger.follow_stop(event.arn_of(event.job_name), f"{self.name}|{item.target}|{item.origin}|tell")
             return Done(f"will restart {copy.says}, once {event.job_name} has stopped", ())
         account = event.account or arn_place(event.job_arn)[0]
         if not ports.ledger.restart_quota(account, occasion.config[RESTARTS_PER_HOUR]):
             return NothingDone(Outcome.SKIPPED, f"restarts_per_hour ({occasion.config[RESTARTS_PER_HOUR]}) reached in "
                                                 f"account {account} this hour: not restarted as {copy.name}")
+        if copy.queue:  # through AWS Batch: never a CreateTrainingJob behind it
+            if ports.batch is None:
+                raise RuntimeError("AWS Batch is not available to this function (batch_queues is empty)")
+            submitted, job_id = ports.batch.submit(copy.request)
+            said = f"restarted {copy.says}; new service job {job_id}" + (
+                " (submitted already by an earlier delivery)" if submitted == "exists" else "")
+            return Done("; ".join((said, f"attempt {copy.attempt} of at most {occasion.config[MAX_RESTARTS]}",
+                                   *copy.notes)), (copy.name,))
         created = ports.jobs.create(event.job_family.api, copy.request)
         if created == "exists" and ports.jobs.tags(event.arn_of(copy.name)).get(FROM_TAG) != event.job_name:
             return NothingDone(Outcome.FAILED, f"a job named {copy.name} exists and is no copy of {event.job_name} "
@@ -332,8 +366,12 @@ def _refusal(item: Planned, event: JobEvent, config: Configured) -> tuple[Outcom
         return Outcome.SKIPPED, (f"a step's job of pipeline execution {arn_name(event.tags[PIPELINE_TAG])}: the "
                                  "pipeline retries its steps (RetryPolicies, RetryPipelineExecution); not restarted")
     if BATCH_NAME.fullmatch(event.job_name):
-        return Outcome.SKIPPED, ("a job AWS Batch submitted: Batch owns its retries (its retryStrategy); never "
-                                 "restarted behind Batch's back")
+        if not family.stopped_through(config, event.job_name):
+            return Outcome.SKIPPED, ("a job AWS Batch submitted: Batch owns its retries (its retryStrategy); never "
+                                     "restarted behind Batch's back (batch_queues does not follow its queue)")
+        if _cause(event) in ("max_runtime", "max_wait", "capacity"):
+            return Outcome.SKIPPED, ("a job AWS Batch submitted: Batch retries it itself (its retryStrategy); only "
+                                     "a stop of this stack's is restarted through Batch")
     if _cause(event) is None:
         if event.job_status == "Failed":
             return Outcome.SKIPPED, (f"it failed ({quoted(event.failure_reason.strip()[:200])}): a failure of the "
@@ -344,10 +382,25 @@ def _refusal(item: Planned, event: JobEvent, config: Configured) -> tuple[Outcom
     return None
 
 
-def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
-             cause: str | None) -> Copy | tuple[Outcome, str]:
-    """The copy, or why there is none (the loop guard, the limits, what cannot be copied)."""
-    described, tags = source.description, _chain_tags(event.job_name, source.tags)
+class _Checked(NamedTuple):
+    """A restart the checks allow: its attempt, its name, what its row says, the chain's root and training seconds
+    so far, and the run time left to it (at most the job's)."""
+
+    attempt: int
+    name: str
+    says: str
+    notes: tuple[str, ...]
+    root: str
+    used: int
+    runtime: int
+
+
+def _checked(item: Planned, event: JobEvent, config: Configured, source: Source, cause: str | None,
+             tags: Mapping[str, str], root: str, name_of: Any) -> _Checked | tuple[Outcome, str]:
+    """The checks every restart passes (its checkpoint, the limits, the loop guard, the chain's time), on the
+    chain's trusted `tags` (the job's, or its service job's), its first job `root` unless they name one, its name
+    `name_of(root, attempt)`; or why it is refused."""
+    described = source.description
     if described.get("ServerlessJobConfig"):
         return Outcome.SKIPPED, "a serverless training job is billed by tokens: it is not restarted as a copy"
     scratch = item.target == FROM_SCRATCH
@@ -363,7 +416,7 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
             return Outcome.SKIPPED, (f"nothing under its checkpoint ({place(source.checkpoint)}) yet: a copy would "
                                      "start from scratch (declare restart from=scratch to allow that)")
     attempt = _whole(tags.get(ATTEMPT_TAG)) + 1
-    root = tags.get(CHAIN_TAG) or event.job_name
+    root = tags.get(CHAIN_TAG) or root
     limit = config[MAX_RESTARTS]
     if attempt > limit:
         return Outcome.SKIPPED, f"the chain of {root} has had {attempt - 1} restarts (max_restarts {limit})"
@@ -383,7 +436,7 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
     if left < 60:
         return Outcome.SKIPPED, (f"the chain of {root} trained {duration(used)} of its {duration(bound)} "
                                  "(max_chain_hours): not restarted")
-    name = _name(root, attempt)
+    name = name_of(root, attempt)
     ended = event.ended or _when(described.get("TrainingEndTime")) or timestamp(event.time) or datetime.now(UTC)
     if not source.checkpoint:
         says = f"as {name} from scratch (it has no checkpoint)"
@@ -396,25 +449,82 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
         lost = max(0, int((ended - source.newest).total_seconds()))
         says = (f"as {name} from its checkpoint of {_stamp(source.newest)} ({place(source.checkpoint)}); at most "
                 f"{duration(lost)} of work lost")
-    notes = _notes(described, cause)
+    return _Checked(attempt, name, says, _notes(described, cause), root, used, min(runtime, left))
+
+
+def _chain(checked: _Checked, tags: Mapping[str, str], job: str, source: Source) -> dict[str, str]:
+    """The new attempt's tags: the job's (not aws:*, not the chain's) and the chain's own."""
+    return {**{k: v for k, v in tags.items() if not k.startswith("aws:") and k not in OWN_TAGS},
+            CHAIN_TAG: checked.root, ATTEMPT_TAG: str(checked.attempt), FROM_TAG: job,
+            CHECKPOINT_TAG: _iso(source.newest) if source.newest else "none", SECONDS_TAG: str(checked.used)}
+
+
+def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
+             cause: str | None) -> Copy | tuple[Outcome, str]:
+    """The copy, or why there is none (the loop guard, the limits, what cannot be copied)."""
+    tags = _chain_tags(event.job_name, source.tags)
+    checked = _checked(item, event, config, source, cause, tags, event.job_name, _name)
+    if not isinstance(checked, _Checked):
+        return checked
     if cause == "finding":
-        return Copy(name, attempt, None, says, notes)
-    request = _request(described, name, min(runtime, left), {
-        **{k: v for k, v in tags.items() if not k.startswith("aws:") and k not in OWN_TAGS},
-        CHAIN_TAG: root, ATTEMPT_TAG: str(attempt), FROM_TAG: event.job_name,
-        CHECKPOINT_TAG: _iso(source.newest) if source.newest else "none", SECONDS_TAG: str(used)})
+        return Copy(checked.name, checked.attempt, None, checked.says, checked.notes)
+    request = _request(source.description, checked.name, checked.runtime,
+                       _chain(checked, tags, event.job_name, source))
     if len(request["Tags"]) > TAGS_MAX:
         return Outcome.SKIPPED, (f"the job has {len(request['Tags']) - len(OWN_TAGS)} tags: with the chain's "
                                  f"{len(OWN_TAGS)} the copy would pass SageMaker's {TAGS_MAX}")
-    return Copy(name, attempt, request, says, notes)
+    return Copy(checked.name, checked.attempt, request, checked.says, checked.notes)
 
 
-def _chain_tags(job: str, tags: Mapping[str, str]) -> Mapping[str, str]:
+def _through_batch(item: Planned, event: JobEvent, config: Configured, source: Source, cause: str | None,
+                   service: Any, queues: tuple[str, ...]) -> Copy | tuple[Outcome, str]:
+    """A restart of a training job AWS Batch made: its service job submitted again (SubmitServiceJob to the same
+    queue, its request verbatim), or why not: no service job of the queues ran it, Batch is retrying it itself
+    (preempted and requeued: not this stack's stop), it succeeded, or what refuses any restart. The chain is the
+    service jobs' (their tags; a service job's are trusted only when its name is the one the chain gives it)."""
+    if isinstance(service, Unread):
+        return Outcome.FAILED, service.reason
+    if service is None:
+        return Outcome.SKIPPED, (f"run by no service job of batch_queues ({', '.join(queues)}): not restarted (never "
+                                 "a CreateTrainingJob behind Batch's back)")
+    queue, job = service
+    name, status = str(job.get("jobName", "")), str(job.get("status", ""))
+    shown = f"service job {name} ({job.get('jobId', '')}, queue {queue.rpartition('job-queue/')[2] or queue})"
+    terminated = status == "FAILED" and job.get("isTerminated") is True
+    if status not in RUNNING and not terminated:
+        why = "AWS Batch requeued it (preempted, or retried by its retryStrategy) and retries it itself" \
+            if status not in ("SUCCEEDED", "FAILED") else f"it is {status} and was not terminated by this stack"
+        return Outcome.SKIPPED, f"{shown} is {status}: {why}; not restarted"
+    if cause == "stopped" and not terminated:  # our stop asked it, but the service job was not terminated by it
+        return Outcome.SKIPPED, (f"{shown} is {status}, not terminated: AWS Batch retries it itself; not "
+                                 "restarted")
+    own = job.get("tags")
+    tags = _chain_tags(name, own if isinstance(own, Mapping) else {}, _batch_name)
+    checked = _checked(item, event, config, source, cause, tags, name, _batch_name)
+    if not isinstance(checked, _Checked):
+        return checked
+    says = (f"through AWS Batch: SubmitServiceJob of service job {checked.name} to queue "
+            f"{queue.rpartition('job-queue/')[2] or queue} (the request of {name}, verbatim) "
+            + checked.says.removeprefix(f"as {checked.name} "))
+    notes = (*checked.notes, "its run time is its request's (verbatim): the chain's time is checked, not cut")
+    if cause == "finding":
+        return Copy(checked.name, checked.attempt, None, says, notes, queue)
+    chain = _chain(checked, tags, name, source)
+    if len(chain) > TAGS_MAX:
+        return Outcome.SKIPPED, (f"service job {name} has {len(chain) - len(OWN_TAGS)} tags: with the chain's "
+                                 f"{len(OWN_TAGS)} the new one would pass Batch's {TAGS_MAX}")
+    request = {"jobName": checked.name, "jobQueue": queue, "serviceRequestPayload": job.get("serviceRequestPayload"),
+               **{key: job[key] for key in RESUBMITTED if job.get(key) is not None}, "tags": chain,
+               "clientToken": hashlib.sha256(f"rule-actions restart {event.job_arn}".encode()).hexdigest()[:TOKEN_MAX]}
+    return Copy(checked.name, checked.attempt, request, says, notes, queue)
+
+
+def _chain_tags(job: str, tags: Mapping[str, str], name_of: Any = None) -> Mapping[str, str]:
     """The job's tags, its chain's trusted only when its name is the one the chain gives its copy (a job tagged by
     hand as a chain's copy under another name is a first job: its claimed root, attempt, mark and seconds dropped,
     so that no job can borrow another's name for its copy nor escape the limits)."""
     root, attempt = tags.get(CHAIN_TAG), _whole(tags.get(ATTEMPT_TAG))
-    if root and attempt and job == _name(root, attempt):
+    if root and attempt and job == (name_of or _name)(root, attempt):
         return tags
     return {key: value for key, value in tags.items() if key not in OWN_TAGS}
 
@@ -461,6 +571,13 @@ def _name(root: str, attempt: int) -> str:
     """<root>-r<attempt>, the root cut to fit 63 characters (never ending in '-')."""
     suffix = f"-r{attempt}"
     return root[:NAME_MAX - len(suffix)].rstrip("-") + suffix
+
+
+def _batch_name(root: str, attempt: int) -> str:
+    """A resubmitted service job's name: <root>-r<attempt>, the root (the chain's first service job) cut to fit
+    SubmitServiceJob's 128 characters (never ending in '-' or '_')."""
+    suffix = f"-r{attempt}"
+    return root[:SERVICE_JOB_NAME_MAX - len(suffix)].rstrip("-_") + suffix
 
 
 def _whole(value: Any) -> int:

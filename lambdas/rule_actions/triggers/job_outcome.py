@@ -7,7 +7,8 @@ from the ledger's stop record), so one stop does not alert twice, but for what t
 job has stopped (a restart: the record's `then`), which the Stopped outcome carries out (matched for it when the
 configuration may restart). The outcome of a job its family holds back (a tuning
 job's trial, a pipeline step's job: another report covers it) is skipped too, each action naming that report;
-when the family must read before it knows, the outcome's actions wait for that read. Only outcomes are held back:
+when the family must read before it knows, the outcome's actions wait for that read. A restart this stack's stop
+asked for is carried out all the same (an AWS Batch attempt's: through Batch). Only outcomes are held back:
 the family's outcome clauses carry its quiet clause, the other trigger families' clauses never do. What the family
 reads for an outcome's message (a tuning job's failed trials, a pipeline's failed steps) is read with the rest of
 the plan, and the family words it.
@@ -26,6 +27,7 @@ from rule_actions.ports import Configured, Occasion
 from rule_actions.records import (
     Action,
     EventFamily,
+    JobEffect,
     JobEvent,
     Message,
     Need,
@@ -178,9 +180,11 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
 
     def check(self, item: Planned, event: JobEvent, config: Configured, answers: dict[Need, Any]) -> Planned:
         held = event.job_family.held_back(event, config, answers)
-        if isinstance(held, str):  # another report covers the job's outcomes: said on each action, never dropped
-            return item.decided(Outcome.SKIPPED, held)
         by = answers.get(StopRecord(event.job_arn)) if _outcome(item.trigger).outcome == STOPPED else None
+        ours = isinstance(by, StopNote) and item.effect == JobEffect.RESTART \
+            and (item.kind, item.target) in [(a.kind, a.target) for a, _ in following(by)]
+        if isinstance(held, str) and not ours:  # another report covers the job's outcomes: said on each action,
+            return item.decided(Outcome.SKIPPED, held)  # never dropped; but a restart this stack's stop asked for
         # An Unread record lets the message go out (better twice than never); what the stop asked to follow it goes on,
         # and the outcome's own messages too when a follow-up is news (a restart: what became of it)
         if isinstance(by, StopNote) and (item.kind, item.target) not in [(a.kind, a.target) for a, _ in following(by)] \
