@@ -608,6 +608,8 @@ class EmbeddedAccount:
                 if parent:  # by its name or ARN
                     families.setdefault(parent, family)
                     families.setdefault(parent.rsplit("/", 1)[-1], family)
+        if timeline.batch:  # its service job: the rows of the Batch family's sweep of waiting jobs name it
+            families.setdefault(timeline.batch.job_name, "batch")
         jobs = list(timeline.jobs)  # and the copies the function creates of them (restarts), as they are created
         service = _ServiceJob(timeline, self._timeline_place(timeline.jobs[0])) if timeline.batch else None
         try:

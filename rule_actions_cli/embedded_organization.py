@@ -49,6 +49,11 @@ class EmbeddedOrganization(EmbeddedAccount):
 
     def _deploy(self) -> None:
         moto_organization.install()
+        member = (self.assembly_dir / f"{self.member_stack}.template.json").read_text()
+        if "batch:TerminateServiceJob" in member:  # the Batch family is on: its grants are the members' roles'
+            from rule_actions_cli.emulator import batch as moto_batch  # (moto's Batch costs ~2 s to import)
+
+            moto_batch.install()
         os.environ.update(_environment(self._credentials(self.account)))  # the central stack, as its account
         boto3.setup_default_session()
         super()._deploy()

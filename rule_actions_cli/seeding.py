@@ -11,7 +11,8 @@ its family's Describe, List and Stop calls.
 Training jobs: their status, rules, the tuning job that launched them and their FailureReason (and a completed
 trial's objective: its tuning job's best, as SageMaker keeps it); tuning, processing and transform jobs through
 moto's own create calls, then their attributes; pipeline executions and their steps (a step event records the step
-ListPipelineExecutionSteps lists). An unusable status is a problem of the event: nothing is created or updated. A
+ListPipelineExecutionSteps lists); AWS Batch's service jobs in the emulated Batch, from their events' detail (a
+plain replay's: a stop through Batch finds its job). An unusable status is a problem of the event: nothing is created or updated. A
 late event (EventBridge keeps no order) never moves an embedded job of any family back: its status follows the job's
 own history (rule_actions.contract.PROGRESS), as SageMaker's does.
 """
@@ -184,13 +185,25 @@ def seed_described(family: Any, detail_type: str, detail: Mapping[str, Any], fir
     return []
 
 
-# The seeders of the families moto models (rule_actions.registry.JOBS, by name); any other: seed_described.
+def seed_batch(family: Any, detail_type: str, detail: Mapping[str, Any], first: Mapping[str, Any],
+               **place: Unpack[JobPlace]) -> list[str]:
+    """An AWS Batch service job, in the emulated Batch (rule_actions_cli.emulator.batch), as its event's detail says
+    it: a plain replay's job, which no timeline submitted, is found by the function's ListServiceJobs (a stop through
+    Batch) and DescribeServiceJob; a timeline's own job is told the same members it holds."""
+    from rule_actions_cli.emulator import batch as moto_batch  # (moto's Batch costs ~2 s to import)
+
+    return moto_batch.seed_service_job(detail, **place)
+
+
+# The seeders of the families moto models (rule_actions.registry.JOBS, by name), and the Batch family's in the
+# emulated Batch; any other: seed_described.
 SEEDERS: dict[str, Seeder] = {
     "training": seed_training,
     "tuning": seed_tuning,
     "processing": seed_processing,
     "pipeline": seed_pipeline,
     "transform": seed_transform,
+    "batch": seed_batch,
 }
 
 

@@ -1,4 +1,5 @@
-"""With `monitor`: the evaluator and its schedule, built into RuleActions' own scope (their construct ids, logical
+"""With `monitor`, or a job family that sweeps its jobs (registry.sweeping: the Batch family telling waits): the
+evaluator and its schedule, built into RuleActions' own scope (their construct ids, logical
 ids and names those of its first releases; its alarms are alarms.py's).
 
     <name>-evaluate[-<n>]  scheduled rules (rule_actions_cdk.plugins.schedule: every `every_minutes`, one target per
@@ -43,6 +44,7 @@ class Evaluator:
         self.schedule = schedule
         self.timeout = min(schedule.every_minutes * 60, EVALUATOR_MAX_TIMEOUT)
         function_name = f"{name}-evaluator"
+        what = plugins.scheduled_work(config)  # the monitor rules, a family's sweep, or both
         self.log_group = logs.LogGroup(
             scope, "EvaluatorLogGroup", log_group_name=f"/aws/lambda/{function_name}",
             retention=retention(settings.log_retention_days), removal_policy=RemovalPolicy.DESTROY)
@@ -53,7 +55,8 @@ class Evaluator:
         grant_function(self.role, self.log_group, backing, [] if org else plugins.evaluation_grants(config))
         self.function = new_function(
             scope, "Evaluator", function_name,
-            "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them",
+            "Evaluates the monitor rules on SageMaker training jobs' metrics and logs, and acts on them"
+            if what.startswith("monitor rules") else f"Runs the {what} on a schedule, and acts on what it finds",
             code, self.role, self.log_group, EVALUATOR_MEMORY_MB, Duration.seconds(self.timeout), environment,
             retry_attempts=0)
         runs = schedule.runs
@@ -64,7 +67,7 @@ class Evaluator:
             rule_name = f"{name}-evaluate" + (f"-{part + 1}" if len(runs) > TARGETS_PER_RULE else "")
             self.rules.append(events.Rule(
                 scope, f"Schedule{part + 1}" if part else "Schedule", rule_name=rule_name,
-                description=f"Runs the monitor rules every {schedule.every_minutes} minute(s)",
+                description=f"Runs the {what} every {schedule.every_minutes} minute(s)",
                 schedule=events.Schedule.rate(Duration.minutes(schedule.every_minutes)),
                 # EventBridge retries an invocation it could not make (throttling) within one interval: a later
                 # attempt would overlap the next run.

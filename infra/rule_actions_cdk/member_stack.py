@@ -114,7 +114,7 @@ def member_resources(scope: Member, config: Config, central_stack_name: str, nam
         scope, "ExecutorRole", role_name=org.role_name(Aws.REGION), assumed_by=principal,
         description="rule-actions: the central function describes and stops this account's training jobs here",
     )
-    grant(scope.executor_role, plugins.evaluation_grants(config) if evaluating else plugins.job_grants(config))
+    grant(scope.executor_role, plugins.executor_grants(config))
     return scope
 
 

@@ -201,8 +201,10 @@ def job_grants(config: Configured) -> list[Grant]:
 def evaluation_grants(config: Configured) -> list[Grant]:
     """The evaluator's IAM statements, per family it evaluates: what the job family grants any trigger (it acts as
     the function does), plus listing the running jobs with their tags, describing them, and what the monitor rules
-    read of them (their metrics, logs, a tuning job's trials: registry.evaluation_reads)."""
-    evaluated = registry.monitored_families(config)
+    read of them (their metrics, logs, a tuning job's trials: registry.evaluation_reads); and the families' calls to
+    another service (service_grants: AWS Batch's, whose sweep and stops the evaluator makes). Without `monitor` (a
+    family's sweep alone runs on the schedule), no family is evaluated."""
+    evaluated = registry.monitored_families(config) if registry.monitoring(config) is not None else []
     grants: list[Grant] = []
     for family in evaluated:
         listing = {Capability.SEARCH} if family.api.search else {Capability.LIST}
@@ -210,7 +212,18 @@ def evaluation_grants(config: Configured) -> list[Grant]:
         grants += registry.evaluation_reads(config, family)
     grants += [grant for owner in registry.JOBS if owner not in evaluated and owner_capabilities(config, owner)
                for grant in family_grants(owner, config, owner_capabilities(config, owner), reads=False)]
+    # Another service's calls, as the function has them: a family's sweep lists its jobs (ListServiceJobs), and a
+    # stop of a job that service runs goes through it (TerminateServiceJob), from a finding as from an event.
+    grants += [grant for family in registry.JOBS for grant in family.service_grants(config)]
     return list(dict.fromkeys(grants))
+
+
+def executor_grants(config: Configured) -> list[Grant]:
+    """Organization mode: a member's executor role, which the function and (with a schedule) the evaluator assume:
+    the evaluator's statements with `monitor` (they hold the function's for the families evaluated), else the
+    function's (job_grants; a family's sweep alone on the schedule reads through its service_grants, which they
+    hold)."""
+    return evaluation_grants(config) if registry.monitoring(config) is not None else job_grants(config)
 
 
 PRICE_GRANT = Grant(
@@ -236,17 +249,31 @@ def stack_parts(config: Configured) -> list[Any]:
     return [*(part for kind in registry.KINDS.values() for part in kind.stack_parts(config)), *price_grants(config)]
 
 
+SWEEP_EVERY_MINUTES = 5  # how often a family's sweep runs without `monitor` (monitor.every_minutes with it)
+
+
 def schedule(config: Configured) -> Schedule | None:
     """When the evaluation runs and what each run evaluates (one run per member account and region in organization
-    mode, and per shard); None without `monitor`."""
+    mode, and per shard); None without `monitor` and without a family that sweeps its jobs (registry.sweeping: a
+    Batch queue's waiting jobs), which alone has it run every SWEEP_EVERY_MINUTES, one shard, the central region."""
     settings = registry.monitoring(config)
-    if settings is None:
+    if settings is None and not registry.sweeping(config):
         return None
+    every = settings.every_minutes if settings is not None else SWEEP_EVERY_MINUTES
+    shards = settings.shards if settings is not None else 1
+    regions = settings.regions if settings is not None else ()
     org = getattr(config, "organization", None)
     targets = [{}] if org is None else [{"account": account, "region": region} for account in org.accounts
-                                        for region in settings.regions or (org.central_region,)]
-    return Schedule(settings.every_minutes, tuple(
-        {**target, "shard": shard, "shards": settings.shards} for target in targets for shard in range(settings.shards)))
+                                        for region in regions or (org.central_region,)]
+    return Schedule(every, tuple(
+        {**target, "shard": shard, "shards": shards} for target in targets for shard in range(shards)))
+
+
+def scheduled_work(config: Configured) -> str:
+    """What a scheduled run does, in words (its schedule rules' description): the monitor rules, the job families'
+    sweeps (a Batch queue's waiting jobs), or both."""
+    sweeps = [f"sweep of waiting {family.noun}s" for family in registry.sweeping(config)]
+    return " and ".join([*(["monitor rules"] if registry.monitoring(config) is not None else []), *sweeps])
 
 
 def warnings(config: Config, where: str) -> list[str]:

@@ -9,7 +9,8 @@ skipped, denied... for an action), one log line per decision, the metrics.
     handle(raw, ...)       a job's state change (EventBridge): read, then `act`
     evaluate(request, ...) a scheduled evaluation: the monitor rules judge every running job in scope (they ask what
                            they need read: `answered`), then each job whose rules hold is acted on as the typed event
-                           its family read (`act`), each job's verdicts on its row
+                           its family read (`act`), each job's verdicts on its row; and the families that sweep
+                           (a Batch queue's waiting jobs) have each state change they read acted on the same way
     test(event, ...)       a trigger family's own request (a test notification)
     act(event, ...)        a job's event, read: organization mode's refusal, the family's scope, the triggers that
                            count (`select`), `run`, the result
@@ -132,20 +133,20 @@ def evaluate(request: EvaluationRequest, config: Config, ports: Environment, sec
             return Handled(ignored(f"account {account} is not a member of this organization configuration"))
         ports = ports.in_account(account, region)
     logs = ports.logs
-    if logs is None:
+    if logs is None and registry.monitoring(config) is not None:
         raise ValueError("a scheduled evaluation reads through ports with CloudWatch metrics and logs")
     logger.append_keys(evaluation=now, account=request.account, shard=f"{request.shard}/{request.shards}")
     place = (request.account, request.region)
     run = EvaluationRun(request, now, lambda: time.monotonic() < deadline, heard.get(place) or {}, ports.region,
-                        logs.insights_from)
+                        logs.insights_from if logs is not None else 1)
     report = answered(registry.evaluate(run, config), ports)
     heard[place] = report.heard
     jobs, failed = [], []
     for job in report.jobs:
         named = {"training_job": job.job} if job.family == TRAINING else {"job": job.job, "job_family": job.family}
-        row: dict[str, Any] = {**named,
-                               "rules": [{"rule": v.rule, "verdict": v.verdict, "reason": v.reason}
-                                         for v in job.verdicts]}
+        row: dict[str, Any] = {**named}
+        if job.verdicts or job.event is None:  # a family's sweep judges no rule: its row is its event's actions
+            row["rules"] = [{"rule": v.rule, "verdict": v.verdict, "reason": v.reason} for v in job.verdicts]
         for verdict in job.verdicts:
             if verdict.verdict not in ("NoIssuesFound", "Pending", "NotJudged"):  # the result says those each run
                 (logger.warning if verdict.verdict in ("Error", "Skipped") else logger.info)(

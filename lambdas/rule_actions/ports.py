@@ -147,6 +147,11 @@ class ServiceJobs(Protocol):
         jobName, status, latestAttempt), or None."""
         ...
 
+    def listed(self, queue: str, status: str) -> list[Mapping[str, Any]]:
+        """The summaries of the queue's service jobs in `status` (ListServiceJobs with jobQueue and jobStatus, every
+        page): jobArn, jobId, jobName, status, statusReason, createdAt, latestAttempt..."""
+        ...
+
     def terminate(self, job_id: str, reason: str) -> str:
         """"terminated" (Batch stops its training job too), or "already SUCCEEDED" / "already FAILED" for a job
         that had ended; raises on any other error."""

@@ -7,10 +7,12 @@
     needs             what the plan asks the readers (readers/) before it can decide or word a message: Described,
                       InProgress, TeamAudience, StopRecord, Seen (the order the ledger saw), FailedTrials, FailedSteps; and what a scheduled evaluation
                       asks: RunningJobs, MetricData (MetricQuery series), LogHeartbeat (answered by a Heartbeat of Spans),
-                      LogLatest (many jobs' streams at once: prefix -> Heartbeat); and what a job's cost needs (cost.py):
+                      LogLatest (many jobs' streams at once: prefix -> Heartbeat), QueuedServiceJobs (a Batch queue's
+                      jobs in one status, for a family's sweep); and what a job's cost needs (cost.py):
                       PriceList (one instance type's prices in one region), TrialRuns (a tuning job's trials); a read
                       that failed is an Unread with its reason
     EvaluationRequest, EvaluationRun  a scheduled evaluation's invocation, and one run of it in an account and region
+    Swept             what a job family's sweep found on a scheduled run (the state changes it reads as events)
     Done / NothingDone  what carrying an action out gave: done (recorded), or nothing done (not recorded)
     Result            what became of a planned action; `as_dict()` is the public (redacted) form
     Message           what people read about a trigger; TriggerFacts: what payloads say of it
@@ -487,6 +489,27 @@ class RunningJobs(_Question):
         self.api = api
 
 
+class QueuedServiceJobs(_Question):
+    """The service jobs of the AWS Batch job queue `queue` (a name or an ARN) in `status` (ListServiceJobs with
+    jobQueue and jobStatus, every page): their summaries, as the API gives them (a job family's sweep)."""
+
+    __slots__ = ("queue", "status")
+
+    def __init__(self, queue: str, status: str):
+        self.queue, self.status = queue, status
+
+
+class Swept(_Value):
+    """What a job family's sweep found on a scheduled run (JobFamily.sweep): how many jobs it listed, the state
+    change of each to act on (its family's reading: a JobEvent, or why it cannot be read: an IgnoredEvent), and the
+    listings that failed (each naming its call and error)."""
+
+    __slots__ = ("errors", "events", "listed")
+
+    def __init__(self, listed: int, events: tuple[Any, ...], errors: tuple[str, ...] = ()):
+        self.listed, self.events, self.errors = listed, events, errors
+
+
 class MetricHosts(_Question):
     """The Host dimension values of `metric` in `namespace` active in the last 3 hours (ListMetrics, every page): the
     instances of the jobs whose Host names an instance id no API gives (a transform job's <job>/<instance-id>)."""
@@ -689,7 +712,7 @@ class StepFailures(tuple[StepFailure, ...]):
 
 
 Need = (Described | InProgress | TeamAudience | StopRecord | Seen | RestartSource | ServiceJobOf | FailedTrials | FailedSteps | RunningJobs | MetricData
-        | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts)
+        | LogHeartbeat | LogLatest | PriceList | TrialRuns | TuningTrials | MetricHosts | QueuedServiceJobs)
 
 
 class Unread(NamedTuple):

@@ -181,10 +181,10 @@ def reader(need: N) -> Reader[N]:
 @cache
 def evaluation_readers() -> dict[type, Reader[Any]]:
     """The readers only a scheduled evaluation asks (imported on its first read)."""
-    from rule_actions.readers import heartbeat, latest, metric_hosts, metrics, running, trials
+    from rule_actions.readers import heartbeat, latest, metric_hosts, metrics, queued, running, trials
 
     return {r.need: r for r in (running.READER, metrics.READER, heartbeat.READER, latest.READER, trials.READER,
-                                metric_hosts.READER)}
+                                metric_hosts.READER, queued.READER)}
 
 
 def allowed_in(place: Place) -> tuple[str, ...]:
@@ -238,6 +238,12 @@ def config_checks(config: Configured, where: str) -> list[str]:
     found = [*(e for trigger in TRIGGERS for e in trigger.check_config(config, where)),
              *(e for kind in KINDS.values() for e in kind.check_config(config, where)),
              *rule_status.rule_names(config, where, monitors)[0]]
+    org = getattr(config, "organization", None)
+    if org is not None and not org.accounts:  # a sweep runs in each listed account: an organization id names none
+        found += [f"{where}.{family.outcome_actions.key}: organization mode sweeps the {family.noun}s of "
+                  "organization.accounts on the schedule, which lists none (an organization id alone names no "
+                  "account to sweep): list the accounts, or remove the outcome the sweep tells"
+                  for family in sweeping(config)]
     settings = config[MONITOR]
     if settings is None:
         return found
@@ -301,18 +307,31 @@ def evaluation_request(raw: Any) -> EvaluationRequest | None:
     return evaluation.request(raw)
 
 
+def sweeping(config: Configured) -> list[JobFamily]:
+    """The job families that sweep their jobs on the stack's schedule (JobFamily.sweeps): the schedule exists for
+    them even without `monitor`."""
+    return [family for family in JOBS if family.sweeps(config)]
+
+
 def evaluate(run: EvaluationRun, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], EvaluationReport]:
-    """The monitor rules over the running jobs of the run's account and region, family by family (training first):
-    what they ask to be read (each set of needs yielded, its answers sent back), then their report."""
+    """The monitor rules over the running jobs of the run's account and region, family by family (training first),
+    then the sweeps of the families that sweep (on the run's first shard only): what they ask to be read (each set of
+    needs yielded, its answers sent back), then their report."""
     from rule_actions.monitors import evaluation
 
     settings = monitoring(config)
-    if settings is None:
-        raise ValueError("a scheduled evaluation runs the monitor rules: the configuration's monitor block is null")
+    sweeps = sweeping(config)
+    if settings is None and not sweeps:
+        raise ValueError("a scheduled evaluation runs the monitor rules or a job family's sweep: the configuration "
+                         "has neither (its monitor block is null)")
     reports = []
-    for family in monitored_families(config):
-        reports.append((yield from evaluation.evaluate(run, settings, monitors(), family, config)))
-    return evaluation.merged(reports)
+    if settings is not None:
+        for family in monitored_families(config):
+            reports.append((yield from evaluation.evaluate(run, settings, monitors(), family, config)))
+    if run.request.shard == 0:  # a sweep lists whole queues: once per account and region, never per shard
+        for family in sweeps:
+            reports.append(evaluation.swept(run.now, family.name, (yield from family.sweep(run.now, config))))
+    return evaluation.merged(reports) if reports else evaluation.EvaluationReport(run.now, 0, ())
 
 
 def monitor_tags(rule: str, actions: str | None, parameters: dict[str, Any]) -> list[dict[str, str]]:

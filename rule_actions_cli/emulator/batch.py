@@ -9,6 +9,8 @@ what Batch itself does later is played by this module's functions:
                                  its attempt ends, or Batch preempts it (the attempt listed as preempted, the job
                                  requeued RUNNABLE, preemptionSummary counted)
     service_job(job_id)          what DescribeServiceJob answers, read from the store
+    seed_service_job(detail)     a plain replay's service job, as a Batch event's detail says it (its seeder:
+                                 rule_actions_cli.seeding): no request, no tags, nothing invented
     service_jobs()               every job, so (a replay finds the job the function submitted again: a restart)
 
 A service job holds jobArn (arn:aws:batch:<region>:<account>:service-job/<id>), jobId, jobName, jobQueue (an ARN,
@@ -58,7 +60,8 @@ from rule_actions.contract import SERVICE_JOB_ENDED
 from rule_actions_cli.emulator import Gap
 from rule_actions_cli.emulator import sagemaker as moto_sagemaker
 
-__all__ = ["GAPS", "STATUSES", "install", "put_service_job", "service_job", "service_jobs", "set_clock",
+__all__ = ["GAPS", "STATUSES", "install", "put_service_job", "seed_service_job", "service_job", "service_jobs",
+           "set_clock",
            "start_attempt", "submit_service_job"]
 
 GAPS = (
@@ -318,6 +321,41 @@ def submit_service_job(request: Mapping[str, Any], account_id: str = DEFAULT_ACC
                        region: str = "us-east-1") -> dict[str, Any]:
     """SubmitServiceJob, as a replay submits a timeline's job (its answer: jobArn, jobName, jobId)."""
     return submit(_backend(account_id, region), request)
+
+
+# What a Batch event's detail says of its job (DescribeServiceJob's answer less its tags and the request it queued:
+# an event carries neither), each taken as the event says it.
+EVENT_MEMBERS = ("attempts", "capacityUsage", "createdAt", "isTerminated", "jobArn", "jobId", "jobName", "jobQueue",
+                 "latestAttempt", "retryStrategy", "scheduledAt", "schedulingPriority", "serviceJobType",
+                 "shareIdentifier", "quotaShareName", "preemptionConfiguration", "preemptionSummary", "startedAt",
+                 "status", "statusReason", "stoppedAt", "timeoutConfig")
+
+
+def seed_service_job(detail: Mapping[str, Any], account_id: str = DEFAULT_ACCOUNT_ID,
+                     region: str = "us-east-1") -> list[str]:
+    """A Batch event's service job in the store (a plain replay's: no timeline submitted it), as the event's detail
+    says it and nothing more: its members of EVENT_MEMBERS over what earlier events said (no request, no tags: an
+    event carries neither). A late event never moves it back: an ended job stays as it ended, and an event listing
+    fewer attempts than the job has is behind it. Returns why it could not be seeded (problems of the event)."""
+    job_id, status = detail.get("jobId"), detail.get("status")
+    if not isinstance(job_id, str) or not job_id or not isinstance(detail.get("jobArn"), str):
+        return [f"embedded Batch: jobId {job_id!r} or jobArn is not a string: the service job was not seeded"]
+    if status not in STATUSES:
+        return [f"embedded Batch: status {status!r} is not a service job's status ({', '.join(STATUSES)}): the "
+                "service job was not seeded"]
+    if not isinstance(detail.get("jobQueue"), str):
+        return ["embedded Batch: jobQueue is not a string: the service job was not seeded"]
+    store = _store(_backend(account_id, region))
+    before = store.get(job_id)
+    if before is not None and ((before["status"] in SERVICE_JOB_ENDED and status not in SERVICE_JOB_ENDED)
+                               or len(detail.get("attempts") or ()) < len(before.get("attempts") or ())):
+        return []  # a late event: the embedded job keeps the state it reached
+    said = {key: copy.deepcopy(detail[key]) for key in EVENT_MEMBERS if key in detail}
+    job = {**(before or {"attempts": [], "tags": {}}), **said}
+    if "statusReason" not in detail:
+        job.pop("statusReason", None)
+    store[job_id] = job
+    return []
 
 
 def start_attempt(job_id: str, *, secondary_status: str = "Starting", name: str | None = None,

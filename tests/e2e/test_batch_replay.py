@@ -8,6 +8,7 @@ running), never by CreateTrainingJob."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -19,6 +20,7 @@ SAMPLES = ROOT / "events" / "batch"
 TIMELINE = ROOT / "events" / "timelines" / "batch" / "preempted-then-hung.json"
 RESTARTED = ROOT / "events" / "timelines" / "batch" / "hung-then-restarted.json"
 HUNG = "AWSBatchllm-pretrain-nov240a4f78472239f9c5987e8bd5ddee3397"
+SAMPLE_JOB_IDS = ["7d3c2f91-4b8e-4c1a-9f20-5e6a8b1d3c47", "2a9e6d14-8c3b-4f7e-a1d5-93c0b7e26f18"]
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +61,10 @@ def replayed():
             SageMakerModelBackend.create_training_job = create  # type: ignore[method-assign]
         from rule_actions_cli.emulator import batch as moto_batch
 
-        jobs = {job["jobName"]: job for job in moto_batch.service_jobs()}
+        every = moto_batch.service_jobs()
+        # (the timelines' jobs were submitted: their requests are known; the samples' were seeded from their events)
+        jobs = {job["jobName"]: job for job in every if "serviceRequestPayload" in job}
+        assert sorted(job["jobId"] for job in every if "serviceRequestPayload" not in job) == sorted(SAMPLE_JOB_IDS)
         service_job = jobs["llm-pretrain-nov24"]
     return samples, rows, service_job, stops, restarted, jobs, creates
 
@@ -123,3 +128,52 @@ def test_the_restart_is_skipped_where_the_hung_attempt_has_no_checkpoint(replaye
     [row] = [a for r in rows for a in r["actions"] if a["kind"] == "restart"]
     assert row["outcome"] == "skipped" and "no CheckpointConfig.S3Uri" in row["reason"]
     assert not [j for j in jobs if j.startswith("llm-pretrain-nov24-r")]
+
+
+# --- a plain replay seeds the emulated Batch from its events: a stop through Batch finds its service job -----------
+
+
+@pytest.fixture(scope="module")
+def plain_stop(tmp_path_factory):
+    """The preempted sample up to its third attempt's RUNNING, then a StalledTraining finding on that attempt's
+    training job, replayed as a plain events file (no timeline submits the job); the rows, the service job after."""
+    from rule_actions_cdk.app import project_context, quiet_node
+    from rule_actions_cli.embedded import EmbeddedAccount
+    from rule_actions_cli.emulator import batch as moto_batch
+    from rule_actions_cli.inputs import load
+    from rule_actions_cli.synth import synthesize
+
+    lifecycle = json.loads((SAMPLES / "lifecycle-batch-preempted-then-stopped.json").read_text())
+    running = next(i for i, raw in enumerate(lifecycle) if raw["source"] == "aws.batch"
+                   and raw["detail"]["status"] == "RUNNING" and len(raw["detail"]["attempts"]) == 3)
+    training = copy.deepcopy(lifecycle[running - 1])  # the third attempt's training job, Training
+    attempt = training["detail"]["TrainingJobName"]
+    training.update(id="f1e2d3c4-0000-4000-8000-000000000003", time="2026-11-24T13:40:00Z")
+    training["detail"]["DebugRuleEvaluationStatuses"] = [{
+        "RuleConfigurationName": "StalledTraining", "RuleEvaluationStatus": "IssuesFound",
+        "StatusDetails": "RuleEvaluationConditionMet: no progress for 30 minutes",
+        "LastModifiedTime": "1795527600000"}]
+    training["detail"]["DebugRuleConfigurations"] = [{"RuleConfigurationName": "StalledTraining",
+                                                      "RuleParameters": {"rule_to_invoke": "StalledTraining"}}]
+    path = tmp_path_factory.mktemp("events") / "batch-stalled.json"
+    path.write_text(json.dumps([*lifecycle[:running + 1], training]))
+    quiet_node()
+    assembly, stack = synthesize({**project_context(), "rule_actions": json.loads(CONFIG.read_text())})
+    with EmbeddedAccount(assembly, stack) as account:
+        rows = account.replay(load([str(path)], as_rows=True)[0])
+        service_job = moto_batch.service_job(lifecycle[0]["detail"]["jobId"])
+    return rows, service_job, attempt
+
+
+def test_a_plain_replay_seeds_batch_so_a_stop_finds_and_terminates_its_service_job(plain_stop):
+    rows, service_job, attempt = plain_stop
+    # Given the events alone (the service job never submitted in the embedded Batch)
+    # Then the finding's stop went through TerminateServiceJob on the job the events seeded
+    [stop] = [a for r in rows if r["job"] == attempt for a in r["actions"] if a["kind"] == "stoptraining"]
+    assert stop["outcome"] == "done", stop
+    assert "TerminateServiceJob of service job llm-pretrain-nov24" in stop["reason"]
+    assert service_job["status"] == "FAILED" and service_job["isTerminated"] is True
+    assert "StalledTraining" in service_job["statusReason"]
+    # And the seeded job holds what the events said, nothing invented: no request, no tags
+    assert len(service_job["attempts"]) == 3 and service_job["jobQueue"].endswith(":job-queue/gpu-training")
+    assert "serviceRequestPayload" not in service_job and service_job["tags"] == {}

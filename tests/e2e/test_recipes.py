@@ -189,13 +189,16 @@ def test_stop_a_hung_job_restart_it_from_its_checkpoint_tell_slack(tmp_path, cap
 def test_follow_training_jobs_queued_in_aws_batch(tmp_path, capsys):
     rows = replay("Follow training jobs queued in AWS Batch", tmp_path, capsys)
     hung = "AWSBatchllm-pretrain-nov240a4f78472239f9c5987e8bd5ddee3397"
-    # the early wait held back, the preemption told, the hung attempt stopped through Batch, the end told once;
-    # the other job's failure after its attempts told once
+    # the early wait held back, then told by the scheduled sweep once the job has waited 30 minutes in its queue
+    # without a new event; the preemption told, the hung attempt stopped through Batch, the end told once; the other
+    # job's failure after its attempts told once
     done = [(a["trigger"], a["kind"], a["reason"]) for r in rows for a in r["actions"] if a["outcome"] == "done"]
-    assert [(t, k) for t, k, _ in done] == [("job:Preempted", "notify"), ("StalledTraining", "stoptraining"),
-                                           ("StalledTraining", "notify"), ("job:Terminated", "notify"),
-                                           ("job:Failed", "notify")]
+    assert [(t, k) for t, k, _ in done] == [("job:WaitingForCapacity", "notify"), ("job:Preempted", "notify"),
+                                           ("StalledTraining", "stoptraining"), ("StalledTraining", "notify"),
+                                           ("job:Terminated", "notify"), ("job:Failed", "notify")]
     [stop] = [reason for _, kind, reason in done if kind == "stoptraining"]
     assert f"stopped {hung}" in stop and "TerminateServiceJob of service job llm-pretrain-nov24" in stop
-    [early] = [a["reason"] for r in rows for a in r["actions"] if a["trigger"] == "job:WaitingForCapacity"]
-    assert "less than batch_wait_alert_minutes (30 min)" in early
+    waits = [(r["source"].rsplit("#+", 1)[-1], a["outcome"], a["reason"]) for r in rows for a in r["actions"]
+             if a["trigger"] == "job:WaitingForCapacity"]
+    assert waits[0][:2] == ("10m", "skipped") and "less than batch_wait_alert_minutes (30 min)" in waits[0][2]
+    assert [(at, outcome) for at, outcome, _ in waits if outcome == "done"] == [("30m", "done")]

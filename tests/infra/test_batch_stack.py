@@ -73,10 +73,12 @@ def test_the_family_on_matches_its_queues_and_grants_terminate_and_reads(on):
     assert ":batch:" in resource and "service-job/*" in resource
     assert found["ReadBatchServiceJobs"]["Action"] == ["batch:DescribeServiceJob", "batch:ListServiceJobs"]
     assert found["ReadBatchServiceJobs"]["Resource"] == "*"
-    [describe] = [s for policy in on.find_resources("AWS::IAM::Policy").values()
-                  for s in policy["Properties"]["PolicyDocument"]["Statement"] if s.get("Sid") == "DescribeBatchTrainingJobs"]
-    assert describe["Action"] == "sagemaker:DescribeTrainingJob"
-    assert "training-job/awsbatch*" in json.dumps(describe["Resource"])
+    describes = [s for policy in on.find_resources("AWS::IAM::Policy").values()  # the function's, the evaluator's
+                 for s in policy["Properties"]["PolicyDocument"]["Statement"] if s.get("Sid") == "DescribeBatchTrainingJobs"]
+    assert len(describes) == 2
+    for describe in describes:
+        assert describe["Action"] == "sagemaker:DescribeTrainingJob"
+        assert "training-job/awsbatch*" in json.dumps(describe["Resource"])
 
 
 def test_the_family_on_with_restarts_grants_submit_service_job_on_its_queues_only(on):
@@ -102,3 +104,64 @@ def test_without_restarts_or_without_the_family_submit_service_job_is_not_grante
         statements = json.dumps(template.find_resources("AWS::IAM::Policy"))
         assert "batch:SubmitServiceJob" not in statements and "batch:TagResource" not in statements
     assert {s["Sid"] for s in batch_statements(no_restart)} == {"TerminateBatchServiceJobs", "ReadBatchServiceJobs"}
+
+
+# --- the sweep of waiting jobs: the schedule without `monitor`, and the evaluator's Batch reads ----------------------
+
+SWEEP_ONLY = {"notify": CONFIG["notify"], "batch_queues": ["gpu-training"],
+              "batch_job_outcomes": {"WaitingForCapacity": ["notify"]}, "batch_wait_alert_minutes": 30}
+NO_WAIT_TOLD = {**SWEEP_ONLY, "batch_job_outcomes": {"Preempted": ["notify"]}}
+
+
+@pytest.fixture(scope="module")
+def sweep_only(tmp_path_factory) -> Template:
+    return synthesize(context(SWEEP_ONLY), tmp_path_factory.mktemp("cdk.out"))
+
+
+@pytest.fixture(scope="module")
+def no_wait_told(tmp_path_factory) -> Template:
+    return synthesize(context(NO_WAIT_TOLD), tmp_path_factory.mktemp("cdk.out"))
+
+
+def schedule_rules(template: Template) -> list[dict[str, Any]]:
+    return [r for r in template.find_resources("AWS::Events::Rule").values() if "ScheduleExpression" in r["Properties"]]
+
+
+def role_statements(template: Template, role_id_part: str) -> list[dict[str, Any]]:
+    """The statements of the policies attached to the roles whose logical id holds `role_id_part`."""
+    roles = [logical for logical in template.find_resources("AWS::IAM::Role") if role_id_part in logical]
+    return [s for policy in template.find_resources("AWS::IAM::Policy").values()
+            if any(ref.get("Ref") in roles for ref in policy["Properties"]["Roles"])
+            for s in policy["Properties"]["PolicyDocument"]["Statement"]]
+
+
+def test_waits_told_without_monitor_rules_have_the_schedule_and_the_evaluator_lists_the_queues(sweep_only):
+    # Given the family on with WaitingForCapacity actions and no monitor block
+    [rule] = schedule_rules(sweep_only)
+    # Then the schedule runs every 5 minutes, its evaluator may list (and stop through) Batch, nothing of SageMaker's
+    # evaluation (no Search, no metrics, no logs)
+    assert rule["Properties"]["ScheduleExpression"] == "rate(5 minutes)"
+    assert rule["Properties"]["Description"] == "Runs the sweep of waiting Batch service jobs every 5 minute(s)"
+    [target] = rule["Properties"]["Targets"]
+    assert "rule_actions_evaluation" in json.dumps(target)
+    statements = role_statements(sweep_only, "Evaluator")
+    actions = json.dumps([s["Action"] for s in statements])
+    assert "batch:ListServiceJobs" in actions and "batch:TerminateServiceJob" in actions
+    assert "sagemaker:Search" not in actions and "cloudwatch:GetMetricData" not in actions
+    assert "logs:FilterLogEvents" not in actions
+
+
+def test_without_waits_told_no_schedule_is_made_for_batch(no_wait_told):
+    # Given the family on without WaitingForCapacity actions, and no monitor block
+    # Then no schedule, no evaluator: the events alone are read
+    assert schedule_rules(no_wait_told) == []
+    assert [r for r in no_wait_told.find_resources("AWS::IAM::Role") if "Evaluator" in r] == []
+    assert "batch:ListServiceJobs" in json.dumps(batch_statements(no_wait_told))  # the function's own, as before
+
+
+def test_with_monitor_rules_the_evaluator_has_the_batch_grants_too(on):
+    # Given the example (monitor rules and Batch on): a finding's stop goes through Batch, and the sweep lists
+    statements = role_statements(on, "Evaluator")
+    actions = json.dumps([s["Action"] for s in statements])
+    assert "batch:TerminateServiceJob" in actions and "batch:ListServiceJobs" in actions
+    assert len(schedule_rules(on)) == 1

@@ -279,6 +279,48 @@ def test_list_answers_running_jobs_by_default_newest_first_in_pages(batch):
     assert {first["jobSummaryList"][0]["jobId"], rest["jobSummaryList"][0]["jobId"]} == {ids[0], ids[2]}
 
 
+def test_the_adapter_lists_a_queue_s_jobs_of_one_status_every_page(batch):
+    # Given 105 RUNNABLE jobs in the queue (more than a page), one RUNNING, one RUNNABLE in another queue
+    ids = [submit(batch, name=f"wait-{n}") for n in range(105)]
+    for job_id in ids:
+        moto_batch.put_service_job(job_id, "RUNNABLE", status_reason="CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY")
+    moto_batch.put_service_job(submit(batch, name="runs"), "RUNNING")
+    moto_batch.put_service_job(submit(batch, name="elsewhere", queue="cpu"), "RUNNABLE")
+    # When the function's adapter lists the queue's RUNNABLE jobs
+    listed = BatchServiceJobs(lambda: function_client("batch", REGION)).listed(QUEUE, "RUNNABLE")
+    # Then every page of that queue and status, as summaries with their creation time and reason
+    assert sorted(job["jobId"] for job in listed) == sorted(ids)
+    assert all(isinstance(job["createdAt"], int) and job["statusReason"].startswith("CAPACITY:") for job in listed)
+
+
+def test_a_plain_replay_s_job_is_seeded_from_its_events_and_never_moved_back(batch):
+    # Given a job's events (no SubmitServiceJob: a plain replay's): RUNNING with two attempts, then a late RUNNABLE
+    # of its first attempt, then its end, then a late RUNNING
+    arn = f"arn:aws:batch:{REGION}:{ACCOUNT}:service-job/seeded-1"
+    attempt = {"serviceResourceId": {"name": "TrainingJobArn", "value": "arn:aws:sagemaker:x"}, "startedAt": 1}
+    base = {"jobArn": arn, "jobId": "seeded-1", "jobName": "llm", "jobQueue": QUEUE_ARN,
+            "serviceJobType": "SAGEMAKER_TRAINING", "createdAt": 1, "startedAt": 1}
+    running = {**base, "status": "RUNNING", "attempts": [attempt, attempt], "latestAttempt": attempt}
+    assert moto_batch.seed_service_job(running, region=REGION) == []
+    # When the late ones arrive
+    moto_batch.seed_service_job({**base, "status": "RUNNABLE", "attempts": [attempt],
+                                 "statusReason": "CAPACITY:X"}, region=REGION)
+    seen = batch.client.describe_service_job(jobId="seeded-1")
+    moto_batch.seed_service_job({**running, "status": "SUCCEEDED"}, region=REGION)
+    moto_batch.seed_service_job(running, region=REGION)
+    # Then the job kept the state it reached, each time; it holds what the events said and nothing more
+    assert seen["status"] == "RUNNING" and "statusReason" not in seen
+    assert moto_batch.service_job("seeded-1", region=REGION)["status"] == "SUCCEEDED"
+    assert "serviceRequestPayload" not in seen and seen["tags"] == {}
+    # And a listing finds it by its queue's name (a stop's ListServiceJobs)
+    assert moto_batch.seed_service_job({**running, "jobId": "seeded-2", "jobArn": arn[:-1] + "2"},
+                                       region=REGION) == []
+    assert [j["jobId"] for j in batch.client.list_service_jobs(jobQueue=QUEUE)["jobSummaryList"]] == ["seeded-2"]
+    # And an unusable event is a problem, nothing seeded
+    [problem] = moto_batch.seed_service_job({**base, "jobId": "seeded-3", "status": "DONE"}, region=REGION)
+    assert "DONE" in problem and "not seeded" in problem
+
+
 def test_the_calls_are_answered_by_a_moto_server_of_this_process(monkeypatch):
     # Given moto server on a free port, installed before its first Batch request, the function's client pointed at it
     moto_batch.install()

@@ -1,8 +1,8 @@
-"""AWS Batch, for the SageMaker training jobs it queues (service jobs): describe one, terminate one (which also stops
-its training job: a StopTrainingJob behind Batch's back may be retried by Batch's retry strategy), submit one again
-(a restart through Batch: never a CreateTrainingJob behind it). The client is made on first use.
+"""AWS Batch, for the SageMaker training jobs it queues (service jobs): describe one, list a queue's, terminate one
+(which also stops its training job: a StopTrainingJob behind Batch's back may be retried by Batch's retry strategy),
+submit one again (a restart through Batch: never a CreateTrainingJob behind it). The client is made on first use.
 
-IAM: batch:DescribeServiceJob takes no resource (Resource "*"); batch:TerminateServiceJob takes the service job's
+IAM: batch:DescribeServiceJob and batch:ListServiceJobs take no resource (Resource "*"); batch:TerminateServiceJob takes the service job's
 ARN, arn:<partition>:batch:<region>:<account>:service-job/<job id>, which names no queue: a stop scoped to queues is
 this adapter's caller's check (the job's jobQueue, from its event or `describe`), not IAM's (docs/batch.md).
 batch:SubmitServiceJob takes the job queue's ARN (job-queue/<name>) and the new job's (service-job/*), and needs
@@ -76,6 +76,12 @@ class BatchServiceJobs(LazyClient):
                         if str(resource.get("value", "")).lower() == wanted:
                             return queue, summary
         return None
+
+    def listed(self, queue: str, status: str) -> list[Mapping[str, Any]]:
+        """The summaries of the queue's service jobs in `status`, every page (ListServiceJobs)."""
+        pages = self.client.get_paginator("list_service_jobs")
+        return [summary for page in pages.paginate(jobQueue=queue, jobStatus=status)
+                for summary in page.get("jobSummaryList", [])]
 
     def terminate(self, job_id: str, reason: str) -> str:
         """Terminate the service job with `reason` (naming who asks and why: Batch keeps it as the job's

@@ -32,6 +32,9 @@
     stopped_through, own_prefix  a job stopped through another service (a Batch-made training job: its service job's
                               queues), and a stop's prefix covering a job by the name its owner asked for
     service_grants            another service's IAM statements it needs whenever it is on (AWS Batch's)
+    sweeps, sweep             what its jobs do without an event, read on the stack's schedule: whether it asks the
+                              schedule, and the state changes it reads from a listing there (a Batch job waiting in
+                              its queue: ListServiceJobs), acted on as its events are
 
 Adding a family: a module with a `JobFamily` subclass and its line in rule_actions/registry.py. Its pattern and its
 IAM statements derive from it on the stack's side (rule_actions_cdk.plugins); the trigger families that apply to it
@@ -42,7 +45,7 @@ say so themselves, the monitor rules by what it offers; the local replay seeds i
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
@@ -65,7 +68,7 @@ from rule_actions.jobs.common import (
     step_jobs_held_back,
 )
 from rule_actions.ports import Configured
-from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, JobRef, Need, Transition
+from rule_actions.records import Capability, IgnoredEvent, JobApi, JobEvent, JobRef, Need, Swept, Transition
 from rule_actions.text import arn_name, arn_place, console_link, encoded, log_link, quoted, timestamp
 
 PREFIX_RE = re.compile(JOB_NAME_PREFIX, re.ASCII)
@@ -373,6 +376,20 @@ class JobFamily:
         """The IAM statements of another service's calls it needs whenever it is on, whatever triggers fire on its
         own events (AWS Batch's: a stop of a Batch-made training job goes through it)."""
         return []
+
+    def sweeps(self, config: Configured) -> bool:
+        """Whether it asks the stack's schedule to sweep its jobs on every run (`sweep`): a state its jobs may stay in
+        without sending an event that the configuration attaches actions to (a Batch job waiting in its queue). The
+        stack then has the schedule (and the evaluator grants its service_grants) even without `monitor`."""
+        return False
+
+    def sweep(self, now: int, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], Swept]:
+        """On a scheduled run (at `now`, epoch seconds), its jobs' state changes read from a listing, as its events
+        are read: it yields the needs it wants read (the readers answer them, through the run's account's ports)
+        and returns what it found; the pipeline acts on each event as on any of its events (scope, outcomes, the
+        ledger's once). Here: nothing."""
+        yield from ()  # a generator that asks nothing
+        return Swept(0, ())
 
     def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]:
         """Its jobs in scope (or the jobs of another resource type under its prefixes), as IAM resources."""

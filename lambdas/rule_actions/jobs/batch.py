@@ -4,9 +4,11 @@ are matched, and their outcomes (`batch_job_outcomes`) told as Batch means them:
 
     Preempted           Batch stopped a running attempt for higher-priority work and requeued the job (RUNNABLE):
                         told as a preemption, with the count, never as "stopped by someone"
-    WaitingForCapacity  the job waits in its queue for capacity (RUNNABLE, CAPACITY:...) and has waited at least
-                        batch_wait_alert_minutes since it was submitted (told at the first such event past it: Batch
-                        sends one each time an attempt fails for want of capacity), with the status reason
+    WaitingForCapacity  the job waits in its queue (RUNNABLE) and has waited at least batch_wait_alert_minutes since
+                        it was submitted, told once with the status reason: at the first capacity event past it
+                        (Batch sends one each time an attempt fails for want of capacity: RUNNABLE, CAPACITY:...),
+                        or by the sweep on the stack's schedule (`sweep`: each followed queue's RUNNABLE jobs,
+                        ListServiceJobs), whichever comes first (one ledger key: the job's ARN and the outcome)
     Failed              the job failed after its attempts: told once, with each attempt's reason
     Terminated          the job was terminated (TerminateServiceJob; rule-actions' own stop names the rule)
     Succeeded           the job succeeded
@@ -20,14 +22,14 @@ kinds/base.py `through_batch`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from rule_actions.contract import BATCH_SOURCE, Arn, Grant, OutcomeCondition
 from rule_actions.cost import Billing
-from rule_actions.fields import ActionMap
+from rule_actions.fields import ActionMap, Actions
 from rule_actions.jobs.base import Envelope, JobFamily, Members
 from rule_actions.jobs.batch_facts import (
     BATCH_QUEUES,
@@ -38,6 +40,7 @@ from rule_actions.jobs.batch_facts import (
     attempts,
     compiled,
     preemptions,
+    queue_arn,
     queue_followed,
     queue_name,
     queues,
@@ -46,8 +49,18 @@ from rule_actions.jobs.batch_facts import (
 )
 from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB
 from rule_actions.ports import Configured
-from rule_actions.records import IgnoredEvent, JobApi, JobEvent, Need, Place, Transition
-from rule_actions.text import arn_name, console_link, duration, encoded, log_link, plain, quoted
+from rule_actions.records import (
+    IgnoredEvent,
+    JobApi,
+    JobEvent,
+    Need,
+    Place,
+    QueuedServiceJobs,
+    Swept,
+    Transition,
+    Unread,
+)
+from rule_actions.text import arn_name, console_link, digest, duration, encoded, log_link, plain, quoted
 
 RUNNABLE, FAILED, SUCCEEDED = "RUNNABLE", "FAILED", "SUCCEEDED"
 # The phase this family reads in a service job's event (its JobEvent.secondary_status): Batch sends none.
@@ -165,8 +178,13 @@ class Batch(JobFamily):
         if count:
             lines.append(f"Preempted: {count} time(s) (Batch requeues a preempted job: not a failure, not a stop)")
         waited = waited_seconds(event)
-        if outcome == "WaitingForCapacity" and waited is not None:
+        if outcome == WAITING and waited is not None:
             lines.append(f"Waiting for: {duration(waited)} since it was submitted")
+        if outcome == WAITING and not event.failure_reason:
+            lines.append("Status reason: none given by AWS Batch (it waits its turn: capacity, its share or "
+                         "priority)")
+        if outcome == WAITING and event.live:
+            lines.append("Seen: RUNNABLE in its queue by the scheduled sweep (ListServiceJobs), without a new event")
         tried = attempts(detail)
         if tried:
             lines.append(f"Attempts ({len(tried)}):")
@@ -194,6 +212,45 @@ class Batch(JobFamily):
 
     def resources(self, config: Configured, resource: str | None = None) -> tuple[Arn, ...]:
         return ()
+
+    def sweeps(self, config: Configured) -> bool:
+        """On, with actions for WaitingForCapacity: a job may wait in its queue for hours without a new event."""
+        attached: Actions = config[self.outcome_actions]
+        return self.on(config) and bool(dict(attached).get(WAITING))
+
+    def sweep(self, now: int, config: Configured) -> Generator[frozenset[Need], Mapping[Need, Any], Swept]:
+        """Each followed queue's RUNNABLE jobs (ListServiceJobs, every page), each read as the state change Batch
+        would send for it now: a wait in its queue (WaitingForCapacity, whatever its status reason), told past
+        batch_wait_alert_minutes since it was submitted, once (the ledger's key is the event route's: the job's ARN
+        and the outcome)."""
+        asked = {queue: QueuedServiceJobs(queue, RUNNABLE) for queue in queues(config)}
+        answers = yield frozenset(asked.values())
+        events: list[JobEvent | IgnoredEvent] = []
+        errors, listed = [], 0
+        for queue, need in asked.items():
+            found = answers[need]
+            if isinstance(found, Unread):
+                errors.append(found.reason)
+                continue
+            for summary in found:
+                listed += 1
+                events.append(self.waiting(summary, queue, now))
+        return Swept(listed, tuple(events), tuple(errors))
+
+    def waiting(self, summary: Mapping[str, Any], queue: str, now: int) -> JobEvent | IgnoredEvent:
+        """The state change of a job ListServiceJobs lists RUNNABLE in `queue`, at `now`: its summary as the detail
+        (Batch's own members only; its queue, which the summary does not name, as an ARN when the job's ARN says
+        the account and region), a wait in its queue, live; its attempts' history is not listed (none of it is
+        counted: the ledger's order of the job's events ranks it by its status alone)."""
+        detail = {**summary, "jobQueue": queue_arn(queue, str(summary.get("jobArn", "")))}
+        when = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        try:
+            event = self.event_of(detail, when, "sweep-" + digest(f"{detail.get('jobArn')}@{now}")[:24], {})
+        except IgnoredEvent as err:
+            return err
+        if event.job_status != RUNNABLE:
+            return event
+        return replace(event, secondary_status=WAITING, transitions=())
 
     def service_grants(self, config: Configured) -> list[Grant]:
         """When on: terminate a service job (its ARN names its id, not its queue: the function checks the queue

@@ -7,6 +7,7 @@ and the training family (a Batch-made training job is one of a service job's att
     managed(config, name)                  whether a training job is an attempt of a followed service job
     restarts(config)                       whether restarts are allowed (one of a Batch job goes through Batch)
     queue_followed(queues, queue)          whether a job queue (its ARN) is one of them
+    queue_arn(queue, job_arn)              a followed queue's ARN, from a job's ARN (ListServiceJobs names none)
 
     training_job_name(requested, suffix)   the name Batch gives an attempt's training job
     requested_name(name)                   the name its owner asked for, from a Batch-made training job's name
@@ -65,9 +66,11 @@ BATCH_QUEUES = TextList(
     pattern=QUEUE, hint="a job queue's name or ARN (letters, digits, '-', '_'; at most 128)",
     check=lambda value: compiled(QUEUE).fullmatch(value))
 BATCH_WAIT_ALERT_MINUTES = Whole(
-    "batch_wait_alert_minutes", 60, "How long a Batch service job may wait in its queue for capacity (RUNNABLE, "
-    "CAPACITY:...) before batch_job_outcomes.WaitingForCapacity tells it, in minutes since it was submitted (0: "
-    "at its first wait).", 0, 10080, "minutes")
+    "batch_wait_alert_minutes", 60, "How long a Batch service job may wait in its queue (RUNNABLE) before "
+    "batch_job_outcomes.WaitingForCapacity tells it, once, in minutes since it was submitted: at its first "
+    "capacity event past it (CAPACITY:...), or by the sweep of the followed queues on the stack's schedule, every "
+    "5 minutes (monitor.every_minutes with monitor), when it waits without a new event (0: at its first wait).",
+    0, 10080, "minutes")
 
 
 class Attempt:
@@ -195,6 +198,17 @@ def job_id(job_arn: str) -> str:
 def queue_name(queue: str) -> str:
     """A job queue's name from its ARN (arn:aws:batch:<region>:<account>:job-queue/<name>) or its name."""
     return queue.rpartition("job-queue/")[2] if queue.startswith("arn:") else queue
+
+
+def queue_arn(queue: str, job_arn: str) -> str:
+    """The ARN of the job queue `queue` (a name or an ARN) that runs the service job `job_arn`: a name completed
+    with the partition, region and account the job's ARN names (the queue's name when it names none)."""
+    if queue.startswith("arn:"):
+        return queue
+    parts = job_arn.split(":")
+    if len(parts) < 6 or parts[2] != "batch" or not job_id(job_arn):
+        return queue
+    return f"{':'.join(parts[:5])}:job-queue/{queue}"
 
 
 def queues(config: Configured) -> tuple[str, ...]:

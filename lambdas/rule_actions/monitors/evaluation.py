@@ -56,6 +56,7 @@ from rule_actions.records import (
     MetricHosts,
     Need,
     RunningJobs,
+    Swept,
     TuningTrials,
     Unread,
     UnreadJob,
@@ -298,6 +299,14 @@ def merged(reports: list[EvaluationReport]) -> EvaluationReport:
         error="; ".join(r.error for r in reports if r.error) or None,
         heard={k: v for r in reports for k, v in r.heard.items()}, log_queries=sum(r.log_queries for r in reports),
         log_reads="; ".join(r.log_reads for r in reports if r.log_reads))
+
+
+def swept(now: int, family: str, found: Swept) -> EvaluationReport:
+    """A job family's sweep as a run's report: a row for each job it read a state change of (no rule verdicts: the
+    pipeline acts on its event as on any of the family's events), its failed listings as the run's error."""
+    jobs = tuple(JobReport(event.job_name if isinstance(event, JobEvent) else (event.job or "?"), (), (), event,
+                           family) for event in found.events)
+    return EvaluationReport(now, found.listed, jobs, error="; ".join(found.errors) or None)
 
 
 def _instances(family: Evaluated, chosen: list[Chosen]) -> Asking[tuple[list[Chosen], Unread | None]]:
