@@ -87,8 +87,10 @@ def test_the_timeline_tells_the_wait_and_the_preemption_and_stops_the_hung_attem
     _, rows, service_job, stops = replayed[:4]
     told = [(r["source"].rsplit("#+", 1)[1], a["trigger"]) for r in rows for a in r["actions"]
             if a["kind"] == "notify" and a["outcome"] == "done"]
-    assert told == [("10m", "job:WaitingForCapacity"), ("200m", "job:Preempted"), ("310m", "StalledTraining"),
-                    ("310m", "job:Terminated")]
+    assert told == [("10m", "job:WaitingForCapacity"), ("200m", "job:Preempted"), ("310m", "StalledTraining")]
+    # and the service job's end, this stack's own stop, is not told a second time
+    [end] = [a for r in rows for a in r["actions"] if a["trigger"] == "job:Terminated"]
+    assert end["outcome"] == "skipped" and end["reason"].endswith(": no second alert")
     [stop] = [(r["source"].rsplit("#+", 1)[1], r["job"], a) for r in rows for a in r["actions"]
               if a["kind"] == "stoptraining" and a["outcome"] == "done"]
     assert stop[:2] == ("310m", HUNG)

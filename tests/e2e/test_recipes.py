@@ -190,12 +190,14 @@ def test_follow_training_jobs_queued_in_aws_batch(tmp_path, capsys):
     rows = replay("Follow training jobs queued in AWS Batch", tmp_path, capsys)
     hung = "AWSBatchllm-pretrain-nov240a4f78472239f9c5987e8bd5ddee3397"
     # the early wait held back, then told by the scheduled sweep once the job has waited 30 minutes in its queue
-    # without a new event; the preemption told, the hung attempt stopped through Batch, the end told once; the other
-    # job's failure after its attempts told once
+    # without a new event; the preemption told, the hung attempt stopped through Batch and told with its finding (its
+    # service job's end, that stop, not told again); the other job's failure after its attempts told once
     done = [(a["trigger"], a["kind"], a["reason"]) for r in rows for a in r["actions"] if a["outcome"] == "done"]
     assert [(t, k) for t, k, _ in done] == [("job:WaitingForCapacity", "notify"), ("job:Preempted", "notify"),
                                            ("StalledTraining", "stoptraining"), ("StalledTraining", "notify"),
-                                           ("job:Terminated", "notify"), ("job:Failed", "notify")]
+                                           ("job:Failed", "notify")]
+    [end] = [a for r in rows for a in r["actions"] if a["trigger"] == "job:Terminated"]
+    assert end["outcome"] == "skipped" and end["reason"].endswith(": no second alert")
     [stop] = [reason for _, kind, reason in done if kind == "stoptraining"]
     assert f"stopped {hung}" in stop and "TerminateServiceJob of service job llm-pretrain-nov24" in stop
     waits = [(r["source"].rsplit("#+", 1)[-1], a["outcome"], a["reason"]) for r in rows for a in r["actions"]

@@ -16,6 +16,7 @@ from builders import rule_status
 from rule_actions import pipeline, registry
 from rule_actions.config import Config
 from rule_actions.contract import Arn
+from rule_actions.records import StopNote
 from rule_actions_cdk import plugins
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -254,6 +255,22 @@ def test_a_termination_by_rule_actions_is_told_with_the_reason_naming_the_rule()
     acted(batch_event(PREEMPTED_LIFECYCLE, "FAILED"), TOLD, ports)
     [(subject, body)] = ports.notifier.sent
     assert "terminated" in subject and "StalledTraining" in body
+
+
+def test_a_termination_of_this_stacks_own_stop_is_not_told_a_second_time():
+    # Given the ledger's record that this stack stopped the job's latest attempt (its stop through Batch)
+    terminated = batch_event(PREEMPTED_LIFECYCLE, "FAILED")
+    latest = terminated["detail"]["latestAttempt"]["serviceResourceId"]["value"]
+    ports = Ports()
+    ports.ledger.stop_record = lambda arn: StopNote("rule StalledTraining of " + ATTEMPT, (), "") \
+        if arn == latest.lower() else None
+    # When the service job's termination arrives
+    result = acted(terminated, TOLD, ports)
+    # Then its Terminated outcome is skipped, naming the stop, and nothing is sent: the finding told it
+    [action] = [a for r in [result] for a in r["actions"]]
+    assert (action["trigger"], action["outcome"]) == ("job:Terminated", "skipped")
+    assert action["reason"] == f"stopped by this stack (rule StalledTraining of {ATTEMPT}): no second alert"
+    assert ports.notifier.sent == []
 
 
 def test_batch_statuses_going_back_to_runnable_are_not_late_but_an_event_after_the_end_is():

@@ -13,6 +13,9 @@
                               its model), or None
     outcome_needs, learn      what an outcome's message needs read of the job (its failed trials, its failed
                               steps), and the event knowing it (JobEvent.details)
+    stop_record_of            the job whose stop by this stack an outcome may be the end of (its Stopped; a Batch
+                              service job's Terminated: its latest attempt's training job): that outcome is then
+                              not alerted twice
     billing                   where its description says what its job runs on and for how long: its cost (cost.py)
     outcome_lines, links      its words in an outcome's message (counters, steps...), its links
     json_details              what the json webhook format says of the job besides its name and status
@@ -306,6 +309,12 @@ class JobFamily:
     def outcome_needs(self, event: JobEvent, outcome: str) -> frozenset[Need]:
         """What an outcome's message needs read of the job (nothing, unless the family says so)."""
         return frozenset()
+
+    def stop_record_of(self, event: JobEvent, outcome: str) -> str | None:
+        """The ARN under which this stack's stop is recorded of the job whose stop `outcome` may be the end of (the
+        ledger's stop record: its actions are then skipped, "no second alert"), None when it cannot be one: a job
+        this stack may stop, its Stopped."""
+        return event.job_arn if outcome == "Stopped" and self.stoppable else None
 
     def learn(self, event: JobEvent, answers: Mapping[Any, Any]) -> JobEvent:
         """The event knowing what was read of its job (its `details`; a reason the event did not carry)."""

@@ -155,6 +155,15 @@ class Batch(JobFamily):
     def quiet_clause(self, config: Configured) -> dict[str, Any]:
         return {}
 
+    def stop_record_of(self, event: JobEvent, outcome: str) -> str | None:
+        """A termination's: its latest attempt's training job, which this stack's stop through Batch recorded (its
+        ARN as the event names it: SageMaker lower-cases the name), so that a stop told with its finding is not told
+        again as the service job's end."""
+        if outcome != TERMINATED:
+            return None
+        ran = training_job_arns(event.detail)
+        return ran[-1].lower() if ran else None
+
     def held_back(self, event: JobEvent, config: Configured, answers: Mapping[Any, Any]) -> str | Need | None:
         """A wait for capacity shorter than batch_wait_alert_minutes (told at a later wait, if any)."""
         if event.secondary_status != WAITING:

@@ -2,8 +2,9 @@
 
 Each job family declares its outcomes (conditions on its status and secondary status, with their words) and the
 field that attaches actions to them (`job_outcomes` for training jobs, `tuning_job_outcomes`...): an outcome is a
-trigger when that field gives it actions. A job this stack stopped ends Stopped; that outcome's actions are skipped (read
-from the ledger's stop record), so one stop does not alert twice, but for what the stop asked to follow it once the
+trigger when that field gives it actions. A job this stack stopped ends Stopped (an AWS Batch service job it terminated,
+Terminated: JobFamily.stop_record_of); that outcome's actions are skipped (read from the ledger's stop record), so
+one stop does not alert twice, but for what the stop asked to follow it once the
 job has stopped (a restart: the record's `then`), which the Stopped outcome carries out (matched for it when the
 configuration may restart). The outcome of a job its family holds back (a tuning
 job's trial, a pipeline step's job: another report covers it) is skipped too, each action naming that report;
@@ -175,12 +176,13 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
 
     def needs(self, item: Planned, event: JobEvent) -> frozenset[Need]:
         family, outcome = event.job_family, _outcome(item.trigger).outcome
-        stop = {StopRecord(event.job_arn)} if outcome == STOPPED and family.stoppable else set()
-        return frozenset(stop) | family.outcome_needs(event, outcome)
+        stopped = family.stop_record_of(event, outcome)  # the end of this stack's stop? Its record says
+        return frozenset({StopRecord(stopped)} if stopped else ()) | family.outcome_needs(event, outcome)
 
     def check(self, item: Planned, event: JobEvent, config: Configured, answers: dict[Need, Any]) -> Planned:
         held = event.job_family.held_back(event, config, answers)
-        by = answers.get(StopRecord(event.job_arn)) if _outcome(item.trigger).outcome == STOPPED else None
+        stopped = event.job_family.stop_record_of(event, _outcome(item.trigger).outcome)
+        by = answers.get(StopRecord(stopped)) if stopped else None
         ours = isinstance(by, StopNote) and item.effect == JobEffect.RESTART \
             and (item.kind, item.target) in [(a.kind, a.target) for a, _ in following(by)]
         if isinstance(held, str) and not ours:  # another report covers the job's outcomes: said on each action,
@@ -188,7 +190,7 @@ class JobOutcomes(TriggerFamily[JobOutcome]):
         # An Unread record lets the message go out (better twice than never); what the stop asked to follow it goes on,
         # and the outcome's own messages too when a follow-up is news (a restart: what became of it)
         if isinstance(by, StopNote) and (item.kind, item.target) not in [(a.kind, a.target) for a, _ in following(by)] \
-                and not any(entry.endswith(f"|{TELL}") for entry in by.then):
+                and not (_outcome(item.trigger).outcome == STOPPED and any(e.endswith(f"|{TELL}") for e in by.then)):
             return item.decided(Outcome.SKIPPED, f"stopped by this stack ({by.by}): no second alert")
         return item
 
