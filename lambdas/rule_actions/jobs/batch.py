@@ -27,7 +27,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from rule_actions.contract import BATCH_SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.contract import BATCH_SOURCE, SERVICE_JOB_RUNNING, Arn, Grant, OutcomeCondition
 from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap, Actions
 from rule_actions.jobs.base import Envelope, JobFamily, Members
@@ -195,10 +195,15 @@ class Batch(JobFamily):
         if outcome == WAITING and event.live:
             lines.append("Seen: RUNNABLE in its queue by the scheduled sweep (ListServiceJobs), without a new event")
         tried = attempts(detail)
+        # Only the latest attempt of a job that runs one is running: a job waiting in its queue, or ended, runs none
+        # (the sweep's listing gives an attempt's name, never its reason)
+        runs = detail.get("status") in SERVICE_JOB_RUNNING
+        unsaid = "ended (ListServiceJobs gives no reason)" if event.live else "ended (no reason given by AWS Batch)"
         if tried:
             lines.append(f"Attempts ({len(tried)}):")
             for index, attempt in enumerate(tried[-REASONS_SHOWN:], start=max(1, len(tried) - REASONS_SHOWN + 1)):
-                why = "preempted" if attempt.preempted else plain(attempt.status_reason, REASON_MAX) or "running"
+                why = "preempted" if attempt.preempted else plain(attempt.status_reason, REASON_MAX) or (
+                    "running" if runs and attempt is tried[-1] else unsaid)
                 lines.append(f"  {index}. {arn_name(attempt.training_job_arn)}: {why}")
         return lines
 
