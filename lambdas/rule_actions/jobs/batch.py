@@ -118,6 +118,15 @@ class Batch(JobFamily):
     def on(self, config: Configured) -> bool:
         return bool(queues(config))
 
+    def warnings(self, config: Configured, where: str) -> list[str]:
+        """Outcomes given actions while no queue is followed: the family is off, and nothing of it is told."""
+        told = [outcome for outcome, actions in dict(config[self.outcome_actions]).items() if actions]
+        if self.on(config) or not told:
+            return []
+        return [f"{where}.{self.outcome_actions.key} gives actions to {', '.join(told)}, but {where}."
+                f"{BATCH_QUEUES.key} names no job queue: the AWS Batch family is off and none of them is ever told. "
+                f"Name the queues to follow in {BATCH_QUEUES.key}."]
+
     def named(self, event: JobEvent) -> JobEvent:
         """A job name as SubmitServiceJob takes it (its pattern compiled on its first use: cold starts)."""
         if not compiled(QUEUE_NAME).fullmatch(event.job_name):
