@@ -47,7 +47,7 @@ from rule_actions.jobs.batch_facts import (
     restarts,
     training_job_arns,
 )
-from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB, attached
 from rule_actions.ports import Configured
 from rule_actions.records import (
     IgnoredEvent,
@@ -120,7 +120,7 @@ class Batch(JobFamily):
 
     def warnings(self, config: Configured, where: str) -> list[str]:
         """Outcomes given actions while no queue is followed: the family is off, and nothing of it is told."""
-        told = [outcome for outcome, actions in dict(config[self.outcome_actions]).items() if actions]
+        told = [outcome for outcome, actions in attached(config, self.outcome_actions).items() if actions]
         if self.on(config) or not told:
             return []
         return [f"{where}.{self.outcome_actions.key} gives actions to {', '.join(told)}, but {where}."
