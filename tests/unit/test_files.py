@@ -187,6 +187,28 @@ def test_an_invalid_stack_name_is_named_with_the_file_and_its_field(tmp_path):
         stack_name(path)
 
 
+def test_a_file_bad_in_its_configuration_and_its_stack_block_is_told_every_field_at_once(tmp_path, monkeypatch):
+    # Given a file with a misspelt rule and a bad ttl, and a bad stack name and dashboard in its "stack" block
+    from rule_actions.config import ConfigError
+    from rule_actions_cdk import stack_name
+    from rule_actions_cdk.app import file_context, read_context
+
+    monkeypatch.chdir(tmp_path)
+    bad = {"dedup_ttl_hours": 0, "rules": {"StaledTraining": ["notify"]},
+           "stack": {"stack_name": "1x", "dashboard": "yes"}}
+    Path("rule-actions.json").write_text(json.dumps(bad))
+    fields = ["rule-actions.json.dedup_ttl_hours: 0", 'rule-actions.json.rules["StaledTraining"]',
+              'rule-actions.json.stack.stack_name: "1x"', 'rule-actions.json.stack.dashboard: "yes"']
+    # When the commands read it (replay, template, report), and when the app init --cdk writes names its stack
+    for read in (lambda: read_context(file_context()), lambda: stack_name("rule-actions.json")):
+        with pytest.raises(ConfigError) as refused:
+            read()
+        # Then one message names the file, then each of the four fields (not one part per run)
+        said = str(refused.value)
+        assert said.startswith("rule-actions.json: invalid configuration:\n  "), said
+        assert [said.count(f"\n  {field}") for field in fields] == [1, 1, 1, 1], said
+
+
 def test_init_s_help_names_the_default_stack_name_settings_declares(capsys):
     from rule_actions_cdk.settings import DEFAULTS
 
