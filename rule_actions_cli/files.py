@@ -26,6 +26,7 @@ from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import Formatter, examples
 
 SCHEMA_FILE = "rule-actions.schema.json"
+CDK_CLI = "aws-cdk@2.1148.1"  # the CDK CLI this release is tested with (package.json), as the docs install it
 STARTER: dict[str, Any] = {
     "$schema": f"./{SCHEMA_FILE}",
     "notify": {"emails": [], "sms": []},
@@ -183,7 +184,7 @@ def init(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     print("next: add the team's addresses to notify.emails; try it locally with `rule-actions samples` (writes "
           "./events) and `rule-actions replay events/`" + ("; synthesize with `npx cdk synth` (the CDK CLI: npm "
-                                                            "install aws-cdk@2)" if args.cdk else ""))
+                                                            f"install {CDK_CLI})" if args.cdk else ""))
     return 0
 
 

@@ -56,7 +56,13 @@ def test_init_cdk_writes_an_app_reading_the_file_and_cdk_json_running_it(tmp_pat
     # and cdk.json runs the app through the runner, with the feature flags the construct is tested with
     cdk = json.loads((tmp_path / "cdk.json").read_text())
     assert cdk == {"app": "python3 -m rule_actions_cdk app.py", "context": feature_flags()}
-    assert "npx cdk synth" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "npx cdk synth" in said
+    # and the CDK CLI it says to install is the one package.json pins and the README installs
+    root = Path(__file__).resolve().parents[2]
+    pinned = json.loads((root / "package.json").read_text())["devDependencies"]["aws-cdk"]
+    assert f"npm install aws-cdk@{pinned})" in said
+    assert f"npm install aws-cdk@{pinned}" in (root / "README.md").read_text()
     # and a second run overwrites nothing
     assert main(["init", "--cdk", "--directory", str(tmp_path)]) == 2
     assert "already exist" in capsys.readouterr().err
