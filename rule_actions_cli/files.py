@@ -59,7 +59,7 @@ def add_parsers(commands: Any) -> None:
         description="Writes ./rule-actions.json (notify the team on every rule's IssuesFound and on failed, timed "
         "out or interrupted jobs; add the team's addresses to notify.emails) and ./" + SCHEMA_FILE + ", which "
         "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.",
-        epilog=examples("rule-actions init --cdk", "rule-actions init --directory infra"),
+        epilog=examples("rule-actions init", "rule-actions init --cdk"),
         formatter_class=Formatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
     init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack (named "

@@ -202,6 +202,25 @@ def test_each_example_names_only_files_a_user_has(name, capsys):
                 assert part in USERS_FILES, f"{line}: {part} is not a file a user has"
 
 
+@pytest.mark.parametrize("name", ["init", "schema", "samples"])
+def test_each_example_of_the_commands_that_write_files_runs_as_printed_in_an_empty_directory(name, capsys, tmp_path,
+                                                                                             monkeypatch):
+    # Given a command's examples of itself, each run in an empty directory, as a user beside the clone would
+    from rule_actions_cli.main import main
+
+    with pytest.raises(SystemExit):
+        parser().parse_args([name, "--help"])
+    lines = capsys.readouterr().out.rstrip("\n").splitlines()
+    own = [shlex.split(line)[1:] for line in lines[lines.index("examples:") + 1:] if line.split()[1] == name]
+    assert own
+    for at, argv in enumerate(own):
+        folder = tmp_path / str(at)
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        # Then it does its work (exit status 0), not refusing what its own help shows
+        assert main(argv) == 0, (argv, capsys.readouterr().err)
+
+
 @pytest.mark.parametrize(("argv", "usage", "said"), [
     (["replay", "--reciever", "events/"], "usage: rule-actions replay ",
      "rule-actions replay: error: unrecognized arguments: --reciever; did you mean --receiver?"),
