@@ -26,6 +26,7 @@ from rule_actions_cli.inputs import refuse
 from rule_actions_cli.options import Formatter, examples
 
 SCHEMA_FILE = "rule-actions.schema.json"
+CDK_CLI = "aws-cdk@2.1148.1"  # the CDK CLI this release is tested with (package.json), as the docs install it
 STARTER: dict[str, Any] = {
     "$schema": f"./{SCHEMA_FILE}",
     "notify": {"emails": [], "sms": []},
@@ -58,7 +59,7 @@ def add_parsers(commands: Any) -> None:
         description="Writes ./rule-actions.json (notify the team on every rule's IssuesFound and on failed, timed "
         "out or interrupted jobs; add the team's addresses to notify.emails) and ./" + SCHEMA_FILE + ", which "
         "its \"$schema\" line names so that editors complete and check it. Nothing is overwritten.",
-        epilog=examples("rule-actions init --cdk", "rule-actions init --directory infra"),
+        epilog=examples("rule-actions init", "rule-actions init --cdk"),
         formatter_class=Formatter)
     init.add_argument("--directory", default=".", metavar="DIR", help="where to write them (default: here)")
     init.add_argument("--cdk", action="store_true", help=f"also write ./{APP_FILE}, a CDK app whose stack (named "
@@ -183,7 +184,7 @@ def init(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     print("next: add the team's addresses to notify.emails; try it locally with `rule-actions samples` (writes "
           "./events) and `rule-actions replay events/`" + ("; synthesize with `npx cdk synth` (the CDK CLI: npm "
-                                                            "install aws-cdk@2)" if args.cdk else ""))
+                                                            f"install {CDK_CLI})" if args.cdk else ""))
     return 0
 
 

@@ -331,4 +331,4 @@ def summary(rows: list[dict[str, Any]]) -> str:
     parts = [f"{counts[o]} {o}" for o in OUTCOMES if counts[o]]
     flawed = sum(1 for item in rows if item.get("problems") or item.get("error"))
     tail = f"; {flawed} with problems (see their rows)" if flawed else ""
-    return f"{len(rows)} events, {matched} matched the stack's rule; actions: {', '.join(parts) or 'none'}{tail}"
+    return f"{_count(len(rows), 'event')}, {matched} matched the stack's rule; actions: {', '.join(parts) or 'none'}{tail}"

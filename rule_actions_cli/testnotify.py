@@ -57,6 +57,12 @@ def request(emails: list[str], sms: list[str]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rule_actions.grammar import endpoint_problem
+
+    wrong = [f"--{kind}: {problem}" for kind, given in (("email", args.email), ("sms", args.sms)) for value in given
+             if (problem := endpoint_problem(kind, value))]
+    if wrong:  # an unusable input, refused as the configuration's fields are, before anything is sent
+        return refuse(*wrong)
     payload = request(args.email, args.sms)
     deployed = bool(args.stack or args.function_name)
     if deployed:

@@ -29,6 +29,7 @@ from rule_actions_cdk.settings import (
     FILE_STACK,
     STACK_KEY,
     StackSettings,
+    both,
     context_object,
     read_config_file,
     shown_path,
@@ -75,14 +76,13 @@ def read_context(context: Mapping[str, Any]) -> tuple[Config, StackSettings]:
         name = shown_path(config_file)
         try:
             data, in_file = split_file(read_config_file(config_file), name)
-            config = Config.from_dict(data, name)
-            settings = StackSettings.from_dict(stack if stack is not None else in_file,
-                                               STACK_KEY if stack is not None else f"{name}.{FILE_STACK}")
         except ConfigError as err:
             raise ConfigError(str(err) if str(err).startswith(f"{name}") else f"{name}: {err}") from None
-        return config, settings
-    config = Config.from_dict(context_object(context.get(CONFIG_KEY), CONFIG_KEY), CONFIG_KEY)
-    return config, StackSettings.from_dict(stack, STACK_KEY)
+        return both(lambda: Config.from_dict(data, name),
+                    lambda: StackSettings.from_dict(stack if stack is not None else in_file,
+                                                    STACK_KEY if stack is not None else f"{name}.{FILE_STACK}"), name)
+    return both(lambda: Config.from_dict(context_object(context.get(CONFIG_KEY), CONFIG_KEY), CONFIG_KEY),
+                lambda: StackSettings.from_dict(stack, STACK_KEY))
 
 
 def quiet_node() -> None:

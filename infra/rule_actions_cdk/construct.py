@@ -68,7 +68,14 @@ from rule_actions_cdk.function import Backing, Handler, fits_environment, functi
 from rule_actions_cdk.ledger import LedgerTable
 from rule_actions_cdk.messaging import DeadLetterQueues, StackKey, Topics
 from rule_actions_cdk.rules import EventRule, rule_arn
-from rule_actions_cdk.settings import FILE_STACK, STACK_NAME_RE, StackSettings, read_config_file, split_file
+from rule_actions_cdk.settings import (
+    FILE_STACK,
+    STACK_NAME_RE,
+    StackSettings,
+    both,
+    read_config_file,
+    split_file,
+)
 from rule_actions_cdk.sms import SmsDeliveryLogs
 
 ConfigSource = Config | Mapping[str, Any] | str | PathLike[str]
@@ -172,9 +179,12 @@ class RuleActions(Construct):
                  key: kms.IKey | None = None, output_prefix: str | None = None, warn: bool = True) -> None:
         super().__init__(scope, construct_id)
         source, where = read_source(config)  # a file, read once: its errors and warnings name it
-        settings = settings or file_settings(source, where) or StackSettings()
+        given = settings  # (every bad field of the configuration and its "stack" block in one message)
+        read = both(lambda: as_config(source, where), lambda: given or file_settings(source, where) or StackSettings(),
+                    where if isinstance(config, str | PathLike) else None)
+        self.config = config = read[0]
+        settings = read[1]
         stack = Stack.of(self)
-        self.config = config = as_config(source, where)
         self.name = name = name or stack.stack_name
         if not STACK_NAME_RE.fullmatch(name):
             raise ConfigError(f"RuleActions name {quoted(name)}: resource names are derived from it, so it must be "

@@ -14,11 +14,11 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rule_actions.config import ConfigError
 from rule_actions.text import os_problem, quoted, unknown
@@ -36,6 +36,9 @@ FILE_STACK, FILE_SCHEMA = "stack", "$schema"  # the file's keys besides the conf
 LAMBDA_PYTHONS = ("3.12", "3.13", "3.14")
 SYNTHESIZING_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 RUNTIME_PYTHON_ENV = "RULE_ACTIONS_RUNTIME_PYTHON"  # an interpreter (path or command) that decides the runtime
+HEADERS = ("invalid configuration:\n  ", "invalid stack settings:\n  ")  # a ConfigError listing fields begins so
+C = TypeVar("C")
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,32 @@ def file_schema() -> dict[str, Any]:
     return found
 
 
+def both(config: Callable[[], C], settings: Callable[[], S], named: str | None = None) -> tuple[C, S]:
+    """A file's configuration and its "stack" block validated together: one ConfigError naming every bad field of
+    both (the configuration's first), so a file with a misspelt rule and a bad stack name is told both at once, not
+    one per run; `named` (the file's name) begins the message, as every command and `cdk synth` name the file."""
+    read: list[Any] = []
+    said: list[str] = []
+    for part in (config, settings):
+        try:
+            read.append(part())
+        except ConfigError as err:
+            said.append(str(err))
+    if said:
+        lines = [line for text in said for line in _fields(text)]
+        text = said[0] if len(said) == 1 else HEADERS[0] + "\n  ".join(lines)
+        raise ConfigError(f"{named}: {text}" if named and not text.startswith(named) else text)
+    return read[0], read[1]
+
+
+def _fields(said: str) -> list[str]:
+    """The lines of a ConfigError naming fields, without its header (a one-line refusal: itself)."""
+    for header in HEADERS:
+        if said.startswith(header):
+            return said[len(header):].split("\n  ")
+    return [said]
+
+
 def read_config_file(path: str | PathLike[str]) -> Any:
     """The object in a configuration file; ConfigError naming the file when it cannot be read."""
     try:
@@ -248,8 +277,12 @@ def stack_name(path: str | PathLike[str] = FILE_NAME) -> str:
     """The stack name a configuration file gives (its "stack" block's stack_name, else the default: RuleActions),
     the one every command names the stack by (`template`, `report --replay`, the replay): the app `rule-actions
     init --cdk` writes names its stack with it. ConfigError naming the file and the field when it is invalid."""
-    _, stack = split_file(read_config_file(path), str(path))
-    return StackSettings.from_dict(stack, f"{path}.{FILE_STACK}").stack_name
+    from rule_actions.config import Config
+
+    config, stack = split_file(read_config_file(path), str(path))
+    _, settings = both(lambda: Config.from_dict(config, str(path)),
+                       lambda: StackSettings.from_dict(stack, f"{path}.{FILE_STACK}"), str(path))
+    return settings.stack_name
 
 
 def split_file(data: Any, where: str) -> tuple[Any, Any]:

@@ -18,6 +18,7 @@ field's path and quoting the value; it never raises.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -99,12 +100,14 @@ class Whole(Field[int]):
 
 
 class TextList(Field[tuple[str, ...]]):
-    """A list of non-empty strings; with `pattern`, each must match it whole (`hint` says what it must be)."""
+    """A list of non-empty strings; with `pattern`, each must match it whole (`hint` says what it must be), as the
+    schema says; `check`, when given, is what the validator asks instead (the pattern and more)."""
 
     def __init__(self, key: str, doc: str, pattern: str | None = None, hint: str = "",
                  check: Callable[[str], object] | None = None):
         super().__init__(key, (), doc)
-        self.pattern, self.hint, self.check = pattern, hint, check
+        self.pattern, self.hint = pattern, hint
+        self.check = check or (re.compile(pattern, re.ASCII).fullmatch if pattern else None)
 
     def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> tuple[str, ...]:
         found = strings(value, where, errors)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -43,6 +44,9 @@ def test_the_replay_s_receiver_gets_a_valid_pagerduty_event(tmp_path, monkeypatc
     assert "1 request(s), 1 valid" in printed
     [line] = [line for line in printed.splitlines() if "pagerduty  " in line]
     assert line.strip().startswith("payload ok") and "pagerduty  error  job:Failed" in line
+    # as docs/destinations.md quotes it, spaces and all
+    [quoted] = re.findall(r"`(payload ok[^`]+)\.\.\.`", (ROOT / "docs" / "destinations.md").read_text())
+    assert line.strip().startswith(quoted.replace("\n", " ")), (quoted, line)
     assert "delivered to webhook oncall (pagerduty; HTTP 200)" in " ".join(printed.split())
     # and the routing key is nowhere in what the replay printed
     assert KEY not in printed

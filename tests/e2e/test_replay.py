@@ -156,7 +156,7 @@ def test_table_output_reads_at_a_glance(capsys):
     assert out[at:at + 3] == ["EVENT  JOB", f"  TRIGGER          ACTION{' ' * 18}BY      OUTCOME  REASON",
                               "cross-team-prefix.json  cv-detr-ablation-03"]
     assert out[at + 3].split()[:5] == ["ExplodingTensor", "stoptraining", "nlp-bert-", "job", "denied"]
-    assert out[-1] == "1 events, 1 matched the stack's rule; actions: 2 done, 1 denied"
+    assert out[-1] == "1 event, 1 matched the stack's rule; actions: 2 done, 1 denied"
 
 
 def test_broken_inputs_are_each_a_row_the_rest_replayed_and_the_exit_status_1(capsys, tmp_path):

@@ -85,6 +85,17 @@ def test_flags_for_deployed_only_exit_2(capsys):
     assert "--profile is only for a deployed function" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("deployed", [[], ["--stack", "RuleActions", "--region", "us-east-1"]])
+def test_an_unusable_address_or_number_exits_2_naming_the_flag_and_the_value(deployed, capsys):
+    # Given a number that is not E.164 and an address that is not one, here or for a deployed stack
+    code = main(["test-notify", *deployed, "--sms", "12345", "--email", "not-an-email", "--email", "ok@example.com"])
+    # Then nothing is sent (no AWS is reached): one line for each, naming its flag and its value as typed
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2
+    assert err == ['rule-actions: --email: "not-an-email" is not an email address',
+                   'rule-actions: --sms: "12345" is not an E.164 phone number (like +15555550100)']
+
+
 def test_a_port_in_use_exits_2_naming_it(files, capsys):
     config, secrets = files
     port = json.loads(Path(secrets).read_text())["rule-actions/test-hook"]["url"].split(":")[2].split("/")[0]

@@ -330,6 +330,17 @@ def test_a_timeline_without_monitor_rules_says_so(capsys):
     assert "the configuration runs no monitor rules (monitor is null)" in row["ignored"]
 
 
+def test_local_replay_quotes_the_line_the_samples_timelines_get_without_monitor_rules(capsys, tmp_path, monkeypatch):
+    # Given the line docs/local-replay.md quotes for the sample timelines under a configuration without monitor
+    page = " ".join((ROOT / "docs" / "local-replay.md").read_text().split())
+    [quoted] = re.findall(r"`(\d+ timelines not replayed: [^`]+)`", page)
+    # When they are replayed with the defaults (no rule-actions.json: monitor is null, as init writes it)
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", str(TIMELINES)]) == 0
+    # Then the table says that line, the count included
+    assert quoted in " ".join(capsys.readouterr().out.split())
+
+
 def test_a_broken_timeline_is_reported_on_its_row(capsys, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"timeline": "x", "start": "soon", "minutes": 0, "jobs": []}))

@@ -252,6 +252,12 @@ def test_the_path_of_rule_actions_json_is_the_configuration_its_errors_and_warni
     path.write_text(json.dumps({"rulez": {"*": ["notify"]}}))
     with pytest.raises(ConfigError, match=rf'{path}\.rulez: unknown key; did you mean "rules"\?'):
         RuleActions(stack, "Other", config=path, name="Other")
+    # When the file is bad in its configuration and in its "stack" block / Then one message names every field
+    path.write_text(json.dumps({"dedup_ttl_hours": 0, "stack": {"stack_name": "1x"}}))
+    with pytest.raises(ConfigError) as refused:
+        RuleActions(stack, "Fourth", config=path, name="Fourth")
+    assert str(refused.value).startswith(f"{path}: invalid configuration:\n  {path}.dedup_ttl_hours: 0 ")
+    assert f'\n  {path}.stack.stack_name: "1x" is not a stack name' in str(refused.value)
     # and a file that is not there is named in words
     with pytest.raises(ConfigError, match=r"missing\.json: cannot be read \(no such file or directory\)$"):
         RuleActions(stack, "Third", config=tmp_path / "missing.json", name="Third")

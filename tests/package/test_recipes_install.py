@@ -60,4 +60,4 @@ def test_the_first_recipes_replay_line_stops_the_hung_job_and_tells_slack(tried)
     for action in ("stoptraining job done stopped llm-pretrain-2026-11-24-08-00-00-303", "notify team config done",
                    "notify chat config done"):
         assert f"StalledTraining {action}" in table, action
-    assert "1 events, 1 matched the stack's rule; actions: 3 done" in table
+    assert "1 event, 1 matched the stack's rule; actions: 3 done" in table

@@ -157,6 +157,24 @@ def test_every_help_page_fits_80_columns(command, capsys, monkeypatch):
     assert len(lines) > 5
 
 
+@pytest.mark.parametrize(("command", "hang", "text"), [
+    ("check", "   ", "1. The rule: the EventBridge rule(s) targeting the stack's function (ListRuleNamesByTarget,"),
+    ("subscriptions", " " * 14, "team      it may receive team messages (the stack's `notify` members, a chat"),
+])
+def test_a_list_item_or_table_row_of_a_help_page_wraps_under_its_text(command, hang, text, capsys, monkeypatch):
+    # Given an 80-column terminal, and a help page holding a numbered list (check) or a table (subscriptions)
+    monkeypatch.setenv("COLUMNS", "80")
+    # When its --help is printed
+    with pytest.raises(SystemExit):
+        parser().parse_args([command, "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    # Then the item (row) is one paragraph: its next lines start under its text, none deeper, and it reads whole
+    at = next(i for i, line in enumerate(lines) if " ".join(line.split()).startswith(" ".join(text.split()[:4])))
+    rest = lines[at + 1:at + 2]
+    assert all(line.startswith(hang) and not line.startswith(hang + " ") for line in rest), lines[at:at + 2]
+    assert " ".join(text.split()) in " ".join(" ".join(lines[at:at + 2]).split())
+
+
 def test_a_wider_terminal_gets_longer_lines(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "160")
     with pytest.raises(SystemExit):
@@ -182,6 +200,25 @@ def test_each_example_names_only_files_a_user_has(name, capsys):
                 assert (samples_folder() / part.removeprefix("events/")).exists(), line
             elif part.endswith(".json") or "/" in part:
                 assert part in USERS_FILES, f"{line}: {part} is not a file a user has"
+
+
+@pytest.mark.parametrize("name", ["init", "schema", "samples"])
+def test_each_example_of_the_commands_that_write_files_runs_as_printed_in_an_empty_directory(name, capsys, tmp_path,
+                                                                                             monkeypatch):
+    # Given a command's examples of itself, each run in an empty directory, as a user beside the clone would
+    from rule_actions_cli.main import main
+
+    with pytest.raises(SystemExit):
+        parser().parse_args([name, "--help"])
+    lines = capsys.readouterr().out.rstrip("\n").splitlines()
+    own = [shlex.split(line)[1:] for line in lines[lines.index("examples:") + 1:] if line.split()[1] == name]
+    assert own
+    for at, argv in enumerate(own):
+        folder = tmp_path / str(at)
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        # Then it does its work (exit status 0), not refusing what its own help shows
+        assert main(argv) == 0, (argv, capsys.readouterr().err)
 
 
 @pytest.mark.parametrize(("argv", "usage", "said"), [

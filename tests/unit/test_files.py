@@ -56,7 +56,13 @@ def test_init_cdk_writes_an_app_reading_the_file_and_cdk_json_running_it(tmp_pat
     # and cdk.json runs the app through the runner, with the feature flags the construct is tested with
     cdk = json.loads((tmp_path / "cdk.json").read_text())
     assert cdk == {"app": "python3 -m rule_actions_cdk app.py", "context": feature_flags()}
-    assert "npx cdk synth" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "npx cdk synth" in said
+    # and the CDK CLI it says to install is the one package.json pins and the README installs
+    root = Path(__file__).resolve().parents[2]
+    pinned = json.loads((root / "package.json").read_text())["devDependencies"]["aws-cdk"]
+    assert f"npm install aws-cdk@{pinned})" in said
+    assert f"npm install aws-cdk@{pinned}" in (root / "README.md").read_text()
     # and a second run overwrites nothing
     assert main(["init", "--cdk", "--directory", str(tmp_path)]) == 2
     assert "already exist" in capsys.readouterr().err
@@ -185,6 +191,28 @@ def test_an_invalid_stack_name_is_named_with_the_file_and_its_field(tmp_path):
     path.write_text(json.dumps({"stack": {"stack_name": "1st"}}))
     with pytest.raises(ConfigError, match=r'rule-actions\.json\.stack\.stack_name: "1st" is not a stack name'):
         stack_name(path)
+
+
+def test_a_file_bad_in_its_configuration_and_its_stack_block_is_told_every_field_at_once(tmp_path, monkeypatch):
+    # Given a file with a misspelt rule and a bad ttl, and a bad stack name and dashboard in its "stack" block
+    from rule_actions.config import ConfigError
+    from rule_actions_cdk import stack_name
+    from rule_actions_cdk.app import file_context, read_context
+
+    monkeypatch.chdir(tmp_path)
+    bad = {"dedup_ttl_hours": 0, "rules": {"StaledTraining": ["notify"]},
+           "stack": {"stack_name": "1x", "dashboard": "yes"}}
+    Path("rule-actions.json").write_text(json.dumps(bad))
+    fields = ["rule-actions.json.dedup_ttl_hours: 0", 'rule-actions.json.rules["StaledTraining"]',
+              'rule-actions.json.stack.stack_name: "1x"', 'rule-actions.json.stack.dashboard: "yes"']
+    # When the commands read it (replay, template, report), and when the app init --cdk writes names its stack
+    for read in (lambda: read_context(file_context()), lambda: stack_name("rule-actions.json")):
+        with pytest.raises(ConfigError) as refused:
+            read()
+        # Then one message names the file, then each of the four fields (not one part per run)
+        said = str(refused.value)
+        assert said.startswith("rule-actions.json: invalid configuration:\n  "), said
+        assert [said.count(f"\n  {field}") for field in fields] == [1, 1, 1, 1], said
 
 
 def test_init_s_help_names_the_default_stack_name_settings_declares(capsys):

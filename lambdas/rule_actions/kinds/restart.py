@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple
@@ -396,7 +396,7 @@ class _Checked(NamedTuple):
 
 
 def _checked(item: Planned, event: JobEvent, config: Configured, source: Source, cause: str | None,
-             tags: Mapping[str, str], root: str, name_of: Any) -> _Checked | tuple[Outcome, str]:
+             tags: Mapping[str, str], root: str, name_of: Callable[[str, int], str]) -> _Checked | tuple[Outcome, str]:
     """The checks every restart passes (its checkpoint, the limits, the loop guard, the chain's time), on the
     chain's trusted `tags` (the job's, or its service job's), its first job `root` unless they name one, its name
     `name_of(root, attempt)`; or why it is refused."""
@@ -477,7 +477,8 @@ def _prepare(item: Planned, event: JobEvent, config: Configured, source: Source,
 
 
 def _through_batch(item: Planned, event: JobEvent, config: Configured, source: Source, cause: str | None,
-                   service: Any, queues: tuple[str, ...]) -> Copy | tuple[Outcome, str]:
+                   service: tuple[str, Mapping[str, Any]] | Unread | None,
+                   queues: tuple[str, ...]) -> Copy | tuple[Outcome, str]:
     """A restart of a training job AWS Batch made: its service job submitted again (SubmitServiceJob to the same
     queue, its request verbatim), or why not: no service job of the queues ran it, Batch is retrying it itself
     (preempted and requeued: not this stack's stop), it succeeded, or what refuses any restart. The chain is the
@@ -519,7 +520,8 @@ def _through_batch(item: Planned, event: JobEvent, config: Configured, source: S
     return Copy(checked.name, checked.attempt, request, says, notes, queue)
 
 
-def _chain_tags(job: str, tags: Mapping[str, str], name_of: Any = None) -> Mapping[str, str]:
+def _chain_tags(job: str, tags: Mapping[str, str],
+                name_of: Callable[[str, int], str] | None = None) -> Mapping[str, str]:
     """The job's tags, its chain's trusted only when its name is the one the chain gives its copy (a job tagged by
     hand as a chain's copy under another name is a first job: its claimed root, attempt, mark and seconds dropped,
     so that no job can borrow another's name for its copy nor escape the limits)."""
