@@ -634,6 +634,11 @@ class EmbeddedAccount:
             label = f"{source}#+{tick}m"
             self.progress(f"{self._doing or source}: minute {tick} of {timeline.minutes}")
             changes = service.states(-1 if previous == 0 else previous, tick) if service is not None else []
+            # A state change between two runs reaches the function when it happens, before the run at this tick
+            now = iso_z(timeline.time(tick))
+            early = [event for event in changes if event["time"] < now]
+            changes = [event for event in changes if event["time"] >= now]
+            rows += self._deliver(handler, main, label, early, timeline, jobs, families, tick)
             for job in jobs:
                 place = self._timeline_place(job)
                 change = self._advance(timeline, job, tick, ours, phases, place)
@@ -680,17 +685,7 @@ class EmbeddedAccount:
                     rows.append(row(label, None, True, {"error": failed}))
             told = service.changed(tick) if service is not None else None
             changes += [told] if told else []
-            for event in changes:  # a state change the stack's rule does not match invokes nothing: no row
-                replayed = self._replay_one(handler, main, label, event)
-                if replayed["matched"] or replayed.get("problems"):
-                    rows.append(replayed)
-                for name in _copies(replayed):  # a restart: the copy plays its attempt's spec from this tick on
-                    copy, said = self._copy_of(timeline, jobs, name, tick)
-                    if copy is not None and copy.name not in families:
-                        jobs.append(copy)
-                        families[copy.name] = "training"
-                        if said:
-                            rows.append(row(label, copy.name, True, {"ignored": said}, (), "training"))
+            rows += self._deliver(handler, main, label, changes, timeline, jobs, families, tick)
             previous = tick
         for job in jobs:  # the timeline is over: its jobs leave the account's running jobs, quietly, so that
             if phases.get(job.name, ("InProgress",))[0] == "InProgress":  # a later timeline sees only its own
@@ -702,6 +697,25 @@ class EmbeddedAccount:
             execution = (job.tags or {}).get(PIPELINE_TAG)
             if execution:  # its pipeline execution ends with the timeline too (Stopped, if this stack stopped it)
                 moto_sagemaker.put_pipeline_execution(execution, "Stopped", **self._timeline_place(job))
+        return rows
+
+    def _deliver(self, handler: Any, main: Any, label: str, events: list[dict[str, Any]], timeline: Any,
+                 jobs: list[Any], families: dict[str, str], tick: int) -> list[dict[str, Any]]:
+        """The rows of the state changes handed to the function at `tick`; a restart's copy joins the timeline."""
+        from rule_actions_cli.replay_table import row
+
+        rows: list[dict[str, Any]] = []
+        for event in events:  # a state change the stack's rule does not match invokes nothing: no row
+            replayed = self._replay_one(handler, main, label, event)
+            if replayed["matched"] or replayed.get("problems"):
+                rows.append(replayed)
+            for name in _copies(replayed):  # a restart: the copy plays its attempt's spec from this tick on
+                copy, said = self._copy_of(timeline, jobs, name, tick)
+                if copy is not None and copy.name not in families:
+                    jobs.append(copy)
+                    families[copy.name] = "training"
+                    if said:
+                        rows.append(row(label, copy.name, True, {"ignored": said}, (), "training"))
         return rows
 
     def _copy_of(self, timeline: Any, jobs: list[Any], name: str, tick: int) -> tuple[Any, str]:

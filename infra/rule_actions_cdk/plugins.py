@@ -110,7 +110,14 @@ def capabilities(config: Configured, family: Family) -> frozenset[Capability]:
     its events, and the kinds declared where those triggers take their actions from; and what the kinds need of it
     as the owner of other families' jobs (a trial's stop naming its tuning job)."""
     firing = [trigger for trigger in registry.TRIGGERS if trigger.clauses(config, family)]
-    return _capabilities(config, firing) | owner_capabilities(config, family)
+    return _capabilities(config, firing) | follow_capabilities(config) | owner_capabilities(config, family)
+
+
+def follow_capabilities(config: Configured) -> frozenset[Capability]:
+    """What the kinds no place declares need: a stop's follow-up (release_warm_pool), which the job's Stopped
+    outcome carries out in the function (its event matched by the kind's follows_stops clause), never a finding's
+    run: the evaluator is not granted it."""
+    return frozenset(c for kind in registry.KINDS.values() if not kind.places for c in kind.capabilities(config))
 
 
 def _capabilities(config: Configured, firing: Sequence[Needing]) -> frozenset[Capability]:

@@ -26,6 +26,9 @@ ENDED = 2  # the PROGRESS of a job that has ended
 # two statuses are final (a terminated job is FAILED, its statusReason the reason given).
 BATCH_SOURCE = "aws.batch"
 SERVICE_JOB_ENDED = ("SUCCEEDED", "FAILED")
+# The statuses of a service job whose latest attempt's training job may be running (SCHEDULED: created, Pending;
+# STARTING: Downloading; RUNNING: Training or Uploading); in any other, none runs.
+SERVICE_JOB_RUNNING = ("RUNNING", "STARTING", "SCHEDULED")
 # A job name prefix (the name charset of SageMaker jobs; ListTrainingJobs' NameContains takes at most 63): it goes
 # into IAM resource ARNs, so nothing else (a `*`, say) may widen them.
 JOB_NAME_PREFIX = r"[A-Za-z0-9-]{1,63}"

@@ -122,6 +122,27 @@ def test_watch_a_rule_before_it_may_stop(tmp_path, capsys):
         assert stop["reason"] == f"watch mode: would stop {job}; nothing was changed"
 
 
+def test_the_watch_recipes_mode_holds_for_a_job_that_attached_the_rule_unless_its_tag_says_act(tmp_path, capsys):
+    # Given the recipe's configuration (mode watch) and two hung jobs whose owners attached StalledTraining with the
+    # job's own tag: one without parameters, one whose parameters tag says mode=act
+    config, _ = recipe("Watch a rule before it may stop")
+    (tmp_path / "rule-actions.json").write_text(json.dumps(config))
+    data = json.loads((ROOT / "events/timelines/hung-job.json").read_text())
+    [job] = data["jobs"]
+    assert job["tags"]["rule-actions:StalledTraining"] == "stoptraining"
+    assert "rule-actions:StalledTraining:parameters" not in job["tags"]
+    (tmp_path / "owner.json").write_text(json.dumps(data))
+    job.update(name=f"act-{job['name']}", tags={**job["tags"], "rule-actions:StalledTraining:parameters": "mode=act"})
+    (tmp_path / "owner-act.json").write_text(json.dumps(data))
+    # When they are replayed
+    assert main(["replay", "--json", "--config", str(tmp_path / "rule-actions.json"),
+                 str(tmp_path / "owner.json"), str(tmp_path / "owner-act.json")]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    stops = {file_of(r): a["outcome"] for r in rows for a in r["actions"] if a["kind"] == "stoptraining"}
+    # Then the configuration's mode watches the first, and the job's own mode=act stops the second
+    assert stops == {"owner.json": "watched", "owner-act.json": "done"}
+
+
 def test_cap_what_a_job_may_cost(tmp_path, capsys):
     rows = replay("Cap what a job may cost", tmp_path, capsys, strip=True)
     for sample, job, levels in (("budget-job.json", "budget-ft-2026-11-24-08-00-00-901", ["50%"]),
@@ -202,5 +223,6 @@ def test_follow_training_jobs_queued_in_aws_batch(tmp_path, capsys):
     assert f"stopped {hung}" in stop and "TerminateServiceJob of service job llm-pretrain-nov24" in stop
     waits = [(r["source"].rsplit("#+", 1)[-1], a["outcome"], a["reason"]) for r in rows for a in r["actions"]
              if a["trigger"] == "job:WaitingForCapacity"]
-    assert waits[0][:2] == ("10m", "skipped") and "less than batch_wait_alert_minutes (30 min)" in waits[0][2]
+    # the capacity event of minute 9 reaches the function before the run at minute 10: its own wait is said
+    assert waits[0] == ("10m", "skipped", "it has waited 9 min in its queue, less than batch_wait_alert_minutes (30 min)")
     assert [(at, outcome) for at, outcome, _ in waits if outcome == "done"] == [("30m", "done")]

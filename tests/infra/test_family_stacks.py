@@ -119,7 +119,8 @@ def test_a_family_without_outcomes_adds_no_branch_and_no_statement(tmp_path):
     [rule] = template.find_resources("AWS::Events::Rule").values()
     assert rule["Properties"]["EventPattern"]["detail-type"] == ["SageMaker Training Job State Change"]
     sids = {s["Sid"] for s in statements(template)}
-    assert sids == {"StopAndDescribeTrainingJobs", "ListTrainingJobs"}
+    # (a stop's warm pool is released once the job has Stopped: release_warm_pools, on by default)
+    assert sids == {"StopAndDescribeTrainingJobs", "ListTrainingJobs", "ReleaseWarmPoolsOfTrainingJobs"}
 
 
 def test_organization_mode_forwards_and_grants_every_family(tmp_path):

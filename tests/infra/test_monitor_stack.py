@@ -60,7 +60,8 @@ def test_the_evaluators_role_is_the_functions_plus_its_scoped_reads(template):
     found, own = statements(template, evaluator), statements(template, function)
     assert set(found) - set(own) == {"SearchTrainingJobs", "ReadTrainingMetrics", "ReadTrainingLogs",
                                      "ReadTrainingLogQueries"}
-    assert set(own) - set(found) == {"SendFailedEvents"}  # the evaluator has no on-failure queue
+    # the evaluator has no on-failure queue, and never sees the Stopped event at which a stop's warm pool is released
+    assert set(own) - set(found) == {"SendFailedEvents", "ReleaseWarmPoolsOfTrainingJobs"}
     assert (found["SearchTrainingJobs"]["Action"], found["SearchTrainingJobs"]["Resource"]) == ("sagemaker:Search", "*")
     assert (found["ReadTrainingMetrics"]["Action"], found["ReadTrainingMetrics"]["Resource"]) == (
         "cloudwatch:GetMetricData", "*")

@@ -179,6 +179,9 @@ def test_the_executor_role_may_describe_and_stop_training_jobs_here_and_list_the
         {"Sid": "StopAndDescribeTrainingJobs", "Effect": "Allow",
          "Action": ["sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob"],
          "Resource": arn("sagemaker", "training-job/*")},
+        # a stop's warm pool released in the job's account once it has Stopped (release_warm_pools)
+        {"Sid": "ReleaseWarmPoolsOfTrainingJobs", "Effect": "Allow", "Action": "sagemaker:UpdateTrainingJob",
+         "Resource": arn("sagemaker", "training-job/*")},
         # honor_action_json: an action_json stop may name a prefix, which ListTrainingJobs resolves
         {"Sid": "ListTrainingJobs", "Effect": "Allow", "Action": "sagemaker:ListTrainingJobs", "Resource": "*"},
     ]
@@ -207,11 +210,14 @@ def test_without_prefix_stops_the_executor_role_cannot_list_and_prefixes_narrow_
     executor = [p for p in policies.values() if "sagemaker" in json.dumps(p)]
     found = [s for p in executor for s in p["Properties"]["PolicyDocument"]["Statement"]]
     assert [s["Sid"] for s in found if "Training" not in s["Sid"]] == (["ReadHyperparameterTuningJobs"] if extra else [])
-    [granted] = [s for s in found if "Training" in s["Sid"]]
+    [granted, released] = [s for s in found if "Training" in s["Sid"]]
     jobs = granted.pop("Resource")
     assert granted == {"Sid": sid, "Effect": "Allow", "Action": actions}
     expected = [arn("sagemaker", f"training-job/{p}*") for p in ("nlp-", "cv-", "CV-")]
     assert sorted(jobs, key=json.dumps) == sorted(expected, key=json.dumps)
+    # And a stop's warm pool is released on the same jobs only, once the job has Stopped (release_warm_pools)
+    assert (released["Sid"], released["Action"]) == ("ReleaseWarmPoolsOfTrainingJobs", "sagemaker:UpdateTrainingJob")
+    assert sorted(released["Resource"], key=json.dumps) == sorted(expected, key=json.dumps)
 
 
 def test_the_member_forwards_the_same_events_to_the_central_bus_as_a_role_that_can_only_put_them_there(apps):

@@ -84,3 +84,29 @@ def test_nothing_of_a_restart_without_one(tmp_path):
         template.all_resources_properties("AWS::IAM::Policy", no_statement({"Action": action}))
     stopped = [c for c in pattern(template)["detail"]["$or"] if c.get("TrainingJobStatus") == ["Stopped"]]
     assert all("ResourceConfig" in c for c in stopped)  # only a warm pool's release follows a stop then
+
+
+def role_statements(template: Template, role: str) -> list[dict[str, Any]]:
+    """The statements of the policies attached to the role whose logical id starts with `role`."""
+    return [s for resource in template.find_resources("AWS::IAM::Policy").values()
+            if any(r["Ref"].startswith(role) for r in resource["Properties"]["Roles"])
+            for s in resource["Properties"]["PolicyDocument"]["Statement"]]
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_a_stop_releases_its_warm_pool_through_the_functions_own_grant(tmp_path, release):
+    # Given a configuration whose monitor rule stops jobs, with release_warm_pools on (the default) or off
+    template = synthesize(context(rules={"StalledTraining": ["stoptraining"]},
+                                  monitor={"rules": {"StalledTraining": {}}},
+                                  **({} if release else {"release_warm_pools": False})), tmp_path)
+    # When the function's and the evaluator's statements are read
+    function = [s for s in role_statements(template, "RuleActionsFunctionRole") if s["Sid"].startswith("Release")]
+    evaluator = [s for s in role_statements(template, "RuleActionsEvaluatorRole") if "UpdateTrainingJob" in
+                 json.dumps(s["Action"])]
+    # Then the function, which carries out the release at the job's Stopped outcome, may update the training jobs
+    # in scope exactly when the rule matches those Stopped events; the evaluator never may
+    released = [c for c in pattern(template)["detail"]["$or"] if "ResourceConfig" in c]
+    assert [s["Sid"] for s in function] == (["ReleaseWarmPoolsOfTrainingJobs"] if release else [])
+    assert all(s["Action"] == "sagemaker:UpdateTrainingJob" and "training-job/*" in json.dumps(s["Resource"])
+               for s in function)
+    assert bool(released) == release and not evaluator

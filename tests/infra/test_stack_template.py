@@ -290,6 +290,8 @@ def test_every_iam_statement_is_scoped(template, ids):
         "StopAndDescribeTrainingJobs": allow(["sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob"],
                                              arn("sagemaker", "training-job/*")),
         "ListTrainingJobs": allow("sagemaker:ListTrainingJobs", "*"),
+        # a stop's warm pool released once the job has Stopped (release_warm_pools, on by default)
+        "ReleaseWarmPoolsOfTrainingJobs": allow("sagemaker:UpdateTrainingJob", arn("sagemaker", "training-job/*")),
         "PublishAndSubscribe": allow(["sns:ListSubscriptionsByTopic", "sns:Publish", "sns:Subscribe"],
                                      ref(ids["topic"])),
         "TopicSubscriptions": allow(["sns:GetSubscriptionAttributes", "sns:SetSubscriptionAttributes"],

@@ -5,6 +5,7 @@ duplicate and concurrent deliveries make one copy. The copy's request is checked
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -370,6 +371,9 @@ def test_the_stopped_outcome_s_own_message_tells_what_became_of_the_restart(aws)
     body = message["default"] if "default" in message else json.dumps(message)
     assert "was stopped by this stack, for a rule's finding" in body
     assert f"restarted as {JOB}-r1 from its checkpoint of 2026-11-24 08:40 UTC" in body
+    # And its text message names the copy, before its cost when that is known (docs/restarts.md)
+    assert re.fullmatch(rf"rule-actions: training job stopped: {JOB}; restarted as {JOB}-r1(; cost \$[0-9.,]+)?",
+                        message["sms"]), message["sms"]
 
 
 def test_a_plain_stop_s_outcome_alerts_no_second_time(aws):

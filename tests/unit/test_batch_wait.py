@@ -162,6 +162,20 @@ def test_a_job_waiting_past_the_threshold_without_an_event_is_told_with_its_reas
     assert batch.calls == [(QUEUE, "RUNNABLE")]
 
 
+def test_the_attempt_of_a_job_waiting_again_is_never_said_running():
+    # Given a job RUNNABLE again after its attempt failed for capacity: the listing names that attempt, no reason
+    arn = next(a["serviceResourceId"]["value"] for raw in LIFECYCLE if raw["source"] == "aws.batch"
+               for a in raw["detail"].get("attempts") or [])
+    ports = Ports(ServiceJobs({(QUEUE, "RUNNABLE"): [
+        summary(latestAttempt={"serviceResourceId": {"name": "TrainingJobArn", "value": arn}})]}))
+    # When the sweep tells its wait
+    swept(CONFIG, ports, minutes_after_submission(45))
+    # Then its attempt is said ended, the listing giving no reason, not running: a waiting job runs none
+    [(_subject, body)] = ports.notifier.sent
+    [line] = [line for line in body.splitlines() if arn.rsplit("/", 1)[1] in line and line.strip().startswith("1.")]
+    assert line.endswith(": ended (ListServiceJobs gives no reason)"), line
+
+
 def test_a_job_with_no_status_reason_is_told_as_waiting_its_turn():
     # Given a job RUNNABLE without a status reason (its share or priority keeps it queued)
     ports = Ports(ServiceJobs({(QUEUE, "RUNNABLE"): [summary(statusReason=None)]}))

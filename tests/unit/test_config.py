@@ -753,6 +753,10 @@ STEPS_ALERT_ALONE = (
     "CompletedWithFailures: one message per execution, naming every failed step) for only the execution to report "
     "them, or set pipeline_step_jobs_alert true.")
 
+BATCH_OFF = (
+    "rule_actions.batch_job_outcomes gives actions to Failed, Preempted, but rule_actions.batch_queues names no job "
+    "queue: the AWS Batch family is off and none of them is ever told. Name the queues to follow in batch_queues.")
+
 
 @pytest.mark.parametrize(("settings", "warned"), [
     # a failed trial is held back for its tuning job, which says nothing when it fails
@@ -770,6 +774,10 @@ STEPS_ALERT_ALONE = (
       "pipeline_outcomes": {"Succeeded": []}}, [STEPS_ALERT_ALONE]),
     ({"pipeline_step_jobs_alert": False, "pipeline_outcomes": {"Failed": ["notify"]}}, []),
     ({"pipeline_outcomes": {"Failed": ["notify"]}}, []),
+    # Batch outcomes with no queue followed: the family is off, none of them is ever told
+    ({"batch_job_outcomes": {"Failed": ["notify"], "Preempted": ["notify"], "Succeeded": []}}, [BATCH_OFF]),
+    ({"batch_job_outcomes": {"Failed": ["notify"]}, "batch_queues": ["gpu-training"]}, []),
+    ({"batch_job_outcomes": {"Failed": []}}, []),
 ])
 def test_synth_warns_where_an_outcome_switch_would_surprise(settings, warned):
     assert Config.from_dict({**SWITCHES_QUIET, **settings}).warnings() == warned

@@ -16,15 +16,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from rule_actions.contract import SERVICE_JOB_ENDED
+from rule_actions.contract import SERVICE_JOB_ENDED, SERVICE_JOB_RUNNING
 from rule_actions.effects import LazyClient
 from rule_actions.text import error_code
 
 REFUSED = "ClientException"  # what Batch answers a request it refuses (an unknown job, a bad argument)
 REASON_MAX = 1024  # a reason is kept short: Batch returns it in DescribeServiceJob's statusReason
-# The statuses of a service job whose training job may be running (SCHEDULED: created, Pending; STARTING:
-# Downloading; RUNNING: Training or Uploading).
-RUNNING_STATUSES = ("RUNNING", "STARTING", "SCHEDULED")
+RUNNING_STATUSES = SERVICE_JOB_RUNNING
 # Where a service job whose attempt ran a training job may be, running first: requeued (RUNNABLE, after a
 # preemption), then ended (FAILED: a termination, SUCCEEDED).
 ANY_STATUSES = (*RUNNING_STATUSES, "RUNNABLE", "FAILED", "SUCCEEDED")

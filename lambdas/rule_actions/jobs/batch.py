@@ -27,7 +27,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from rule_actions.contract import BATCH_SOURCE, Arn, Grant, OutcomeCondition
+from rule_actions.contract import BATCH_SOURCE, SERVICE_JOB_RUNNING, Arn, Grant, OutcomeCondition
 from rule_actions.cost import Billing
 from rule_actions.fields import ActionMap, Actions
 from rule_actions.jobs.base import Envelope, JobFamily, Members
@@ -47,7 +47,7 @@ from rule_actions.jobs.batch_facts import (
     restarts,
     training_job_arns,
 )
-from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB
+from rule_actions.jobs.common import CONSOLE_PATHS, LOG_GROUPS, TRAINING, TRAINING_JOB, attached
 from rule_actions.ports import Configured
 from rule_actions.records import (
     IgnoredEvent,
@@ -117,6 +117,15 @@ class Batch(JobFamily):
 
     def on(self, config: Configured) -> bool:
         return bool(queues(config))
+
+    def warnings(self, config: Configured, where: str) -> list[str]:
+        """Outcomes given actions while no queue is followed: the family is off, and nothing of it is told."""
+        told = [outcome for outcome, actions in attached(config, self.outcome_actions).items() if actions]
+        if self.on(config) or not told:
+            return []
+        return [f"{where}.{self.outcome_actions.key} gives actions to {', '.join(told)}, but {where}."
+                f"{BATCH_QUEUES.key} names no job queue: the AWS Batch family is off and none of them is ever told. "
+                f"Name the queues to follow in {BATCH_QUEUES.key}."]
 
     def named(self, event: JobEvent) -> JobEvent:
         """A job name as SubmitServiceJob takes it (its pattern compiled on its first use: cold starts)."""
@@ -195,10 +204,15 @@ class Batch(JobFamily):
         if outcome == WAITING and event.live:
             lines.append("Seen: RUNNABLE in its queue by the scheduled sweep (ListServiceJobs), without a new event")
         tried = attempts(detail)
+        # Only the latest attempt of a job that runs one is running: a job waiting in its queue, or ended, runs none
+        # (the sweep's listing gives an attempt's name, never its reason)
+        runs = detail.get("status") in SERVICE_JOB_RUNNING
+        unsaid = "ended (ListServiceJobs gives no reason)" if event.live else "ended (no reason given by AWS Batch)"
         if tried:
             lines.append(f"Attempts ({len(tried)}):")
             for index, attempt in enumerate(tried[-REASONS_SHOWN:], start=max(1, len(tried) - REASONS_SHOWN + 1)):
-                why = "preempted" if attempt.preempted else plain(attempt.status_reason, REASON_MAX) or "running"
+                why = "preempted" if attempt.preempted else plain(attempt.status_reason, REASON_MAX) or (
+                    "running" if runs and attempt is tried[-1] else unsaid)
                 lines.append(f"  {index}. {arn_name(attempt.training_job_arn)}: {why}")
         return lines
 
