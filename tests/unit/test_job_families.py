@@ -203,7 +203,9 @@ def test_a_family_that_is_off_is_neither_matched_nor_granted():
     for raw in (TUNING_FAILED, PROCESSING_FAILED, PIPELINE_FAILED, TRANSFORM_FAILED):
         assert not matches(pattern, raw)
     granted = {a for g in plugins.job_grants(config) for a in g.actions}
-    assert granted <= {"sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob", "sagemaker:ListTrainingJobs"}
+    # (a rule's action_json may stop a training job: its warm pool's release follows, release_warm_pools on)
+    assert granted <= {"sagemaker:DescribeTrainingJob", "sagemaker:StopTrainingJob", "sagemaker:ListTrainingJobs",
+                       "sagemaker:UpdateTrainingJob"}
 
 
 def test_several_families_are_one_rule_of_one_source_and_a_branch_each():
