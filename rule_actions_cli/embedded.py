@@ -144,8 +144,8 @@ def _put_other(timeline: Any, job: Any, status: str, tick: int, place: JobPlace)
 def _put_tuning(timeline: Any, job: Any, status: str, tick: int, place: JobPlace) -> None:
     """A tuning job and its trials at `tick`, every fact from the timeline (never moto's defaults nor the machine's
     clock): its training job definition (the job's instances, or when its trials name other instance types the
-    InstanceConfigs SageMaker chooses among, and its MaxRuntimeInSeconds), its ResourceLimits (as many
-    trials as the timeline gives, as many at once as ever run together in it), its counters and its end; each trial
+    InstanceConfigs SageMaker chooses among, and its MaxRuntimeInSeconds), its ResourceLimits (its
+    `max_trials`, else as many trials as the timeline gives, as many at once as ever run together in it), its counters and its end; each trial
     created, started (TrainingStartTime and its Training transition) and ended at its minutes, on its own instances
     (else the tuning job's), with the tuning job's tags (SageMaker adds them to every training job it launches)."""
     runtime = {"MaxRuntimeInSeconds": job.max_runtime_minutes * 60}
@@ -170,7 +170,8 @@ def _put_tuning(timeline: Any, job: Any, status: str, tick: int, place: JobPlace
         job.name, status, tags=job.tags, objective=job.objective,
         creation_time=_datetime(timeline.time(job.phases[0][0])),
         training_job_definition=definition,
-        resource_limits={"MaxNumberOfTrainingJobs": max(1, len(job.trials)), "MaxParallelTrainingJobs": max(1, parallel)},
+        resource_limits={"MaxNumberOfTrainingJobs": job.max_trials or max(1, len(job.trials)),
+                         "MaxParallelTrainingJobs": max(1, parallel)},
         training_job_status_counters=counters, end_time=_datetime(timeline.time(ended)) if ended is not None else None,
         **place)
     for trial in job.trials:

@@ -56,7 +56,7 @@ BATCH_STATE_KEYS = ("at", "status", "attempt", "reason", "preempted")
 BATCH_STATUSES = ("RUNNABLE", "SCHEDULED", "STARTING", "RUNNING", "SUCCEEDED", "FAILED")
 JOB_KEYS = ("name", "instance_type", "instance_count", "tags", "metric_definitions", "phases", "metrics", "logs",
             "expect", "stream_epoch", "account", "tuning_job", "family", "trials", "objective", "max_runtime_minutes",
-            "checkpoint", "restarts", "instance_groups", "spot")
+            "checkpoint", "restarts", "instance_groups", "spot", "max_trials")
 # What a restarted attempt (a copy the function created) does, minutes counted from the copy's creation; what it runs
 # on, its tags, its run time and its checkpoint's S3 URI are the copy's own, read from the embedded account.
 RESTART_KEYS = ("phases", "metrics", "logs", "checkpoint", "expect")
@@ -64,6 +64,7 @@ CHECKPOINT_KEYS = ("s3_uri", "from", "to", "every")
 S3_URI = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s{}]*)?")
 LOCAL_PATH = "/opt/ml/checkpoints"  # CheckpointConfig.LocalPath: SageMaker's default
 MAX_RUNTIME = (1, 40320)  # StoppingCondition.MaxRuntimeInSeconds, in minutes: at most 28 days
+MAX_TRIALS = 10_000  # a timeline's bound on a tuning job's ResourceLimits.MaxNumberOfTrainingJobs (AWS: at least 1)
 PHASE_KEYS = ("at", "status", "secondary", "message", "reason")
 TUNING_JOB = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}")
 SERIES_KEYS = ("metric", "hosts", "from", "to", "value", "jitter", "every")
@@ -165,6 +166,7 @@ class Job:
     restarted_from: str | None = None  # a copy the function created: the job it restarts (set by the replay)
     instance_groups: tuple[tuple[str, str, int], ...] = ()  # (name, instance type, count): a heterogeneous cluster
     spot: bool = False  # EnableManagedSpotTraining
+    max_trials: int | None = None  # a tuning job's ResourceLimits.MaxNumberOfTrainingJobs (None: its trials' count)
 
     def resources(self, volume: int) -> dict[str, Any]:
         """Its ResourceConfig: its instance groups, or its instance type and count."""
@@ -591,6 +593,12 @@ def _job(item: Any, where: str, need: Checker, attempt: bool = False) -> Job | N
                f"{quoted(objective_type)} is not Minimize or Maximize")
     runtime = item.get("max_runtime_minutes", 1440)
     ok &= _minutes(need, runtime, f"{where}.max_runtime_minutes", *MAX_RUNTIME)
+    max_trials = item.get("max_trials")
+    if max_trials is not None:
+        ok &= need(family == "tuning", f"{where}.max_trials", f"only a tuning job has trials (this is a {family} job)")
+        ok &= need(_whole(max_trials, max(1, len(trials)), MAX_TRIALS), f"{where}.max_trials",
+                   f"{quoted(max_trials)} is not a whole number from {max(1, len(trials))} (its trials) to "
+                   f"{MAX_TRIALS:,}")
     checkpoint = None
     if item.get("checkpoint") is not None:
         checkpoint = _checkpoint(need, item["checkpoint"], f"{where}.checkpoint", family, attempt)
@@ -602,7 +610,7 @@ def _job(item: Any, where: str, need: Checker, attempt: bool = False) -> Job | N
     return Job(name, instance_type, count, dict(tags),
                tuple(definitions), tuple(phases), tuple(series), tuple(lines), tuple(expect), stream_epoch, account,
                tuning_job, family, tuple(trials), objective_type, runtime, checkpoint, restarts, failure_reason,
-               instance_groups=tuple(groups), spot=spot)
+               instance_groups=tuple(groups), spot=spot, max_trials=max_trials)
 
 
 def _object(need: Checker, spec: Any, keys: tuple[str, ...], path: str) -> bool:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
+from rule_actions_cli.emulator.pricing import SAMPLE_PRICES
 from rule_actions_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,6 +86,11 @@ def test_the_findings_name_what_a_person_acts_on(rows):
     assert {r["job_family"] for r in rows if r.get("rules")} == {"processing", "transform", "tuning"}
 
 
+def price(region: str, instance_type: str) -> float:
+    """The replay's sample price of an instance type (US dollars an hour)."""
+    return float(json.loads(SAMPLE_PRICES.read_text())["regions"][region][instance_type])
+
+
 def stops(rows):
     """(timeline, job, target, outcome) of every stop row."""
     return [(r["source"].split("/")[-1].split(".json#")[0], r["job"], a["target"], a["outcome"])
@@ -107,3 +114,7 @@ def test_each_hung_idle_or_failing_job_is_stopped_once_and_nothing_healthy_is(ro
     reasons = {a["target"]: a["reason"] for r in rows for a in r.get("actions", []) if a["kind"] == "stop"}
     assert reasons["churn-features/q7w2e9r4t1y6"].startswith("stopped churn-features/q7w2e9r4t1y6 (SageMaker does "
                                                              "not interrupt a running Callback or Lambda step")
+    # and the tuning job's stop saves at most its 46 trials not launched (of its max_trials 50), each its definition's
+    # ml.m5.xlarge for its MaxRuntimeInSeconds (the default day) at the replay's sample price
+    saved = re.search(r"saved at most \$([\d,.]+)", reasons["hpo-xgb-churn-1124"])
+    assert saved and float(saved.group(1).replace(",", "")) == round(46 * 24 * price("us-east-1", "ml.m5.xlarge"), 2)

@@ -47,6 +47,21 @@ def test_a_tuning_job_s_trials_are_read_and_each_problem_names_its_field():
     assert 't.json: jobs[2].family: "endpoint" is not one of training, processing, transform, tuning' in problems
 
 
+def test_a_tuning_job_s_max_trials_is_read_and_bounded_by_its_trials():
+    good = {"family": "tuning", "name": "hpo-1", "instance_type": "ml.m5.large", "phases": [{"at": 0}], "expect": [],
+            "trials": [{"name": f"hpo-1-00{i}-a", "from": 1, "to": 5, "status": "Failed"} for i in (1, 2)]}
+    # Given a tuning job of 2 trials in the timeline that may launch 50, and one that says nothing of it
+    timeline, problems = read({**BASE, "jobs": [{**good, "max_trials": 50}, {**good, "name": "hpo-2"}]}, "t.json")
+    # Then the first may launch 50, the second as many as its trials (what the replay seeds: never a made-up limit)
+    assert problems == [] and [job.max_trials for job in timeline.jobs] == [50, None]
+    # and fewer than its trials, a fraction, or on a training job, is named
+    _, problems = read({**BASE, "jobs": [{**good, "max_trials": 1}, {**good, "max_trials": 2.5},
+                                         {**good, "family": "training", "trials": [], "max_trials": 5}]}, "t.json")
+    assert "t.json: jobs[0].max_trials: 1 is not a whole number from 2 (its trials) to 10,000" in problems
+    assert "t.json: jobs[1].max_trials: 2.5 is not a whole number from 2 (its trials) to 10,000" in problems
+    assert "t.json: jobs[2].max_trials: only a tuning job has trials (this is a training job)" in problems
+
+
 # ---------------------------------------------------------------- every field checked like a configuration's
 
 JOB = {"name": "train-1", "instance_type": "ml.m5.large", "instance_count": 2, "phases": [{"at": 0}], "expect": [],
