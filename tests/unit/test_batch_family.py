@@ -344,6 +344,32 @@ def test_a_batch_made_job_no_followed_queue_runs_is_not_stopped_at_all():
     assert not [c for c in ports.jobs.calls if c[0] == "StopTrainingJob"]
 
 
+class RecordingLedger(Ledger):
+    """A ledger that keeps what it recorded: a second claim of a key is a duplicate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: dict[str, dict[str, Any]] = {}
+
+    def once(self, key, work):
+        name = json.dumps(key, sort_keys=True)
+        if name in self.records:
+            return {**self.records[name], "duplicate": True, "ledger_expires": "later"}
+        self.records[name] = work()
+        return self.records[name]
+
+
+def test_a_batch_made_job_no_followed_queue_runs_is_said_not_stopped_once_over_repeated_findings():
+    # Given a hung Batch-made job that no followed queue's running service job runs, found at two runs
+    ports = Ports(ServiceJobs(running=False))
+    ports.ledger = RecordingLedger()
+    config = {**ON, "rules": {"StalledTraining": ["stoptraining", "stop"]}}
+    first, again = (acted(stalled(), config, ports) for _ in range(2))
+    # Then the decision not to stop is said at the first (a decision that stands), and reported as such after
+    outcomes = [[a["outcome"] for a in r["actions"] if a["kind"] in ("stoptraining", "stop")] for r in (first, again)]
+    assert outcomes == [["skipped", "skipped"], ["duplicate", "duplicate"]]
+
+
 def test_with_the_family_off_a_batch_made_job_is_stopped_as_any_training_job():
     ports = Ports()
     acted(stalled(), {"rules": {"StalledTraining": ["stoptraining"]}}, ports)

@@ -186,19 +186,24 @@ def own_stop(occasion: Occasion, job: str) -> tuple[JobCost | None, str]:
     return found, stop_note(found)
 
 
+UNFOLLOWED = "unfollowed"  # through_batch's status of a training job no followed queue's running service job runs
+
+
 def through_batch(item: Planned, occasion: Occasion, ports: Ports, job: str, arn: str,
                   queues: tuple[str, ...]) -> tuple[str, str]:
     """Stop the training job `job` (its ARN) that AWS Batch runs, through its service job in one of `queues`
     (TerminateServiceJob with a reason naming the trigger; Batch stops the training job itself: a StopTrainingJob
     behind its back may be retried by its retry strategy). (status, words): "stopped" and what the row says of it;
-    "already FAILED" / "already SUCCEEDED"; or why nothing was stopped. Raises when Batch cannot be called."""
+    "already FAILED" / "already SUCCEEDED"; UNFOLLOWED and why (a decision that stands: the attempt never moves to
+    a followed queue, and a requeued job runs a new attempt); or why nothing was stopped. Raises when Batch cannot be
+    called."""
     batch = ports.batch
     if batch is None:
         raise RuntimeError("AWS Batch is not available to this function (batch_queues is empty)")
     found = batch.running_job(arn, queues)
     if found is None:
-        return (f"run by no service job of batch_queues ({', '.join(queues)}): not stopped (a StopTrainingJob "
-                "behind Batch's back may be retried by it)", "")
+        return UNFOLLOWED, (f"run by no service job of batch_queues ({', '.join(queues)}): not stopped (a "
+                            "StopTrainingJob behind Batch's back may be retried by it)")
     queue, summary = found
     job_id, name = str(summary.get("jobId", "")), str(summary.get("jobName", ""))
     reason = one_line(f"rule-actions: {item.trigger.label} stopped it ({occasion.event.job_family.noun} {job})", 1024)

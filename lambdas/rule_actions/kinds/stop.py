@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import Outcome
 from rule_actions.fields import TextList
-from rule_actions.kinds.base import Kind, already, own_stop, record_stop, through_batch
+from rule_actions.kinds.base import UNFOLLOWED, Kind, already, own_stop, record_stop, through_batch
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
     Action,
@@ -139,6 +139,8 @@ class StopJobKind(Kind):
         if status.startswith("already"):  # another stop's (SageMaker's "already Stopping/Stopped"), not this one
             return NothingDone(Outcome.SKIPPED, f"nothing to stop: {already(status, ref.name, ref.arn, ports)}",
                                once=True)
+        if status == UNFOLLOWED:  # a decision that stands: said once
+            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {ref.name} is {words}", once=True)
         return NothingDone(Outcome.SKIPPED, f"nothing to stop: {ref.name} is {status}")
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from rule_actions.contract import IN_PROGRESS, JOB_NAME_PREFIX, Outcome
 from rule_actions.fields import Flag, anchored
-from rule_actions.kinds.base import Kind, own_stop, record_stop, through_batch
+from rule_actions.kinds.base import UNFOLLOWED, Kind, own_stop, record_stop, through_batch
 from rule_actions.kinds.base import already as base_already
 from rule_actions.ports import Configured, Occasion, Ports
 from rule_actions.records import (
@@ -155,6 +155,8 @@ class StopKind(Kind):
                 not_running += record_stop(item, occasion, ports, job, event.arn_of(job), found)
             elif status.startswith("already"):  # SageMaker's "already Stopping/Stopped": another stop's, not this one
                 already.append(base_already(status, job, event.arn_of(job), ports))
+            elif status == UNFOLLOWED:  # a decision that stands, as the one above
+                already.append(f"{job} is {words}")
             else:
                 not_running.append(f"{job} is {status}")
         if not stopped:
