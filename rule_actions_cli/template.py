@@ -63,7 +63,7 @@ def write(assembly: Path, stacks: list[str], out: Path) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     from rule_actions.config import ConfigError
     from rule_actions_cli.files import directory_problem
-    from rule_actions_cli.inputs import replay_context
+    from rule_actions_cli.inputs import replay_context, warnings_block
 
     out = Path(args.out)
     problem = directory_problem(out, create=True)  # before the synthesis (seconds), not after it
@@ -72,11 +72,14 @@ def run(args: argparse.Namespace) -> int:
     context, errors = replay_context(args.config, dry_run=False)
     if errors:
         return refuse(*errors)
+    said = warnings_block(context, args.config)  # each field named from the file, as the replay names it
+    if said:
+        print(said, file=sys.stderr)
     from rule_actions_cdk.app import build_app  # starts the jsii runtime
 
     with tempfile.TemporaryDirectory(prefix="rule-actions-template-") as work:
         try:
-            app, stack = build_app(context, outdir=work, portable=True)
+            app, stack = build_app(context, outdir=work, portable=True, warn=False)
             app.synth()
         except (ConfigError, RuntimeError) as err:
             print(f"rule-actions: synthesis failed: {err}", file=sys.stderr)

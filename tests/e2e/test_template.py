@@ -110,10 +110,11 @@ def test_organization_mode_writes_the_member_template_too(tmp_path, capsys):
     assert any(r["Type"] == "AWS::Events::Rule" for r in member["Resources"].values())
     printed, err = capsys.readouterr()
     assert "--stack-name RuleActionsMember" in printed
-    # and the configuration's warnings are said, once, as a synth of the stack says them (the example allows any
-    # address: allowed_endpoints is empty)
+    # and the configuration's warnings are said, once, each field named from the file, as the replay names it (the
+    # example allows any address: allowed_endpoints is empty)
     assert err.count("rule-actions: the configuration is valid, but:") == 1
-    assert "allows: rule_actions.allowed_endpoints is empty" in " ".join(err.split())
+    assert "rule-actions.json.allowed_endpoints is empty" in " ".join(err.split())
+    assert "rule_actions.allowed_endpoints" not in err
 
 
 def test_a_bad_configuration_writes_nothing_and_names_the_key(tmp_path, capsys):
