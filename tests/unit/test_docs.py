@@ -47,6 +47,34 @@ def test_the_raw_api_snippet_prepares_a_rule_with_a_real_image(tmp_path, monkeyp
     assert "action_json" in scope["rule"]["RuleParameters"]
 
 
+# An SDK call quoted in a sentence (`monitor_tags("Budget", StopTraining(), usd=400)` writes them): a reader copies it
+INLINE_CALLS = [(page, call) for page in PAGES
+                for call in re.findall(r"`((?:monitor_tags|monitor_opt_out|Config\.from_dict)\(.*?\))`", page.read_text())]
+
+
+@pytest.mark.parametrize(("page", "call"), INLINE_CALLS, ids=[f"{page.name}:{call[:40]}" for page, call in INLINE_CALLS])
+def test_each_sdk_call_quoted_in_a_sentence_runs_as_printed(page, call):
+    # Given the names a reader imports from the SDK and the configuration
+    import rule_actions_sdk
+    from rule_actions.config import Config
+
+    scope = {**{name: getattr(rule_actions_sdk, name) for name in rule_actions_sdk.__all__}, "Config": Config}
+    # When the quoted call runs, Then it returns (a wrong signature or a refused value raises)
+    assert eval(call, scope) is not None
+
+
+def test_the_budget_tags_call_writes_the_tags_the_page_prints():
+    # Given the triggers page's budget tags and the call it says writes them
+    page = (DOCS / "triggers.md").read_text()
+    printed = dict(re.findall(r"^(rule-actions:Budget\S*)\s+= (.*)$", page, re.MULTILINE))
+    [call] = [call for found, call in INLINE_CALLS if found.name == "triggers.md" and '"Budget"' in call]
+    import rule_actions_sdk
+
+    # When it runs
+    tags = eval(call, {name: getattr(rule_actions_sdk, name) for name in rule_actions_sdk.__all__})
+    # Then it writes exactly those tags
+    assert {tag["Key"]: tag["Value"] for tag in tags} == printed
+
 def test_the_readme_is_a_front_door_whose_first_commands_are_demo_and_test():
     lines = README.read_text().splitlines()
     assert len(lines) <= 200, f"the README has {len(lines)} lines: move the rest to docs/"
