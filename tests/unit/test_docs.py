@@ -210,3 +210,16 @@ def test_the_flow_picture_renders_without_any_other_file_or_network():
     for part in ("SageMaker jobs", "EventBridge rule", "Lambda function", "DynamoDB ledger", "Stop the job",
                  "Signed webhooks", "Evaluator"):
         assert part in words, part
+
+
+def test_the_home_page_says_each_action_may_be_declared_where_attaching_actions_says():
+    # Given the actions of docs/attaching-actions.md (action | does | where it may be declared) and the home page's
+    # (action | declared by | what happens)
+    attaching, home = (DOCS / "attaching-actions.md").read_text(), (DOCS / "index.md").read_text()
+    for name in ("stoptraining", "stop", "restart"):
+        declared = re.search(rf"^\| `{name}` \|[^|]*\| ([^|]*) \|$", attaching, re.MULTILINE).group(1)
+        by = re.search(rf"^\| `{name}` \| ([^|]*) \|", home, re.MULTILINE).group(1)
+        # Then the home page names a job's tag, and action_json, wherever that page allows them (the SDK's
+        # StopTraining() is stoptraining's action_json)
+        assert ("tags" in declared) == ("tag" in by), (name, by)
+        assert ("action_json" in declared) == ("action_json" in by or "SDK" in by), (name, by)
