@@ -223,3 +223,16 @@ def test_the_home_page_says_each_action_may_be_declared_where_attaching_actions_
         # StopTraining() is stoptraining's action_json)
         assert ("tags" in declared) == ("tag" in by), (name, by)
         assert ("action_json" in declared) == ("action_json" in by or "SDK" in by), (name, by)
+
+
+# A configuration a page prints whole (a JSON object of configuration keys): a reader saves it as rule-actions.json
+CONFIGS = [(page, block) for page in (DOCS / "triggers.md", DOCS / "attaching-actions.md")
+           for block in re.findall(r"```json\n(.*?)```", page.read_text(), re.DOTALL)]
+
+
+@pytest.mark.parametrize(("page", "block"), CONFIGS, ids=[f"{page.name}:{i}" for i, (page, _) in enumerate(CONFIGS)])
+def test_each_configuration_the_rule_pages_print_is_valid(page, block):
+    from rule_actions.config import Config
+
+    # Given a configuration as the page prints it, When it is read as rule-actions.json, Then it is not refused
+    Config.from_dict(json.loads(block), where="rule-actions.json")
