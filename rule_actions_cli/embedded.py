@@ -191,6 +191,28 @@ def _put_tuning(timeline: Any, job: Any, status: str, tick: int, place: JobPlace
             training_time_in_seconds=(end - trial.start) * 60 if end is not None else None, **place)
 
 
+def _unplayed_tuning_job(timeline: Any, job: Any) -> str | None:
+    """The tuning job a timeline's trial names (`jobs[].tuning_job`) when the timeline does not play it itself."""
+    name: str | None = job.tuning_job
+    return name if name and not any(other.name == name for other in timeline.jobs) else None
+
+
+def _put_parent_tuning_job(timeline: Any, job: Any, place: JobPlace, ended: bool = False) -> None:
+    """The unplayed tuning job of a timeline's trial, running in the account from the trial's start, so that a stop
+    naming it (`stop=tuning_job`) finds it; what happens to it then (a stop) is the account's, never overwritten;
+    `ended`: the timeline is over, and it leaves the running jobs as its trial does."""
+    name = _unplayed_tuning_job(timeline, job)
+    if name is None:
+        return
+    found = moto_sagemaker._backend(place.get("account_id", ACCOUNT), place["region"]).hyper_parameter_tuning_jobs.get(
+        name)
+    if found is None and not ended:
+        moto_sagemaker.put_tuning_job(name, "InProgress", tags=job.tags,
+                                      creation_time=_datetime(timeline.time(job.phases[0][0])), **place)
+    elif found is not None and ended and found.hyper_parameter_tuning_job_status == "InProgress":
+        moto_sagemaker.put_tuning_job(name, "Stopped", **place)
+
+
 def _tuning_job_arn(name: str, place: JobPlace) -> str:
     return f"arn:aws:sagemaker:{place['region']}:{place.get('account_id', ACCOUNT)}:hyper-parameter-tuning-job/" \
            f"{name.lower()}"
@@ -695,6 +717,7 @@ class EmbeddedAccount:
                                                     **self._timeline_place(job))
                 else:
                     _put_other(timeline, job, "Stopped", timeline.minutes, self._timeline_place(job))
+            _put_parent_tuning_job(timeline, job, self._timeline_place(job), ended=True)  # a trial's, unplayed
             execution = (job.tags or {}).get(PIPELINE_TAG)
             if execution:  # its pipeline execution ends with the timeline too (Stopped, if this stack stopped it)
                 moto_sagemaker.put_pipeline_execution(execution, "Stopped", **self._timeline_place(job))
@@ -801,6 +824,7 @@ class EmbeddedAccount:
         training = [t["StartTime"] for t in transitions if t["Status"] not in ("Starting", "Pending",
                                                                                  "LaunchingMLInstances")]
         tuning_job = _tuning_job_arn(job.tuning_job, place) if job.tuning_job else None
+        _put_parent_tuning_job(timeline, job, place)
         ended = status not in ("InProgress", "Stopping")
         seconds = int(timeline.time(tick) - training[0].timestamp()) if ended and training else None
         failure = job.failure_reason if status == "Failed" and job.failure_reason else None

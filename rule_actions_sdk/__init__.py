@@ -241,8 +241,8 @@ def monitor_tags(rule: str, actions: _Base | None = None, **parameters: Any) -> 
     values, or a value over SageMaker's 256 characters or outside its tag characters; TypeError when `actions` is
     not one of this module's classes."""
     if actions is not None and not isinstance(actions, _Base):
-        raise TypeError(f"rule {rule!r}: actions must be a rule_actions_sdk StopTraining, Email, SMS or ActionList, "
-                        f"not {type(actions).__module__}.{type(actions).__qualname__}")
+        raise TypeError(f"rule {rule!r}: actions must be a rule_actions_sdk StopTraining, Restart, Email, SMS or "
+                        f"ActionList, not {type(actions).__module__}.{type(actions).__qualname__}")
     text = " ".join(grammar.tag_form(action) for action in actions.actions()) if actions is not None else None
     return registry.monitor_tags(rule, text, parameters)
 

@@ -47,6 +47,34 @@ def test_the_raw_api_snippet_prepares_a_rule_with_a_real_image(tmp_path, monkeyp
     assert "action_json" in scope["rule"]["RuleParameters"]
 
 
+# An SDK call quoted in a sentence (`monitor_tags("Budget", StopTraining(), usd=400)` writes them): a reader copies it
+INLINE_CALLS = [(page, call) for page in PAGES
+                for call in re.findall(r"`((?:monitor_tags|monitor_opt_out|Config\.from_dict)\(.*?\))`", page.read_text())]
+
+
+@pytest.mark.parametrize(("page", "call"), INLINE_CALLS, ids=[f"{page.name}:{call[:40]}" for page, call in INLINE_CALLS])
+def test_each_sdk_call_quoted_in_a_sentence_runs_as_printed(page, call):
+    # Given the names a reader imports from the SDK and the configuration
+    import rule_actions_sdk
+    from rule_actions.config import Config
+
+    scope = {**{name: getattr(rule_actions_sdk, name) for name in rule_actions_sdk.__all__}, "Config": Config}
+    # When the quoted call runs, Then it returns (a wrong signature or a refused value raises)
+    assert eval(call, scope) is not None
+
+
+def test_the_budget_tags_call_writes_the_tags_the_page_prints():
+    # Given the triggers page's budget tags and the call it says writes them
+    page = (DOCS / "triggers.md").read_text()
+    printed = dict(re.findall(r"^(rule-actions:Budget\S*)\s+= (.*)$", page, re.MULTILINE))
+    [call] = [call for found, call in INLINE_CALLS if found.name == "triggers.md" and '"Budget"' in call]
+    import rule_actions_sdk
+
+    # When it runs
+    tags = eval(call, {name: getattr(rule_actions_sdk, name) for name in rule_actions_sdk.__all__})
+    # Then it writes exactly those tags
+    assert {tag["Key"]: tag["Value"] for tag in tags} == printed
+
 def test_the_readme_is_a_front_door_whose_first_commands_are_demo_and_test():
     lines = README.read_text().splitlines()
     assert len(lines) <= 200, f"the README has {len(lines)} lines: move the rest to docs/"
@@ -182,3 +210,29 @@ def test_the_flow_picture_renders_without_any_other_file_or_network():
     for part in ("SageMaker jobs", "EventBridge rule", "Lambda function", "DynamoDB ledger", "Stop the job",
                  "Signed webhooks", "Evaluator"):
         assert part in words, part
+
+
+def test_the_home_page_says_each_action_may_be_declared_where_attaching_actions_says():
+    # Given the actions of docs/attaching-actions.md (action | does | where it may be declared) and the home page's
+    # (action | declared by | what happens)
+    attaching, home = (DOCS / "attaching-actions.md").read_text(), (DOCS / "index.md").read_text()
+    for name in ("stoptraining", "stop", "restart"):
+        declared = re.search(rf"^\| `{name}` \|[^|]*\| ([^|]*) \|$", attaching, re.MULTILINE).group(1)
+        by = re.search(rf"^\| `{name}` \| ([^|]*) \|", home, re.MULTILINE).group(1)
+        # Then the home page names a job's tag, and action_json, wherever that page allows them (the SDK's
+        # StopTraining() is stoptraining's action_json)
+        assert ("tags" in declared) == ("tag" in by), (name, by)
+        assert ("action_json" in declared) == ("action_json" in by or "SDK" in by), (name, by)
+
+
+# A configuration a page prints whole (a JSON object of configuration keys): a reader saves it as rule-actions.json
+CONFIGS = [(page, block) for page in (DOCS / "triggers.md", DOCS / "attaching-actions.md")
+           for block in re.findall(r"```json\n(.*?)```", page.read_text(), re.DOTALL)]
+
+
+@pytest.mark.parametrize(("page", "block"), CONFIGS, ids=[f"{page.name}:{i}" for i, (page, _) in enumerate(CONFIGS)])
+def test_each_configuration_the_rule_pages_print_is_valid(page, block):
+    from rule_actions.config import Config
+
+    # Given a configuration as the page prints it, When it is read as rule-actions.json, Then it is not refused
+    Config.from_dict(json.loads(block), where="rule-actions.json")

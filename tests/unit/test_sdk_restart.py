@@ -30,3 +30,13 @@ def test_prepare_actions_keeps_a_restart_through_a_round_trip():
 def test_restart_refuses_what_is_not_a_flag():
     with pytest.raises(ValueError, match="from_scratch must be true or false"):
         Restart(from_scratch="yes")  # type: ignore[arg-type]
+
+
+def test_monitor_tags_refusing_a_written_action_names_every_class_it_takes_restart_included():
+    # Given an action written as the configuration's text, not as one of the SDK's classes
+    # When monitor_tags is given it, Then the refusal names the classes it takes, Restart among them
+    with pytest.raises(TypeError) as refused:
+        monitor_tags("Budget", "stoptraining")  # type: ignore[arg-type]
+    for name in ("StopTraining", "Restart", "Email", "SMS", "ActionList"):
+        assert name in str(refused.value)
+    assert "builtins.str" in str(refused.value)
