@@ -236,3 +236,25 @@ def test_each_configuration_the_rule_pages_print_is_valid(page, block):
 
     # Given a configuration as the page prints it, When it is read as rule-actions.json, Then it is not refused
     Config.from_dict(json.loads(block), where="rule-actions.json")
+
+
+@pytest.mark.parametrize(("package", "marker"), [("jobs", "FAMILY"), ("readers", "READER"), ("triggers", "FAMILY"),
+                                                 ("kinds", "KIND")])
+def test_the_architecture_page_names_every_plug_in_of_a_package_today(package, marker):
+    # Given the plug-in modules of a package (those defining its FAMILY, READER or KIND)
+    folder = ROOT / "lambdas" / "rule_actions" / package
+    plug_ins = sorted(path.stem for path in folder.glob("*.py")
+                      if re.search(rf"^{marker}\b", path.read_text(), re.MULTILINE))
+    # Then the package's row of "The plug-in packages" names each of them in its "today" column
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    [row] = [line for line in page.splitlines() if line.startswith(f"| `{package}/` |")]
+    today = row.rstrip(" |").rsplit(" | ", 1)[1]
+    assert plug_ins and not [name for name in plug_ins if f"`{name}`" not in today], (plug_ins, today)
+
+
+def test_the_architecture_page_counts_the_monitor_rules():
+    from rule_actions import registry
+
+    words = {9: "nine", 12: "twelve", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen"}
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    assert f"| the {words.get(len(registry.monitors()), len(registry.monitors()))} rules |" in page
