@@ -258,3 +258,17 @@ def test_the_architecture_page_counts_the_monitor_rules():
     words = {9: "nine", 12: "twelve", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen"}
     page = (ROOT / "docs" / "architecture.md").read_text()
     assert f"| the {words.get(len(registry.monitors()), len(registry.monitors()))} rules |" in page
+
+
+def test_operations_names_every_action_kind_and_job_family_a_result_carries():
+    from rule_actions import registry
+
+    page = (ROOT / "docs" / "operations.md").read_text()
+    # Given the kinds a result's action and the Actions metric carry, and the job families a result names
+    [metric] = [line for line in page.splitlines() if line.startswith("| `Actions` |")]
+    [kinds] = re.findall(r"`kind` is (`stoptraining`,.*?)\n`job` names", page, re.DOTALL)
+    [families] = re.findall(r"`job_family` its family \((.*?)\)", page, re.DOTALL)
+    # Then each is named where the page lists them
+    assert [k for k in registry.action_kinds() if f"`{k}`" not in metric] == []
+    assert [k for k in registry.action_kinds() if f"`{k}`" not in kinds] == []
+    assert [f.name for f in registry.JOBS if f"`{f.name}`" not in families] == []
