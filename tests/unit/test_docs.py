@@ -272,3 +272,11 @@ def test_operations_names_every_action_kind_and_job_family_a_result_carries():
     assert [k for k in registry.action_kinds() if f"`{k}`" not in metric] == []
     assert [k for k in registry.action_kinds() if f"`{k}`" not in kinds] == []
     assert [f.name for f in registry.JOBS if f"`{f.name}`" not in families] == []
+
+
+def test_development_describes_every_test_tier():
+    # Given the tiers: the folders of tests/ that hold test modules
+    tiers = sorted(p.parent.name for p in (ROOT / "tests").glob("*/test_*.py"))
+    # Then the development page has a line for each
+    page = (ROOT / "docs" / "development.md").read_text()
+    assert [tier for tier in dict.fromkeys(tiers) if f"- `tests/{tier}`:" not in page] == []
