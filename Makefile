@@ -58,10 +58,11 @@ $(NPM_STAMP): package-lock.json package.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NPM_STAMP)
 
-# cdk.out/: the template, the function's asset, and cdk-nag's validation report (synth fails on a finding).
+# cdk.out/: the template(s), the function's asset, and cdk-nag's validation report (synth fails on a finding);
+# CONFIG=FILE synthesizes that configuration instead of ./rule-actions.json (an organization's: both stacks).
 synth: setup
 	rm -rf cdk.out
-	$(CDK) synth --no-notices --quiet
+	$(CDK) synth --no-notices --quiet $(if $(CONFIG),-c rule_actions_file='$(CONFIG)')
 
 # cfn-lint on what synth wrote.
 lint-template: synth

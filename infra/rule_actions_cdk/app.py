@@ -101,6 +101,14 @@ def quiet_node() -> None:
         os.environ[name] = ",".join([*listed, major])
 
 
+def app_context(context: Mapping[str, Any]) -> dict[str, Any]:
+    """The context as `cdk.App` is given it: the configuration and the stack settings as their JSON text (as
+    `-c key='{...}'` gives them), since jsii drops an object's null members on the way, and a null means something
+    there (`"log_retention_days": null`: never expire, else read as absent, the default 90 days)."""
+    return {key: json.dumps(value) if key in (CONFIG_KEY, STACK_KEY) and isinstance(value, Mapping) else value
+            for key, value in context.items()}
+
+
 def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = None, nag: bool = True,
               portable: bool = False, warn: bool = True) -> tuple[cdk.App, RuleActionsStack]:
     """The app with its stack (and, in organization mode, the member stack) and cdk-nag's AwsSolutions checks;
@@ -116,7 +124,7 @@ def build_app(context: Mapping[str, Any] | None = None, outdir: str | None = Non
 
     from rule_actions_cdk.stack import RuleActionsStack
 
-    app = cdk.App(context=dict(context), outdir=outdir) if context is not None else cdk.App(outdir=outdir)
+    app = cdk.App(context=app_context(context), outdir=outdir) if context is not None else cdk.App(outdir=outdir)
     given = {key: app.node.try_get_context(key) for key in (CONFIG_KEY, CONFIG_FILE_KEY, STACK_KEY)}
     if context is None and given[CONFIG_KEY] is None and not given[CONFIG_FILE_KEY]:  # `cdk synth` of this app
         given[CONFIG_FILE_KEY] = file_context().get(CONFIG_FILE_KEY)  # ./rule-actions.json, if there is one

@@ -227,10 +227,12 @@ def evaluation_grants(config: Configured) -> list[Grant]:
 
 def executor_grants(config: Configured) -> list[Grant]:
     """Organization mode: a member's executor role, which the function and (with a schedule) the evaluator assume:
-    the evaluator's statements with `monitor` (they hold the function's for the families evaluated), else the
-    function's (job_grants; a family's sweep alone on the schedule reads through its service_grants, which they
-    hold)."""
-    return evaluation_grants(config) if registry.monitoring(config) is not None else job_grants(config)
+    the function's statements (job_grants; a family's sweep alone on the schedule reads through its service_grants,
+    which they hold), and with `monitor` the evaluator's too. Neither holds the other's: only the function releases a
+    stopped job's warm pool (on its Stopped event), and reads what the families not evaluated need."""
+    grants = job_grants(config)
+    return list(dict.fromkeys([*evaluation_grants(config), *grants])) if registry.monitoring(config) is not None \
+        else grants
 
 
 PRICE_GRANT = Grant(

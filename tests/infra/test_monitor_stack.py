@@ -135,6 +135,10 @@ def test_organization_mode_members_trust_the_evaluator_and_grant_its_reads(tmp_p
         Match.object_like({"Sid": "ReadTrainingLogQueries", "Action": ["logs:GetQueryResults", "logs:StopQuery"],
                            "Resource": "*"})])}})
     assert json.loads(json.dumps(central.find_outputs("EvaluatorRoleArn")))
+    # And the executor role still holds what only the function does through it: releasing the warm pool of a job
+    # it stopped, on the job's Stopped event (the evaluator's statements do not hold it)
+    member.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
+        Match.object_like({"Sid": "ReleaseWarmPoolsOfTrainingJobs", "Action": "sagemaker:UpdateTrainingJob"})])}})
 
 
 # Per job family: the evaluator is granted a family's reads only when a configured rule judges it (or

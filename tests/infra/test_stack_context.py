@@ -130,6 +130,22 @@ def test_synth_warns_of_a_rule_glob_in_the_wrong_case_and_still_synthesizes(tmp_
     assert 'rule_actions.rules["vanishing*"]' in err and "VanishingGradient" in err
 
 
+def test_a_null_stack_setting_given_as_an_object_keeps_its_meaning():
+    # Given the stack settings as an object (as `rule-actions template` and the replay pass a file's "stack" block),
+    # with log_retention_days null: never expire (jsii drops an object's null members on the way into cdk.App)
+    from aws_cdk.assertions import Template
+
+    context = {**project_context(), "rule_actions_stack": {"stack_name": "Forever", "log_retention_days": None}}
+
+    # When the app is built from it
+    _, stack = build_app(context, nag=False)
+
+    # Then the function's log group never expires, as it does with the same block read from the file
+    groups = Template.from_stack(stack).find_resources("AWS::Logs::LogGroup")
+    handler = [g["Properties"] for g in groups.values() if g["Properties"]["LogGroupName"] == "/aws/lambda/Forever-handler"]
+    assert handler and "RetentionInDays" not in handler[0], handler
+
+
 def test_a_configuration_file_nested_too_deeply_is_a_config_error_naming_it(tmp_path):
     # Given a configuration file nested more deeply than JSON can be read (a user's app reads it with
     # read_config_file, as the repository's app does)

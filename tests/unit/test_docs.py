@@ -236,3 +236,47 @@ def test_each_configuration_the_rule_pages_print_is_valid(page, block):
 
     # Given a configuration as the page prints it, When it is read as rule-actions.json, Then it is not refused
     Config.from_dict(json.loads(block), where="rule-actions.json")
+
+
+@pytest.mark.parametrize(("package", "marker"), [("jobs", "FAMILY"), ("readers", "READER"), ("triggers", "FAMILY"),
+                                                 ("kinds", "KIND")])
+def test_the_architecture_page_names_every_plug_in_of_a_package_today(package, marker):
+    # Given the plug-in modules of a package (those defining its FAMILY, READER or KIND)
+    folder = ROOT / "lambdas" / "rule_actions" / package
+    plug_ins = sorted(path.stem for path in folder.glob("*.py")
+                      if re.search(rf"^{marker}\b", path.read_text(), re.MULTILINE))
+    # Then the package's row of "The plug-in packages" names each of them in its "today" column
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    [row] = [line for line in page.splitlines() if line.startswith(f"| `{package}/` |")]
+    today = row.rstrip(" |").rsplit(" | ", 1)[1]
+    assert plug_ins and not [name for name in plug_ins if f"`{name}`" not in today], (plug_ins, today)
+
+
+def test_the_architecture_page_counts_the_monitor_rules():
+    from rule_actions import registry
+
+    words = {9: "nine", 12: "twelve", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen"}
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    assert f"| the {words.get(len(registry.monitors()), len(registry.monitors()))} rules |" in page
+
+
+def test_operations_names_every_action_kind_and_job_family_a_result_carries():
+    from rule_actions import registry
+
+    page = (ROOT / "docs" / "operations.md").read_text()
+    # Given the kinds a result's action and the Actions metric carry, and the job families a result names
+    [metric] = [line for line in page.splitlines() if line.startswith("| `Actions` |")]
+    [kinds] = re.findall(r"`kind` is (`stoptraining`,.*?)\n`job` names", page, re.DOTALL)
+    [families] = re.findall(r"`job_family` its family \((.*?)\)", page, re.DOTALL)
+    # Then each is named where the page lists them
+    assert [k for k in registry.action_kinds() if f"`{k}`" not in metric] == []
+    assert [k for k in registry.action_kinds() if f"`{k}`" not in kinds] == []
+    assert [f.name for f in registry.JOBS if f"`{f.name}`" not in families] == []
+
+
+def test_development_describes_every_test_tier():
+    # Given the tiers: the folders of tests/ that hold test modules
+    tiers = sorted(p.parent.name for p in (ROOT / "tests").glob("*/test_*.py"))
+    # Then the development page has a line for each
+    page = (ROOT / "docs" / "development.md").read_text()
+    assert [tier for tier in dict.fromkeys(tiers) if f"- `tests/{tier}`:" not in page] == []

@@ -612,3 +612,16 @@ def test_the_organization_files_show_two_member_accounts_sharing_a_job_name_and_
     # And the stranger is of the organization (its events reach the bus) but not listed, with a stop to refuse
     assert stranger["account"] in MEMBER_ACCOUNTS - set(config["accounts"]) and config["org_id"]
     assert _issues(stranger) and _prefixes(stranger)
+
+
+@pytest.mark.parametrize(("page", "claim"), [
+    ("operations.md", r"rule: (\d+) sample events tested with EventBridge's TestEventPattern"),
+    ("security.md", r"its handler run over the (\d+) sample events"),
+    ("security.md", r"`dry_run` over all (\d+) sample events"),
+])
+def test_the_pages_count_the_sample_events_of_events(page: str, claim: str):
+    # Given the events of events/ (its own files: what `check`, the artifact tests and the dry run read)
+    count = sum(len(events_of(path)) for path in sorted(EVENTS.glob("*.json")))
+    # Then each page that counts them says that number
+    [said] = re.findall(claim, (README.parent / page).read_text())
+    assert int(said) == count, f"docs/{page} says {said} sample events; events/ holds {count}"
