@@ -159,6 +159,8 @@ class StackSettings:
             errors.append(f"{where}.stack_name: {quoted(name)} is not a stack name (a letter, then letters, digits "
                           f"or '-', at most 40 characters: resource names are derived from it)")
         reserved = values["reserved_concurrency"]
+        if isinstance(reserved, float) and reserved.is_integer():  # 2.0 is the whole number 2 (JSON's one number type)
+            reserved = values["reserved_concurrency"] = int(reserved)
         if reserved is not None and (isinstance(reserved, bool) or not isinstance(reserved, int)
                                      or not 1 <= reserved <= MAX_RESERVED_CONCURRENCY):
             errors.append(f"{where}.reserved_concurrency: {quoted(reserved)} is not null (no reservation) or a whole "

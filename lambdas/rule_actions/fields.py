@@ -90,6 +90,8 @@ class Whole(Field[int]):
         self.low, self.high, self.unit = low, high, unit
 
     def read(self, value: Any, where: str, errors: list[str], ctx: Context) -> int:
+        if isinstance(value, float) and value.is_integer():  # JSON has one number type: 2.0 is the whole number 2, as
+            value = int(value)  # the schema's "integer" says
         if isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high:
             return value
         errors.append(f"{where}: {quoted(value)} is not a whole number of {self.unit} from {self.low} to {self.high}")

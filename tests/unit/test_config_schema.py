@@ -301,3 +301,17 @@ def test_generated_configurations_get_one_verdict(data):
     # When the schema and the validator judge it
     # Then they agree, but for the checks across fields that JSON Schema cannot state
     agree(data)
+
+
+def test_a_whole_number_written_as_2_0_is_the_number_2_for_the_validator_as_for_the_schema():
+    # Given whole numbers written with a fraction of zero (JSON has one number type; the schema's "integer" takes them)
+    data = {"dedup_ttl_hours": 2.0, "stack": {"reserved_concurrency": 2.0}}
+    # Then the schema and the validator accept them, as the integers they are
+    assert verdicts(data) == (True, [])
+    config, stack = split_file(data, "rule-actions.json")
+    assert Config.from_dict(config).to_dict()["dedup_ttl_hours"] == 2
+    assert type(Config.from_dict(config).to_dict()["dedup_ttl_hours"]) is int
+    assert StackSettings.from_dict(stack).reserved_concurrency == 2
+    assert type(StackSettings.from_dict(stack).reserved_concurrency) is int
+    # and a fraction is still refused by both
+    assert verdicts({"dedup_ttl_hours": 2.5})[0] is False and verdicts({"dedup_ttl_hours": 2.5})[1]
