@@ -160,6 +160,15 @@ def _readable_by_others(mode: int) -> str:
     return "readable by " + " and ".join(who) if mode & 0o044 else "open to " + " and ".join(who)
 
 
+def context_and_secrets(config_file: str | None, secrets_file: str | None) -> tuple[dict[str, Any], dict[str, str],
+                                                                                  list[str]]:
+    """What a command run on the embedded AWS reads first (`report --replay`, `test-notify`): the configuration's
+    synthesis context and the --secrets file, with every error of both."""
+    context, config_errors = replay_context(config_file, False)
+    secrets, secret_errors = load_secrets(secrets_file)
+    return context, secrets, config_errors + secret_errors
+
+
 def load_secrets(path: str | None) -> tuple[dict[str, str], list[str]]:
     """--secrets FILE: a JSON object of secret name -> secret string (an object is taken as its JSON string).
     The values are never printed, not even in an error."""

@@ -593,9 +593,8 @@ def main(args: argparse.Namespace) -> int:
         write(report, sys.stdout, args.json)
         return 0
     events, errors = inputs.load(args.replay)
-    context, config_errors = inputs.replay_context(args.config, False)
-    secrets, secret_errors = inputs.load_secrets(args.secrets)
-    errors += config_errors + secret_errors
+    context, secrets, read_errors = inputs.context_and_secrets(args.config, args.secrets)
+    errors += read_errors
     if errors:
         return refuse(*errors)
     from rule_actions.config import ConfigError

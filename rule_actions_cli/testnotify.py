@@ -77,9 +77,8 @@ def run(args: argparse.Namespace) -> int:
     errors = [f"{flag} is only for a deployed function (--stack or --function-name)"
               for flag, value in (("--profile", args.profile), ("--region", args.region)) if value]
 
-    context, config_errors = inputs.replay_context(args.config, False)
-    secrets, secret_errors = inputs.load_secrets(args.secrets)
-    errors += config_errors + secret_errors
+    context, secrets, read_errors = inputs.context_and_secrets(args.config, args.secrets)
+    errors += read_errors
     if errors:
         return refuse(*errors)
     from rule_actions.config import ConfigError

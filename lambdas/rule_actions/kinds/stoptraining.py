@@ -141,7 +141,7 @@ class StopKind(Kind):
 
     def carry_out(self, item: Planned, occasion: Occasion, ports: Ports) -> Done | NothingDone:
         event = occasion.event
-        stopped, already, not_running, noted = [], [], [], ""
+        stopped, standing, not_running, noted = [], [], [], ""  # standing: decisions that stand, said once
         through: list[str] = []
         for job in item.jobs or ():
             queues = event.job_family.stopped_through(occasion.config, job)
@@ -154,15 +154,15 @@ class StopKind(Kind):
                 noted = noted or note
                 not_running += record_stop(item, occasion, ports, job, event.arn_of(job), found)
             elif status.startswith("already"):  # SageMaker's "already Stopping/Stopped": another stop's, not this one
-                already.append(base_already(status, job, event.arn_of(job), ports))
+                standing.append(base_already(status, job, event.arn_of(job), ports))
             elif status == UNFOLLOWED:  # a decision that stands, as the one above
-                already.append(f"{job} is {words}")
+                standing.append(f"{job} is {words}")
             else:
                 not_running.append(f"{job} is {status}")
         if not stopped:
-            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(already + not_running)}",
-                               once=bool(already) and not not_running)
-        notes = [f"stopped {names(stopped)}{noted}", *through, *already, *not_running]
+            return NothingDone(Outcome.SKIPPED, f"nothing to stop: {'; '.join(standing + not_running)}",
+                               once=bool(standing) and not not_running)
+        notes = [f"stopped {names(stopped)}{noted}", *through, *standing, *not_running]
         return Done("; ".join(notes), tuple(stopped))
 
     def capabilities(self, config: Configured) -> frozenset[Capability]:
